@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* Removes the loaded NVMe host stack, safely:
+ *   1. read the stack and build the removal plan from the live holders graph;
+ *   2. refuse, touching nothing, if any namespace is in use (usage_check);
+ *   3. remove module by module with libkmod, never forced, re-checking use
+ *      right before each removal, retrying a bounded number of times on
+ *      EAGAIN/EBUSY;
+ *   4. on any failure, put back what was removed (from the host tree) so the
+ *      devices have a driver again.
+ * Every libnvme handle is closed before step 3 (libnvme 1.3 keeps namespace
+ * descriptors open, which pin the modules). */
+
+#include <errno.h>
+#include <stdbool.h>
+
+#include "usage/usage-check.h"
+
+typedef enum UnloadOutcome {
+        UNLOAD_OUTCOME_REMOVED,           /* was loaded, now gone */
+        UNLOAD_OUTCOME_NOT_LOADED,        /* nothing of the stack was loaded */
+        UNLOAD_OUTCOME_WOULD_REMOVE,      /* dry run: the plan could run now */
+        UNLOAD_OUTCOME_REFUSED_IN_USE,    /* a namespace is in use: nothing touched */
+        UNLOAD_OUTCOME_REFUSED_BLOCKED,   /* the plan has blockers (e.g. extra refs): nothing touched */
+        UNLOAD_OUTCOME_FAILED_RESTORED,   /* a removal failed; what was removed is back */
+        UNLOAD_OUTCOME_FAILED_UNRESTORED, /* ...and putting it back failed: no NVMe driver */
+        _UNLOAD_OUTCOME_MAX,
+        _UNLOAD_OUTCOME_INVALID = -EINVAL,
+} UnloadOutcome;
+
+typedef struct UnloadOptions {
+        bool dry_run;
+        unsigned busy_attempts; /* tries per module on EAGAIN/EBUSY; 0 means the default (5) */
+} UnloadOptions;
+
+typedef struct UnloadResult {
+        UnloadOutcome outcome;
+        char **planned;         /* NULL-terminated removal order */
+        char **removed;         /* NULL-terminated, in removal order */
+        char **restored;        /* NULL-terminated, modules put back after a failure */
+        char **plan_blockers;   /* NULL-terminated, from the removal plan */
+        char *failed_module;    /* the module whose removal failed, or NULL */
+        int failed_errno;       /* positive errno of that failure, 0 if none */
+        UsageReport *usage;     /* the last usage check (blockers when refused) */
+} UnloadResult;
+
+const char *unload_outcome_to_string(UnloadOutcome o);
+
+/* 0 with *ret describing what happened (every outcome above is a result, not
+ * an error); -errno only when the state could not even be read. */
+int stack_unload(const UnloadOptions *opts, UnloadResult **ret);
+UnloadResult *unload_result_free(UnloadResult *r);

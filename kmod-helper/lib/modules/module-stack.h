@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The live state of the NVMe host stack's kernel modules, read from
+ * /proc/modules and /sys/module/<m>/ (through host-root), and which build
+ * each loaded module is. Reading only: nothing here changes the kernel. */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum ModuleOrigin {
+        MODULE_ORIGIN_ABSENT,      /* not loaded */
+        MODULE_ORIGIN_IN_TREE,     /* the kernel's own build: no O taint */
+        MODULE_ORIGIN_OUT_OF_TREE, /* taint O, but no sign of NVIDIA's build */
+        MODULE_ORIGIN_NVIDIA,      /* holds mlx_compat or exports the GDS hooks */
+        _MODULE_ORIGIN_MAX,
+        _MODULE_ORIGIN_INVALID = -EINVAL,
+} ModuleOrigin;
+
+typedef struct ModuleInfo {
+        char *name;                 /* kernel spelling: nvme_core, not nvme-core */
+        bool loaded;
+        char *initstate;            /* "live", "coming", "going"; NULL when absent */
+        int refcnt;                 /* -1 when absent */
+        char **holders;             /* NULL-terminated; never NULL, may be empty */
+        size_t n_holders;
+        char *taint;                /* "" when untainted; NULL when absent */
+        char *srcversion;           /* NULL when absent or not exported */
+        bool depends_on_mlx_compat; /* /sys/module/mlx_compat/holders/<name> exists */
+        bool has_gds_hooks;         /* exports *_register_nvfs_dma_ops (/proc/kallsyms) */
+        ModuleOrigin origin;
+} ModuleInfo;
+
+typedef struct ModuleStack {
+        ModuleInfo *modules; /* the stack members first, in nvme_stack_modules order, then
+                                any other loaded module holding one of them */
+        size_t n_modules;
+} ModuleStack;
+
+/* The modules that make up the NVMe host stack, NULL-terminated. */
+extern const char *const nvme_stack_modules[];
+
+const char *module_origin_to_string(ModuleOrigin o);
+ModuleOrigin module_origin_from_string(const char *s);
+
+/* Pure: which build a loaded module is, from what sysfs and kallsyms said. */
+ModuleOrigin module_origin_classify(bool loaded, const char *taint, bool depends_on_mlx_compat,
+                                    bool has_gds_hooks);
+
+/* Reads the whole stack. 0 or -errno; *ret untouched on failure. */
+int module_stack_read(ModuleStack **ret);
+ModuleStack *module_stack_free(ModuleStack *s);
+const ModuleInfo *module_stack_find(const ModuleStack *s, const char *name);
+bool module_stack_any_loaded(const ModuleStack *s);
+
+/* References that no dependent module explains: mounts, open devices, ...
+ * refcnt - n_holders, never below 0. */
+unsigned module_info_refs_beyond_holders(const ModuleInfo *m);
+
+/* Kernel module names use '_' where file names may use '-'. */
+void module_name_normalize(char *name);

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* Is any NVMe namespace or partition in use, and by what? The guard's
+ * answer, assembled from every source we know: the host's mount table
+ * (/proc/1/mountinfo, matched by devno and by source path), /proc/swaps,
+ * stacked block devices (holders/, recursively: dm, md, LVM), processes with
+ * the device open (/proc/<pid>/fd), and the kernel's own answer: an
+ * exclusive open that fails with EBUSY (covers mounts in other mount
+ * namespaces and lazily unmounted filesystems that no table shows). */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "nvme/nvme-block-devices.h"
+
+typedef enum UsageKind {
+        USAGE_MOUNTED,          /* where = mount point, what = fstype */
+        USAGE_SWAP,             /* where = swap device or file as /proc/swaps names it */
+        USAGE_HOLDER,           /* where = friendly name (dm name, md name), what = kernel name (dm-0) */
+        USAGE_OPEN_BY_PROCESS,  /* pid, where = command (comm) */
+        USAGE_KERNEL_CLAIM,     /* exclusive open failed with EBUSY and nothing above explains it */
+        _USAGE_KIND_MAX,
+        _USAGE_KIND_INVALID = -EINVAL,
+} UsageKind;
+
+typedef struct Usage {
+        UsageKind kind;
+        char *device; /* the NVMe block device used: "nvme0n1p1" */
+        char *where;
+        char *what;
+        pid_t pid;    /* 0 unless USAGE_OPEN_BY_PROCESS */
+} Usage;
+
+typedef struct UsageReport {
+        NvmeBlockDevices *devices; /* what was checked */
+        Usage *usages;             /* everything found, in device order */
+        size_t n_usages;
+        char **notes;              /* NULL-terminated: checks that could not be made fully
+                                      (e.g. a /proc/<pid>/fd we could not read) */
+} UsageReport;
+
+const char *usage_kind_to_string(UsageKind k);
+
+/* One line an operator can act on: "nvme0n1p1 is mounted on /var/lib/data (xfs)". */
+int usage_describe(const Usage *u, char **ret);
+
+/* Checks every NVMe block device. 0 or -errno; *ret untouched on failure. */
+int usage_check(UsageReport **ret);
+UsageReport *usage_report_free(UsageReport *r);
+bool usage_report_in_use(const UsageReport *r);
+/* Whether any usage names this device or one of its partitions. */
+bool usage_report_device_in_use(const UsageReport *r, const char *namespace_name);
