@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs everything nvme-swapguard needs to build, test and run its demo on
+# Debian 12: the libraries at their Debian levels, Criterion, and the pieces of
+# a real kernel to boot under QEMU (Debian's kernel image, its headers and
+# sources for the out-of-tree nvme build standing in for NVIDIA's).
+# Idempotent: packages already present are skipped quickly.
+set -euo pipefail
+
+packages=(
+  # build
+  gcc make xz-utils clang lld llvm meson ninja-build pkg-config binutils
+  libkmod-dev libnvme-dev libmount-dev libsystemd-dev libudev-dev
+  libjson-c-dev libssl-dev libinih-dev
+  # tests
+  libcriterion-dev valgrind python3 python3-yaml ignition systemd kmod util-linux
+  # the real kernel under QEMU, with its headers and sources (out-of-tree nvme build)
+  qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
+  busybox-static cpio nvme-cli lvm2 dmsetup xfsprogs e2fsprogs
+  # man pages
+  scdoc
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (or with sudo) to install them" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
