@@ -15,14 +15,16 @@
 #
 # Cross-tree dependencies (checked with `modinfo -F depends` on the result and
 # against /lib/modules/KVER/modules.symbols; see oot-deps.txt in OUTDIR):
-#   nvme-core needs t10_pi (t10-pi.ko -> crc64_rocksoft, crc_t10dif, crc64,
-#   crct10dif_common) and nvme-fabrics/nvme-tcp/nvme-fc/nvme-rdma need
-#   nothing else from the host except, for nvme-rdma, the RDMA core
-#   (ib_core, rdma_cm) and configfs.  None of these exist in the fake
-#   container tree, so the depmod'ed modules.dep of OUTDIR lists only the
-#   intra-tree edges (nvme -> nvme-core); a loader must resolve t10_pi & co.
+#   YES, they do.  nvme-core depends on t10-pi (t10_pi), which lives only in
+#   the host tree (kernel/block/t10-pi.ko, itself needing crc64-rocksoft,
+#   crc-t10dif, crc64, crct10dif_common); nvme-rdma also needs ib_core and
+#   rdma_cm from the host tree.  nvme, nvme-fabrics, nvme-tcp and nvme-fc
+#   depend only on modules of the container tree.  depmod -b OUTDIR silently
+#   drops the unresolved edges, so OUTDIR's modules.dep lists only the
+#   intra-tree ones (nvme -> nvme-core): a loader must resolve t10_pi & co.
 #   from the HOST tree (/lib/modules/KVER) before insmod'ing nvme-core from
-#   the container tree.  That is exactly the situation on a real node.
+#   the container tree, as on a real node (where NVIDIA's build adds
+#   mlx_compat, which only openibd loads).
 #
 # Cached: the result is reused as long as the source tarball, the headers,
 # the kernel config and this script are unchanged (OUTDIR/.stamp).
@@ -102,7 +104,13 @@ fi
 dest=$outdir/lib/modules/$kver/extra/mlnx-nvme/host
 mkdir -p "$dest"
 cp "$build_dir"/*.ko "$dest"/
-# depmod wants modules.order/builtin in the base tree to be quiet; none here.
+# A real container tree carries the kernel's modules.builtin*; give depmod
+# those and a modules.order so it runs quietly.
+for f in modules.builtin modules.builtin.modinfo; do
+	cp "/lib/modules/$kver/$f" "$outdir/lib/modules/$kver/" 2>/dev/null || :
+done
+(cd "$outdir/lib/modules/$kver" && ls extra/mlnx-nvme/host/*.ko) \
+	>"$outdir/lib/modules/$kver/modules.order"
 depmod -b "$outdir" "$kver"
 
 # Document the dependencies that the container tree cannot satisfy itself.

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Runs INSIDE the test VM, in both modes (script: started by the script-mode
+# PID 1; systemd: ExecStart of swapguard-test.service).  Reads the run's
+# settings from /mnt/vm-results/env (written by run-vm.sh on the host), makes
+# sure the in-tree nvme stack is loaded and the namespaces are there, runs the
+# test script and hands its exit code back through the results share
+# (/mnt/vm-results/rc) and the console ("VM-RESULT rc=N").
+set -u
+
+res=/mnt/vm-results
+# shellcheck source=/dev/null
+. "$res/env"
+export VM_MODE VM_LAYOUT VM_HARNESS VM_BUILD_ROOT VM_CACHE VM_OOT_ROOT \
+	VM_EXPECT_NS VM_KVER
+export VM_LIB=$VM_HARNESS/lib.sh
+export VM_RESULTS=$res
+export VM_KMOD_HELPER=$VM_BUILD_ROOT/kmod-helper/nvme-swapguard-kmod
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+echo "VM-BOOTED uptime=$(uptime_s)s mode=$VM_MODE layout=$VM_LAYOUT"
+echo "booted=$(uptime_s)" >"$res/timing"
+
+# How the in-tree nvme stack gets loaded:
+#  - systemd mode: udevd's coldplug (systemd-udev-trigger) loads nvme from the
+#    PCI modalias, as on a real node; we only wait for the namespaces.
+#  - script mode: no udevd unless VM_UDEV=1; we modprobe nvme ourselves, which
+#    is what udev would do on a real node (nvme pulls in nvme_core, t10_pi...).
+if [ "$VM_MODE" = script ]; then
+	if [ "${VM_UDEV:-0}" = 1 ]; then
+		/lib/systemd/systemd-udevd --daemon --resolve-names=never
+		udevadm trigger --action=add --type=all
+		udevadm settle --timeout=60
+	elif [ "$VM_EXPECT_NS" -gt 0 ]; then
+		modprobe nvme || echo "guest-run: modprobe nvme failed"
+	fi
+fi
+
+# Namespace probing is asynchronous (nvme_reset_work): wait for the block
+# devices the layout promises (multipath heads count once; hidden paths
+# nvmeXcYnZ never get a /dev node).
+count_ns() {
+	local n=0 d
+	for d in /sys/block/nvme*; do
+		[[ ${d##*/} =~ ^nvme[0-9]+n[0-9]+$ ]] && [ -b "/dev/${d##*/}" ] && n=$((n + 1))
+	done
+	echo $n
+}
+deadline=$((SECONDS + 60))
+while [ "$(count_ns)" -lt "$VM_EXPECT_NS" ]; do
+	if [ $SECONDS -ge $deadline ]; then
+		echo "guest-run: only $(count_ns) of $VM_EXPECT_NS nvme namespaces appeared"
+		break
+	fi
+	sleep 0.1
+done
+echo "nvme_ready=$(uptime_s)" >>"$res/timing"
+
+work=$(mktemp -d /tmp/vmtest.XXXXXX)
+cd "$work" || exit 1
+echo "VM-TEST-START $VM_SCRIPT"
+start=$(uptime_s)
+# shellcheck disable=SC2086
+/bin/bash "$VM_SCRIPT" $VM_SCRIPT_ARGS 2>&1 | tee "$res/output.log"
+rc=${PIPESTATUS[0]}
+end=$(uptime_s)
+echo "test_start=$start" >>"$res/timing"
+echo "test_end=$end" >>"$res/timing"
+
+cd /
+dmesg >"$res/dmesg.txt" 2>&1
+echo "$rc" >"$res/rc.tmp" && mv "$res/rc.tmp" "$res/rc"
+sync
+echo "VM-RESULT rc=$rc"
+exit "$rc"

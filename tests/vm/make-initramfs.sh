@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# make-initramfs.sh OUT.cpio.gz [KVER]
+#
+# A small busybox-static initramfs for the test VM: /init (initramfs-init.sh),
+# the script-mode PID 1 (initramfs-stage2.sh), and the modules that the init
+# needs to mount the host's / over virtio-9p with an overlayfs on top
+# (virtio_pci, 9pnet_virtio, 9p, overlay and their dependencies, in load
+# order).  Everything else, including the nvme stack, is loaded later from
+# the host's /lib/modules through the 9p root.
+#
+# Cached: rebuilt only when an input changed (OUT.stamp).
+set -euo pipefail
+
+die() { echo "make-initramfs: $*" >&2; exit 1; }
+
+[ $# -ge 1 ] || die "usage: $0 OUT.cpio.gz [KVER]"
+out=$1
+kver=${2:-$(ls /lib/modules | sort -V | tail -n1)}
+here=$(cd "$(dirname "$0")" && pwd)
+busybox=${BUSYBOX:-/bin/busybox}
+moddir=/lib/modules/$kver
+wanted="virtio_pci 9pnet_virtio 9p overlay"
+
+file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+	ldd "$busybox" 2>&1 | grep -q 'not a dynamic' ||
+	die "$busybox is not static (install busybox-static)"
+[ -r "$moddir/modules.dep" ] || die "no $moddir/modules.dep"
+
+mkdir -p "$(dirname "$out")"
+key=$(
+	sha256sum "$here/make-initramfs.sh" "$here/initramfs-init.sh" \
+		"$here/initramfs-stage2.sh" | cut -d' ' -f1
+	stat -c '%n %s %Y' "$busybox" "$moddir/modules.dep"
+	echo "$kver $wanted"
+)
+
+exec 9>"$out.lock"
+flock 9
+if [ -f "$out" ] && [ -f "$out.stamp" ] && [ "$(cat "$out.stamp")" = "$key" ]; then
+	exit 0
+fi
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/vm-initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,dev,proc,sys,modules,lower,upper,newroot}
+cp "$busybox" "$root/bin/busybox"
+cp "$here/initramfs-init.sh" "$root/init"
+cp "$here/initramfs-stage2.sh" "$root/stage2"
+chmod 0755 "$root/init" "$root/stage2"
+
+# Load order from modprobe itself, de-duplicated, first occurrence wins.
+: >"$root/modules/order"
+for m in $wanted; do
+	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+done | awk '!seen[$0]++' | while read -r ko; do
+	case $ko in
+	*.ko) ;;
+	*) die "unexpected module file $ko (compressed modules are not handled)" ;;
+	esac
+	cp "$ko" "$root/modules/"
+	basename "$ko" >>"$root/modules/order"
+done
+[ -s "$root/modules/order" ] || die "no modules resolved for: $wanted"
+
+# A console node for the kernel to open before devtmpfs is mounted.
+mknod -m 600 "$root/dev/console" c 5 1
+
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "$key" >"$out.stamp"

@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# run-vm.sh [options] -- SCRIPT [ARGS...]
+#
+# Boots Debian's kernel under qemu-system-x86_64 (TCG) with emulated NVMe
+# drives, the host's / as a read-only 9p root under an overlayfs, and runs
+# SCRIPT (a bash script, absolute or relative path on the host) as root in the
+# guest.  Exits with the script's exit code (0 pass, 77 skip, other: fail).
+# A guest that does not boot or does not report back is a failure (exit 1).
+#
+# Options:
+#   -l, --layout NAME   drive layout: none | plain | two-ctrl | multipath |
+#                       mixed (plain + multipath)          [plain]
+#   -m, --mode MODE     script | systemd                   [script]
+#   -t, --timeout SEC   kill the VM after SEC seconds      [300]
+#   -b, --build-root D  the meson build dir, passed to the guest
+#                       [$MESON_BUILD_ROOT or $VM_BUILD_ROOT or .]
+#   -c, --cache DIR     cache for initramfs / oot build    [$VM_CACHE or
+#                       BUILD_ROOT/vm-cache]
+#       --oot           build (cached) the out-of-tree nvme modules and pass
+#                       their fake container root as $VM_OOT_ROOT
+#   -u, --udev          script mode: start udevd and coldplug (nvme then comes
+#                       from udev instead of an explicit modprobe)
+#   -s, --smp N         vCPUs                              [1]
+#       --mem MB        guest memory                       [768]
+#       --disk-size SZ  size of each sparse disk image     [512M]
+#   -k, --keep          keep the run dir (results, console log, disks)
+#   -v, --verbose       full kernel log on the console
+#
+# Run dir: CACHE/runs/<test>.XXXXXX/{results/,disks/}; results/console.log is
+# the serial console, results/dmesg.txt the guest's kernel log, results/
+# output.log the script's output, results/timing boot/test timestamps.  It is
+# removed after a pass unless --keep, and always kept after a failure.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+layout=plain mode=script timeout=300 smp=1 mem=768 disk_size=512M
+keep=0 verbose=0 oot=0 udev=0
+build_root=${MESON_BUILD_ROOT:-${VM_BUILD_ROOT:-$PWD}}
+cache=${VM_CACHE:-}
+
+die() { echo "run-vm: $*" >&2; exit 1; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-l | --layout) layout=$2; shift 2 ;;
+	-m | --mode) mode=$2; shift 2 ;;
+	-t | --timeout) timeout=$2; shift 2 ;;
+	-b | --build-root) build_root=$2; shift 2 ;;
+	-c | --cache) cache=$2; shift 2 ;;
+	--oot) oot=1; shift ;;
+	-u | --udev) udev=1; shift ;;
+	-s | --smp) smp=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--disk-size) disk_size=$2; shift 2 ;;
+	-k | --keep) keep=1; shift ;;
+	-v | --verbose) verbose=1; shift ;;
+	--) shift; break ;;
+	-h | --help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+done
+[ $# -ge 1 ] || die "usage: $0 [options] -- SCRIPT [ARGS...]"
+script=$(realpath "$1")
+shift
+[ -r "$script" ] || die "no test script $script"
+build_root=$(realpath "$build_root")
+cache=$(realpath -m "${cache:-$build_root/vm-cache}")
+case $mode in script | systemd) ;; *) die "unknown mode $mode" ;; esac
+
+kver=${VM_KVER:-$(ls /lib/modules | sort -V | tail -n1)}
+kernel=/boot/vmlinuz-$kver
+[ -r "$kernel" ] || die "no kernel $kernel (install linux-image-amd64)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed"
+
+mkdir -p "$cache/runs"
+t_prep=$(date +%s.%N)
+"$here/make-initramfs.sh" "$cache/initramfs-$kver.cpio.gz" "$kver"
+if [ "${VM_BZIMAGE:-0}" = 1 ]; then
+	boot_kernel=$kernel
+else
+	boot_kernel=$cache/vmlinux-$kver
+	"$here/extract-vmlinux.sh" "$boot_kernel" "$kver"
+fi
+oot_root=
+if [ $oot = 1 ]; then
+	oot_root=$cache/oot-nvme-$kver
+	"$here/build-oot-nvme.sh" "$oot_root" "$kver"
+fi
+
+name=$(basename "$script" .sh)
+run=$(mktemp -d "$cache/runs/$name.XXXXXX")
+res=$run/results
+disks=$run/disks
+mkdir -p "$res" "$disks"
+
+# --- drive layouts ---------------------------------------------------------
+qdev=()
+disk() { # disk ID -> adds a sparse raw image as drive ID
+	truncate -s "$disk_size" "$disks/$1.img"
+	qdev+=(-drive "if=none,id=$1,file=$disks/$1.img,format=raw,cache=unsafe,aio=threads")
+}
+plain_ctrl() { # plain_ctrl N: one controller, one private namespace
+	disk "pd$1"
+	qdev+=(-device "nvme,id=pc$1,serial=SGPLAIN$1,drive=pd$1")
+}
+multipath_subsys() { # one subsystem, two controllers, one shared namespace
+	disk mpd0
+	qdev+=(-device "nvme-subsys,id=mpsub0,nqn=nqn.2024-01.io.swapguard:mp0")
+	qdev+=(-device "nvme,id=mpc0,serial=SGMP0,subsys=mpsub0")
+	qdev+=(-device "nvme,id=mpc1,serial=SGMP0,subsys=mpsub0")
+	qdev+=(-device "nvme-ns,drive=mpd0,nsid=1,shared=on,bus=mpc1")
+}
+case $layout in
+none) expect_ns=0 ;;
+plain) plain_ctrl 0; expect_ns=1 ;;
+two-ctrl) plain_ctrl 0; plain_ctrl 1; expect_ns=2 ;;
+multipath) multipath_subsys; expect_ns=1 ;;
+mixed) plain_ctrl 0; multipath_subsys; expect_ns=2 ;;
+*) die "unknown layout $layout" ;;
+esac
+
+# --- settings for the guest -------------------------------------------------
+{
+	printf 'VM_MODE=%q\n' "$mode"
+	printf 'VM_LAYOUT=%q\n' "$layout"
+	printf 'VM_HARNESS=%q\n' "$here"
+	printf 'VM_BUILD_ROOT=%q\n' "$build_root"
+	printf 'VM_CACHE=%q\n' "$cache"
+	printf 'VM_OOT_ROOT=%q\n' "$oot_root"
+	printf 'VM_EXPECT_NS=%q\n' "$expect_ns"
+	printf 'VM_KVER=%q\n' "$kver"
+	printf 'VM_UDEV=%q\n' "$udev"
+	printf 'VM_SCRIPT=%q\n' "$script"
+	printf 'VM_SCRIPT_ARGS=%q\n' "$*"
+} >"$res/env"
+
+loglevel=4
+[ $verbose = 1 ] && loglevel=7
+append="console=ttyS0,115200 panic=-1 loglevel=$loglevel swapguard.mode=$mode"
+append+=" mitigations=off i8042.noaux i8042.nokbd i8042.nopnp nmi_watchdog=0"
+append+=" tsc=reliable no_timer_check random.trust_cpu=on"
+[ $mode = systemd ] && append+=" systemd.show_status=false systemd.log_level=warning"
+
+qemu=(
+	qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp "$smp" -m "$mem"
+	-nodefaults -no-user-config -display none -no-reboot
+	-kernel "$boot_kernel" -initrd "$cache/initramfs-$kver.cpio.gz" -append "$append"
+	-chardev "stdio,id=con,signal=off,logfile=$res/console.log"
+	-serial chardev:con
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap"
+	"${qdev[@]}"
+)
+echo "run-vm: $name layout=$layout mode=$mode run dir $run" >&2
+t_start=$(date +%s.%N)
+set +e
+timeout -k 10 "$timeout" "${qemu[@]}" </dev/null
+qrc=$?
+set -e
+t_end=$(date +%s.%N)
+
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+if [ -f "$res/rc" ]; then
+	rc=$(cat "$res/rc")
+	verdict="script exited $rc"
+elif [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	rc=1 verdict="VM TIMED OUT after ${timeout}s (no result)"
+else
+	rc=1 verdict="VM gave no result (qemu exit $qrc): boot or harness failure"
+fi
+case $rc in ''|*[!0-9]*) rc=1 ;; esac
+timing=$(tr '\n' ' ' <"$res/timing" 2>/dev/null || :)
+echo "run-vm: $name: $verdict; prep $(elapsed "$t_prep" "$t_start")s," \
+	"vm wall $(elapsed "$t_start" "$t_end")s; guest uptime: $timing" >&2
+if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+	echo "run-vm: FAILED, kept $run (console: $res/console.log, kernel log: $res/dmesg.txt)" >&2
+	if [ ! -f "$res/rc" ]; then
+		echo "----- last 40 console lines -----" >&2
+		tail -n 40 "$res/console.log" >&2 || :
+	fi
+elif [ $keep = 1 ]; then
+	echo "run-vm: kept $run" >&2
+else
+	rm -rf "$run"
+fi
+exit "$rc"
