@@ -10,7 +10,17 @@
  *   4. on any failure, put back what was removed (from the host tree) so the
  *      devices have a driver again.
  * Every libnvme handle is closed before step 3 (libnvme 1.3 keeps namespace
- * descriptors open, which pin the modules). */
+ * descriptors open, which pin the modules): this layer holds none, and the
+ * usage check it runs reads sysfs and /proc only.
+ *
+ * Something that starts using a namespace after the first check (a mount, a
+ * swapon, a new holder) is found by the re-check before the next removal:
+ * the unload stops, what was removed is put back, and the outcome is
+ * REFUSED_IN_USE (or REFUSED_BLOCKED when the re-read module state has
+ * blockers instead), with `removed` and `restored` saying what happened in
+ * between. Callers treat it like any refusal (the daemon waits and retries);
+ * if putting back fails the outcome is FAILED_UNRESTORED. A module found
+ * already gone (ENOENT, or absent when re-read) counts as removed. */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -43,9 +53,13 @@ typedef struct UnloadResult {
         char *failed_module;    /* the module whose removal failed, or NULL */
         int failed_errno;       /* positive errno of that failure, 0 if none */
         UsageReport *usage;     /* the last usage check (blockers when refused) */
+        char *restore_failed_module; /* when putting back failed: which module, */
+        int restore_failed_errno;    /* positive errno, */
+        char *restore_failed_reason; /* and one line for the operator */
 } UnloadResult;
 
 const char *unload_outcome_to_string(UnloadOutcome o);
+UnloadOutcome unload_outcome_from_string(const char *s);
 
 /* 0 with *ret describing what happened (every outcome above is a result, not
  * an error); -errno only when the state could not even be read. */

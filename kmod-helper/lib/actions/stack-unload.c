@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <libkmod.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "actions/kmod-util.h"
+#include "actions/stack-load.h"
+#include "actions/stack-unload.h"
+#include "modules/module-stack.h"
+#include "modules/removal-plan.h"
+#include "util/macro.h"
+#include "util/strv.h"
+
+#define UNLOAD_BUSY_ATTEMPTS_DEFAULT 5u
+/* 10, 20, 40, 80 ms...: a module still settling (EBUSY while coming or
+ * going, EAGAIN for a reference being dropped) gets about 150 ms with the
+ * default attempts; a real user of the module does not go away that fast. */
+#define UNLOAD_BACKOFF_FIRST_MS 10u
+#define UNLOAD_BACKOFF_MAX_MS 100u
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RemovalPlan *, removal_plan_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
+
+static const char *const outcome_table[_UNLOAD_OUTCOME_MAX] = {
+        [UNLOAD_OUTCOME_REMOVED] = "removed",
+        [UNLOAD_OUTCOME_NOT_LOADED] = "not-loaded",
+        [UNLOAD_OUTCOME_WOULD_REMOVE] = "would-remove",
+        [UNLOAD_OUTCOME_REFUSED_IN_USE] = "refused-in-use",
+        [UNLOAD_OUTCOME_REFUSED_BLOCKED] = "refused-blocked",
+        [UNLOAD_OUTCOME_FAILED_RESTORED] = "failed-restored",
+        [UNLOAD_OUTCOME_FAILED_UNRESTORED] = "failed-unrestored",
+};
+
+const char *unload_outcome_to_string(UnloadOutcome o) {
+        return o >= 0 && o < _UNLOAD_OUTCOME_MAX ? outcome_table[o] : NULL;
+}
+
+UnloadOutcome unload_outcome_from_string(const char *s) {
+        for (int i = 0; s && i < _UNLOAD_OUTCOME_MAX; i++)
+                if (streq(outcome_table[i], s))
+                        return i;
+        return _UNLOAD_OUTCOME_INVALID;
+}
+
+UnloadResult *unload_result_free(UnloadResult *r) {
+        if (!r)
+                return NULL;
+        strv_free(r->planned);
+        strv_free(r->removed);
+        strv_free(r->restored);
+        strv_free(r->plan_blockers);
+        free(r->failed_module);
+        usage_report_free(r->usage);
+        free(r->restore_failed_module);
+        free(r->restore_failed_reason);
+        free(r);
+        return NULL;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(UnloadResult *, unload_result_free);
+
+static int result_new(UnloadResult **ret) {
+        _cleanup_(unload_result_freep) UnloadResult *r = calloc(1, sizeof(*r));
+
+        if (!r)
+                return -ENOMEM;
+        r->planned = strv_new_empty();
+        r->removed = strv_new_empty();
+        r->restored = strv_new_empty();
+        r->plan_blockers = strv_new_empty();
+        if (!r->planned || !r->removed || !r->restored || !r->plan_blockers)
+                return -ENOMEM;
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+static void replace_usage(UnloadResult *res, UsageReport *u) {
+        usage_report_free(res->usage);
+        res->usage = u;
+}
+
+static int replace_blockers(UnloadResult *res, char **blockers) {
+        char **copy;
+        int r;
+
+        r = strv_copy(blockers, &copy);
+        if (r < 0)
+                return r;
+        strv_free(res->plan_blockers);
+        res->plan_blockers = copy;
+        return 0;
+}
+
+static void sleep_ms(unsigned ms) {
+        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L };
+
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* Never KMOD_REMOVE_FORCE: a forced removal under a mounted filesystem is
+ * exactly the data loss this tool exists to prevent. libkmod adds O_NONBLOCK
+ * itself. ENOENT means someone else removed it: the goal is reached. */
+static int remove_with_retry(struct kmod_ctx *ctx, const char *name, unsigned attempts) {
+        unsigned backoff = UNLOAD_BACKOFF_FIRST_MS;
+
+        for (unsigned i = 1;; i++) {
+                _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
+                int r;
+
+                r = kmod_module_new_from_name(ctx, name, &mod);
+                if (r < 0)
+                        return r;
+                r = kmod_module_remove_module(mod, 0);
+                if (r >= 0 || r == -ENOENT)
+                        return 0;
+                if ((r != -EAGAIN && r != -EBUSY) || i >= attempts)
+                        return r;
+                sleep_ms(backoff);
+                backoff = backoff * 2 > UNLOAD_BACKOFF_MAX_MS ? UNLOAD_BACKOFF_MAX_MS : backoff * 2;
+        }
+}
+
+typedef enum Recheck {
+        RECHECK_GO,
+        RECHECK_GONE,
+        RECHECK_IN_USE,
+        RECHECK_BLOCKED,
+} Recheck;
+
+/* Right before removing `name`: is the world still what the plan assumed? */
+static int recheck(UnloadResult *res, const char *name, Recheck *ret) {
+        _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
+        _cleanup_(removal_plan_freep) RemovalPlan *plan = NULL;
+        UsageReport *usage = NULL;
+        const ModuleInfo *m;
+        int r;
+
+        r = module_stack_read(&stack);
+        if (r < 0)
+                return r;
+        m = module_stack_find(stack, name);
+        if (!m || !m->loaded) {
+                *ret = RECHECK_GONE;
+                return 0;
+        }
+
+        r = usage_check(&usage);
+        if (r < 0)
+                return r;
+        replace_usage(res, usage);
+        if (usage_report_in_use(usage)) {
+                *ret = RECHECK_IN_USE;
+                return 0;
+        }
+
+        r = removal_plan_build(stack, &plan);
+        if (r < 0)
+                return r;
+        if (plan->blockers && plan->blockers[0]) {
+                *ret = RECHECK_BLOCKED;
+                return replace_blockers(res, plan->blockers);
+        }
+        if (m->n_holders > 0) {
+                /* A holder appeared after the plan was made (someone loaded
+                 * nvme_tcp meanwhile): removing would fail; stop cleanly. */
+                _cleanup_free_ char *why = NULL;
+
+                if (asprintf(&why, "%s is now held by %s, loaded after the removal plan was made", name,
+                             m->holders[0]) < 0)
+                        return -ENOMEM;
+                *ret = RECHECK_BLOCKED;
+                return strv_push(&res->plan_blockers, TAKE_PTR(why));
+        }
+        *ret = RECHECK_GO;
+        return 0;
+}
+
+/* Loads back, from the host tree, what this run removed, newest first. */
+static int put_back(UnloadResult *res) {
+        _cleanup_(load_result_freep) LoadResult *load = NULL;
+        _cleanup_strv_free_ char **wanted = NULL;
+        size_t n = strv_length(res->removed);
+        LoadOptions opts = {};
+        int r;
+
+        if (n == 0)
+                return 0;
+        wanted = strv_new_empty();
+        r = wanted ? 0 : -ENOMEM;
+        for (size_t i = n; r >= 0 && i > 0; i--)
+                r = strv_extend(&wanted, res->removed[i - 1]);
+        if (r < 0)
+                return r;
+
+        opts.modules = wanted;
+        r = stack_load(&opts, &load);
+        if (r < 0) {
+                res->restore_failed_errno = -r;
+                return asprintf(&res->restore_failed_reason, "cannot load from the host tree: %s",
+                                strerror(-r)) < 0 ? -ENOMEM : 1;
+        }
+        for (size_t i = 0; i < load->n_modules; i++)
+                if (!load->modules[i].already_loaded) {
+                        r = strv_extend(&res->restored, load->modules[i].name);
+                        if (r < 0)
+                                return r;
+                }
+        if (!load->failed_module)
+                return 0;
+
+        res->restore_failed_module = TAKE_PTR(load->failed_module);
+        res->restore_failed_errno = load->failed_errno;
+        res->restore_failed_reason = TAKE_PTR(load->failed_reason);
+        return 1;
+}
+
+static int remove_all(UnloadResult *res, const UnloadOptions *opts) {
+        _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = kmod_new_quiet(NULL);
+        unsigned attempts = opts && opts->busy_attempts ? opts->busy_attempts : UNLOAD_BUSY_ATTEMPTS_DEFAULT;
+        UnloadOutcome stop = UNLOAD_OUTCOME_REMOVED;
+        int r;
+
+        if (!ctx)
+                return -ENOMEM;
+
+        for (char **m = res->planned; *m && stop == UNLOAD_OUTCOME_REMOVED; m++) {
+                Recheck c = RECHECK_GO;
+
+                r = recheck(res, *m, &c);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0 && c == RECHECK_IN_USE)
+                        stop = UNLOAD_OUTCOME_REFUSED_IN_USE;
+                else if (r >= 0 && c == RECHECK_BLOCKED)
+                        stop = UNLOAD_OUTCOME_REFUSED_BLOCKED;
+                else {
+                        if (r >= 0 && c == RECHECK_GO)
+                                r = remove_with_retry(ctx, *m, attempts);
+                        if (r < 0) {
+                                res->failed_module = strdup(*m);
+                                res->failed_errno = -r;
+                                stop = UNLOAD_OUTCOME_FAILED_RESTORED;
+                        } else if (strv_extend(&res->removed, *m) < 0)
+                                return -ENOMEM;
+                }
+        }
+
+        if (stop == UNLOAD_OUTCOME_REMOVED) {
+                res->outcome = UNLOAD_OUTCOME_REMOVED;
+                return 0;
+        }
+        r = put_back(res);
+        if (r < 0)
+                return r;
+        res->outcome = r > 0 ? UNLOAD_OUTCOME_FAILED_UNRESTORED : stop;
+        return 0;
+}
+
+int stack_unload(const UnloadOptions *opts, UnloadResult **ret) {
+        _cleanup_(unload_result_freep) UnloadResult *res = NULL;
+        _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
+        _cleanup_(removal_plan_freep) RemovalPlan *plan = NULL;
+        int r;
+
+        r = result_new(&res);
+        if (r < 0)
+                return r;
+        r = module_stack_read(&stack);
+        if (r < 0)
+                return r;
+        r = removal_plan_build(stack, &plan);
+        if (r < 0)
+                return r;
+        strv_free(res->planned);
+        res->planned = NULL;
+        r = strv_copy(plan->order, &res->planned);
+        if (r < 0)
+                return r;
+        r = replace_blockers(res, plan->blockers);
+        if (r < 0)
+                return r;
+        if (!module_stack_any_loaded(stack) || !res->planned[0]) {
+                res->outcome = UNLOAD_OUTCOME_NOT_LOADED;
+                *ret = TAKE_PTR(res);
+                return 0;
+        }
+
+        r = usage_check(&res->usage);
+        if (r < 0)
+                return r;
+        if (usage_report_in_use(res->usage))
+                res->outcome = UNLOAD_OUTCOME_REFUSED_IN_USE;
+        else if (res->plan_blockers[0])
+                res->outcome = UNLOAD_OUTCOME_REFUSED_BLOCKED;
+        else if (opts && opts->dry_run)
+                res->outcome = UNLOAD_OUTCOME_WOULD_REMOVE;
+        else {
+                /* The stack read and the usage check above hold no libnvme
+                 * handle (sysfs and /proc only): nothing of ours pins a module. */
+                r = remove_all(res, opts);
+                if (r < 0)
+                        return r;
+        }
+
+        *ret = TAKE_PTR(res);
+        return 0;
+}

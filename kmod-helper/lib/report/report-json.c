@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report-json.h"
+#include "util/macro.h"
+#include "util/strv.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
+#define _cleanup_json_ _cleanup_(json_object_putp)
+
+/* json_object_object_add() takes ownership of val even when it fails (0.14:
+ * it returns -1 only for a NULL object), so a NULL val for "no memory" and
+ * a NULL val meaning JSON null cannot be told apart: constructors are
+ * checked by the callers that need it (json_add_string). */
+static int json_add(struct json_object *o, const char *key, struct json_object *val) {
+        return json_object_object_add(o, key, val) < 0 ? -ENOMEM : 0;
+}
+
+static int json_add_string(struct json_object *o, const char *key, const char *s) {
+        struct json_object *v = NULL;
+
+        if (s) {
+                v = json_object_new_string(s);
+                if (!v)
+                        return -ENOMEM;
+        }
+        return json_add(o, key, v);
+}
+
+static int json_add_bool(struct json_object *o, const char *key, bool b) {
+        struct json_object *v = json_object_new_boolean(b);
+
+        return v ? json_add(o, key, v) : -ENOMEM;
+}
+
+static int json_add_int(struct json_object *o, const char *key, int64_t n) {
+        struct json_object *v = json_object_new_int64(n);
+
+        return v ? json_add(o, key, v) : -ENOMEM;
+}
+
+static int json_add_errno(struct json_object *o, const char *num_key, const char *text_key, int error) {
+        int r;
+
+        if (error == 0)
+                return json_add(o, num_key, NULL) < 0 || json_add(o, text_key, NULL) < 0 ? -ENOMEM : 0;
+        r = json_add_int(o, num_key, error);
+        return r < 0 ? r : json_add_string(o, text_key, strerror(error));
+}
+
+static int json_strv(char *const *l, struct json_object **ret) {
+        _cleanup_json_ struct json_object *a = json_object_new_array();
+
+        if (!a)
+                return -ENOMEM;
+        STRV_FOREACH(s, l) {
+                struct json_object *v = json_object_new_string(*s);
+
+                if (!v || json_object_array_add(a, v) < 0) {
+                        json_object_put(v);
+                        return -ENOMEM;
+                }
+        }
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+static int json_add_strv(struct json_object *o, const char *key, char *const *l) {
+        struct json_object *a;
+        int r;
+
+        r = json_strv(l, &a);
+        return r < 0 ? r : json_add(o, key, a);
+}
+
+static int array_add(struct json_object *a, struct json_object *v) {
+        if (json_object_array_add(a, v) < 0) {
+                json_object_put(v);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+int report_module_json(const ModuleInfo *m, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        if ((r = json_add_string(o, "name", m->name)) < 0 ||
+            (r = json_add_bool(o, "loaded", m->loaded)) < 0 ||
+            (r = json_add_string(o, "origin", module_origin_to_string(m->origin))) < 0 ||
+            (r = json_add_int(o, "refcnt", m->refcnt)) < 0 ||
+            (r = json_add_strv(o, "holders", m->holders)) < 0 ||
+            (r = json_add_int(o, "refs_beyond_holders", module_info_refs_beyond_holders(m))) < 0 ||
+            (r = json_add_string(o, "initstate", m->initstate)) < 0 ||
+            (r = json_add_string(o, "taint", m->taint)) < 0 ||
+            (r = json_add_string(o, "srcversion", m->srcversion)) < 0 ||
+            (r = json_add_bool(o, "holds_mlx_compat", m->depends_on_mlx_compat)) < 0 ||
+            (r = json_add_bool(o, "gds_hooks", m->has_gds_hooks)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int report_usage_json(const Usage *u, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        r = usage_describe(u, &text);
+        if (r < 0)
+                return r;
+        if ((r = json_add_string(o, "kind", usage_kind_to_string(u->kind))) < 0 ||
+            (r = json_add_string(o, "device", u->device)) < 0 ||
+            (r = json_add_string(o, "where", u->where)) < 0 ||
+            (r = json_add_string(o, "what", u->what)) < 0 ||
+            (r = u->pid > 0 ? json_add_int(o, "pid", u->pid) : json_add(o, "pid", NULL)) < 0 ||
+            (r = json_add_string(o, "description", text)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+/* The usages of one device; whole namespaces also collect their partitions'. */
+static bool usage_concerns(const Usage *u, const NvmeBlockDevices *devs, const NvmeBlockDevice *d) {
+        const NvmeBlockDevice *ud;
+
+        if (streq(u->device, d->name))
+                return true;
+        if (d->is_partition)
+                return false;
+        ud = devs ? nvme_block_devices_find(devs, u->device) : NULL;
+        return ud && ud->namespace_name && streq(ud->namespace_name, d->name);
+}
+
+static int users_json(const UsageReport *usage, const NvmeBlockDevice *d, struct json_object **ret) {
+        _cleanup_json_ struct json_object *a = json_object_new_array();
+        int r;
+
+        if (!a)
+                return -ENOMEM;
+        for (size_t i = 0; usage && i < usage->n_usages; i++) {
+                struct json_object *u;
+
+                if (d && !usage_concerns(&usage->usages[i], usage->devices, d))
+                        continue;
+                r = report_usage_json(&usage->usages[i], &u);
+                if (r < 0)
+                        return r;
+                r = array_add(a, u);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+static int json_add_users(struct json_object *o, const UsageReport *usage, const NvmeBlockDevice *d) {
+        struct json_object *a;
+        int r;
+
+        r = users_json(usage, d, &a);
+        return r < 0 ? r : json_add(o, "users", a);
+}
+
+static int partitions_json(const NvmeBlockDevices *devs, const char *ns, struct json_object **ret) {
+        _cleanup_json_ struct json_object *a = json_object_new_array();
+
+        if (!a)
+                return -ENOMEM;
+        for (size_t i = 0; i < devs->n_devices; i++) {
+                const NvmeBlockDevice *p = &devs->devices[i];
+                struct json_object *v;
+
+                if (!p->is_partition || !p->namespace_name || !streq(p->namespace_name, ns))
+                        continue;
+                v = json_object_new_string(p->name);
+                if (!v || array_add(a, v) < 0)
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+static int namespace_json(const UsageReport *usage, const NvmeBlockDevice *d, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        struct json_object *parts;
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        r = partitions_json(usage->devices, d->name, &parts);
+        if (r < 0)
+                return r;
+        if ((r = json_add_string(o, "name", d->name)) < 0 ||
+            (r = json_add_bool(o, "in_use", usage_report_device_in_use(usage, d->name))) < 0 ||
+            (r = json_add_users(o, usage, d)) < 0 ||
+            (r = json_add_int(o, "size_bytes", (int64_t) d->size_bytes)) < 0 ||
+            (r = json_add_bool(o, "multipath", d->multipath_head)) < 0 ||
+            (r = json_add_int(o, "nsid", d->nsid)) < 0 ||
+            (r = json_add_string(o, "serial", d->serial)) < 0 ||
+            (r = json_add_string(o, "subsystem_nqn", d->subsystem_nqn)) < 0 ||
+            (r = json_add(o, "partitions", parts)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int report_status_json(const ModuleStack *stack, const UsageReport *usage, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        _cleanup_json_ struct json_object *mods = json_object_new_array();
+        _cleanup_json_ struct json_object *nss = json_object_new_array();
+        int r;
+
+        if (!o || !mods || !nss)
+                return -ENOMEM;
+        for (size_t i = 0; stack && i < stack->n_modules; i++) {
+                struct json_object *m;
+
+                r = report_module_json(&stack->modules[i], &m);
+                if (r < 0)
+                        return r;
+                r = array_add(mods, m);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; usage && usage->devices && i < usage->devices->n_devices; i++) {
+                const NvmeBlockDevice *d = &usage->devices->devices[i];
+                struct json_object *n;
+
+                if (d->is_partition)
+                        continue;
+                r = namespace_json(usage, d, &n);
+                if (r < 0)
+                        return r;
+                r = array_add(nss, n);
+                if (r < 0)
+                        return r;
+        }
+        if ((r = json_add(o, "modules", TAKE_PTR(mods))) < 0 ||
+            (r = json_add(o, "namespaces", TAKE_PTR(nss))) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+static int device_json(const UsageReport *usage, const NvmeBlockDevice *d, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        bool in_use = false;
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        for (size_t i = 0; i < usage->n_usages; i++)
+                in_use = in_use || usage_concerns(&usage->usages[i], usage->devices, d);
+        if ((r = json_add_string(o, "name", d->name)) < 0 ||
+            (r = json_add_string(o, "namespace", d->namespace_name)) < 0 ||
+            (r = json_add_bool(o, "partition", d->is_partition)) < 0 ||
+            (r = json_add_bool(o, "in_use", in_use)) < 0 ||
+            (r = json_add_users(o, usage, d)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int report_check_json(const UsageReport *usage, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        _cleanup_json_ struct json_object *devs = json_object_new_array();
+        int r;
+
+        if (!o || !devs)
+                return -ENOMEM;
+        for (size_t i = 0; usage->devices && i < usage->devices->n_devices; i++) {
+                struct json_object *d;
+
+                r = device_json(usage, &usage->devices->devices[i], &d);
+                if (r < 0)
+                        return r;
+                r = array_add(devs, d);
+                if (r < 0)
+                        return r;
+        }
+        if ((r = json_add_bool(o, "in_use", usage_report_in_use(usage))) < 0 ||
+            (r = json_add(o, "devices", TAKE_PTR(devs))) < 0)
+                return r;
+        {
+                struct json_object *all;
+
+                r = users_json(usage, NULL, &all);
+                if (r < 0 || (r = json_add(o, "usages", all)) < 0)
+                        return r;
+        }
+        r = json_add_strv(o, "notes", usage->notes);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int report_plan_json(const RemovalPlan *plan, const UsageReport *usage, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        bool in_use = usage && usage_report_in_use(usage);
+        bool blocked = plan->blockers && plan->blockers[0];
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        if ((r = json_add_strv(o, "order", plan->order)) < 0 ||
+            (r = json_add_strv(o, "blockers", plan->blockers)) < 0 ||
+            (r = json_add_bool(o, "in_use", in_use)) < 0 ||
+            (r = json_add_users(o, usage, NULL)) < 0 ||
+            (r = json_add_bool(o, "can_run", !in_use && !blocked)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int report_unload_json(const UnloadResult *res, bool dry_run, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        if ((r = json_add_string(o, "outcome", unload_outcome_to_string(res->outcome))) < 0 ||
+            (r = json_add_bool(o, "dry_run", dry_run)) < 0 ||
+            (r = json_add_strv(o, "planned", res->planned)) < 0 ||
+            (r = json_add_strv(o, "removed", res->removed)) < 0 ||
+            (r = json_add_strv(o, "restored", res->restored)) < 0 ||
+            (r = json_add_strv(o, "plan_blockers", res->plan_blockers)) < 0 ||
+            (r = json_add_string(o, "failed_module", res->failed_module)) < 0 ||
+            (r = json_add_errno(o, "failed_errno", "failed_error", res->failed_errno)) < 0 ||
+            (r = json_add_string(o, "restore_failed_module", res->restore_failed_module)) < 0 ||
+            (r = json_add_errno(o, "restore_failed_errno", "restore_failed_error",
+                                res->restore_failed_errno)) < 0 ||
+            (r = json_add_string(o, "restore_failed_reason", res->restore_failed_reason)) < 0 ||
+            (r = json_add_bool(o, "in_use", res->usage && usage_report_in_use(res->usage))) < 0 ||
+            (r = json_add_users(o, res->usage, NULL)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+static int loaded_json(const LoadedModule *m, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        if ((r = json_add_string(o, "name", m->name)) < 0 ||
+            (r = json_add_string(o, "path", m->path)) < 0 ||
+            (r = json_add_bool(o, "already_loaded", m->already_loaded)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int report_load_json(const LoadResult *res, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        _cleanup_json_ struct json_object *mods = json_object_new_array();
+        int r;
+
+        if (!o || !mods)
+                return -ENOMEM;
+        for (size_t i = 0; i < res->n_modules; i++) {
+                struct json_object *m;
+
+                r = loaded_json(&res->modules[i], &m);
+                if (r < 0)
+                        return r;
+                r = array_add(mods, m);
+                if (r < 0)
+                        return r;
+        }
+        if ((r = json_add_bool(o, "ok", load_result_ok(res))) < 0 ||
+            (r = json_add_string(o, "tree", res->tree)) < 0 ||
+            (r = json_add_string(o, "release", res->release)) < 0 ||
+            (r = json_add(o, "modules", TAKE_PTR(mods))) < 0 ||
+            (r = json_add_string(o, "failed_module", res->failed_module)) < 0 ||
+            (r = json_add_errno(o, "failed_errno", "failed_error", res->failed_errno)) < 0 ||
+            (r = json_add_string(o, "failed_reason", res->failed_reason)) < 0 ||
+            (r = json_add_strv(o, "rolled_back", res->rolled_back)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int report_json_print(struct json_object *o, FILE *f) {
+        const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                              JSON_C_TO_STRING_SPACED |
+                                                              JSON_C_TO_STRING_NOSLASHESCAPE);
+
+        if (!s)
+                return -ENOMEM;
+        if (fputs(s, f) < 0 || fputc('\n', f) < 0)
+                return -EIO;
+        return 0;
+}
