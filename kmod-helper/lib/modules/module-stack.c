@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/host-root.h"
+#include "modules/kallsyms-hooks.h"
+#include "modules/module-stack.h"
+#include "modules/proc-modules.h"
+#include "util/fileio.h"
+#include "util/macro.h"
+#include "util/parse-util.h"
+#include "util/strv.h"
+
+const char *const nvme_stack_modules[] = {
+        "nvme_core", "nvme",    "nvme_fabrics", "nvme_tcp",
+        "nvme_rdma", "nvme_fc", "nvme_auth",    "nvme_keyring",
+        NULL,
+};
+
+/* The state that is read once per stack read and shared by every module. */
+typedef struct StackReadContext {
+        ProcModules *proc;
+        char **gds_modules;
+} StackReadContext;
+
+void module_name_normalize(char *name) {
+        for (char *p = name; p && *p; p++)
+                if (*p == '-')
+                        *p = '_';
+}
+
+unsigned module_info_refs_beyond_holders(const ModuleInfo *m) {
+        if (!m || !m->loaded || m->refcnt <= 0 || (size_t) m->refcnt <= m->n_holders)
+                return 0;
+        return (unsigned) ((size_t) m->refcnt - m->n_holders);
+}
+
+static void module_info_done(ModuleInfo *m) {
+        free(m->name);
+        free(m->initstate);
+        strv_free(m->holders);
+        free(m->taint);
+        free(m->srcversion);
+}
+
+ModuleStack *module_stack_free(ModuleStack *s) {
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n_modules; i++)
+                module_info_done(&s->modules[i]);
+        free(s->modules);
+        free(s);
+        return NULL;
+}
+
+static inline void module_stack_freep(ModuleStack **s) {
+        module_stack_free(*s);
+}
+
+/* An optional one-line sysfs attribute of /sys/module/<name>/: NULL when absent. */
+static int read_module_attr(const char *name, const char *attr, char **ret) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = host_pathf(&path, "/sys/module/%s/%s", name, attr);
+        if (r < 0)
+                return r;
+        r = read_one_line_file(path, ret);
+        if (r == -ENOENT) {
+                *ret = NULL;
+                return 0;
+        }
+        return r;
+}
+
+/* holders/ of sysfs, merged with the users column of /proc/modules: either
+ * alone may be missing in a container or a fake root. */
+static int read_holders(const char *name, const ProcModule *pm, char ***ret) {
+        _cleanup_strv_free_ char **holders = NULL;
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = host_pathf(&path, "/sys/module/%s/holders", name);
+        if (r < 0)
+                return r;
+        r = read_dir_names(path, &holders);
+        if (r == -ENOENT || r == -ENOTDIR)
+                r = strv_copy(NULL, &holders);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(u, pm ? pm->users : NULL)
+                if (!strv_contains(holders, *u)) {
+                        r = strv_extend(&holders, *u);
+                        if (r < 0)
+                                return r;
+                }
+        strv_sort(holders);
+        *ret = TAKE_PTR(holders);
+        return 0;
+}
+
+static int read_refcnt(const char *name, const ProcModule *pm, int *ret) {
+        _cleanup_free_ char *s = NULL;
+        int r;
+
+        r = read_module_attr(name, "refcnt", &s);
+        if (r < 0)
+                return r;
+        if (s && safe_atoi(s, ret) >= 0)
+                return 0;
+        if (pm) {
+                *ret = pm->refcnt;
+                return 0;
+        }
+        /* Loaded but no readable count anywhere: refuse to guess 0, which
+         * would make the module look free. */
+        return -EBADMSG;
+}
+
+static int read_mlx_compat_dependency(const char *name, bool *ret) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = host_pathf(&path, "/sys/module/mlx_compat/holders/%s", name);
+        if (r < 0)
+                return r;
+        r = path_exists(path);
+        if (r < 0)
+                return r;
+        *ret = r > 0;
+        return 0;
+}
+
+/* Loaded: listed in /proc/modules, or has an initstate (built-in modules
+ * have /sys/module/<m>/ too, but no initstate). */
+static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, const StackReadContext *ctx) {
+        int r;
+
+        r = read_refcnt(m->name, pm, &m->refcnt);
+        if (r < 0)
+                return r;
+        r = read_holders(m->name, pm, &m->holders);
+        if (r < 0)
+                return r;
+        m->n_holders = strv_length(m->holders);
+        r = read_module_attr(m->name, "taint", &m->taint);
+        if (r >= 0 && !m->taint)
+                m->taint = strdup("");
+        if (r < 0 || !m->taint)
+                return r < 0 ? r : -ENOMEM;
+        r = read_module_attr(m->name, "srcversion", &m->srcversion);
+        if (r < 0)
+                return r;
+        r = read_mlx_compat_dependency(m->name, &m->depends_on_mlx_compat);
+        if (r < 0)
+                return r;
+        m->has_gds_hooks = strv_contains(ctx->gds_modules, m->name);
+        return 0;
+}
+
+static inline void module_info_donep(ModuleInfo *m) {
+        module_info_done(m);
+}
+
+/* The initstate of sysfs, else the state column of /proc/modules, which
+ * spells them "Live", "Loading", "Unloading"; NULL when neither knows it. */
+static int read_initstate(const char *name, const ProcModule *pm, char **ret) {
+        const char *s;
+        int r;
+
+        r = read_module_attr(name, "initstate", ret);
+        if (r < 0 || *ret || !pm)
+                return r;
+        s = streq(pm->state, "Loading") ? "coming" : streq(pm->state, "Unloading") ? "going" : "live";
+        *ret = strdup(s);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int module_info_read(const char *name, const StackReadContext *ctx, ModuleInfo *ret) {
+        const ProcModule *pm = proc_modules_find(ctx->proc, name);
+        _cleanup_(module_info_donep) ModuleInfo m = { .refcnt = -1 };
+        int r;
+
+        m.name = strdup(name);
+        if (!m.name)
+                return -ENOMEM;
+        r = read_initstate(name, pm, &m.initstate);
+        if (r < 0)
+                return r;
+        m.loaded = pm || m.initstate;
+        if (m.loaded)
+                r = read_loaded_details(&m, pm, ctx);
+        else if (!(m.holders = strv_new_empty()))
+                r = -ENOMEM;
+        if (r < 0)
+                return r;
+        m.origin = module_origin_classify(m.loaded, m.taint, m.depends_on_mlx_compat, m.has_gds_hooks);
+        *ret = m;
+        m = (ModuleInfo) {}; /* stolen */
+        return 0;
+}
+
+static int stack_append(ModuleStack *s, const char *name, const StackReadContext *ctx, size_t *alloc) {
+        int r;
+
+        if (s->n_modules == *alloc) {
+                ModuleInfo *grown;
+
+                *alloc = *alloc * 2 + 8;
+                grown = realloc(s->modules, *alloc * sizeof(ModuleInfo));
+                if (!grown)
+                        return -ENOMEM;
+                s->modules = grown;
+        }
+        r = module_info_read(name, ctx, &s->modules[s->n_modules]);
+        if (r < 0)
+                return r;
+        s->n_modules++;
+        return 0;
+}
+
+/* Every loaded module holding a module of the list, transitively: the list
+ * grows while we walk it, so holders of holders are visited too. */
+static int append_outside_holders(ModuleStack *s, const StackReadContext *ctx, size_t *alloc) {
+        int r;
+
+        for (size_t i = 0; i < s->n_modules; i++)
+                for (size_t h = 0; h < s->modules[i].n_holders; h++) {
+                        _cleanup_free_ char *name = strdup(s->modules[i].holders[h]);
+
+                        if (!name)
+                                return -ENOMEM;
+                        if (module_stack_find(s, name))
+                                continue;
+                        r = stack_append(s, name, ctx, alloc);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
+static void stack_read_context_done(StackReadContext *ctx) {
+        proc_modules_free(ctx->proc);
+        strv_free(ctx->gds_modules);
+}
+
+int module_stack_read(ModuleStack **ret) {
+        _cleanup_(module_stack_freep) ModuleStack *s = calloc(1, sizeof(ModuleStack));
+        _cleanup_(stack_read_context_done) StackReadContext ctx = {};
+        size_t alloc = 0;
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        r = proc_modules_read(&ctx.proc);
+        if (r < 0)
+                return r;
+        /* kallsyms is large: read once per stack read, not once per module. */
+        r = kallsyms_gds_modules_read(&ctx.gds_modules);
+        if (r < 0)
+                return r;
+        for (const char *const *m = nvme_stack_modules; *m; m++) {
+                r = stack_append(s, *m, &ctx, &alloc);
+                if (r < 0)
+                        return r;
+        }
+        r = append_outside_holders(s, &ctx, &alloc);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+const ModuleInfo *module_stack_find(const ModuleStack *s, const char *name) {
+        for (size_t i = 0; s && name && i < s->n_modules; i++)
+                if (streq(s->modules[i].name, name))
+                        return &s->modules[i];
+        return NULL;
+}
+
+bool module_stack_any_loaded(const ModuleStack *s) {
+        for (size_t i = 0; s && i < s->n_modules; i++)
+                if (s->modules[i].loaded)
+                        return true;
+        return false;
+}

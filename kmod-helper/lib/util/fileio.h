@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* Reading the small text files of /proc and /sys, and directories of names.
+ * Paths are taken as given: build them with host_path() first.
+ * All return 0 or -errno (-ENOENT for a missing file, -EFBIG when a "small"
+ * file is not); *ret is untouched on failure. */
+
+#include <stddef.h>
+
+/* Upper bound for read_full_file(): sysfs attributes are one page, /proc
+ * tables we read whole are far below this. */
+#define READ_FULL_FILE_MAX (16u * 1024u * 1024u)
+
+/* The first line without its trailing newline ("" for an empty file). */
+int read_one_line_file(const char *path, char **ret);
+
+/* The whole file, NUL-terminated; *ret_size (may be NULL) excludes the NUL. */
+int read_full_file(const char *path, char **ret, size_t *ret_size);
+
+/* The names in a directory, "." and ".." excluded, sorted (strcmp); a strv. */
+int read_dir_names(const char *path, char ***ret);
+
+/* Whether path exists (lstat: a dangling symlink exists). */
+int path_exists(const char *path);
+
+/* Target of a symlink, as stored (not resolved). */
+int read_link(const char *path, char **ret);
+
+/* The last component of a path ("/a/b" -> "b", "b" -> "b"), pointing into path. */
+const char *path_basename(const char *path);
