@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* nvme-swapguard-kmod: the operator's view of the guard. Parses arguments,
+ * runs one library call, renders its result. Exit codes: 0 done / all free,
+ * 3 refused or in use (nothing touched), 1 error or failure. */
+
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions/stack-load.h"
+#include "actions/stack-unload.h"
+#include "config.h"
+#include "host/host-root.h"
+#include "modules/module-stack.h"
+#include "modules/removal-plan.h"
+#include "report/report-json.h"
+#include "report/report-text.h"
+#include "usage/usage-check.h"
+#include "util/macro.h"
+#include "util/strv.h"
+
+#define EXIT_IN_USE 3
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RemovalPlan *, removal_plan_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UnloadResult *, unload_result_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
+
+typedef struct Args {
+        const char *command;
+        bool json;
+        bool dry_run;
+        const char *from;
+        char **modules;
+} Args;
+
+static const char *program = "nvme-swapguard-kmod";
+
+static void help(void) {
+        printf("%s COMMAND [OPTIONS]\n\n"
+               "Inspect, unload and load the NVMe host stack of this node, safely.\n\n"
+               "Commands:\n"
+               "  status               Modules of the NVMe stack, their build, and the namespaces\n"
+               "  check                Whether any NVMe namespace or partition is in use, by what\n"
+               "  plan                 The removal order and what blocks it\n"
+               "  unload [--dry-run]   Remove the stack, never forced; put back on failure\n"
+               "  load --from DIR      Load the stack from another module tree (a driver container's\n"
+               "                       /lib/modules/<release>), dependencies from the host's\n"
+               "  restore              Load the in-tree stack from the host's tree\n\n"
+               "Options:\n"
+               "  --json               One JSON object on stdout\n"
+               "  --module NAME        For load/restore: a module to load (repeatable; default nvme)\n"
+               "  --root DIR           Read /proc, /sys, /dev, /lib/modules under DIR (tests)\n"
+               "  -h, --help           This help\n"
+               "      --version        The version\n\n"
+               "Exit status: 0 done or all free, 3 refused because something is in use (nothing\n"
+               "touched), 1 error or failure (after putting back what was removed).\n",
+               program);
+}
+
+static int parse_args(int argc, char *argv[], Args *a) {
+        enum { ARG_JSON = 0x100, ARG_DRY_RUN, ARG_FROM, ARG_MODULE, ARG_ROOT, ARG_VERSION };
+        static const struct option options[] = {
+                { "json", no_argument, NULL, ARG_JSON },
+                { "dry-run", no_argument, NULL, ARG_DRY_RUN },
+                { "from", required_argument, NULL, ARG_FROM },
+                { "module", required_argument, NULL, ARG_MODULE },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {},
+        };
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case ARG_JSON:
+                        a->json = true;
+                        break;
+                case ARG_DRY_RUN:
+                        a->dry_run = true;
+                        break;
+                case ARG_FROM:
+                        if (optarg[0] != '/') {
+                                fprintf(stderr, "%s: --from needs an absolute path, got '%s'\n", program, optarg);
+                                return -EINVAL;
+                        }
+                        a->from = optarg;
+                        break;
+                case ARG_MODULE:
+                        if (!optarg[0] || strchr(optarg, '/')) {
+                                fprintf(stderr, "%s: --module needs a module name, got '%s'\n", program, optarg);
+                                return -EINVAL;
+                        }
+                        r = strv_extend(&a->modules, optarg);
+                        if (r < 0)
+                                return r;
+                        break;
+                case ARG_ROOT:
+                        r = host_root_set(optarg);
+                        if (r < 0) {
+                                fprintf(stderr, "%s: --root needs an absolute path, got '%s'\n", program, optarg);
+                                return r;
+                        }
+                        break;
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("%s %s\n", program, PACKAGE_VERSION);
+                        return 0;
+                default:
+                        return -EINVAL;
+                }
+
+        if (optind >= argc) {
+                fprintf(stderr, "%s: which command? (status, check, plan, unload, load, restore; see --help)\n",
+                        program);
+                return -EINVAL;
+        }
+        if (optind + 1 < argc) {
+                fprintf(stderr, "%s: unexpected argument '%s'\n", program, argv[optind + 1]);
+                return -EINVAL;
+        }
+        a->command = argv[optind];
+        return 1;
+}
+
+static int fail(int r, const char *what) {
+        fprintf(stderr, "%s: %s: %s\n", program, what, strerror(r < 0 ? -r : r));
+        return EXIT_FAILURE;
+}
+
+static int emit(int (*to_json)(struct json_object **, const void *, const void *),
+                const void *x, const void *y) {
+        _cleanup_(json_object_putp) struct json_object *o = NULL;
+        int r;
+
+        r = to_json(&o, x, y);
+        if (r < 0)
+                return r;
+        return report_json_print(o, stdout);
+}
+
+/* Adapters so emit() can call every JSON renderer the same way. */
+static int status_json(struct json_object **o, const void *s, const void *u) {
+        return report_status_json(s, u, o);
+}
+static int check_json(struct json_object **o, const void *u, const void *unused) {
+        return report_check_json(u, o);
+}
+static int plan_json(struct json_object **o, const void *p, const void *u) {
+        return report_plan_json(p, u, o);
+}
+static int load_json(struct json_object **o, const void *l, const void *unused) {
+        return report_load_json(l, o);
+}
+
+static int cmd_status(const Args *a) {
+        _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
+        _cleanup_(usage_report_freep) UsageReport *usage = NULL;
+        int r;
+
+        r = module_stack_read(&stack);
+        if (r < 0)
+                return fail(r, "cannot read the NVMe module stack from /proc/modules and /sys/module");
+        r = usage_check(&usage);
+        if (r < 0)
+                return fail(r, "cannot check the NVMe block devices");
+        r = a->json ? emit(status_json, stack, usage) : report_status_text(stack, usage, stdout);
+        return r < 0 ? fail(r, "cannot write the report") : EXIT_SUCCESS;
+}
+
+static int cmd_check(const Args *a) {
+        _cleanup_(usage_report_freep) UsageReport *usage = NULL;
+        int r;
+
+        r = usage_check(&usage);
+        if (r < 0)
+                return fail(r, "cannot check the NVMe block devices");
+        r = a->json ? emit(check_json, usage, NULL) : report_check_text(usage, stdout);
+        if (r < 0)
+                return fail(r, "cannot write the report");
+        return usage_report_in_use(usage) ? EXIT_IN_USE : EXIT_SUCCESS;
+}
+
+static int cmd_plan(const Args *a) {
+        _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
+        _cleanup_(removal_plan_freep) RemovalPlan *plan = NULL;
+        _cleanup_(usage_report_freep) UsageReport *usage = NULL;
+        int r;
+
+        r = module_stack_read(&stack);
+        if (r < 0)
+                return fail(r, "cannot read the NVMe module stack from /proc/modules and /sys/module");
+        r = removal_plan_build(stack, &plan);
+        if (r < 0)
+                return fail(r, "cannot build the removal plan");
+        r = usage_check(&usage);
+        if (r < 0)
+                return fail(r, "cannot check the NVMe block devices");
+        r = a->json ? emit(plan_json, plan, usage) : report_plan_text(plan, usage, stdout);
+        if (r < 0)
+                return fail(r, "cannot write the report");
+        return usage_report_in_use(usage) || (plan->blockers && plan->blockers[0]) ? EXIT_IN_USE : EXIT_SUCCESS;
+}
+
+static int unload_exit_code(UnloadOutcome o) {
+        switch (o) {
+        case UNLOAD_OUTCOME_REMOVED:
+        case UNLOAD_OUTCOME_NOT_LOADED:
+        case UNLOAD_OUTCOME_WOULD_REMOVE:
+                return EXIT_SUCCESS;
+        case UNLOAD_OUTCOME_REFUSED_IN_USE:
+        case UNLOAD_OUTCOME_REFUSED_BLOCKED:
+                return EXIT_IN_USE;
+        default:
+                return EXIT_FAILURE;
+        }
+}
+
+static int cmd_unload(const Args *a) {
+        _cleanup_(unload_result_freep) UnloadResult *res = NULL;
+        _cleanup_(json_object_putp) struct json_object *o = NULL;
+        UnloadOptions opts = { .dry_run = a->dry_run };
+        int r;
+
+        r = stack_unload(&opts, &res);
+        if (r < 0)
+                return fail(r, "cannot read the NVMe module stack, nothing unloaded");
+        if (a->json) {
+                r = report_unload_json(res, a->dry_run, &o);
+                if (r >= 0)
+                        r = report_json_print(o, stdout);
+        } else
+                r = report_unload_text(res, a->dry_run, stdout);
+        if (r < 0)
+                return fail(r, "cannot write the report");
+        return unload_exit_code(res->outcome);
+}
+
+static int run_load(const Args *a, const char *tree, bool rollback) {
+        _cleanup_(load_result_freep) LoadResult *res = NULL;
+        LoadOptions opts = {
+                .module_tree = tree,
+                .modules = a->modules,
+                .rollback_on_failure = rollback,
+        };
+        int r;
+
+        r = stack_load(&opts, &res);
+        if (r < 0) {
+                fprintf(stderr, "%s: cannot load from %s: %s\n", program, tree ? tree : "the host's module tree",
+                        strerror(-r));
+                return EXIT_FAILURE;
+        }
+        r = a->json ? emit(load_json, res, NULL) : report_load_text(res, stdout);
+        if (r < 0)
+                return fail(r, "cannot write the report");
+        return load_result_ok(res) ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+static int cmd_load(const Args *a) {
+        if (!a->from) {
+                fprintf(stderr, "%s: load needs --from DIR (a module tree such as "
+                        "/proc/<pid>/root/lib/modules/<release>); to load the host's, use restore\n", program);
+                return EXIT_FAILURE;
+        }
+        /* A half-loaded replacement stack is removed again, so that a restore
+         * that follows does not meet NVIDIA's nvme_core. */
+        return run_load(a, a->from, true);
+}
+
+static int cmd_restore(const Args *a) {
+        return run_load(a, NULL, false);
+}
+
+int main(int argc, char *argv[]) {
+        static const struct {
+                const char *name;
+                int (*run)(const Args *a);
+        } commands[] = {
+                { "status", cmd_status }, { "check", cmd_check },   { "plan", cmd_plan },
+                { "unload", cmd_unload }, { "load", cmd_load },     { "restore", cmd_restore },
+        };
+        Args a = {};
+        int r, ret = EXIT_FAILURE;
+
+        r = parse_args(argc, argv, &a);
+        if (r <= 0) {
+                strv_free(a.modules);
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        }
+        if (a.dry_run && !streq(a.command, "unload"))
+                fprintf(stderr, "%s: --dry-run only applies to unload, ignoring it\n", program);
+
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (streq(a.command, commands[i].name)) {
+                        ret = commands[i].run(&a);
+                        strv_free(a.modules);
+                        return ret;
+                }
+        fprintf(stderr, "%s: unknown command '%s' (see --help)\n", program, a.command);
+        strv_free(a.modules);
+        return EXIT_FAILURE;
+}
