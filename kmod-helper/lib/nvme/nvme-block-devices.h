@@ -26,9 +26,23 @@ typedef struct NvmeBlockDevice {
 typedef struct NvmeBlockDevices {
         NvmeBlockDevice *devices; /* namespaces sorted by name, each followed by its partitions */
         size_t n_devices;
+        char **notes;             /* NULL-terminated, never NULL: odd sysfs met while scanning
+                                     ("nvme0n1: .../size: not a number"); such a device is
+                                     still listed, with the unknown value 0, so that it is
+                                     still checked for use (by name and exclusive open) */
 } NvmeBlockDevices;
+
+/* Names sort "naturally": nvme2n1 before nvme10n1. */
 
 /* 0 or -errno; no NVMe devices is an empty list, not an error. */
 int nvme_block_devices_scan(NvmeBlockDevices **ret);
 NvmeBlockDevices *nvme_block_devices_free(NvmeBlockDevices *d);
 const NvmeBlockDevice *nvme_block_devices_find(const NvmeBlockDevices *d, const char *name);
+
+/* Pure name checks, kernel naming (drivers/nvme/host/core.c, multipath.c):
+ * "nvme<ctrl>n<ns>" namespace, "nvme<subsys>c<ctrl>n<ns>" hidden path device,
+ * "...p<part>" partition. */
+bool nvme_name_is_hidden_path(const char *name);
+bool nvme_name_is_namespace(const char *name);
+/* "nvme0n1p2" -> "nvme0n1" (malloc'd); -EINVAL when name is no partition name. */
+int nvme_partition_parent_name(const char *name, char **ret);
