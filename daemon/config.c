@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+
+/*
+ * Configuration reference (also in daemon/nvme-swapguard.conf):
+ *
+ * [Container]                 which container is NVIDIA's driver container
+ *   Namespace=nvidia-network-operator   its pod's namespace (exact match)
+ *   Name=mofed-container                the container's name (exact match)
+ *   PodNamePrefix=mofed-                its pod name starts with this; empty = any pod
+ *
+ * [Swap]                      when and how to swap the NVMe stack
+ *   UnloadAt=container-start            container-start: unload the in-tree stack as
+ *                                       soon as the container runs (while it compiles);
+ *                                       driver-ready: keep the drives up until the
+ *                                       ready file appears
+ *   ReadyFile=/run/mellanox/drivers/.driver-ready   created by the container when its
+ *                                       drivers are loaded
+ *   ReadyTimeoutSec=3600                no ready file this long after the container
+ *                                       started: give up and restore the in-tree stack
+ *   ContainerStore=/run/containers/storage   CRI-O's runroot (overlay-containers/ in it)
+ *   Modules=                            space-separated stack modules to load from the
+ *                                       container and to restore; empty = the ones
+ *                                       that were loaded before the unload
+ *   LoadFromContainer=yes               load the build from the container's
+ *                                       /lib/modules/<release>; no = only report
+ *                                       (older images load it themselves)
+ *
+ * Every path is a host path; tests move them all under --root.
+ * Unknown sections or keys and bad values are errors naming file, line and reason:
+ * a typo must not silently fall back to a default that unloads drives.
+ */
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "util/macro.h"
+
+#define MAX_READY_TIMEOUT_SEC (7ULL * 24 * 3600)
+
+Config *config_free(Config *c) {
+        if (!c)
+                return NULL;
+        free(c->container_namespace);
+        free(c->container_name);
+        free(c->pod_name_prefix);
+        free(c->ready_file);
+        free(c->container_store);
+        strv_free(c->modules);
+        free(c);
+        return NULL;
+}
+
+static inline void config_freep(Config **c) {
+        config_free(*c);
+}
+
+int config_new_default(Config **ret) {
+        _cleanup_(config_freep) Config *c = calloc(1, sizeof(*c));
+
+        if (!c)
+                return -ENOMEM;
+        c->container_namespace = strdup("nvidia-network-operator");
+        c->container_name = strdup("mofed-container");
+        c->pod_name_prefix = strdup("mofed-");
+        c->ready_file = strdup("/run/mellanox/drivers/.driver-ready");
+        c->container_store = strdup("/run/containers/storage");
+        if (!c->container_namespace || !c->container_name || !c->pod_name_prefix ||
+            !c->ready_file || !c->container_store)
+                return -ENOMEM;
+        c->unload_at = UNLOAD_AT_CONTAINER_START;
+        c->ready_timeout_usec = 3600ULL * 1000000ULL;
+        c->load_from_container = true;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+/* State of one file's parse: inih calls the reader, then the handler for the
+ * line just read, so the reader's count is the handler's line number. */
+typedef struct ParseState {
+        Config *config;
+        const char *name;
+        const char *text; /* remaining input */
+        unsigned line;
+        char ***errors;
+        int error_line;   /* last line that got an error from the handler */
+        int oom;
+} ParseState;
+
+static char *parse_reader(char *str, int num, void *stream) {
+        ParseState *p = stream;
+        const char *nl;
+        size_t n;
+
+        if (!p->text || *p->text == '\0' || num <= 1)
+                return NULL;
+        nl = strchr(p->text, '\n');
+        n = nl ? (size_t) (nl - p->text) + 1 : strlen(p->text);
+        if (n > (size_t) num - 1)
+                n = (size_t) num - 1; /* inih reports the rest of an overlong line */
+        else
+                p->line++;
+        memcpy(str, p->text, n);
+        str[n] = '\0';
+        p->text += n;
+        return str;
+}
+
+_printf_(2, 3) static int parse_error(ParseState *p, const char *fmt, ...) {
+        _cleanup_free_ char *reason = NULL;
+        char *line;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&reason, fmt, ap);
+        va_end(ap);
+        if (r < 0 || asprintf(&line, "%s:%u: %s", p->name, p->line, reason) < 0) {
+                p->oom = 1;
+                return 0;
+        }
+        if (strv_push(p->errors, line) < 0)
+                p->oom = 1;
+        p->error_line = (int) p->line;
+        return 0; /* inih: 0 = error on this line */
+}
+
+static int parse_bool(const char *v) {
+        static const char *const yes[] = { "yes", "true", "on", "1" };
+        static const char *const no[] = { "no", "false", "off", "0" };
+
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+                if (strcasecmp(v, yes[i]) == 0)
+                        return 1;
+                if (strcasecmp(v, no[i]) == 0)
+                        return 0;
+        }
+        return -EINVAL;
+}
+
+/* Kubernetes names (namespaces, pods, containers): DNS-1123 characters. */
+static bool valid_k8s_name(const char *v, bool empty_ok) {
+        size_t n = strlen(v);
+
+        if (n == 0)
+                return empty_ok;
+        if (n > 253)
+                return false;
+        for (const char *c = v; *c; c++)
+                if (!(islower((unsigned char) *c) || isdigit((unsigned char) *c) || *c == '-' || *c == '.'))
+                        return false;
+        return true;
+}
+
+static bool valid_abs_path(const char *v) {
+        return v[0] == '/' && !strstr(v, "/../") && strlen(v) < 4096;
+}
+
+static int set_string(ParseState *p, char **field, const char *value) {
+        char *s = strdup(value);
+
+        if (!s) {
+                p->oom = 1;
+                return 0;
+        }
+        free(*field);
+        *field = s;
+        return 1;
+}
+
+static int set_modules(ParseState *p, const char *value) {
+        _cleanup_free_ char *copy = strdup(value);
+        char **list = NULL, *save = NULL;
+
+        if (!copy) {
+                p->oom = 1;
+                return 0;
+        }
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                for (char *c = w; *c; c++) {
+                        if (*c == '-')
+                                *c = '_'; /* the kernel's spelling */
+                        if (!(islower((unsigned char) *c) || isdigit((unsigned char) *c) || *c == '_')) {
+                                strv_free(list);
+                                return parse_error(p, "Modules=: \"%s\" is not a module name", w);
+                        }
+                }
+                if (strv_push(&list, strdup(w)) < 0) {
+                        strv_free(list);
+                        p->oom = 1;
+                        return 0;
+                }
+        }
+        strv_free(p->config->modules);
+        p->config->modules = list; /* empty value: NULL, what was loaded */
+        return 1;
+}
+
+static int handle_container(ParseState *p, const char *key, const char *value) {
+        Config *c = p->config;
+
+        if (streq(key, "Namespace") || streq(key, "Name") || streq(key, "PodNamePrefix")) {
+                bool prefix = streq(key, "PodNamePrefix");
+
+                if (!valid_k8s_name(value, prefix))
+                        return parse_error(p, "%s=: \"%s\" is not a Kubernetes name", key, value);
+                return set_string(p, prefix ? &c->pod_name_prefix :
+                                     streq(key, "Name") ? &c->container_name : &c->container_namespace,
+                                  value);
+        }
+        return parse_error(p, "unknown key \"%s\" in section [Container]", key);
+}
+
+static int handle_swap(ParseState *p, const char *key, const char *value) {
+        Config *c = p->config;
+
+        if (streq(key, "UnloadAt")) {
+                UnloadAt u = unload_at_from_string(value);
+
+                if (u < 0)
+                        return parse_error(p, "UnloadAt=: \"%s\" is not container-start or driver-ready", value);
+                c->unload_at = u;
+                return 1;
+        }
+        if (streq(key, "ReadyFile") || streq(key, "ContainerStore")) {
+                if (!valid_abs_path(value))
+                        return parse_error(p, "%s=: \"%s\" is not an absolute path", key, value);
+                return set_string(p, streq(key, "ReadyFile") ? &c->ready_file : &c->container_store, value);
+        }
+        if (streq(key, "ReadyTimeoutSec")) {
+                char *end = NULL;
+                unsigned long long v;
+
+                errno = 0;
+                v = strtoull(value, &end, 10);
+                if (errno || !end || *end || end == value || value[0] == '-' || v == 0 || v > MAX_READY_TIMEOUT_SEC)
+                        return parse_error(p, "ReadyTimeoutSec=: \"%s\" is not a number of seconds between 1 and %llu",
+                                           value, MAX_READY_TIMEOUT_SEC);
+                c->ready_timeout_usec = v * 1000000ULL;
+                return 1;
+        }
+        if (streq(key, "Modules"))
+                return set_modules(p, value);
+        if (streq(key, "LoadFromContainer")) {
+                int b = parse_bool(value);
+
+                if (b < 0)
+                        return parse_error(p, "LoadFromContainer=: \"%s\" is not yes or no", value);
+                c->load_from_container = b;
+                return 1;
+        }
+        return parse_error(p, "unknown key \"%s\" in section [Swap]", key);
+}
+
+static int parse_handler(void *user, const char *section, const char *key, const char *value) {
+        ParseState *p = user;
+
+        if (streq(section, "Container"))
+                return handle_container(p, key, value);
+        if (streq(section, "Swap"))
+                return handle_swap(p, key, value);
+        if (section[0] == '\0')
+                return parse_error(p, "key \"%s\" outside of any section", key);
+        return parse_error(p, "unknown section [%s]", section);
+}
+
+int config_parse_string(Config *c, const char *name, const char *text, char ***errors) {
+        ParseState p = { .config = c, .name = name, .text = text, .errors = errors };
+        int r;
+
+        r = ini_parse_stream(parse_reader, &p, parse_handler, &p);
+        if (p.oom || r == -2)
+                return -ENOMEM;
+        if (r > 0 && r != p.error_line) {
+                /* A line inih itself could not parse: no '=', unclosed '[' ... */
+                char *line;
+
+                if (asprintf(&line, "%s:%d: syntax error (expected [Section] or Key=Value)", name, r) < 0 ||
+                    strv_push(errors, line) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Refuse absurd sizes before reading: a config file is a few hundred bytes. */
+#define CONFIG_FILE_MAX (1024 * 1024)
+
+static int read_text_file(const char *path, char **ret) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        _cleanup_free_ char *buf = NULL;
+        size_t n;
+
+        if (!f)
+                return -errno;
+        buf = malloc(CONFIG_FILE_MAX + 1);
+        if (!buf)
+                return -ENOMEM;
+        n = fread(buf, 1, CONFIG_FILE_MAX + 1, f);
+        if (ferror(f))
+                return -EIO;
+        if (n > CONFIG_FILE_MAX)
+                return -EFBIG;
+        buf[n] = '\0';
+        if (strlen(buf) != n)
+                return -EBADMSG; /* a NUL byte: not a text file */
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+static int parse_file(Config *c, const char *path, bool optional, char ***errors) {
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        r = read_text_file(path, &text);
+        if (r == -ENOENT && optional)
+                return 0;
+        if (r == -EFBIG || r == -EBADMSG) {
+                char *line;
+
+                if (asprintf(&line, "%s: %s", path, r == -EFBIG ? "file larger than 1 MiB" : "not a text file") < 0)
+                        return -ENOMEM;
+                return strv_push(errors, line);
+        }
+        if (r < 0)
+                return r;
+        return config_parse_string(c, path, text, errors);
+}
+
+static int dropin_filter(const struct dirent *de) {
+        size_t n = strlen(de->d_name);
+
+        return de->d_name[0] != '.' && n > 5 && streq(de->d_name + n - 5, ".conf");
+}
+
+static int parse_dropins(Config *c, const char *main_path, char ***errors) {
+        _cleanup_free_ char *copy = strdup(main_path), *dir = NULL;
+        struct dirent **entries = NULL;
+        int n, r = 0;
+
+        if (!copy)
+                return -ENOMEM;
+        if (asprintf(&dir, "%s/conf.d", dirname(copy)) < 0)
+                return -ENOMEM;
+        n = scandir(dir, &entries, dropin_filter, alphasort);
+        if (n < 0)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+        for (int i = 0; i < n; i++) {
+                _cleanup_free_ char *p = NULL;
+
+                if (r >= 0 && asprintf(&p, "%s/%s", dir, entries[i]->d_name) < 0)
+                        r = -ENOMEM;
+                if (r >= 0)
+                        r = parse_file(c, p, /* optional= */ true, errors);
+                free(entries[i]);
+        }
+        free(entries);
+        return r;
+}
+
+int config_load(const char *path, bool main_optional, Config **ret, char ***ret_errors) {
+        _cleanup_(config_freep) Config *c = NULL;
+        char **errors = NULL;
+        int r;
+
+        r = config_new_default(&c);
+        if (r < 0)
+                return r;
+        r = parse_file(c, path, main_optional, &errors);
+        if (r >= 0)
+                r = parse_dropins(c, path, &errors);
+        if (r < 0) {
+                strv_free(errors);
+                return r;
+        }
+        if (errors) {
+                *ret_errors = errors;
+                return CONFIG_E_INVALID;
+        }
+        *ret = TAKE_PTR(c);
+        return 0;
+}

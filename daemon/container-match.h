@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* Who a container is, from its OCI config.json annotations, and whether it
+ * is the driver container we wait for. Pure: no I/O. Pod labels are only on
+ * the sandbox, so we match on namespace + container name (+ pod name prefix). */
+
+#include <stdbool.h>
+
+typedef struct ContainerIdentity {
+        char *id;             /* 64 hex: the overlay-containers/ directory name */
+        char *pod_namespace;  /* io.kubernetes.pod.namespace */
+        char *pod_name;       /* io.kubernetes.pod.name */
+        char *container_name; /* io.kubernetes.container.name */
+        char *pod_uid;        /* io.kubernetes.pod.uid; NULL when absent */
+} ContainerIdentity;
+
+ContainerIdentity *container_identity_free(ContainerIdentity *c);
+
+/* pod_name_prefix NULL or "" matches any pod name. */
+bool container_match(const ContainerIdentity *c, const char *pod_namespace, const char *container_name,
+                     const char *pod_name_prefix);
+
+/* "crio-<64 hex>.scope" and "<64 hex>" checks. */
+bool container_id_valid(const char *id);
+/* If unit is crio-<id>.scope, copies the id into ret (65 bytes) and returns true. */
+bool container_id_from_scope(const char *unit, char ret[static 65]);

@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+
+#include "container-store.h"
+#include "log.h"
+#include "path-watch.h"
+#include "util/macro.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
+static inline void container_identity_freep(ContainerIdentity **c) {
+        container_identity_free(*c);
+}
+
+static int annotation(json_object *annotations, const char *key, bool required, char **ret) {
+        json_object *v = NULL;
+
+        if (!json_object_object_get_ex(annotations, key, &v) || !json_object_is_type(v, json_type_string)) {
+                if (required)
+                        return -ENODATA;
+                *ret = NULL;
+                return 0;
+        }
+        *ret = strdup(json_object_get_string(v));
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* Length of the trailing whitespace: allowed after the document. */
+static size_t strspn_tail(const char *s, size_t len) {
+        size_t n = 0;
+
+        while (n < len && strchr(" \t\r\n", s[len - 1 - n]) && s[len - 1 - n] != '\0')
+                n++;
+        return n;
+}
+
+int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret) {
+        _cleanup_(json_object_putp) json_object *root = NULL;
+        _cleanup_(container_identity_freep) ContainerIdentity *c = NULL;
+        json_tokener *tok;
+        json_object *annotations = NULL;
+        int r;
+
+        if (len > CONTAINER_CONFIG_MAX || len > INT32_MAX)
+                return -EFBIG;
+        tok = json_tokener_new();
+        if (!tok)
+                return -ENOMEM;
+        root = json_tokener_parse_ex(tok, json, (int) len);
+        /* A truncated document (a half-written file) or trailing garbage is not
+         * a config. json-c 0.14 (RHEL 9) has no json_tokener_get_parse_end():
+         * char_offset is its spelling there. */
+        if (!root || json_tokener_get_error(tok) != json_tokener_success ||
+            tok->char_offset < 0 || (size_t) tok->char_offset < len - strspn_tail(json, len)) {
+                json_tokener_free(tok);
+                return -EBADMSG;
+        }
+        json_tokener_free(tok);
+        if (!json_object_is_type(root, json_type_object))
+                return -EBADMSG;
+        if (!json_object_object_get_ex(root, "annotations", &annotations) ||
+            !json_object_is_type(annotations, json_type_object))
+                return -ENODATA;
+
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->id = strdup(id ?: "");
+        if (!c->id)
+                return -ENOMEM;
+        r = annotation(annotations, "io.kubernetes.pod.namespace", true, &c->pod_namespace);
+        if (r >= 0)
+                r = annotation(annotations, "io.kubernetes.pod.name", true, &c->pod_name);
+        if (r >= 0)
+                r = annotation(annotations, "io.kubernetes.container.name", true, &c->container_name);
+        if (r >= 0)
+                r = annotation(annotations, "io.kubernetes.pod.uid", false, &c->pod_uid);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+static int read_bounded(const char *path, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        _cleanup_free_ char *buf = NULL;
+        struct stat st;
+        size_t n = 0;
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADMSG; /* a FIFO or device must not block or feed us forever */
+        if ((uint64_t) st.st_size > max)
+                return -EFBIG;
+        buf = malloc((size_t) st.st_size + 1);
+        if (!buf)
+                return -ENOMEM;
+        while (n < (size_t) st.st_size) {
+                ssize_t k = read(fd, buf + n, (size_t) st.st_size - n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break; /* shrank while reading: parse what is there */
+                n += (size_t) k;
+        }
+        buf[n] = '\0';
+        *ret = TAKE_PTR(buf);
+        *ret_len = n;
+        return 0;
+}
+
+int container_config_read(const char *path, const char *id, ContainerIdentity **ret) {
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        int r;
+
+        r = read_bounded(path, CONTAINER_CONFIG_MAX, &text, &len);
+        if (r < 0)
+                return r;
+        return container_config_parse(id, text, len, ret);
+}
+
+int container_pidfile_read(const char *path, pid_t *ret) {
+        _cleanup_free_ char *text = NULL;
+        char *end = NULL;
+        size_t len;
+        long v;
+        int r;
+
+        r = read_bounded(path, 64, &text, &len);
+        if (r < 0)
+                return r == -EFBIG ? -EBADMSG : r;
+        errno = 0;
+        v = strtol(text, &end, 10);
+        if (errno || end == text || v <= 1 || v > INT32_MAX || (*end && *end != '\n'))
+                return -EBADMSG;
+        *ret = (pid_t) v;
+        return 0;
+}
+
+/* One container directory we look at. */
+typedef enum EntryState {
+        ENTRY_PENDING,   /* waiting for a complete config.json */
+        ENTRY_IGNORED,   /* not ours, or unreadable: we stop looking */
+        ENTRY_WANTED,    /* ours: following its pidfile */
+} EntryState;
+
+typedef struct Entry {
+        ContainerStore *store;
+        char id[65];
+        EntryState state;
+        ContainerIdentity *identity;
+        pid_t pid;
+        PathWatch *watch;  /* config.json while pending, pidfile while wanted */
+        struct Entry *next;
+} Entry;
+
+struct ContainerStore {
+        sd_event *event;
+        char *dir;                 /* <store>/overlay-containers */
+        PathWatch *dir_watch;      /* overlay-containers/ existing or not */
+        sd_event_source *children; /* inotify on overlay-containers/ itself */
+        Entry *entries;
+        ContainerStoreWant want;
+        ContainerStoreHandler handler;
+        void *userdata;
+};
+
+static Entry *entry_free(Entry *e) {
+        if (!e)
+                return NULL;
+        path_watch_free(e->watch);
+        container_identity_free(e->identity);
+        free(e);
+        return NULL;
+}
+
+static int entry_path(const Entry *e, const char *file, char **ret) {
+        return asprintf(ret, "%s/%s/userdata/%s", e->store->dir, e->id, file) < 0 ? -ENOMEM : 0;
+}
+
+static void entry_refresh(Entry *e);
+
+static void on_entry_file(PathWatch *w, bool exists, void *userdata) {
+        if (exists)
+                entry_refresh(userdata);
+}
+
+static int entry_watch(Entry *e, const char *file) {
+        _cleanup_free_ char *p = NULL, *desc = NULL;
+        int r;
+
+        e->watch = path_watch_free(e->watch);
+        r = entry_path(e, file, &p);
+        if (r < 0)
+                return r;
+        if (asprintf(&desc, "container-%.12s-%s", e->id, file) < 0)
+                return -ENOMEM;
+        return path_watch_new(e->store->event, p, desc, on_entry_file, e, &e->watch);
+}
+
+static void entry_read_identity(Entry *e) {
+        _cleanup_free_ char *p = NULL;
+        int r;
+
+        r = entry_path(e, "config.json", &p);
+        if (r >= 0)
+                r = container_config_read(p, e->id, &e->identity);
+        if (r == -ENOENT || r == -EBADMSG)
+                return; /* not there yet or still being written: wait for the next write */
+        if (r < 0) {
+                log_warning_errno(r, "Container %.12s: cannot use %s, ignoring the container: %m", e->id, p);
+                e->state = ENTRY_IGNORED;
+                e->watch = path_watch_free(e->watch);
+                return;
+        }
+        if (!e->store->want(e->identity, e->store->userdata)) {
+                e->state = ENTRY_IGNORED;
+                e->identity = container_identity_free(e->identity);
+                e->watch = path_watch_free(e->watch);
+                return;
+        }
+        log_info("Container %.12s is %s/%s in namespace %s: following it.", e->id, e->identity->pod_name,
+                 e->identity->container_name, e->identity->pod_namespace);
+        e->state = ENTRY_WANTED;
+        r = entry_watch(e, "pidfile");
+        if (r < 0)
+                log_warning_errno(r, "Container %.12s: cannot watch its pidfile, relying on the store: %m", e->id);
+}
+
+static void entry_read_pid(Entry *e) {
+        _cleanup_free_ char *p = NULL;
+        pid_t pid;
+        int r;
+
+        r = entry_path(e, "pidfile", &p);
+        if (r >= 0)
+                r = container_pidfile_read(p, &pid);
+        if (r < 0) {
+                if (r != -ENOENT && r != -EBADMSG)
+                        log_debug_errno(r, "Container %.12s: cannot read %s, ignoring: %m", e->id, p);
+                return;
+        }
+        if (pid == e->pid)
+                return;
+        e->pid = pid;
+        e->store->handler(e->store, CONTAINER_STORE_PID, e->identity, pid, e->store->userdata);
+}
+
+static void entry_refresh(Entry *e) {
+        /* The handler may free the store's entries: this is the last use of e. */
+        if (e->state == ENTRY_PENDING)
+                entry_read_identity(e);
+        if (e->state == ENTRY_WANTED)
+                entry_read_pid(e);
+}
+
+static Entry **entry_find(ContainerStore *s, const char *id) {
+        for (Entry **i = &s->entries; *i; i = &(*i)->next)
+                if (streq((*i)->id, id))
+                        return i;
+        return NULL;
+}
+
+static void container_added(ContainerStore *s, const char *id) {
+        Entry *e;
+        int r;
+
+        if (!container_id_valid(id) || entry_find(s, id))
+                return;
+        e = calloc(1, sizeof(*e));
+        if (!e) {
+                log_error("Out of memory while following container %.12s.", id);
+                return;
+        }
+        e->store = s;
+        memcpy(e->id, id, 65);
+        e->next = s->entries;
+        s->entries = e;
+        r = entry_watch(e, "config.json");
+        if (r < 0)
+                log_warning_errno(r, "Container %.12s: cannot watch its config.json, ignoring: %m", id);
+        entry_refresh(e);
+}
+
+static void container_removed(ContainerStore *s, const char *id) {
+        Entry **i = entry_find(s, id), *e;
+
+        if (!i)
+                return;
+        e = *i;
+        *i = e->next;
+        if (e->state == ENTRY_WANTED)
+                s->handler(s, CONTAINER_STORE_REMOVED, e->identity, e->pid, s->userdata);
+        entry_free(e);
+}
+
+static void remove_all(ContainerStore *s) {
+        while (s->entries) {
+                char id[65];
+
+                memcpy(id, s->entries->id, 65);
+                container_removed(s, id);
+        }
+}
+
+static int scan(ContainerStore *s) {
+        _cleanup_(closedirp) DIR *d = opendir(s->dir);
+        struct dirent *de;
+
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        /* Removed while we did not look. */
+        for (Entry *e = s->entries, *next; e; e = next) {
+                _cleanup_free_ char *p = NULL;
+
+                next = e->next;
+                if (asprintf(&p, "%s/%s", s->dir, e->id) >= 0 && access(p, F_OK) < 0 && errno == ENOENT)
+                        container_removed(s, e->id);
+        }
+        while ((de = readdir(d)))
+                container_added(s, de->d_name);
+        return 0;
+}
+
+static int on_children(sd_event_source *src, const struct inotify_event *ev, void *userdata) {
+        ContainerStore *s = userdata;
+
+        if (ev->mask & IN_Q_OVERFLOW) {
+                log_warning("Lost inotify events on %s: rescanning the store.", s->dir);
+                (void) scan(s);
+                return 0;
+        }
+        if (ev->len == 0 || !(ev->mask & IN_ISDIR))
+                return 0;
+        if (ev->mask & (IN_CREATE | IN_MOVED_TO))
+                container_added(s, ev->name);
+        else if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
+                container_removed(s, ev->name);
+        return 0;
+}
+
+static void on_dir(PathWatch *w, bool exists, void *userdata) {
+        ContainerStore *s = userdata;
+        int r;
+
+        if (exists && !s->children) {
+                r = sd_event_add_inotify(s->event, &s->children, s->dir,
+                                         IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR,
+                                         on_children, s);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot watch %s, containers will not be seen: %m", s->dir);
+                        return;
+                }
+                (void) sd_event_source_set_description(s->children, "container-store");
+                (void) scan(s);
+        } else if (!exists && s->children) {
+                s->children = sd_event_source_disable_unref(s->children);
+                remove_all(s);
+        }
+}
+
+ContainerStore *container_store_free(ContainerStore *s) {
+        if (!s)
+                return NULL;
+        while (s->entries) {
+                Entry *e = s->entries;
+
+                s->entries = e->next;
+                entry_free(e);
+        }
+        sd_event_source_disable_unref(s->children);
+        path_watch_free(s->dir_watch);
+        sd_event_unref(s->event);
+        free(s->dir);
+        free(s);
+        return NULL;
+}
+
+static inline void container_store_freep(ContainerStore **s) {
+        container_store_free(*s);
+}
+
+int container_store_new(sd_event *e, const char *store_dir, ContainerStoreWant want, ContainerStoreHandler handler,
+                        void *userdata, ContainerStore **ret) {
+        _cleanup_(container_store_freep) ContainerStore *s = calloc(1, sizeof(*s));
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        s->event = sd_event_ref(e);
+        s->want = want;
+        s->handler = handler;
+        s->userdata = userdata;
+        if (asprintf(&s->dir, "%s/overlay-containers", store_dir) < 0) {
+                s->dir = NULL;
+                return -ENOMEM;
+        }
+        r = path_watch_new(e, s->dir, "container-store-dir", on_dir, s, &s->dir_watch);
+        if (r < 0)
+                return r;
+        if (path_watch_exists(s->dir_watch))
+                on_dir(s->dir_watch, true, s);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int container_store_rescan(ContainerStore *s) {
+        return s->children ? scan(s) : 0;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+
+/* GuardOps with the guard library: the one file of the daemon that calls
+ * kmod-helper/lib. It copies the library's results into the daemon's small
+ * types so nothing else depends on the library's structures. */
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions/stack-load.h"
+#include "actions/stack-unload.h"
+#include "guard-ops.h"
+#include "modules/module-stack.h"
+#include "nvme/nvme-block-devices.h"
+#include "util/strv.h"
+#include "usage/usage-check.h"
+#include "util/macro.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(UnloadResult *, unload_result_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(NvmeBlockDevices *, nvme_block_devices_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardUnloadResult *, guard_unload_result_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardLoadResult *, guard_load_result_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardStack *, guard_stack_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardBlockers *, guard_blockers_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardNamespaces *, guard_namespaces_free);
+
+static int blocker_add(GuardBlockers *b, const char *device, const char *kind, const char *where, pid_t pid,
+                       char *description /* taken */) {
+        GuardBlocker *n = realloc(b->items, (b->n + 1) * sizeof(*n));
+
+        if (!n) {
+                free(description);
+                return -ENOMEM;
+        }
+        b->items = n;
+        n[b->n] = (GuardBlocker) {
+                .device = device ? strdup(device) : NULL,
+                .kind = strdup(kind),
+                .where = where ? strdup(where) : NULL,
+                .pid = pid,
+                .description = description,
+        };
+        b->n++;
+        return 0;
+}
+
+static const char *usage_kind_short(UsageKind k) {
+        switch (k) {
+        case USAGE_MOUNTED: return "mounted";
+        case USAGE_SWAP: return "swap";
+        case USAGE_HOLDER: return "holder";
+        case USAGE_OPEN_BY_PROCESS: return "open";
+        case USAGE_KERNEL_CLAIM: return "kernel-claim";
+        default: return "unknown";
+        }
+}
+
+static int blockers_from_usage(const UsageReport *u, GuardBlockers *b) {
+        for (size_t i = 0; u && i < u->n_usages; i++) {
+                const Usage *x = &u->usages[i];
+                char *d = NULL;
+                int r;
+
+                r = usage_describe(x, &d);
+                if (r < 0)
+                        return r;
+                r = blocker_add(b, x->device, usage_kind_short(x->kind), x->where, x->pid, d);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int real_unload(void *userdata, GuardUnloadResult **ret) {
+        _cleanup_(unload_result_freep) UnloadResult *u = NULL;
+        _cleanup_(guard_unload_result_freep) GuardUnloadResult *g = calloc(1, sizeof(*g));
+        UnloadOptions opts = {};
+        int r;
+
+        if (!g)
+                return -ENOMEM;
+        r = stack_unload(&opts, &u);
+        if (r < 0)
+                return r;
+        switch (u->outcome) {
+        case UNLOAD_OUTCOME_REMOVED: g->outcome = GUARD_UNLOAD_REMOVED; break;
+        case UNLOAD_OUTCOME_NOT_LOADED: g->outcome = GUARD_UNLOAD_NOT_LOADED; break;
+        case UNLOAD_OUTCOME_FAILED_RESTORED: g->outcome = GUARD_UNLOAD_FAILED_RESTORED; break;
+        case UNLOAD_OUTCOME_FAILED_UNRESTORED: g->outcome = GUARD_UNLOAD_FAILED_UNRESTORED; break;
+        default: g->outcome = GUARD_UNLOAD_REFUSED; break; /* in use, blocked (dry run is never asked) */
+        }
+        r = strv_copy(u->removed, &g->removed);
+        if (r < 0)
+                return r;
+        if (g->outcome == GUARD_UNLOAD_REFUSED) {
+                r = blockers_from_usage(u->usage, &g->blockers);
+                for (char **i = u->plan_blockers; r >= 0 && i && *i; i++)
+                        r = blocker_add(&g->blockers, NULL, "module", NULL, 0, strdup(*i));
+                if (r < 0)
+                        return r;
+        }
+        if (u->failed_module && !(g->failed_module = strdup(u->failed_module)))
+                return -ENOMEM;
+        g->failed_errno = u->failed_errno;
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
+static int load(const char *tree, char *const *modules, GuardLoadResult **ret) {
+        _cleanup_(load_result_freep) LoadResult *l = NULL;
+        _cleanup_(guard_load_result_freep) GuardLoadResult *g = calloc(1, sizeof(*g));
+        LoadOptions opts = { .module_tree = tree, .modules = (char **) modules };
+        int r;
+
+        if (!g)
+                return -ENOMEM;
+        r = stack_load(&opts, &l);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < l->n_modules; i++)
+                if (strv_push(&g->loaded, strdup(l->modules[i].name)) < 0)
+                        return -ENOMEM;
+        if (l->failed_module) {
+                g->failed_module = strdup(l->failed_module);
+                g->failed_reason = strdup(l->failed_reason ?: "");
+                if (!g->failed_module || !g->failed_reason)
+                        return -ENOMEM;
+        }
+        g->failed_errno = l->failed_errno;
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
+static int real_load_from(void *userdata, const char *tree, char *const *modules, GuardLoadResult **ret) {
+        return load(tree, modules, ret);
+}
+
+static int real_restore(void *userdata, char *const *modules, GuardLoadResult **ret) {
+        return load(NULL, modules, ret);
+}
+
+static GuardOrigin origin_from_library(ModuleOrigin o) {
+        switch (o) {
+        case MODULE_ORIGIN_IN_TREE: return GUARD_ORIGIN_IN_TREE;
+        case MODULE_ORIGIN_OUT_OF_TREE: return GUARD_ORIGIN_OUT_OF_TREE;
+        case MODULE_ORIGIN_NVIDIA: return GUARD_ORIGIN_NVIDIA;
+        default: return GUARD_ORIGIN_ABSENT;
+        }
+}
+
+static int real_read_stack(void *userdata, GuardStack **ret) {
+        _cleanup_(module_stack_freep) ModuleStack *s = NULL;
+        _cleanup_(guard_stack_freep) GuardStack *g = calloc(1, sizeof(*g));
+        int r;
+
+        if (!g)
+                return -ENOMEM;
+        r = module_stack_read(&s);
+        if (r < 0)
+                return r;
+        g->modules = calloc(s->n_modules ?: 1, sizeof(GuardModule));
+        if (!g->modules)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_modules; i++) {
+                const ModuleInfo *m = &s->modules[i];
+
+                g->modules[i].name = strdup(m->name);
+                if (!g->modules[i].name)
+                        return -ENOMEM;
+                g->n_modules++;
+                g->modules[i].origin = m->loaded ? origin_from_library(m->origin) : GUARD_ORIGIN_ABSENT;
+                g->modules[i].gds_hooks = m->has_gds_hooks;
+        }
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
+static int real_check_usage(void *userdata, GuardBlockers **ret) {
+        _cleanup_(usage_report_freep) UsageReport *u = NULL;
+        _cleanup_(guard_blockers_freep) GuardBlockers *b = calloc(1, sizeof(*b));
+        int r;
+
+        if (!b)
+                return -ENOMEM;
+        r = usage_check(&u);
+        if (r < 0)
+                return r;
+        r = blockers_from_usage(u, b);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(b);
+        return 0;
+}
+
+static int real_scan_namespaces(void *userdata, GuardNamespaces **ret) {
+        _cleanup_(nvme_block_devices_freep) NvmeBlockDevices *d = NULL;
+        _cleanup_(guard_namespaces_freep) GuardNamespaces *g = calloc(1, sizeof(*g));
+        int r;
+
+        if (!g)
+                return -ENOMEM;
+        r = nvme_block_devices_scan(&d);
+        if (r < 0)
+                return r;
+        g->items = calloc(d->n_devices ?: 1, sizeof(GuardNamespace));
+        if (!g->items)
+                return -ENOMEM;
+        for (size_t i = 0; i < d->n_devices; i++) {
+                const NvmeBlockDevice *x = &d->devices[i];
+                GuardNamespace *n = &g->items[g->n];
+
+                if (x->is_partition)
+                        continue;
+                n->name = strdup(x->name);
+                n->serial = strdup(x->serial ?: "");
+                g->n++;
+                if (!n->name || !n->serial)
+                        return -ENOMEM;
+                n->nsid = x->nsid;
+        }
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
+const GuardOps guard_ops_real = {
+        .unload = real_unload,
+        .load_from = real_load_from,
+        .restore = real_restore,
+        .read_stack = real_read_stack,
+        .check_usage = real_check_usage,
+        .scan_namespaces = real_scan_namespaces,
+};

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The daemon's only door to the guard library (kmod-helper/lib). The
+ * manager never calls the library directly: it calls these operations, which
+ * guard-ops-real.c implements with the library and tests replace with
+ * scripted results. The results are the daemon's own small types, copied
+ * from the library's, so that the daemon logic and its tests build and run
+ * without the library's implementation. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef enum GuardOrigin {
+        GUARD_ORIGIN_ABSENT,
+        GUARD_ORIGIN_IN_TREE,
+        GUARD_ORIGIN_OUT_OF_TREE,
+        GUARD_ORIGIN_NVIDIA,
+        _GUARD_ORIGIN_MAX,
+} GuardOrigin;
+
+typedef struct GuardModule {
+        char *name;
+        GuardOrigin origin;   /* ABSENT when not loaded */
+        bool gds_hooks;
+} GuardModule;
+
+typedef struct GuardStack {
+        GuardModule *modules;
+        size_t n_modules;
+} GuardStack;
+
+/* One reason a namespace cannot be let go, for the journal. */
+typedef struct GuardBlocker {
+        char *device;       /* "nvme0n1p1", or NULL for a module-level blocker */
+        char *kind;         /* "mounted", "swap", "holder", "open", "kernel-claim", "module" */
+        char *where;        /* mount point, swap path, holder name, command */
+        pid_t pid;
+        char *description;  /* one line an operator can act on */
+} GuardBlocker;
+
+typedef struct GuardBlockers {
+        GuardBlocker *items;
+        size_t n;
+} GuardBlockers;
+
+typedef enum GuardUnloadOutcome {
+        GUARD_UNLOAD_REMOVED,
+        GUARD_UNLOAD_NOT_LOADED,
+        GUARD_UNLOAD_REFUSED,             /* in use or plan blocked: nothing touched */
+        GUARD_UNLOAD_FAILED_RESTORED,
+        GUARD_UNLOAD_FAILED_UNRESTORED,
+        _GUARD_UNLOAD_MAX,
+} GuardUnloadOutcome;
+
+typedef struct GuardUnloadResult {
+        GuardUnloadOutcome outcome;
+        char **removed;          /* NULL-terminated, may be NULL */
+        GuardBlockers blockers;
+        char *failed_module;
+        int failed_errno;        /* positive */
+} GuardUnloadResult;
+
+typedef struct GuardLoadResult {
+        char **loaded;           /* NULL-terminated, may be NULL */
+        char *failed_module;     /* NULL on success */
+        int failed_errno;
+        char *failed_reason;
+} GuardLoadResult;
+
+typedef struct GuardNamespace {
+        char *name;     /* nvme0n1 */
+        char *serial;
+        unsigned nsid;
+} GuardNamespace;
+
+typedef struct GuardNamespaces {
+        GuardNamespace *items;
+        size_t n;
+} GuardNamespaces;
+
+/* Each returns 0 with *ret, or -errno when it could not even try. Every
+ * outcome of an attempt (refused, failed and restored ...) is in *ret. */
+typedef struct GuardOps {
+        int (*unload)(void *userdata, GuardUnloadResult **ret);
+        /* modules NULL: the library's default (nvme, and through it nvme_core). */
+        int (*load_from)(void *userdata, const char *module_tree, char *const *modules, GuardLoadResult **ret);
+        int (*restore)(void *userdata, char *const *modules, GuardLoadResult **ret);
+        int (*read_stack)(void *userdata, GuardStack **ret);
+        int (*check_usage)(void *userdata, GuardBlockers **ret);
+        int (*scan_namespaces)(void *userdata, GuardNamespaces **ret);
+        void *userdata;
+} GuardOps;
+
+/* The implementation with the guard library (guard-ops-real.c). */
+extern const GuardOps guard_ops_real;
+
+const char *guard_origin_to_string(GuardOrigin o);
+GuardOrigin guard_origin_from_string(const char *s);
+
+GuardStack *guard_stack_free(GuardStack *s);
+const GuardModule *guard_stack_find(const GuardStack *s, const char *name);
+bool guard_stack_any_loaded(const GuardStack *s);
+/* nvme (or nvme_core) loaded and not the in-tree build. */
+bool guard_stack_replacement_loaded(const GuardStack *s);
+/* NULL-terminated names of the loaded modules, or NULL when none (-ENOMEM). */
+int guard_stack_loaded_names(const GuardStack *s, char ***ret);
+
+void guard_blockers_clear(GuardBlockers *b);
+GuardBlockers *guard_blockers_free(GuardBlockers *b);
+/* All descriptions joined with "; " ("" when none). */
+char *guard_blockers_join(const GuardBlockers *b);
+GuardUnloadResult *guard_unload_result_free(GuardUnloadResult *r);
+GuardLoadResult *guard_load_result_free(GuardLoadResult *r);
+GuardNamespaces *guard_namespaces_free(GuardNamespaces *n);
+/* The namespaces of `before` (serial + nsid) missing from `now`, NULL-terminated
+ * "serial/nsid (name)" lines; NULL when all are back. -ENOMEM on failure. */
+int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespaces *now, char ***ret);
+/* The strings of l joined with sep ("" for none); NULL on ENOMEM. */
+char *words_join(char *const *l, const char *sep);

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+
+/* nvme-swapguard: swaps the host's in-tree NVMe stack for the NVIDIA build
+ * of the driver container at the right moment, safely. main() only parses
+ * the arguments, reads the configuration and runs the manager. */
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "guard-ops.h"
+#include "host/host-root.h"
+#include "log.h"
+#include "manager.h"
+#include "report.h"
+#include "util/strv.h"
+
+static void help(void) {
+        printf("Usage: nvme-swapguard [OPTIONS]\n\n"
+               "  --config PATH       configuration file (default " CONFIG_DEFAULT_PATH ",\n"
+               "                      then conf.d/*.conf next to it)\n"
+               "  --check-config      validate the configuration and exit (0 valid, 1 not)\n"
+               "  --root DIR          treat DIR as the host's root (tests)\n"
+               "  --log-target TARGET auto, journal or stderr\n"
+               "  --debug             log debug messages\n"
+               "  --version           print the version and exit\n");
+}
+
+typedef struct Args {
+        const char *config;
+        const char *root;
+        bool check_config;
+} Args;
+
+static int parse_args(int argc, char **argv, Args *a) {
+        enum { ARG_CONFIG = 0x100, ARG_CHECK, ARG_ROOT, ARG_LOG_TARGET, ARG_DEBUG, ARG_VERSION };
+        static const struct option options[] = {
+                { "config", required_argument, NULL, ARG_CONFIG },
+                { "check-config", no_argument, NULL, ARG_CHECK },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { "log-target", required_argument, NULL, ARG_LOG_TARGET },
+                { "debug", no_argument, NULL, ARG_DEBUG },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case ARG_CONFIG:
+                        a->config = optarg;
+                        break;
+                case ARG_CHECK:
+                        a->check_config = true;
+                        break;
+                case ARG_ROOT:
+                        a->root = optarg;
+                        break;
+                case ARG_LOG_TARGET: {
+                        LogTarget t = log_target_from_string(optarg);
+
+                        if (t < 0) {
+                                fprintf(stderr, "Unknown log target \"%s\".\n", optarg);
+                                return -EINVAL;
+                        }
+                        log_set_target(t);
+                        break;
+                }
+                case ARG_DEBUG:
+                        log_set_max_level(LOG_DEBUG);
+                        break;
+                case ARG_VERSION:
+                        printf("nvme-swapguard %s\n", SWAPGUARD_VERSION);
+                        return 0;
+                case 'h':
+                        help();
+                        return 0;
+                default:
+                        return -EINVAL;
+                }
+        if (optind < argc) {
+                fprintf(stderr, "Unexpected argument \"%s\".\n", argv[optind]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+int main(int argc, char **argv) {
+        _cleanup_free_ char *default_path = NULL;
+        Args a = {};
+        Config *config = NULL;
+        Manager *m = NULL;
+        char **errors = NULL;
+        const char *path;
+        int r;
+
+        r = parse_args(argc, argv, &a);
+        if (r <= 0)
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        if (a.root && host_root_set(a.root) < 0) {
+                fprintf(stderr, "--root needs an absolute path.\n");
+                return EXIT_FAILURE;
+        }
+        if (host_path(CONFIG_DEFAULT_PATH, &default_path) < 0)
+                return EXIT_FAILURE;
+        path = a.config ?: default_path;
+
+        r = config_load(path, !a.config, &config, &errors);
+        if (r == CONFIG_E_INVALID) {
+                for (char **e = errors; *e; e++)
+                        if (a.check_config)
+                                fprintf(stderr, "%s\n", *e);
+                        else
+                                report_event(LOG_ERR, SWAPGUARD_MESSAGE_CONFIG_INVALID, NULL, "%s", *e);
+                strv_free(errors);
+                return EXIT_FAILURE;
+        }
+        if (r < 0) {
+                log_error_errno(r, "Cannot read the configuration %s: %m", path);
+                return EXIT_FAILURE;
+        }
+        if (a.check_config) {
+                printf("%s: valid.\n", path);
+                config_free(config);
+                return EXIT_SUCCESS;
+        }
+
+        r = manager_new(&(ManagerOptions) { .config_path = path, .config_optional = !a.config, .ops = &guard_ops_real },
+                        config, &m);
+        if (r < 0) {
+                config_free(config);
+                log_error_errno(r, "Cannot create the manager: %m");
+                return EXIT_FAILURE;
+        }
+        r = manager_start(m);
+        if (r >= 0)
+                r = manager_run(m);
+        manager_free(m);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

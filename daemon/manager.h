@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The daemon's manager: owns the configuration, the state machine's current
+ * state, the record written to the state file, and every event source
+ * (signals, container store, scopes, udev, ready file, mount table, the
+ * ready deadline, the pidfd of the driver container). It turns events into
+ * swap_state_next() calls, runs the actions through GuardOps and reports. */
+
+#include <stdbool.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "guard-ops.h"
+#include "swap-state.h"
+
+typedef struct Manager Manager;
+
+typedef struct ManagerOptions {
+        const char *config_path;   /* as given (--config) or host_path()'d default */
+        bool config_optional;      /* the default path may be missing */
+        const GuardOps *ops;
+} ManagerOptions;
+
+/* Takes the config. */
+int manager_new(const ManagerOptions *opts, Config *config, Manager **ret);
+Manager *manager_free(Manager *m);
+/* Adds every event source, reconciles, sends READY=1. */
+int manager_start(Manager *m);
+/* Runs the loop until SIGTERM/SIGINT; returns the exit code. */
+int manager_run(Manager *m);
+SwapState manager_get_state(const Manager *m);

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* MESSAGE_ID of each kind of journal entry the daemon writes. Fixed forever:
+ * operators filter on them (journalctl MESSAGE_ID=...), and
+ * catalog/nvme-swapguard.catalog explains each one (journalctl -x). */
+
+#define SWAPGUARD_MESSAGE_STARTED          "fd9558e733a44111a11b09d75cc33139"
+#define SWAPGUARD_MESSAGE_CONTAINER_SEEN   "65fb38831d464932bb13eadfbcd9e069"
+#define SWAPGUARD_MESSAGE_UNLOADED         "5f9add5ec6ba4bceb08dd44a1496e973"
+#define SWAPGUARD_MESSAGE_BLOCKED          "d26a0597308b450481324cf4e89b659b"
+#define SWAPGUARD_MESSAGE_SWAPPED          "d52b71b7f0f044ca8ed598ab2090efd0"
+#define SWAPGUARD_MESSAGE_NAMESPACES_BACK  "52dbe424ed6d480e8402dfc529557c39"
+#define SWAPGUARD_MESSAGE_RESTORED         "bf54ca7d2bec4edaa11caff4a4613f1a"
+#define SWAPGUARD_MESSAGE_FAILED           "f52b7f6f00e0428aa7aedd0840ea6eb4"
+#define SWAPGUARD_MESSAGE_RELOAD_DETECTED  "33be6ddb5194470aa0a57242da70fff5"
+#define SWAPGUARD_MESSAGE_CONFIG_INVALID   "fe059e9bddeb411f9d74061da2390426"
+#define SWAPGUARD_MESSAGE_STOP_RESTORED    "7bc368d6005b4d99b5e15d0902c4c229"

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* While the in-tree NVMe stack is unloaded and NVIDIA's build is not yet
+ * loaded, the host must not load the in-tree stack back by itself (udev
+ * coldplug, a PCI rescan, a `modprobe nvme` in some script). The guard is a
+ * runtime modprobe.d file, /run/modprobe.d/nvme-swapguard.conf, that
+ * blacklists each stack module's aliases and turns `modprobe <m>` into
+ * /bin/false. See reload-guard.c for why our own loads are not affected. */
+
+#include <stdbool.h>
+
+#define RELOAD_GUARD_PATH "/run/modprobe.d/nvme-swapguard.conf"
+
+/* The text of the file for these modules (NULL-terminated). Pure. */
+int reload_guard_render(char *const *modules, char **ret);
+/* Writes the file atomically (host_path()'d). 0 or -errno. */
+int reload_guard_install(char *const *modules);
+/* Removes it; 0 when it was not there. */
+int reload_guard_remove(void);
+bool reload_guard_installed(void);

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+
+#include "log.h"
+#include "report.h"
+#include "util/strv.h"
+
+static int field(char ***l, const char *key, const char *value) {
+        char *s;
+
+        if (!value)
+                return 0;
+        if (asprintf(&s, "%s=%s", key, value) < 0)
+                return -ENOMEM;
+        return strv_push(l, s);
+}
+
+int report_event(int priority, const char *message_id, const ReportFields *f, const char *fmt, ...) {
+        _cleanup_free_ char *message = NULL, *pid = NULL;
+        char **fields = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&message, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        if (f && f->pid > 0 && asprintf(&pid, "%d", (int) f->pid) < 0)
+                return -ENOMEM;
+
+        r = field(&fields, "MESSAGE_ID", message_id);
+        if (f) {
+                if (r >= 0)
+                        r = field(&fields, "SWAPGUARD_STATE", f->state);
+                if (r >= 0)
+                        r = field(&fields, "SWAPGUARD_MODULE", f->module);
+                if (r >= 0)
+                        r = field(&fields, "SWAPGUARD_ORIGIN", f->origin);
+                if (r >= 0)
+                        r = field(&fields, "SWAPGUARD_DEVICE", f->device);
+                if (r >= 0)
+                        r = field(&fields, "SWAPGUARD_MOUNT_POINT", f->mount_point);
+                if (r >= 0)
+                        r = field(&fields, "SWAPGUARD_PID", pid);
+                if (r >= 0)
+                        r = field(&fields, "SWAPGUARD_CONTAINER_ID", f->container_id);
+                if (r >= 0)
+                        r = field(&fields, "SWAPGUARD_POD", f->pod);
+                for (char *const *e = f->extra; r >= 0 && e && *e; e++)
+                        r = strv_push(&fields, strdup(*e));
+        }
+        if (r >= 0) {
+                size_t n = strv_length(fields);
+                struct iovec iov[n ?: 1];
+
+                for (size_t i = 0; i < n; i++)
+                        iov[i] = (struct iovec) { .iov_base = fields[i], .iov_len = strlen(fields[i]) };
+                r = log_structured_iov(priority, iov, n, message);
+        }
+        strv_free(fields);
+        return r;
+}
+
+void report_status(const char *fmt, ...) {
+        _cleanup_free_ char *status = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&status, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return;
+        (void) sd_notifyf(0, "STATUS=%s", status);
+}

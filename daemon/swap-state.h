@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The daemon's state machine, as a pure function: (state, event, context)
+ * -> (next state, action). The manager feeds it events from its watchers and
+ * from the results of the guard actions it ran, runs the action it returns
+ * and feeds the outcome back. Nothing here touches the system, so a test can
+ * walk every state x event pair. */
+
+#include <errno.h>
+#include <stdbool.h>
+
+typedef enum SwapState {
+        SWAP_STATE_IDLE,                     /* no driver container: nothing to do */
+        SWAP_STATE_CONTAINER_SEEN,           /* mofed container running, in-tree stack still loaded */
+        SWAP_STATE_BLOCKED,                  /* wanted to unload, a namespace is in use */
+        SWAP_STATE_UNLOADED_WAITING_DRIVER,  /* in-tree stack gone, waiting for the ready file */
+        SWAP_STATE_LOADING,                  /* loading NVIDIA's build from the container */
+        SWAP_STATE_SWAPPED,                  /* NVIDIA's (or another out-of-tree) build is loaded */
+        SWAP_STATE_RESTORING,                /* putting the in-tree stack back */
+        SWAP_STATE_RESTORED,                 /* in-tree stack back after an abandoned swap */
+        SWAP_STATE_FAILED,                   /* gave up; see the journal */
+        _SWAP_STATE_MAX,
+        _SWAP_STATE_INVALID = -EINVAL,
+} SwapState;
+
+typedef enum SwapEvent {
+        SWAP_EVENT_CONTAINER_STARTED,        /* a matching driver container runs */
+        SWAP_EVENT_CONTAINER_EXITED,         /* ... and is gone */
+        SWAP_EVENT_READY_APPEARED,           /* the ready file exists */
+        SWAP_EVENT_READY_TIMEOUT,            /* ReadyTimeoutSec passed without it */
+        SWAP_EVENT_USAGE_CHANGED,            /* mount table or block devices changed */
+        SWAP_EVENT_MODULE_ADDED_IN_TREE,     /* an in-tree stack module appeared */
+        SWAP_EVENT_MODULE_ADDED_OTHER,       /* an out-of-tree/NVIDIA stack module appeared */
+        SWAP_EVENT_STACK_GONE,               /* no stack module is loaded any more */
+        SWAP_EVENT_UNLOAD_DONE,              /* results of the guard actions: */
+        SWAP_EVENT_UNLOAD_REFUSED,           /*   in use or plan blocked, nothing touched */
+        SWAP_EVENT_UNLOAD_FAILED,            /*   failed, the library put everything back */
+        SWAP_EVENT_UNLOAD_FAILED_UNRESTORED, /*   failed and could not put it back */
+        SWAP_EVENT_LOAD_DONE,
+        SWAP_EVENT_LOAD_FAILED,
+        SWAP_EVENT_RESTORE_DONE,
+        SWAP_EVENT_RESTORE_FAILED,
+        _SWAP_EVENT_MAX,
+        _SWAP_EVENT_INVALID = -EINVAL,
+} SwapEvent;
+
+typedef enum SwapAction {
+        SWAP_ACTION_NONE,
+        SWAP_ACTION_UNLOAD,          /* unload the in-tree stack (the guard refuses if in use) */
+        SWAP_ACTION_RECHECK_USAGE,   /* blocked: see whether the blockers cleared */
+        SWAP_ACTION_LOAD,            /* load the build from the container's module tree */
+        SWAP_ACTION_RESTORE,         /* load the in-tree stack from the host tree */
+        SWAP_ACTION_REPORT_RELOAD,   /* report that the in-tree stack came back by itself */
+        _SWAP_ACTION_MAX,
+        _SWAP_ACTION_INVALID = -EINVAL,
+} SwapAction;
+
+typedef enum UnloadAt {
+        UNLOAD_AT_CONTAINER_START,   /* while the container compiles (default) */
+        UNLOAD_AT_DRIVER_READY,      /* keep the drives up until the ready file */
+        _UNLOAD_AT_MAX,
+        _UNLOAD_AT_INVALID = -EINVAL,
+} UnloadAt;
+
+/* What is true right now, as far as the transition needs to know. */
+typedef struct SwapContext {
+        UnloadAt unload_at;
+        bool load_from_container;    /* LoadFromContainer= */
+        bool ready_present;          /* the ready file exists */
+        bool stack_loaded;           /* any module of the stack is loaded */
+        bool replacement_loaded;     /* nvme is loaded and is not the in-tree build */
+} SwapContext;
+
+typedef struct SwapTransition {
+        SwapState next;
+        SwapAction action;
+} SwapTransition;
+
+SwapTransition swap_state_next(SwapState state, SwapEvent event, const SwapContext *ctx);
+
+/* Whether the in-tree stack has been taken away by us in this state, i.e.
+ * the reload guard must be in place and a stop must not leave it like that. */
+bool swap_state_is_unloaded(SwapState s);
+/* Whether the ready deadline runs in this state. */
+bool swap_state_waits_for_ready(SwapState s);
+
+const char *swap_state_to_string(SwapState s);
+SwapState swap_state_from_string(const char *s);
+const char *swap_event_to_string(SwapEvent e);
+const char *swap_action_to_string(SwapAction a);
+const char *unload_at_to_string(UnloadAt u);
+UnloadAt unload_at_from_string(const char *s);
