@@ -32,6 +32,13 @@ typedef struct Usage {
         char *where;
         char *what;
         pid_t pid;    /* 0 unless USAGE_OPEN_BY_PROCESS */
+        /* USAGE_HOLDER only, else NULL: the holder is itself in use, mounted
+         * on mount_point (fstype), or as swap (mount_point "[SWAP]", fstype
+         * "swap"); via names the stacked device that is mounted when it is not
+         * the direct holder ("dm-1 (vg0-root)"). */
+        char *mount_point;
+        char *fstype;
+        char *via;
 } Usage;
 
 typedef struct UsageReport {

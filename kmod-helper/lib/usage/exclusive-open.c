@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host/host-root.h"
+#include "usage/exclusive-open.h"
+#include "util/macro.h"
+
+ExclusiveOpenResult exclusive_open_probe(const char *name, int *ret_errno) {
+        _cleanup_free_ char *path = NULL;
+        struct stat st;
+        int fd;
+
+        *ret_errno = 0;
+        if (host_pathf(&path, "/dev/%s", name) < 0) {
+                *ret_errno = ENOMEM;
+                return EXCLUSIVE_OPEN_FAILED;
+        }
+        if (host_root_is_real() && stat(path, &st) == 0 && !S_ISBLK(st.st_mode))
+                return EXCLUSIVE_OPEN_NOT_BLOCK;
+        fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd >= 0) {
+                close(fd); /* at once: the open holds a reference on the driver module */
+                return EXCLUSIVE_OPEN_FREE;
+        }
+        *ret_errno = errno;
+        switch (errno) {
+        case EBUSY:
+                return EXCLUSIVE_OPEN_CLAIMED;
+        case ENOENT:
+        case ENXIO:
+        case ENODEV:
+                return EXCLUSIVE_OPEN_GONE;
+        default:
+                return EXCLUSIVE_OPEN_FAILED;
+        }
+}
+
+/* Marks the namespaces (by their first device index) with any usage. */
+static int explained_namespaces(const UsageScan *s, bool **ret) {
+        const NvmeBlockDevices *d = s->devices;
+        bool *used = calloc(d->n_devices + 1, sizeof(bool));
+        size_t n = 0;
+
+        if (!used)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->collector.n_usages; i++) {
+                const DeviceIndexEntry *e = device_index_by_name(&s->index, s->collector.usages[i].device, &n);
+
+                for (size_t k = 0; k < n; k++)
+                        if (e[k].kind == DEVICE_INDEX_NVME)
+                                used[e[k].ref] = true;
+        }
+        /* Spread over each namespace group: devices come as a namespace then
+         * its partitions, so a group is a run starting at a non-partition. */
+        for (size_t start = 0, end; start < d->n_devices; start = end) {
+                bool any = false;
+
+                for (end = start + 1; end < d->n_devices && d->devices[end].is_partition; end++)
+                        ;
+                for (size_t i = start; i < end; i++)
+                        any = any || used[i];
+                for (size_t i = start; i < end; i++)
+                        used[i] = any;
+        }
+        *ret = used;
+        return 0;
+}
+
+static int note_probe(UsageScan *s, const char *name, ExclusiveOpenResult res, int err) {
+        switch (res) {
+        case EXCLUSIVE_OPEN_GONE:
+                return usage_collector_note(&s->collector, "%s: /dev/%s is gone (%s); the device went away",
+                                            name, name, strerror(err));
+        case EXCLUSIVE_OPEN_NOT_BLOCK:
+                return usage_collector_note(&s->collector, "%s: /dev/%s is not a block device; exclusive open skipped",
+                                            name, name);
+        case EXCLUSIVE_OPEN_FAILED:
+                return usage_collector_note(&s->collector, "%s: exclusive open of /dev/%s failed: %s", name, name,
+                                            strerror(err));
+        default:
+                return 0;
+        }
+}
+
+/* Probes one namespace group [start, end): the busy partitions are
+ * reported; the whole disk only when none of its partitions is. */
+static int probe_group(UsageScan *s, size_t start, size_t end) {
+        const NvmeBlockDevices *d = s->devices;
+        bool whole_busy = false, part_busy = false;
+        int err, r;
+
+        for (size_t i = start; i < end; i++) {
+                const char *name = d->devices[i].name;
+                ExclusiveOpenResult res = exclusive_open_probe(name, &err);
+
+                if (res != EXCLUSIVE_OPEN_CLAIMED) {
+                        if ((r = note_probe(s, name, res, err)) < 0)
+                                return r;
+                        continue;
+                }
+                if (!d->devices[i].is_partition) {
+                        whole_busy = true;
+                        continue;
+                }
+                part_busy = true;
+                r = usage_collector_add(&s->collector, USAGE_KERNEL_CLAIM, name, NULL, "EBUSY", 0);
+                if (r < 0)
+                        return r;
+        }
+        if (whole_busy && !part_busy) {
+                r = usage_collector_add(&s->collector, USAGE_KERNEL_CLAIM, d->devices[start].name, NULL, "EBUSY", 0);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int exclusive_open_check(UsageScan *s) {
+        const NvmeBlockDevices *d = s->devices;
+        _cleanup_free_ bool *explained = NULL;
+        int r;
+
+        r = explained_namespaces(s, &explained);
+        if (r < 0)
+                return r;
+        for (size_t start = 0, end; start < d->n_devices; start = end) {
+                for (end = start + 1; end < d->n_devices && d->devices[end].is_partition; end++)
+                        ;
+                if (explained[start])
+                        continue;
+                if ((r = probe_group(s, start, end)) < 0)
+                        return r;
+        }
+        return 0;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "usage/exclusive-open.h"
+#include "usage/mount-users.h"
+#include "usage/process-users.h"
+#include "usage/swap-users.h"
+#include "usage/usage-check.h"
+#include "usage/usage-scan.h"
+#include "util/macro.h"
+#include "util/strv.h"
+
+static const char *const kind_names[_USAGE_KIND_MAX] = {
+        [USAGE_MOUNTED] = "mounted",
+        [USAGE_SWAP] = "swap",
+        [USAGE_HOLDER] = "holder",
+        [USAGE_OPEN_BY_PROCESS] = "open-by-process",
+        [USAGE_KERNEL_CLAIM] = "kernel-claim",
+};
+
+const char *usage_kind_to_string(UsageKind k) {
+        return k >= 0 && k < _USAGE_KIND_MAX ? kind_names[k] : NULL;
+}
+
+static int describe_holder(const Usage *u, char **ret) {
+        const char *name = u->what ?: u->where ?: "?";
+        bool has_friendly = u->where && u->what && !streq(u->where, u->what);
+        _cleanup_free_ char *use = NULL;
+
+        if (u->mount_point && streq(u->mount_point, "[SWAP]"))
+                use = strdup(", used as swap");
+        else if (u->mount_point)
+                use = u->fstype ? (asprintf(&use, ", mounted on %s (%s)", u->mount_point, u->fstype) < 0 ? NULL : use)
+                                : (asprintf(&use, ", mounted on %s", u->mount_point) < 0 ? NULL : use);
+        else
+                use = strdup("");
+        if (!use)
+                return -ENOMEM;
+        if (asprintf(ret, "%s is held by %s%s%s%s%s%s%s", u->device, name, has_friendly ? " (" : "",
+                     has_friendly ? u->where : "", has_friendly ? ")" : "", u->via ? " through " : "",
+                     u->via ?: "", use) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int usage_describe(const Usage *u, char **ret) {
+        int r = -1;
+
+        switch (u->kind) {
+        case USAGE_MOUNTED:
+                r = u->what ? asprintf(ret, "%s is mounted on %s (%s)", u->device, u->where, u->what)
+                            : asprintf(ret, "%s is mounted on %s", u->device, u->where);
+                break;
+        case USAGE_SWAP:
+                r = u->what && streq(u->what, "file")
+                            ? asprintf(ret, "%s holds the active swap file %s (swapoff it first)", u->device, u->where)
+                            : asprintf(ret, "%s is in use as swap (%s)", u->device, u->where);
+                break;
+        case USAGE_HOLDER:
+                return describe_holder(u, ret);
+        case USAGE_OPEN_BY_PROCESS:
+                r = asprintf(ret, "%s is open by process %d (%s)", u->device, (int) u->pid, u->where ?: "?");
+                break;
+        case USAGE_KERNEL_CLAIM:
+                r = asprintf(ret, "%s is claimed in the kernel (exclusive open: busy) though no mount, swap, "
+                             "holder or process shows it: a mount in another mount namespace, or a lazily "
+                             "unmounted filesystem still in use?", u->device);
+                break;
+        default:
+                return -EINVAL;
+        }
+        return r < 0 ? -ENOMEM : 0;
+}
+
+UsageReport *usage_report_free(UsageReport *r) {
+        if (!r)
+                return NULL;
+        nvme_block_devices_free(r->devices);
+        for (size_t i = 0; i < r->n_usages; i++)
+                usage_done(&r->usages[i]);
+        free(r->usages);
+        strv_free(r->notes);
+        free(r);
+        return NULL;
+}
+
+static inline void usage_report_freep(UsageReport **r) {
+        usage_report_free(*r);
+}
+
+bool usage_report_in_use(const UsageReport *r) {
+        return r && r->n_usages > 0;
+}
+
+bool usage_report_device_in_use(const UsageReport *r, const char *namespace_name) {
+        for (size_t i = 0; r && namespace_name && i < r->n_usages; i++) {
+                const NvmeBlockDevice *d = nvme_block_devices_find(r->devices, r->usages[i].device);
+
+                if (streq(r->usages[i].device, namespace_name) || (d && streq(d->namespace_name, namespace_name)))
+                        return true;
+        }
+        return false;
+}
+
+typedef struct UsageOrder {
+        size_t device, seq;
+} UsageOrder;
+
+static int cmp_order(const void *a, const void *b) {
+        const UsageOrder *x = a, *y = b;
+
+        if (x->device != y->device)
+                return x->device < y->device ? -1 : 1;
+        return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Moves the collected usages into the report, in device order (and in the
+ * order found within a device). */
+static int take_sorted_usages(UsageScan *s, UsageReport *rep) {
+        UsageCollector *c = &s->collector;
+        _cleanup_free_ UsageOrder *order = calloc(c->n_usages + 1, sizeof(UsageOrder));
+        size_t n;
+
+        rep->usages = calloc(c->n_usages + 1, sizeof(Usage));
+        if (!order || !rep->usages)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_usages; i++) {
+                const DeviceIndexEntry *e = device_index_by_name(&s->index, c->usages[i].device, &n);
+
+                order[i] = (UsageOrder) { .device = e ? e->ref : SIZE_MAX, .seq = i };
+        }
+        qsort(order, c->n_usages, sizeof(UsageOrder), cmp_order);
+        for (size_t i = 0; i < c->n_usages; i++)
+                rep->usages[i] = c->usages[order[i].seq];
+        rep->n_usages = c->n_usages;
+        c->n_usages = 0; /* moved */
+        rep->notes = TAKE_PTR(c->notes);
+        return 0;
+}
+
+/* The sources, in the order that lets each use what the earlier found:
+ * holder records get their mounts and swap before they become usages, swap
+ * files need the mounts, and the exclusive open only probes what nothing
+ * else explains. */
+static int run_sources(UsageScan *s) {
+        int r;
+
+        if ((r = holder_set_read(s->devices, &s->holders, &s->collector)) < 0 ||
+            (r = usage_scan_build_index(s)) < 0 || (r = mount_users_read(s)) < 0 || (r = swap_users_read(s)) < 0 ||
+            (r = holder_set_to_usages(&s->holders, s->devices, &s->collector)) < 0 ||
+            (r = process_users_read(s)) < 0 || (r = exclusive_open_check(s)) < 0)
+                return r;
+        return 0;
+}
+
+static int add_device_notes(const NvmeBlockDevices *d, char ***notes) {
+        STRV_FOREACH(n, d->notes)
+                if (strv_extend(notes, *n) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
+int usage_check(UsageReport **ret) {
+        _cleanup_(usage_report_freep) UsageReport *rep = calloc(1, sizeof(UsageReport));
+        _cleanup_(usage_scan_done) UsageScan s = {};
+        int r;
+
+        if (!rep)
+                return -ENOMEM;
+        r = nvme_block_devices_scan(&rep->devices);
+        if (r < 0)
+                return r;
+        if ((r = usage_scan_init(&s, rep->devices)) < 0 || (r = add_device_notes(rep->devices, &s.collector.notes)) < 0)
+                return r;
+        r = run_sources(&s);
+        if (r < 0)
+                return r;
+        r = take_sorted_usages(&s, rep);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(rep);
+        return 0;
+}
