@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPDX-License-Identifier: MIT
+# SPDX-License-Identifier: Apache-2.0
 #
 # Runs INSIDE the test VM, in both modes (script: started by the script-mode
 # PID 1; systemd: ExecStart of swapguard-test.service).  Reads the run's

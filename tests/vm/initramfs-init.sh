@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# SPDX-License-Identifier: MIT
+# SPDX-License-Identifier: Apache-2.0
 #
 # /init of the test VM's initramfs (copied in by make-initramfs.sh).
 #
@@ -53,6 +53,20 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=$msize results /newroot/mnt/v
 	fail "mount 9p results"
 cp /bin/busybox /stage2 /newroot/.vm/
 
+# udev (systemd mode, or script mode with VM_UDEV=1) loads a module for every
+# modalias it sees; under TCG over 9p each costs ~0.1-0.5 s.  Keep it to the
+# storage we test: nvme, dm, loop still load (by alias or by name).
+mkdir -p /newroot/etc/modprobe.d
+for m in floppy pcspkr i2c_piix4 ata_piix ata_generic pata_acpi serio_raw \
+	evdev button joydev psmouse aesni_intel ghash_clmulni_intel \
+	crc32_pclmul crc32c_intel sha256_ssse3 sha512_ssse3 sha1_ssse3 \
+	polyval_clmulni polyval_generic aes_generic cryptd intel_rapl_msr \
+	intel_rapl_common qemu_fw_cfg sg sr_mod cdrom libata scsi_mod \
+	intel_pmc_core kvm kvm_intel kvm_amd rapl ac battery powernow_k8 \
+	acpi_cpufreq pcc_cpufreq input_leds edac_mce_amd; do
+	echo "blacklist $m"
+done >/newroot/etc/modprobe.d/swapguard-vm-blacklist.conf
+
 # The host's runtime state (/run/systemd/system, pid files, ...) must not
 # leak into the guest.  /tmp stays the overlay's: a build dir may live there.
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /newroot/run || fail "mount /run"
@@ -80,8 +94,7 @@ systemd)
 	cat >$u/swapguard-test.service <<-'EOF'
 	[Unit]
 	Description=swapguard VM test script
-	After=basic.target systemd-udev-settle.service
-	Wants=systemd-udev-settle.service
+	After=basic.target systemd-udev-trigger.service
 	SuccessAction=poweroff-force
 	FailureAction=poweroff-force
 	[Service]
@@ -90,13 +103,35 @@ systemd)
 	StandardError=journal+console
 	ExecStart=/bin/bash -c '. /mnt/vm-results/env && exec /bin/bash "$VM_HARNESS/guest-run.sh"'
 	EOF
-	# Nothing interactive and nothing that waits for hardware we lack.
-	for m in getty.target serial-getty@ttyS0.service getty@tty1.service \
+	# systemd-tmpfiles --boot would empty /tmp ("D /tmp"): over the 9p root
+	# that walks the host's whole /tmp (seconds) and hides it from the guest,
+	# while test scripts and build dirs may live there.  Keep /tmp as it is.
+	mkdir -p /newroot/etc/tmpfiles.d
+	echo 'd /tmp 1777 root root -' >/newroot/etc/tmpfiles.d/tmp.conf
+	# Journal in /run only: no flush to /var over 9p.
+	mkdir -p /newroot/etc/systemd/journald.conf.d
+	printf '[Journal]\nStorage=volatile\n' >/newroot/etc/systemd/journald.conf.d/vm.conf
+	# Generators only slow the boot down here (no fstab, no getty, no LUKS).
+	mkdir -p /newroot/etc/systemd/system-generators
+	for g in /newroot/lib/systemd/system-generators/*; do
+		ln -sf /dev/null /newroot/etc/systemd/system-generators/${g##*/}
+	done
+	# Nothing interactive, nothing that waits for hardware or a network we
+	# lack, nothing that rescans storage behind the tests' back.
+	for m in systemd-tmpfiles-clean.timer dbus.socket getty.target \
+		serial-getty@ttyS0.service getty@tty1.service \
 		systemd-networkd-wait-online.service networking.service \
 		systemd-timesyncd.service cron.service ssh.service \
 		systemd-logind.service dbus.service e2scrub_reap.service \
 		apt-daily.timer apt-daily-upgrade.timer man-db.timer \
-		systemd-firstboot.service; do
+		dpkg-db-backup.timer e2scrub_all.timer fstrim.timer \
+		systemd-firstboot.service apparmor.service systemd-pstore.service \
+		blk-availability.service lvm2-monitor.service lvm2-lvmpolld.socket \
+		dm-event.socket systemd-binfmt.service \
+		proc-sys-fs-binfmt_misc.automount systemd-update-utmp.service \
+		systemd-journal-flush.service systemd-sysusers.service \
+		systemd-modules-load.service nvmf-autoconnect.service \
+		nvmefc-boot-connections.service; do
 		ln -sf /dev/null $u/$m
 	done
 	exec switch_root /newroot /lib/systemd/systemd \

@@ -1,5 +1,5 @@
 #!/.vm/busybox sh
-# SPDX-License-Identifier: MIT
+# SPDX-License-Identifier: Apache-2.0
 #
 # PID 1 of the test VM in swapguard.mode=script (after switch_root into the
 # overlay over the host's /).  It runs the harness's guest-run.sh with the
