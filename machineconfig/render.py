@@ -1,0 +1,368 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Render the nvme-swapguard MachineConfig, without butane, and check it.
+
+    render.py --binaries DIR [--role worker] [--output FILE] [--check]
+
+Builds what `butane --files-dir DIR nvme-swapguard.bu` builds (see
+nvme-swapguard.bu next to this script, the readable source): a MachineConfig
+for one pool that writes
+
+    /usr/local/bin/nvme-swapguard                         0755  gzip, data: URL
+    /usr/local/bin/nvme-swapguard-kmod                    0755  gzip, data: URL
+    /etc/nvme-swapguard/nvme-swapguard.conf               0644
+    /usr/local/lib/systemd/catalog/nvme-swapguard.catalog 0644  (journalctl -x)
+
+and installs nvme-swapguard.service enabled. /usr is read-only on RHCOS;
+/usr/local is writable (it lives in /var there) and systemd searches
+/usr/local/lib/systemd/catalog/ for catalogs.
+
+With --check it verifies what it wrote, from the file on disk:
+  - the YAML parses and has the MachineConfig shape (apiVersion, kind, role
+    label, Ignition 3.4.0);
+  - the Ignition part passes `ignition-validate` (Debian package ignition);
+  - every file decodes (base64, gunzip) to its source byte for byte, and the
+    unit is the one rendered from systemd/nvme-swapguard.service.in;
+  - the whole object stays well under etcd's 1.5 MiB request limit (all
+    MachineConfigs of a pool are merged into one rendered object there).
+Only the Python standard library and PyYAML (Debian python3-yaml, RHEL
+python3-pyyaml) are used. Exit 0 when all is well, 1 otherwise.
+"""
+
+import argparse
+import base64
+import gzip
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+import zlib
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+
+BINDIR = "/usr/local/bin"
+UNIT_NAME = "nvme-swapguard.service"
+IGNITION_VERSION = "3.4.0"
+ETCD_LIMIT = 1536 * 1024  # etcd's default request size limit: 1.5 MiB
+
+# Budgets, far below the limit: the pool's rendered MachineConfig also holds
+# every other MachineConfig of the pool (OpenShift's own are several hundred
+# KiB), so ours must stay a small part of it.
+DEFAULT_MAX_TOTAL = 512 * 1024
+DEFAULT_MAX_BINARY_GZ = 200 * 1024
+
+
+def die(msg):
+    print(f"render: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def gzip_bytes(data):
+    # mtime=0 and no file name: the same input always gives the same output,
+    # so a re-render of unchanged binaries changes nothing on the cluster.
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+def data_url(data):
+    """The shorter of gzip+base64 and plain percent-encoding, as butane
+    chooses: binaries compress, a short text file stays readable."""
+    gz = "data:;base64," + base64.b64encode(gzip_bytes(data)).decode("ascii")
+    try:
+        plain = "data:," + urllib.parse.quote(data.decode("utf-8"), safe="")
+    except UnicodeDecodeError:
+        return gz, "gzip"
+    return (plain, None) if len(plain) <= len(gz) else (gz, "gzip")
+
+
+def decode_data_url(source, compression):
+    if not source.startswith("data:"):
+        raise ValueError("not a data: URL")
+    meta, sep, payload = source[5:].partition(",")
+    if not sep:
+        raise ValueError("data: URL without a comma")
+    if meta.endswith(";base64"):
+        raw = base64.b64decode(payload, validate=True)
+    else:
+        raw = urllib.parse.unquote_to_bytes(payload)
+    if compression == "gzip":
+        raw = gzip.decompress(raw)
+    elif compression not in (None, ""):
+        raise ValueError(f"unknown compression {compression!r}")
+    return raw
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def render_unit(unit_in):
+    text = read(unit_in).decode("utf-8").replace("@bindir@", BINDIR)
+    left = re.findall(r"@[A-Za-z_]+@", text)
+    if left:
+        die(f"{unit_in}: unsubstituted {', '.join(sorted(set(left)))}")
+    return text
+
+
+def strip_copy(src, tmpdir):
+    """The binary as shipped: without symbols or debug info (a fraction of
+    the size; the release build strips too). Returns the stripped copy."""
+    strip = shutil.which("strip")
+    if not strip:
+        die("--strip needs strip(1) (Debian package binutils)")
+    dst = os.path.join(tmpdir, os.path.basename(src))
+    subprocess.run([strip, "--strip-all", "-o", dst, src], check=True)
+    return dst
+
+
+class Payload:
+    """One file of the MachineConfig and where its bytes came from."""
+
+    def __init__(self, path, mode, overwrite, source, data, origin):
+        self.path, self.mode, self.overwrite = path, mode, overwrite
+        self.source, self.data, self.origin = source, data, origin
+
+
+def local_files(args, tmpdir):
+    """What the .bu's `local:` names stand for: butane's --files-dir, built
+    from the build's outputs and the sources. Maps name -> (path, origin)."""
+    daemon = args.daemon or os.path.join(args.binaries, "nvme-swapguard")
+    kmod = args.kmod or os.path.join(args.binaries, "nvme-swapguard-kmod")
+    for b in (daemon, kmod):
+        if not os.path.isfile(b) or not os.access(b, os.X_OK):
+            die(f"{b}: no such executable (build it first, or pass --binaries DIR)")
+    files = {}
+    for name, path in (("nvme-swapguard", daemon), ("nvme-swapguard-kmod", kmod)):
+        files[name] = (strip_copy(path, tmpdir) if args.strip else path,
+                       path + (" (stripped)" if args.strip else ""))
+    unit = os.path.join(tmpdir, "nvme-swapguard.service")
+    with open(unit, "w") as f:
+        f.write(render_unit(args.unit))
+    files["nvme-swapguard.service"] = (unit, args.unit + f" (@bindir@={BINDIR})")
+    files["nvme-swapguard.conf"] = (args.config, args.config)
+    files["nvme-swapguard.catalog"] = (args.catalog, args.catalog)
+    return files
+
+
+# Files the daemon work provides; until they exist the MachineConfig goes
+# without them (the daemon has built-in defaults, journalctl -x just says
+# less). Anything else missing is an error, as it is for butane.
+OPTIONAL_LOCALS = ("nvme-swapguard.conf", "nvme-swapguard.catalog")
+
+
+def load_butane(path, role):
+    bu = yaml.safe_load(read(path))
+    if bu.get("variant") != "openshift" or not str(bu.get("version", "")).startswith("4."):
+        die(f"{path}: expected variant openshift, version 4.x")
+    if set(bu) - {"variant", "version", "metadata", "storage", "systemd"}:
+        die(f"{path}: render.py handles metadata, storage.files and systemd.units only; "
+            f"found {sorted(set(bu) - {'variant', 'version', 'metadata', 'storage', 'systemd'})}")
+    bu["metadata"]["name"] = f"99-{role}-nvme-swapguard"
+    bu["metadata"]["labels"]["machineconfiguration.openshift.io/role"] = role
+    return bu
+
+
+def collect(bu, local):
+    payloads = []
+    for f in bu.get("storage", {}).get("files", []):
+        name = f["contents"]["local"]
+        src, origin = local[name]
+        if not os.path.isfile(src):
+            if name in OPTIONAL_LOCALS:
+                print(f"render: note: {src} does not exist yet; {f['path']} not shipped", file=sys.stderr)
+                continue
+            die(f"{src}: missing (for {f['path']})")
+        payloads.append(Payload(f["path"], f.get("mode", 0o644), f.get("overwrite", False),
+                                src, read(src), origin))
+    units = []
+    for u in bu.get("systemd", {}).get("units", []):
+        src, origin = local[u["contents_local"]]
+        units.append({"name": u["name"], "enabled": u.get("enabled", False),
+                      "contents": read(src).decode("utf-8")})
+    return payloads, units
+
+
+def machine_config(bu, payloads, units):
+    files = []
+    for p in payloads:
+        source, compression = data_url(p.data)
+        contents = {"source": source}
+        if compression:
+            contents["compression"] = compression
+        files.append({"path": p.path, "mode": p.mode, "overwrite": p.overwrite, "contents": contents})
+    return {
+        "apiVersion": "machineconfiguration.openshift.io/v1",
+        "kind": "MachineConfig",
+        "metadata": bu["metadata"],
+        "spec": {
+            "config": {
+                "ignition": {"version": IGNITION_VERSION},
+                "storage": {"files": files},
+                "systemd": {"units": units},
+            }
+        },
+    }
+
+
+def header(role, payloads):
+    lines = [
+        "# SPDX-License-Identifier: Apache-2.0",
+        f"# nvme-swapguard for the '{role}' pool. Generated by machineconfig/render.py;",
+        "# do not edit (edit the sources and render again). Apply: oc apply -f <this file>",
+    ]
+    for p in payloads:
+        lines.append(f"#   {p.path}  sha256:{hashlib.sha256(p.data).hexdigest()}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- checks ---
+
+class Checker:
+    def __init__(self):
+        self.failed = 0
+
+    def ok(self, cond, what):
+        print(f"{'ok' if cond else 'FAIL'}: {what}")
+        if not cond:
+            self.failed += 1
+        return cond
+
+
+def check_ignition(c, ign, validator):
+    """ignition-validate on the Ignition part. Debian 12's Ignition (2.14)
+    knows spec 3.4.0 only by its pre-release name 3.4.0-experimental (it
+    was stabilised unchanged for what we use in 2.15), so the config is
+    validated under that name, and under 3.3.0 as well: we use nothing newer
+    than 3.3, and the older, stable schema must accept it too."""
+    exe = shutil.which(validator) or (validator if os.access(validator, os.X_OK) else None)
+    if not exe:
+        c.ok(False, f"{validator} not found (Debian package ignition)")
+        return
+    for version in ("3.4.0-experimental", "3.3.0"):
+        cfg = json.loads(json.dumps(ign))
+        cfg["ignition"]["version"] = version
+        with tempfile.NamedTemporaryFile("w", suffix=".ign", delete=False) as f:
+            json.dump(cfg, f)
+        try:
+            r = subprocess.run([exe, f.name], capture_output=True, text=True)
+        finally:
+            os.unlink(f.name)
+        out = (r.stdout + r.stderr).strip()
+        # Warnings count: e.g. "enabled, but has no install section".
+        c.ok(r.returncode == 0 and not out,
+             f"ignition-validate (spec {version}){': ' + out if out else ''}")
+
+
+def check(path, role, payloads, units, args):
+    c = Checker()
+    blob = read(path)
+    try:
+        mc = yaml.safe_load(blob)
+    except yaml.YAMLError as e:
+        c.ok(False, f"YAML parses: {e}")
+        return c.failed
+    c.ok(isinstance(mc, dict), "YAML parses to one object")
+    c.ok(mc.get("apiVersion") == "machineconfiguration.openshift.io/v1", "apiVersion")
+    c.ok(mc.get("kind") == "MachineConfig", "kind")
+    labels = mc.get("metadata", {}).get("labels", {})
+    c.ok(labels.get("machineconfiguration.openshift.io/role") == role, f"role label is '{role}'")
+    ign = mc.get("spec", {}).get("config", {})
+    c.ok(ign.get("ignition", {}).get("version") == IGNITION_VERSION, f"Ignition version {IGNITION_VERSION}")
+
+    check_ignition(c, ign, args.ignition_validate)
+
+    files = {f["path"]: f for f in ign.get("storage", {}).get("files", [])}
+    c.ok(len(files) == len(payloads), f"{len(payloads)} files, each path once")
+    for p in payloads:
+        f = files.get(p.path)
+        if not c.ok(f is not None, f"{p.path} present"):
+            continue
+        c.ok(f.get("mode") == p.mode, f"{p.path} mode {p.mode:04o}")
+        try:
+            got = decode_data_url(f["contents"]["source"], f["contents"].get("compression"))
+        except (ValueError, KeyError, OSError, EOFError, zlib.error) as e:
+            c.ok(False, f"{p.path} decodes: {e}")
+            continue
+        c.ok(got == p.data, f"{p.path} decodes to {p.origin} byte for byte ({len(got)} bytes)")
+
+    got_units = {u.get("name"): u for u in ign.get("systemd", {}).get("units", [])}
+    c.ok(UNIT_NAME in got_units and got_units[UNIT_NAME].get("enabled") is True,
+         f"{UNIT_NAME} present and enabled")
+    for u in units:
+        c.ok(got_units.get(u["name"], {}).get("contents") == u["contents"],
+             f"{u['name']} is its source byte for byte")
+    unit_text = got_units.get(UNIT_NAME, {}).get("contents", "")
+    c.ok(f"ExecStart={BINDIR}/nvme-swapguard\n" in unit_text, f"ExecStart= runs {BINDIR}/nvme-swapguard")
+
+    size = len(blob)
+    print(f"size: MachineConfig {size} bytes ({size / 1024:.1f} KiB), "
+          f"{100.0 * size / ETCD_LIMIT:.1f}% of etcd's 1.5 MiB request limit")
+    for p in payloads:
+        if p.mode & 0o111:
+            gz = len(gzip_bytes(p.data))
+            print(f"size: {p.path}: {len(p.data)} bytes, {gz} gzip-compressed "
+                  f"({gz / 1024:.1f} KiB), {gz * 4 // 3} as base64")
+            c.ok(gz <= args.max_binary_gz, f"{os.path.basename(p.path)} compressed "
+                 f"{gz / 1024:.1f} KiB <= {args.max_binary_gz / 1024:.0f} KiB")
+    c.ok(size <= args.max_total, f"MachineConfig {size / 1024:.1f} KiB <= {args.max_total / 1024:.0f} KiB")
+    return c.failed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--binaries", metavar="DIR", default=".",
+                    help="directory holding nvme-swapguard and nvme-swapguard-kmod")
+    ap.add_argument("--daemon", metavar="PATH", help="the daemon binary (default DIR/nvme-swapguard)")
+    ap.add_argument("--kmod", metavar="PATH", help="the CLI binary (default DIR/nvme-swapguard-kmod)")
+    ap.add_argument("--role", default="worker", help="machine config pool (default: worker)")
+    ap.add_argument("--config", default=os.path.join(TOP, "daemon", "nvme-swapguard.conf"))
+    ap.add_argument("--catalog", default=os.path.join(TOP, "daemon", "catalog", "nvme-swapguard.catalog"))
+    ap.add_argument("--butane", default=os.path.join(HERE, "nvme-swapguard.bu"),
+                    help="the Butane source to render (default: next to this script)")
+    ap.add_argument("--unit", default=os.path.join(TOP, "systemd", "nvme-swapguard.service.in"))
+    ap.add_argument("--output", "-o", metavar="FILE",
+                    help="default: ./99-<role>-nvme-swapguard.yaml")
+    ap.add_argument("--strip", action="store_true", help="ship stripped copies of the binaries")
+    ap.add_argument("--check", action="store_true", help="verify the written file (see above)")
+    ap.add_argument("--verify-only", action="store_true",
+                    help="do not write --output; check the existing one against the sources")
+    ap.add_argument("--ignition-validate", default="ignition-validate", metavar="PATH")
+    ap.add_argument("--max-total", type=int, default=DEFAULT_MAX_TOTAL, metavar="BYTES")
+    ap.add_argument("--max-binary-gz", type=int, default=DEFAULT_MAX_BINARY_GZ, metavar="BYTES")
+    args = ap.parse_args()
+
+    # A pool name is a Kubernetes name and becomes part of ours.
+    if not re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", args.role) or len(args.role) > 200:
+        die(f"--role: '{args.role}' is not a machine config pool name")
+    output = args.output or f"99-{args.role}-nvme-swapguard.yaml"
+
+    with tempfile.TemporaryDirectory() as tmpdir:
+        bu = load_butane(args.butane, args.role)
+        payloads, units = collect(bu, local_files(args, tmpdir))
+        mc = machine_config(bu, payloads, units)
+        text = header(args.role, payloads) + yaml.safe_dump(mc, sort_keys=False, width=1 << 30)
+        if args.verify_only:
+            print(f"render: verifying {output} against the sources, not writing it")
+        else:
+            tmp_out = output + ".tmp"
+            with open(tmp_out, "w") as f:
+                f.write(text)
+            os.replace(tmp_out, output)
+            print(f"render: wrote {output} ({len(text.encode())} bytes) for role '{args.role}'")
+        if args.check or args.verify_only:
+            failed = check(output, args.role, payloads, units, args)
+            if failed:
+                die(f"{failed} check(s) failed")
+            print("render: all checks passed")
+
+
+if __name__ == "__main__":
+    main()

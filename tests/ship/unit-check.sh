@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# ship: the systemd unit is valid and its sandbox does not weaken silently.
+#   unit-check.sh UNIT_IN THRESHOLD [DAEMON_BINARY] [MAN_PAGE...]
+# 1. `systemd-analyze verify` on the unit, with ExecStart= pointing at the
+#    binary just built and MANPATH at the man pages just built, so that a
+#    Documentation=man:... that does not resolve fails too.
+# 2. `systemd-analyze security --offline=true --threshold=THRESHOLD`: the
+#    exposure figure (x10, systemd's scale) must not rise above THRESHOLD.
+# 3. The sandbox must still let the daemon do its job: a lower figure
+#    bought by ProtectKernelModules= or by dropping CAP_SYS_MODULE would
+#    pass (2) and break every node, so those are asserted from the JSON.
+set -euo pipefail
+
+unit_in=$1 threshold=$2 daemon=${3:-}
+shift 2; [ $# -gt 0 ] && shift
+man_pages=("$@")
+
+command -v systemd-analyze >/dev/null || { echo "SKIP: systemd-analyze not installed (Debian package systemd)"; exit 77; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The binary: the one built here, or a stand-in when the daemon target does
+# not exist in this tree yet (the unit's syntax and sandbox are still checked).
+if [ -n "$daemon" ] && [ -x "$daemon" ]; then
+        bindir=$(cd "$(dirname "$daemon")" && pwd)
+        [ "$(basename "$daemon")" = nvme-swapguard ] || { ln -s "$daemon" "$tmp/nvme-swapguard"; bindir=$tmp; }
+else
+        echo "note: no daemon binary given or built; ExecStart= checked against a stand-in"
+        printf '#!/bin/sh\nexit 0\n' >"$tmp/nvme-swapguard"; chmod +x "$tmp/nvme-swapguard"
+        bindir=$tmp
+fi
+unit=$tmp/nvme-swapguard.service
+sed "s|@bindir@|$bindir|g" "$unit_in" >"$unit"
+if grep -n '@[A-Za-z_]*@' "$unit"; then
+        echo "FAIL: unsubstituted placeholder in $unit_in"; exit 1
+fi
+
+man_opt=--man=no
+if [ ${#man_pages[@]} -gt 0 ]; then
+        for p in "${man_pages[@]}"; do
+                sect=${p##*.}
+                mkdir -p "$tmp/man/man$sect"
+                ln -s "$(realpath "$p")" "$tmp/man/man$sect/"
+        done
+        export MANPATH=$tmp/man
+        man_opt=--man=yes
+else
+        echo "note: man pages not built (scdoc missing?); Documentation= not checked"
+fi
+
+echo "== systemd-analyze verify $man_opt"
+out=$(systemd-analyze verify "$man_opt" "$unit" 2>&1) || { echo "$out"; echo "FAIL: verify"; exit 1; }
+# verify exits 0 on some warnings; any output about our unit is a finding.
+if [ -n "$out" ]; then echo "$out"; echo "FAIL: verify printed warnings"; exit 1; fi
+echo "ok"
+
+echo "== systemd-analyze security --offline=true --threshold=$threshold"
+report=$(systemd-analyze security --offline=true "$unit" 2>&1) || true
+figure=$(printf '%s\n' "$report" | sed -n 's/.*Overall exposure level for nvme-swapguard.service: \([0-9.]*\).*/\1/p')
+[ -n "$figure" ] || { echo "$report"; echo "FAIL: no exposure figure in the report"; exit 1; }
+echo "exposure: $figure (threshold $(awk "BEGIN{print $threshold/10}"))"
+if ! systemd-analyze security --offline=true --threshold="$threshold" "$unit" >/dev/null 2>&1; then
+        printf '%s\n' "$report" | grep '✗' || true
+        echo "FAIL: exposure $figure is above $(awk "BEGIN{print $threshold/10}"): a sandbox setting was lost"
+        exit 1
+fi
+
+echo "== the job is still possible"
+systemd-analyze security --offline=true --json=short "$unit" | /usr/bin/python3 -c '
+import json, sys
+items = {e["name"]: e for e in json.load(sys.stdin)}
+# name -> "set" value the daemon needs ("set" true means "protected")
+need = {
+    "ProtectKernelModules=": False,                       # it loads modules
+    "CapabilityBoundingSet=~CAP_SYS_MODULE": False,       # finit_module, delete_module
+    "SystemCallFilter=~@module": False,                   # the same, at the filter
+    "CapabilityBoundingSet=~CAP_SYS_PTRACE": False,       # /proc/<pid>/root, /proc/<pid>/fd
+    "PrivateDevices=": False,                             # exclusive open of /dev/nvme*
+    "ProtectProc=": False,                                # other users /proc/<pid>/fd
+    "RestrictAddressFamilies=~AF_NETLINK": False,         # uevents
+    "RestrictAddressFamilies=~AF_UNIX": False,            # sd_notify, journal, D-Bus
+    "CapabilityBoundingSet=~CAP_SYS_ADMIN": True,         # and no more than that
+    "RestrictAddressFamilies=~AF_(INET|INET6)": True,
+    "ProtectSystem=": True,
+}
+bad = 0
+for name, want in need.items():
+    if name not in items:
+        print(f"FAIL: {name} missing from the report"); bad = 1; continue
+    if items[name]["set"] != want:
+        got = items[name]["set"]
+        print(f"FAIL: {name}: protected={got}, the daemon needs {want}"); bad = 1
+    else:
+        print(f"ok: {name} protected={want}")
+sys.exit(bad)
+'
+grep -q '^RuntimeDirectoryPreserve=yes' "$unit" || { echo "FAIL: RuntimeDirectoryPreserve=yes lost: a restart would drop the state file"; exit 1; }
+grep -q '^Type=notify' "$unit" || { echo "FAIL: Type=notify lost"; exit 1; }
+echo "unit-check: passed"
