@@ -194,7 +194,7 @@ static int depends_split_append(char ***l, const char *s) {
 }
 
 /* Without modules.dep, a module's dependencies are its modinfo `depends`. */
-static int modinfo_depends(ModuleTree *t, const char *path, char ***ret) {
+int module_tree_modinfo_depends(const ModuleTree *t, const char *path, char ***ret) {
         _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
         _cleanup_(kmod_module_info_free_listp) struct kmod_list *info = NULL;
         _cleanup_strv_free_ char **deps = NULL;
@@ -260,7 +260,7 @@ static int walk(ModuleTree *t, const char *rel, unsigned depth) {
                         r = -ENOMEM;
                         break;
                 }
-                if (modinfo_depends(t, path, &deps) < 0)
+                if (module_tree_modinfo_depends(t, path, &deps) < 0)
                         continue; /* not a readable module: skip it, a load would fail anyway */
                 r = tree_add(t, TAKE_PTR(name), TAKE_PTR(path), deps, rank_of(sub));
         }

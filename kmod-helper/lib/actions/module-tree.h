@@ -35,6 +35,10 @@ int module_tree_open(const char *dir, ModuleTree **ret);
 ModuleTree *module_tree_free(ModuleTree *t);
 const ModuleTreeEntry *module_tree_find(const ModuleTree *t, const char *name);
 
+/* The `depends` of a .ko's modinfo, '-' spelled '_'. A container's depmod
+ * leaves out what its tree lacks (t10_pi, ...); the modinfo never does. */
+int module_tree_modinfo_depends(const ModuleTree *t, const char *path, char ***ret);
+
 /* Pure: adds the entries of a modules.dep text to t (paths relative to
  * t->dir, or absolute /lib/modules/<release>/... as old depmods wrote them).
  * Malformed lines are skipped. 0 or -ENOMEM. */

@@ -130,6 +130,7 @@ static int add_step(Loader *l, const char *name, const ModuleTree *tree, const M
 /* Depth-first: every dependency gets its step before the module itself.
  * Returns 1 when resolved, 0 when the result records why not, -errno. */
 static int resolve(Loader *l, const char *name, unsigned depth) {
+        _cleanup_strv_free_ char **modinfo_deps = NULL;
         const ModuleTree *tree = l->tree;
         const ModuleTreeEntry *e;
         int r;
@@ -158,7 +159,19 @@ static int resolve(Loader *l, const char *name, unsigned depth) {
                 return r < 0 ? r : 0;
         }
 
-        for (char **d = e->depends; *d; d++) {
+        /* modules.dep and the module's own modinfo: a container's depmod
+         * leaves out the dependencies its tree lacks. */
+        r = module_tree_modinfo_depends(tree, e->path, &modinfo_deps);
+        if (r < 0 && r != -ENOMEM)
+                modinfo_deps = NULL; /* unreadable: the vermagic check will say so */
+        else if (r < 0)
+                return r;
+        STRV_FOREACH(d, e->depends) {
+                r = resolve(l, *d, depth + 1);
+                if (r <= 0)
+                        return r;
+        }
+        STRV_FOREACH(d, modinfo_deps) {
                 r = resolve(l, *d, depth + 1);
                 if (r <= 0)
                         return r;

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The fake kernel: an LD_PRELOAD library, in the manner of kmod's
+ * testsuite, that stands in for the module system calls and the exclusive
+ * open of block devices, against the fake node under FAKE_KERNEL_ROOT (or
+ * NVME_SWAPGUARD_ROOT). It is a test tool: never linked into the product.
+ *
+ * delete_module(name, flags): refused with EWOULDBLOCK while the module has
+ *   holders or a refcnt above 0 (as the real kernel), ENOENT when not
+ *   loaded; otherwise the module leaves proc/modules and sys/module, and its
+ *   dependencies lose it as holder and one reference.
+ * init_module / finit_module: the module's name, depends and vermagic come
+ *   from the .ko's .modinfo; EEXIST when loaded, ENOEXEC when vermagic does
+ *   not match proc/sys/kernel/osrelease, ENOENT when a dependency is not
+ *   loaded; otherwise it appears with refcnt 0 and each dependency gains a
+ *   holder and a reference. modinfo `fake_taint=OE` sets its taint;
+ *   `fake_exports=a,b` adds kallsyms lines for it.
+ * open/open64/openat(O_EXCL without O_CREAT) of <root>/dev/X: EBUSY when
+ *   the fake node says X is claimed (fake_node_device_claimed: dev/.busy/X,
+ *   a mount by devno or source in proc/1/mountinfo, a swap, a holder, or a
+ *   claimed partition of X), as the kernel answers for mounted, swapped or
+ *   stacked devices. Non-exclusive opens are not touched.
+ *
+ * FAKE_KERNEL_SCRIPT=file scripts results, one rule per line, consumed in
+ * order per (call, module), counts kept per process:
+ *   <call> <module> <result> [xN|always] [then-mount DEV MOUNTPOINT [FSTYPE]]
+ * call: delete_module, init_module, finit_module, or load (either of the
+ * two); result: ok (behave as above) or an errno name (EAGAIN, EBUSY, EPERM,
+ * ENOENT, EKEYREJECTED, ENOEXEC, ...: fail without changing anything).
+ * then-mount runs after the call: a mount of DEV appears in
+ * proc/1/mountinfo and nvme_core (and nvme, when loaded) gain a reference,
+ * as when something starts using a namespace.
+ *
+ * FAKE_KERNEL_LOG=file gets one line per module call:
+ *   "<call> <module> flags=0x<hex> -> <0|ERRNAME>[ scripted]"
+ * and, with FAKE_KERNEL_LOG_OPENS=1, "open-excl <dev> -> <0|EBUSY>". */
+
+/* open and open64 are both defined here: no redirection of one to the other. */
+#undef _FILE_OFFSET_BITS
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fake-node.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef struct Rule {
+        char call[32];
+        char module[64];
+        int error;     /* 0: ok */
+        int remaining; /* -1: always */
+        char mount_dev[64];
+        char mount_point[256];
+        char mount_fstype[32];
+} Rule;
+
+static Rule *rules;
+static size_t n_rules;
+static int script_loaded;
+
+static const struct {
+        const char *name;
+        int value;
+} errno_names[] = {
+        { "EAGAIN", EAGAIN }, { "EWOULDBLOCK", EWOULDBLOCK }, { "EBUSY", EBUSY }, { "EPERM", EPERM },
+        { "ENOENT", ENOENT }, { "EKEYREJECTED", EKEYREJECTED }, { "ENOEXEC", ENOEXEC }, { "EEXIST", EEXIST },
+        { "EINVAL", EINVAL }, { "ENOMEM", ENOMEM }, { "EIO", EIO }, { "EFAULT", EFAULT },
+        { "ENOKEY", ENOKEY }, { "EKEYEXPIRED", EKEYEXPIRED }, { "ETXTBSY", ETXTBSY }, { "EINTR", EINTR },
+};
+
+static const char *errno_name(int e) {
+        static char buf[16];
+
+        for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+                if (errno_names[i].value == e)
+                        return errno_names[i].name;
+        snprintf(buf, sizeof(buf), "E%d", e);
+        return buf;
+}
+
+static int errno_from_name(const char *s) {
+        for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+                if (strcmp(errno_names[i].name, s) == 0)
+                        return errno_names[i].value;
+        return -1;
+}
+
+static const char *fake_root(void) {
+        const char *r = getenv("FAKE_KERNEL_ROOT");
+
+        if (!r || !*r)
+                r = getenv("NVME_SWAPGUARD_ROOT");
+        return r && *r ? r : NULL;
+}
+
+static void klog(const char *fmt, ...) {
+        const char *path = getenv("FAKE_KERNEL_LOG");
+        va_list ap;
+        FILE *f;
+
+        if (!path || !*path)
+                return;
+        f = fopen(path, "ae");
+        if (!f)
+                return;
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+        fputc('\n', f);
+        fclose(f);
+}
+
+static void load_script(void) {
+        const char *path = getenv("FAKE_KERNEL_SCRIPT");
+        char line[1024];
+        FILE *f;
+
+        if (script_loaded)
+                return;
+        script_loaded = 1;
+        if (!path || !*path || !(f = fopen(path, "re")))
+                return;
+        while (fgets(line, sizeof(line), f)) {
+                char *tok[10] = {}, *save = NULL;
+                int k = 0;
+                Rule r = { .remaining = 1 };
+                Rule *nr;
+
+                for (char *t = strtok_r(line, " \t\n", &save); t && k < 10; t = strtok_r(NULL, " \t\n", &save))
+                        tok[k++] = t;
+                if (k < 3 || tok[0][0] == '#')
+                        continue;
+                snprintf(r.call, sizeof(r.call), "%s", tok[0]);
+                snprintf(r.module, sizeof(r.module), "%s", tok[1]);
+                if (strcmp(tok[2], "ok") != 0) {
+                        r.error = errno_from_name(tok[2]);
+                        if (r.error < 0) {
+                                fprintf(stderr, "fake-kernel: unknown result '%s' in %s\n", tok[2], path);
+                                continue;
+                        }
+                }
+                for (int i = 3; i < k; i++) {
+                        if (strcmp(tok[i], "always") == 0)
+                                r.remaining = -1;
+                        else if (tok[i][0] == 'x' && tok[i][1])
+                                r.remaining = atoi(tok[i] + 1);
+                        else if (strcmp(tok[i], "then-mount") == 0 && i + 2 < k) {
+                                snprintf(r.mount_dev, sizeof(r.mount_dev), "%s", tok[i + 1]);
+                                snprintf(r.mount_point, sizeof(r.mount_point), "%s", tok[i + 2]);
+                                snprintf(r.mount_fstype, sizeof(r.mount_fstype), "%s",
+                                         i + 3 < k ? tok[i + 3] : "xfs");
+                                break;
+                        }
+                }
+                nr = realloc(rules, (n_rules + 1) * sizeof(Rule));
+                if (!nr)
+                        break;
+                rules = nr;
+                rules[n_rules++] = r;
+        }
+        fclose(f);
+}
+
+static Rule *take_rule(const char *call, const char *module) {
+        load_script();
+        for (size_t i = 0; i < n_rules; i++) {
+                Rule *r = &rules[i];
+                bool call_ok = strcmp(r->call, call) == 0 ||
+                               (strcmp(r->call, "load") == 0 && strstr(call, "init_module"));
+
+                if (!call_ok || strcmp(r->module, module) != 0 || r->remaining == 0)
+                        continue;
+                if (r->remaining > 0)
+                        r->remaining--;
+                return r;
+        }
+        return NULL;
+}
+
+static FakeNode *node(void) {
+        const char *root = fake_root();
+        FakeNode *n = NULL;
+
+        if (!root || fake_node_new(root, &n) < 0)
+                return NULL;
+        return n;
+}
+
+static void run_then(FakeNode *n, const Rule *r) {
+        int refcnt;
+
+        if (!r || !r->mount_dev[0])
+                return;
+        if (fake_node_add_mount(n, r->mount_dev, r->mount_point, r->mount_fstype) < 0)
+                return;
+        klog("then-mount %s %s", r->mount_dev, r->mount_point);
+        for (const char *const *m = (const char *const[]) { "nvme_core", "nvme", NULL }; *m; m++)
+                if (fake_node_module_loaded(n, *m) > 0 && fake_node_module_refcnt(n, *m, &refcnt) >= 0)
+                        fake_node_module_set_refcnt(n, *m, refcnt + 1);
+}
+
+static long fail_with(int e) {
+        errno = e;
+        return -1;
+}
+
+static long do_delete_module(const char *name, unsigned flags) {
+        FakeNode *n = node();
+        Rule *rule = take_rule("delete_module", name);
+        char **holders = NULL;
+        int refcnt = 0, e = 0;
+
+        if (!n)
+                return fail_with(ENOSYS);
+        if (rule && rule->error)
+                e = rule->error;
+        else if (fake_node_module_loaded(n, name) <= 0)
+                e = ENOENT;
+        else if (fake_node_module_holders(n, name, &holders) < 0 || fake_node_module_refcnt(n, name, &refcnt) < 0)
+                e = EIO;
+        else if ((holders && holders[0]) || refcnt > 0)
+                e = EWOULDBLOCK;
+        else if (fake_node_module_removed(n, name) < 0)
+                e = EIO;
+        fake_strv_free(holders);
+
+        klog("delete_module %s flags=0x%x -> %s%s", name, flags, e ? errno_name(e) : "0",
+             rule && rule->error ? " scripted" : "");
+        if (!e)
+                run_then(n, rule);
+        fake_node_free(n);
+        return e ? fail_with(e) : 0;
+}
+
+static char **split_depends(const char *s) {
+        char **l = calloc(s ? strlen(s) + 2 : 2, sizeof(char *));
+        char *copy, *save = NULL;
+        size_t k = 0;
+
+        if (!l || !s || !(copy = strdup(s)))
+                return l;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                for (char *c = t; *c; c++)
+                        if (*c == '-')
+                                *c = '_';
+                l[k++] = strdup(t);
+        }
+        free(copy);
+        return l;
+}
+
+static int check_and_insert(FakeNode *n, const char *name, const char *mi, size_t misz) {
+        char *vermagic = fake_modinfo_get(mi, misz, "vermagic");
+        char *depends = fake_modinfo_get(mi, misz, "depends");
+        char *taint = fake_modinfo_get(mi, misz, "fake_taint");
+        char *exports = fake_modinfo_get(mi, misz, "fake_exports");
+        char *release = NULL, **deps = NULL;
+        int e = 0;
+
+        if (fake_node_module_loaded(n, name) > 0)
+                e = EEXIST;
+        else if (fake_node_get_osrelease(n, &release) < 0 || !vermagic ||
+                 strncmp(vermagic, release, strlen(release)) != 0 || vermagic[strlen(release)] != ' ')
+                e = ENOEXEC;
+        if (!e) {
+                deps = split_depends(depends);
+                for (size_t i = 0; deps && deps[i] && !e; i++)
+                        if (fake_node_module_loaded(n, deps[i]) <= 0)
+                                e = ENOENT; /* "Unknown symbol" */
+        }
+        if (!e && fake_node_module_inserted(n, name, (const char *const *) deps, taint ? taint : "") < 0)
+                e = EIO;
+        if (!e && exports) {
+                char **syms = split_depends(exports);
+
+                for (size_t i = 0; syms && syms[i]; i++)
+                        fake_node_add_kallsyms(n, syms[i], name);
+                fake_strv_free(syms);
+        }
+        free(vermagic);
+        free(depends);
+        free(taint);
+        free(exports);
+        free(release);
+        fake_strv_free(deps);
+        return e;
+}
+
+static long do_load(const char *call, const void *image, size_t size, unsigned flags) {
+        FakeNode *n = node();
+        const char *mi = NULL;
+        size_t misz = 0;
+        char *name = NULL;
+        Rule *rule = NULL;
+        int e = 0;
+
+        if (!n)
+                return fail_with(ENOSYS);
+        if (fake_elf_modinfo(image, size, &mi, &misz) < 0 || !(name = fake_modinfo_get(mi, misz, "name")))
+                e = ENOEXEC;
+        else {
+                rule = take_rule(call, name);
+                e = rule && rule->error ? rule->error : check_and_insert(n, name, mi, misz);
+        }
+        klog("%s %s flags=0x%x -> %s%s", call, name ? name : "?", flags, e ? errno_name(e) : "0",
+             rule && rule->error ? " scripted" : "");
+        if (!e)
+                run_then(n, rule);
+        free(name);
+        fake_node_free(n);
+        return e ? fail_with(e) : 0;
+}
+
+static long do_finit_module(int fd, const char *args, unsigned flags) {
+        struct stat st;
+        void *image;
+        long r;
+
+        if (fstat(fd, &st) < 0)
+                return -1;
+        image = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (image == MAP_FAILED)
+                return fail_with(ENOEXEC);
+        r = do_load("finit_module", image, (size_t) st.st_size, flags);
+        munmap(image, (size_t) st.st_size);
+        return r;
+}
+
+EXPORT long delete_module(const char *name, unsigned int flags);
+long delete_module(const char *name, unsigned int flags) {
+        return do_delete_module(name, flags);
+}
+
+EXPORT long init_module(void *mem, unsigned long len, const char *args);
+long init_module(void *mem, unsigned long len, const char *args) {
+        return do_load("init_module", mem, len, 0);
+}
+
+EXPORT int finit_module(int fd, const char *args, int flags);
+int finit_module(int fd, const char *args, int flags) {
+        return (int) do_finit_module(fd, args, (unsigned) flags);
+}
+
+EXPORT long syscall(long number, ...);
+long syscall(long number, ...) {
+        static long (*real)(long, ...);
+        long a[6];
+        va_list ap;
+
+        va_start(ap, number);
+        for (int i = 0; i < 6; i++)
+                a[i] = va_arg(ap, long);
+        va_end(ap);
+
+        if (number == __NR_delete_module)
+                return do_delete_module((const char *) a[0], (unsigned) a[1]);
+        if (number == __NR_finit_module)
+                return do_finit_module((int) a[0], (const char *) a[1], (unsigned) a[2]);
+        if (number == __NR_init_module)
+                return do_load("init_module", (const void *) a[0], (size_t) a[1], 0);
+
+        if (!real)
+                real = (long (*)(long, ...)) dlsym(RTLD_NEXT, "syscall");
+        return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* ---- exclusive opens ---------------------------------------------------- */
+
+static int excl_busy(const char *path, int flags) {
+        const char *root = fake_root();
+        size_t rl;
+        FakeNode *n;
+        int busy;
+
+        if (!(flags & O_EXCL) || (flags & O_CREAT) || !root || !path)
+                return 0;
+        rl = strlen(root);
+        if (strncmp(path, root, rl) != 0 || strncmp(path + rl, "/dev/", 5) != 0)
+                return 0;
+        n = node();
+        if (!n)
+                return 0;
+        busy = fake_node_device_claimed(n, path + rl + 5) > 0;
+        fake_node_free(n);
+        if (getenv("FAKE_KERNEL_LOG_OPENS"))
+                klog("open-excl %s -> %s", path + rl + 5, busy ? "EBUSY" : "0");
+        return busy;
+}
+
+#define OPEN_MODE(flags, mode)                                  \
+        do {                                                    \
+                if ((flags) & (O_CREAT | O_TMPFILE)) {           \
+                        va_list ap_;                            \
+                        va_start(ap_, flags);                   \
+                        mode = va_arg(ap_, int);                \
+                        va_end(ap_);                            \
+                }                                               \
+        } while (0)
+
+#define DEFINE_OPEN(fn)                                                         \
+        EXPORT int fn(const char *path, int flags, ...);                        \
+        int fn(const char *path, int flags, ...) {                              \
+                static int (*real)(const char *, int, ...);                     \
+                int mode = 0;                                                   \
+                OPEN_MODE(flags, mode);                                         \
+                if (excl_busy(path, flags))                                     \
+                        return (int) fail_with(EBUSY);                          \
+                if (!real)                                                      \
+                        real = (int (*)(const char *, int, ...)) dlsym(RTLD_NEXT, #fn); \
+                return real(path, flags, mode);                                 \
+        }
+
+DEFINE_OPEN(open)
+DEFINE_OPEN(open64)
+
+#define DEFINE_OPENAT(fn)                                                       \
+        EXPORT int fn(int dirfd, const char *path, int flags, ...);             \
+        int fn(int dirfd, const char *path, int flags, ...) {                   \
+                static int (*real)(int, const char *, int, ...);                \
+                int mode = 0;                                                   \
+                OPEN_MODE(flags, mode);                                         \
+                if (path[0] == '/' && excl_busy(path, flags))                  \
+                        return (int) fail_with(EBUSY);                          \
+                if (!real)                                                      \
+                        real = (int (*)(int, const char *, int, ...)) dlsym(RTLD_NEXT, #fn); \
+                return real(dirfd, path, flags, mode);                          \
+        }
+
+DEFINE_OPENAT(openat)
+DEFINE_OPENAT(openat64)
+
+/* _FORTIFY_SOURCE builds call these instead. */
+EXPORT int __open_2(const char *path, int flags);
+int __open_2(const char *path, int flags) {
+        return open(path, flags);
+}
+EXPORT int __open64_2(const char *path, int flags);
+int __open64_2(const char *path, int flags) {
+        return open64(path, flags);
+}
+EXPORT int __openat_2(int dirfd, const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags) {
+        return openat(dirfd, path, flags);
+}
