@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "daemon-config.h"
 #include "util/macro.h"
 
 #define MAX_READY_TIMEOUT_SEC (7ULL * 24 * 3600)
@@ -90,9 +90,10 @@ typedef struct ParseState {
         const char *text; /* remaining input */
         unsigned line;
         char ***errors;
-        int error_line;   /* last line that got an error from the handler */
         int oom;
 } ParseState;
+
+static void check_syntax(ParseState *p, const char *line);
 
 static char *parse_reader(char *str, int num, void *stream) {
         ParseState *p = stream;
@@ -110,6 +111,7 @@ static char *parse_reader(char *str, int num, void *stream) {
         memcpy(str, p->text, n);
         str[n] = '\0';
         p->text += n;
+        check_syntax(p, str);
         return str;
 }
 
@@ -128,8 +130,31 @@ _printf_(2, 3) static int parse_error(ParseState *p, const char *fmt, ...) {
         }
         if (strv_push(p->errors, line) < 0)
                 p->oom = 1;
-        p->error_line = (int) p->line;
         return 0; /* inih: 0 = error on this line */
+}
+
+static bool has_error_at(const ParseState *p, unsigned line) {
+        _cleanup_free_ char *prefix = NULL;
+
+        if (asprintf(&prefix, "%s:%u: ", p->name, line) < 0)
+                return true; /* no memory: do not add more */
+        for (char **e = *p->errors; e && *e; e++)
+                if (strneq(*e, prefix, strlen(prefix)))
+                        return true;
+        return false;
+}
+
+/* inih returns only the first error line, so a syntax error after an
+ * invalid value would go unreported: spot lines inih cannot parse as it
+ * reads them (not blank, not a comment, not [Section], no '=' or ':'). */
+static void check_syntax(ParseState *p, const char *line) {
+        const char *s = line + strspn(line, " \t");
+
+        if (*s == '\0' || *s == '\n' || *s == '\r' || *s == ';' || *s == '#')
+                return;
+        if (*s == '[' ? strchr(s, ']') != NULL : strpbrk(s, "=:") != NULL)
+                return;
+        (void) parse_error(p, "syntax error (expected [Section] or Key=Value)");
 }
 
 static int parse_bool(const char *v) {
@@ -278,15 +303,12 @@ int config_parse_string(Config *c, const char *name, const char *text, char ***e
         r = ini_parse_stream(parse_reader, &p, parse_handler, &p);
         if (p.oom || r == -2)
                 return -ENOMEM;
-        if (r > 0 && r != p.error_line) {
-                /* A line inih itself could not parse: no '=', unclosed '[' ... */
-                char *line;
-
-                if (asprintf(&line, "%s:%d: syntax error (expected [Section] or Key=Value)", name, r) < 0 ||
-                    strv_push(errors, line) < 0)
-                        return -ENOMEM;
+        if (r > 0 && !has_error_at(&p, (unsigned) r)) {
+                /* Something else inih refused on that line (e.g. an overlong line). */
+                p.line = (unsigned) r;
+                (void) parse_error(&p, "cannot parse this line");
         }
-        return 0;
+        return p.oom ? -ENOMEM : 0;
 }
 
 /* Refuse absurd sizes before reading: a config file is a few hundred bytes. */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "config.h"
+#include "daemon-config.h"
 #include "guard-ops.h"
 #include "host/host-root.h"
 #include "log.h"

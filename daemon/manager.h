@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "config.h"
+#include "daemon-config.h"
 #include "guard-ops.h"
 #include "swap-state.h"
 

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon-config.h"
+#include "util/strv.h"
+
+static char dir[] = "/tmp/test-daemon-config-XXXXXX";
+
+static void setup(void) {
+        cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void) {
+        char cmd[256];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void) !system(cmd);
+}
+
+static char *write_file(const char *rel, const char *text) {
+        char *p;
+        FILE *f;
+
+        cr_assert(asprintf(&p, "%s/%s", dir, rel) > 0);
+        if (strchr(rel, '/')) {
+                char *d;
+                cr_assert(asprintf(&d, "%s/conf.d", dir) > 0);
+                (void) mkdir(d, 0755);
+                free(d);
+        }
+        f = fopen(p, "we");
+        cr_assert_not_null(f);
+        fputs(text, f);
+        fclose(f);
+        return p;
+}
+
+static bool errors_contain(char **errors, const char *needle) {
+        for (char **e = errors; e && *e; e++)
+                if (strstr(*e, needle))
+                        return true;
+        return false;
+}
+
+TestSuite(config, .init = setup, .fini = teardown);
+
+Test(config, defaults_match_a_real_cluster) {
+        Config *c = NULL;
+
+        cr_assert_eq(config_new_default(&c), 0);
+        cr_assert_str_eq(c->container_namespace, "nvidia-network-operator");
+        cr_assert_str_eq(c->container_name, "mofed-container");
+        cr_assert_str_eq(c->pod_name_prefix, "mofed-");
+        cr_assert_str_eq(c->ready_file, "/run/mellanox/drivers/.driver-ready");
+        cr_assert_str_eq(c->container_store, "/run/containers/storage");
+        cr_assert_eq(c->unload_at, UNLOAD_AT_CONTAINER_START);
+        cr_assert_eq(c->ready_timeout_usec, 3600ULL * 1000000ULL);
+        cr_assert(c->load_from_container);
+        cr_assert_null(c->modules);
+        config_free(c);
+}
+
+Test(config, good_file) {
+        char *p = write_file("nvme-swapguard.conf",
+                             "# comment\n[Container]\nNamespace=gpu-operator\nName=driver\nPodNamePrefix=\n\n"
+                             "[Swap]\nUnloadAt=driver-ready\nReadyFile=/run/x/.ready\nReadyTimeoutSec=120\n"
+                             "ContainerStore=/var/run/containers/storage\nModules=nvme nvme-core nvme_rdma\n"
+                             "LoadFromContainer=no\n");
+        Config *c = NULL;
+        char **errors = NULL;
+
+        cr_assert_eq(config_load(p, false, &c, &errors), 0);
+        cr_assert_null(errors);
+        cr_assert_str_eq(c->container_namespace, "gpu-operator");
+        cr_assert_str_eq(c->container_name, "driver");
+        cr_assert_str_eq(c->pod_name_prefix, "");
+        cr_assert_eq(c->unload_at, UNLOAD_AT_DRIVER_READY);
+        cr_assert_str_eq(c->ready_file, "/run/x/.ready");
+        cr_assert_eq(c->ready_timeout_usec, 120ULL * 1000000ULL);
+        cr_assert_str_eq(c->container_store, "/var/run/containers/storage");
+        cr_assert_eq(strv_length(c->modules), 3);
+        cr_assert_str_eq(c->modules[1], "nvme_core", "module names take the kernel's spelling");
+        cr_assert_not(c->load_from_container);
+        config_free(c);
+        free(p);
+}
+
+Test(config, dropins_override_in_lexical_order) {
+        char *p = write_file("nvme-swapguard.conf", "[Swap]\nReadyTimeoutSec=100\nUnloadAt=driver-ready\n");
+        Config *c = NULL;
+        char **errors = NULL;
+
+        free(write_file("conf.d/20-later.conf", "[Swap]\nReadyTimeoutSec=300\n"));
+        free(write_file("conf.d/10-first.conf", "[Swap]\nReadyTimeoutSec=200\n[Container]\nName=other\n"));
+        free(write_file("conf.d/30-ignored.conf.disabled", "[Swap]\nReadyTimeoutSec=999\n"));
+        cr_assert_eq(config_load(p, false, &c, &errors), 0);
+        cr_assert_eq(c->ready_timeout_usec, 300ULL * 1000000ULL, "20-later.conf is read last");
+        cr_assert_str_eq(c->container_name, "other");
+        cr_assert_eq(c->unload_at, UNLOAD_AT_DRIVER_READY, "keys not overridden stay");
+        config_free(c);
+        free(p);
+}
+
+Test(config, missing_main_file) {
+        char *p = NULL;
+        Config *c = NULL;
+        char **errors = NULL;
+
+        cr_assert(asprintf(&p, "%s/absent.conf", dir) > 0);
+        cr_assert_eq(config_load(p, true, &c, &errors), 0, "the default file is optional");
+        config_free(c);
+        c = NULL;
+        cr_assert_eq(config_load(p, false, &c, &errors), -ENOENT, "an explicit --config must exist");
+        cr_assert_null(c);
+        free(p);
+}
+
+Test(config, unknown_key_names_file_and_line) {
+        char *p = write_file("nvme-swapguard.conf", "[Swap]\nUnloadAt=container-start\nReadyTimout=5\n");
+        Config *c = NULL;
+        char **errors = NULL, *want = NULL;
+
+        cr_assert_eq(config_load(p, false, &c, &errors), CONFIG_E_INVALID);
+        cr_assert_null(c);
+        cr_assert(asprintf(&want, "%s:3: unknown key \"ReadyTimout\" in section [Swap]", p) > 0);
+        cr_assert(errors_contain(errors, want), "got: %s", errors ? errors[0] : "(none)");
+        strv_free(errors);
+        free(want);
+        free(p);
+}
+
+Test(config, bad_values_each_reported_with_line) {
+        char *p = write_file("nvme-swapguard.conf",
+                             "[Container]\nNamespace=Not_A_Name\n[Swap]\nUnloadAt=sometime\nReadyTimeoutSec=-1\n"
+                             "ReadyTimeoutSec=12abc\nReadyFile=relative/path\nLoadFromContainer=maybe\n"
+                             "Modules=nvme ../evil\n");
+        Config *c = NULL;
+        char **errors = NULL;
+
+        cr_assert_eq(config_load(p, false, &c, &errors), CONFIG_E_INVALID);
+        cr_assert_eq(strv_length(errors), 7, "one error per bad line");
+        cr_assert(errors_contain(errors, ":2: Namespace=: \"Not_A_Name\""));
+        cr_assert(errors_contain(errors, ":4: UnloadAt=: \"sometime\""));
+        cr_assert(errors_contain(errors, ":5: ReadyTimeoutSec=: \"-1\""));
+        cr_assert(errors_contain(errors, ":6: ReadyTimeoutSec=: \"12abc\""));
+        cr_assert(errors_contain(errors, ":7: ReadyFile=: \"relative/path\" is not an absolute path"));
+        cr_assert(errors_contain(errors, ":8: LoadFromContainer=: \"maybe\""));
+        cr_assert(errors_contain(errors, ":9: Modules=: \"../evil\""));
+        strv_free(errors);
+        free(p);
+}
+
+Test(config, error_in_dropin_names_the_dropin) {
+        char *p = write_file("nvme-swapguard.conf", "[Swap]\nReadyTimeoutSec=10\n");
+        char *d = write_file("conf.d/50-bad.conf", "\n\n[Bogus]\nX=1\n");
+        Config *c = NULL;
+        char **errors = NULL, *want = NULL;
+
+        cr_assert_eq(config_load(p, false, &c, &errors), CONFIG_E_INVALID);
+        cr_assert(asprintf(&want, "%s:4: unknown section [Bogus]", d) > 0);
+        cr_assert(errors_contain(errors, want), "got: %s", errors ? errors[0] : "(none)");
+        strv_free(errors);
+        free(want);
+        free(d);
+        free(p);
+}
+
+Test(config, syntax_errors_and_keys_outside_sections) {
+        Config *c = NULL;
+        char **errors = NULL;
+
+        cr_assert_eq(config_new_default(&c), 0);
+        cr_assert_eq(config_parse_string(c, "t.conf", "Name=x\n[Swap]\nthis line has no equals\n[Container\n", &errors), 0);
+        cr_assert(errors_contain(errors, "t.conf:1: key \"Name\" outside of any section"));
+        cr_assert(errors_contain(errors, "t.conf:3: syntax error"), "got %s / %s", errors[0], errors[1] ?: "");
+        strv_free(errors);
+        config_free(c);
+}
+
+Test(config, binary_or_huge_file_is_an_error_not_a_crash) {
+        char *p = NULL;
+        Config *c = NULL;
+        char **errors = NULL;
+        FILE *f;
+
+        cr_assert(asprintf(&p, "%s/huge.conf", dir) > 0);
+        f = fopen(p, "we");
+        cr_assert_not_null(f);
+        cr_assert_eq(ftruncate(fileno(f), 2 * 1024 * 1024), 0);
+        fclose(f);
+        cr_assert_eq(config_load(p, false, &c, &errors), CONFIG_E_INVALID);
+        cr_assert(errors_contain(errors, "larger than 1 MiB"));
+        strv_free(errors);
+        free(p);
+}

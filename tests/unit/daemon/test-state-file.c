@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "host/host-root.h"
+#include "state-file.h"
+#include "util/strv.h"
+
+Test(state_file, round_trip_through_a_fake_root) {
+        char root[] = "/tmp/test-daemon-state-XXXXXX";
+        GuardNamespace ns[] = { { .name = (char *) "nvme0n1", .serial = (char *) "SER1", .nsid = 1 },
+                                { .name = (char *) "nvme1n1", .serial = (char *) "SER2", .nsid = 3 } };
+        GuardNamespaces nss = { .items = ns, .n = 2 };
+        char *mods[] = { (char *) "nvme", (char *) "nvme_core", NULL };
+        StateFile s = {
+                .state = SWAP_STATE_UNLOADED_WAITING_DRIVER,
+                .since_usec = 12345,
+                .container_id = (char *) "abc",
+                .pod_name = (char *) "mofed-x",
+                .container_pid = 777,
+                .modules_before = mods,
+                .namespaces_before = &nss,
+                .ready_deadline_usec = 99999,
+                .message = (char *) "unloaded: nvme nvme_core",
+        };
+        StateFile *back = NULL;
+        char cmd[128];
+
+        cr_assert_not_null(mkdtemp(root));
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s/run", root);
+        cr_assert_eq(system(cmd), 0);
+        cr_assert_eq(host_root_set(root), 0);
+        cr_assert_eq(state_file_read(&back), -ENOENT);
+        cr_assert_eq(state_file_write(&s), 0);
+        cr_assert_eq(state_file_read(&back), 0);
+        cr_assert_eq(back->state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
+        cr_assert_eq(back->since_usec, 12345);
+        cr_assert_str_eq(back->container_id, "abc");
+        cr_assert_str_eq(back->pod_name, "mofed-x");
+        cr_assert_eq(back->container_pid, 777);
+        cr_assert_eq(strv_length(back->modules_before), 2);
+        cr_assert_str_eq(back->modules_before[1], "nvme_core");
+        cr_assert_eq(back->namespaces_before->n, 2);
+        cr_assert_str_eq(back->namespaces_before->items[1].serial, "SER2");
+        cr_assert_eq(back->namespaces_before->items[1].nsid, 3);
+        cr_assert_eq(back->ready_deadline_usec, 99999);
+        cr_assert_str_eq(back->message, "unloaded: nvme nvme_core");
+        state_file_free(back);
+        snprintf(cmd, sizeof(cmd), "test ! -e %s/run/nvme-swapguard/state.json.tmp", root);
+        cr_assert_eq(system(cmd), 0, "no temporary file left behind");
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+        (void) !system(cmd);
+}
+
+Test(state_file, bad_input) {
+        StateFile *s = NULL;
+
+        cr_assert_eq(state_file_from_json("{", &s), -EBADMSG);
+        cr_assert_eq(state_file_from_json("[]", &s), -EBADMSG);
+        cr_assert_eq(state_file_from_json("{\"state\":\"dancing\"}", &s), -EBADMSG);
+        cr_assert_null(s);
+        cr_assert_eq(state_file_from_json("{\"state\":\"idle\",\"modules_before\":7}", &s), 0);
+        cr_assert_null(s->modules_before);
+        state_file_free(s);
+}
+
+Test(state_file, namespaces_missing) {
+        GuardNamespace before_items[] = { { .name = (char *) "nvme0n1", .serial = (char *) "A", .nsid = 1 },
+                                          { .name = (char *) "nvme1n1", .serial = (char *) "B", .nsid = 1 } };
+        GuardNamespace now_items[] = { { .name = (char *) "nvme1n1", .serial = (char *) "A", .nsid = 1 } };
+        GuardNamespaces before = { .items = before_items, .n = 2 }, now = { .items = now_items, .n = 1 };
+        char **missing = NULL;
+
+        cr_assert_eq(guard_namespaces_missing(&before, &now, &missing), 0);
+        cr_assert_eq(strv_length(missing), 1, "matched by serial+nsid, not by name");
+        cr_assert_str_eq(missing[0], "B/1 (nvme1n1)");
+        strv_free(missing);
+        cr_assert_eq(guard_namespaces_missing(&now, &before, &missing), 0);
+        cr_assert_null(missing);
+}

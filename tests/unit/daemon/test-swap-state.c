@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The state machine, table-driven: every state x event, each state with the
+ * context that is typical of it, then the context-dependent branches. */
+
+#include <criterion/criterion.h>
+#include <errno.h>
+
+#include "swap-state.h"
+
+#define N_ (SWAP_ACTION_NONE)
+#define UL (SWAP_ACTION_UNLOAD)
+#define RC (SWAP_ACTION_RECHECK_USAGE)
+#define LD (SWAP_ACTION_LOAD)
+#define RS (SWAP_ACTION_RESTORE)
+#define RR (SWAP_ACTION_REPORT_RELOAD)
+
+#define IDLE SWAP_STATE_IDLE
+#define SEEN SWAP_STATE_CONTAINER_SEEN
+#define BLKD SWAP_STATE_BLOCKED
+#define UWD SWAP_STATE_UNLOADED_WAITING_DRIVER
+#define LOAD SWAP_STATE_LOADING
+#define SWPD SWAP_STATE_SWAPPED
+#define RSTG SWAP_STATE_RESTORING
+#define RSTD SWAP_STATE_RESTORED
+#define FAIL SWAP_STATE_FAILED
+
+/* A: in-tree loaded, no ready file (the normal start). */
+static const SwapContext ctx_in_tree = {
+        .unload_at = UNLOAD_AT_CONTAINER_START, .load_from_container = true, .stack_loaded = true,
+};
+/* B: we unloaded it, no ready file yet. */
+static const SwapContext ctx_unloaded = {
+        .unload_at = UNLOAD_AT_CONTAINER_START, .load_from_container = true,
+};
+/* C: NVIDIA's build loaded and ready. */
+static const SwapContext ctx_swapped = {
+        .unload_at = UNLOAD_AT_CONTAINER_START, .load_from_container = true, .ready_present = true,
+        .stack_loaded = true, .replacement_loaded = true,
+};
+
+typedef struct Row {
+        SwapState state;
+        const SwapContext *ctx;
+        SwapTransition t[_SWAP_EVENT_MAX];
+} Row;
+
+#define X(s, a) { .next = (s), .action = (a) }
+
+/* Columns: STARTED EXITED READY TIMEOUT USAGE MOD_IN_TREE MOD_OTHER STACK_GONE
+ *          UNLOAD_DONE UNLOAD_REFUSED UNLOAD_FAILED UNLOAD_FAILED_UNRESTORED
+ *          LOAD_DONE LOAD_FAILED RESTORE_DONE RESTORE_FAILED */
+static const Row table[_SWAP_STATE_MAX] = {
+        { IDLE, &ctx_in_tree, {
+                X(SEEN, UL), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_),
+                X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_) } },
+        { SEEN, &ctx_in_tree, {
+                X(SEEN, N_), X(IDLE, N_), X(SEEN, UL), X(FAIL, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(UWD, N_),
+                X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_) } },
+        { BLKD, &ctx_in_tree, {
+                X(BLKD, N_), X(IDLE, N_), X(BLKD, UL), X(FAIL, N_), X(BLKD, RC), X(BLKD, N_), X(BLKD, N_), X(UWD, N_),
+                X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_) } },
+        { UWD, &ctx_unloaded, {
+                X(UWD, N_), X(RSTG, RS), X(LOAD, LD), X(RSTG, RS), X(UWD, N_), X(SEEN, RR), X(UWD, N_), X(UWD, N_),
+                X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_) } },
+        { LOAD, &ctx_unloaded, {
+                X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_),
+                X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(SWPD, N_), X(RSTG, RS), X(LOAD, N_), X(LOAD, N_) } },
+        { SWPD, &ctx_swapped, {
+                X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(RSTG, RS),
+                X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_) } },
+        { RSTG, &ctx_unloaded, {
+                X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_),
+                X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTD, N_), X(FAIL, N_) } },
+        { RSTD, &ctx_in_tree, {
+                X(SEEN, UL), X(IDLE, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_),
+                X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_) } },
+        { FAIL, &ctx_in_tree, {
+                X(SEEN, UL), X(IDLE, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_),
+                X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_) } },
+};
+
+Test(swap_state, every_state_times_every_event) {
+        unsigned checked = 0;
+
+        for (int s = 0; s < _SWAP_STATE_MAX; s++) {
+                cr_assert_eq(table[s].state, s, "table row %d out of order", s);
+                for (int e = 0; e < _SWAP_EVENT_MAX; e++) {
+                        SwapTransition got = swap_state_next(s, e, table[s].ctx);
+                        SwapTransition want = table[s].t[e];
+
+                        cr_expect(got.next == want.next && got.action == want.action,
+                                  "%s + %s: got %s/%s, want %s/%s", swap_state_to_string(s), swap_event_to_string(e),
+                                  swap_state_to_string(got.next), swap_action_to_string(got.action),
+                                  swap_state_to_string(want.next), swap_action_to_string(want.action));
+                        checked++;
+                }
+        }
+        cr_assert_eq(checked, _SWAP_STATE_MAX * _SWAP_EVENT_MAX);
+}
+
+/* Whatever the context: the result is a valid state, and the actions that
+ * change the kernel only come with the state that says so. */
+Test(swap_state, invariants_over_all_contexts) {
+        for (unsigned bits = 0; bits < 32; bits++) {
+                SwapContext ctx = {
+                        .unload_at = (bits & 1) ? UNLOAD_AT_DRIVER_READY : UNLOAD_AT_CONTAINER_START,
+                        .load_from_container = bits & 2,
+                        .ready_present = bits & 4,
+                        .stack_loaded = bits & 8,
+                        .replacement_loaded = (bits & 8) && (bits & 16),
+                };
+
+                for (int s = 0; s < _SWAP_STATE_MAX; s++)
+                        for (int e = 0; e < _SWAP_EVENT_MAX; e++) {
+                                SwapTransition t = swap_state_next(s, e, &ctx);
+
+                                cr_assert(t.next >= 0 && t.next < _SWAP_STATE_MAX);
+                                if (t.action == SWAP_ACTION_LOAD)
+                                        cr_assert_eq(t.next, SWAP_STATE_LOADING);
+                                if (t.action == SWAP_ACTION_RESTORE)
+                                        cr_assert_eq(t.next, SWAP_STATE_RESTORING);
+                                if (t.action == SWAP_ACTION_UNLOAD)
+                                        cr_assert(ctx.stack_loaded && !ctx.replacement_loaded,
+                                                  "unload of a stack that is not the in-tree one");
+                                /* A node is never left without a driver by a container exit. */
+                                if (e == SWAP_EVENT_CONTAINER_EXITED && swap_state_is_unloaded(s) &&
+                                    s != SWAP_STATE_LOADING)
+                                        cr_assert_eq(t.action, SWAP_ACTION_RESTORE);
+                        }
+        }
+}
+
+Test(swap_state, driver_ready_mode_waits) {
+        SwapContext ctx = ctx_in_tree;
+
+        ctx.unload_at = UNLOAD_AT_DRIVER_READY;
+        SwapTransition t = swap_state_next(IDLE, SWAP_EVENT_CONTAINER_STARTED, &ctx);
+        cr_assert_eq(t.next, SEEN);
+        cr_assert_eq(t.action, N_);
+        ctx.ready_present = true;
+        t = swap_state_next(SEEN, SWAP_EVENT_READY_APPEARED, &ctx);
+        cr_assert_eq(t.next, SEEN);
+        cr_assert_eq(t.action, UL);
+        /* Unloaded with the ready file there: load right away. */
+        t = swap_state_next(SEEN, SWAP_EVENT_UNLOAD_DONE, &ctx);
+        cr_assert_eq(t.next, LOAD);
+        cr_assert_eq(t.action, LD);
+}
+
+Test(swap_state, older_image_loaded_it_itself) {
+        SwapTransition t = swap_state_next(UWD, SWAP_EVENT_READY_APPEARED, &ctx_swapped);
+
+        cr_assert_eq(t.next, SWPD);
+        cr_assert_eq(t.action, N_);
+        t = swap_state_next(UWD, SWAP_EVENT_MODULE_ADDED_OTHER, &ctx_swapped);
+        cr_assert_eq(t.next, UWD);
+}
+
+Test(swap_state, no_loading_from_container_restores_at_ready) {
+        SwapContext ctx = ctx_unloaded;
+
+        ctx.load_from_container = false;
+        ctx.ready_present = true;
+        SwapTransition t = swap_state_next(UWD, SWAP_EVENT_READY_APPEARED, &ctx);
+        cr_assert_eq(t.next, RSTG);
+        cr_assert_eq(t.action, RS);
+}
+
+Test(swap_state, start_with_stack_absent) {
+        SwapTransition t = swap_state_next(IDLE, SWAP_EVENT_CONTAINER_STARTED, &ctx_unloaded);
+
+        cr_assert_eq(t.next, UWD);
+        cr_assert_eq(t.action, N_);
+        SwapContext ctx = ctx_unloaded;
+        ctx.ready_present = true;
+        t = swap_state_next(IDLE, SWAP_EVENT_CONTAINER_STARTED, &ctx);
+        cr_assert_eq(t.next, LOAD);
+}
+
+Test(swap_state, failed_without_driver_restores_on_exit) {
+        SwapTransition t = swap_state_next(FAIL, SWAP_EVENT_CONTAINER_EXITED, &ctx_unloaded);
+
+        cr_assert_eq(t.next, RSTG);
+        cr_assert_eq(t.action, RS);
+}
+
+Test(swap_state, container_seen_exit_with_replacement_is_swapped) {
+        SwapTransition t = swap_state_next(SEEN, SWAP_EVENT_CONTAINER_EXITED, &ctx_swapped);
+
+        cr_assert_eq(t.next, SWPD);
+}
+
+Test(swap_state, invalid_input) {
+        cr_assert_eq(swap_state_next(-1, 0, &ctx_in_tree).next, _SWAP_STATE_INVALID);
+        cr_assert_eq(swap_state_next(0, _SWAP_EVENT_MAX, &ctx_in_tree).next, _SWAP_STATE_INVALID);
+        cr_assert_eq(swap_state_next(0, 0, NULL).next, _SWAP_STATE_INVALID);
+}
+
+Test(swap_state, names_round_trip) {
+        for (int s = 0; s < _SWAP_STATE_MAX; s++)
+                cr_assert_eq(swap_state_from_string(swap_state_to_string(s)), s);
+        for (int e = 0; e < _SWAP_EVENT_MAX; e++)
+                cr_assert_not_null(swap_event_to_string(e));
+        for (int a = 0; a < _SWAP_ACTION_MAX; a++)
+                cr_assert_not_null(swap_action_to_string(a));
+        cr_assert_eq(swap_state_from_string("nonsense"), _SWAP_STATE_INVALID);
+        cr_assert_eq(unload_at_from_string("driver-ready"), UNLOAD_AT_DRIVER_READY);
+        cr_assert_eq(unload_at_from_string("later"), _UNLOAD_AT_INVALID);
+}
