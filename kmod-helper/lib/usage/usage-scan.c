@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "host/host-root.h"
@@ -40,23 +41,67 @@ void usage_scan_done(UsageScan *s) {
         *s = (UsageScan) {};
 }
 
-/* realpath() of the path under the root, back in the host's view. */
-static int resolve_under_root(const char *path, char **ret) {
-        _cleanup_free_ char *p = NULL;
-        char *resolved;
-        size_t root_len = strlen(host_root());
+/* Joins a link target to the directory of the link and folds "." and ".."
+ * textually: "/dev/disk/by-uuid" + "../../nvme0n1" -> "/dev/nvme0n1". */
+static int join_link(const char *link_path, const char *target, char **ret) {
+        _cleanup_free_ char *joined = NULL;
+        char *out, *save = NULL;
+        size_t len = 0;
+
+        if (target[0] == '/')
+                joined = strdup(target);
+        else if (asprintf(&joined, "%.*s/%s", (int) (path_basename(link_path) - link_path), link_path, target) < 0)
+                joined = NULL;
+        if (!joined)
+                return -ENOMEM;
+        out = calloc(1, strlen(joined) + 2);
+        if (!out)
+                return -ENOMEM;
+        for (char *c = strtok_r(joined, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+                if (streq(c, "."))
+                        continue;
+                if (streq(c, "..")) {
+                        while (len > 0 && out[len] != '/')
+                                len--;
+                        out[len] = '\0';
+                        continue;
+                }
+                len += sprintf(out + len, "/%s", c);
+        }
+        if (len == 0)
+                strcpy(out, "/");
+        *ret = out;
+        return 0;
+}
+
+/* Follows the symlinks of a /dev path under the root, in the host's view,
+ * without needing the final node to exist (a fake root has no device nodes,
+ * and a link may point at a node that just went). At most 16 hops. */
+static int resolve_dev_link(const char *path, char **ret) {
+        _cleanup_free_ char *cur = strdup(path);
         int r;
 
-        r = host_path(path, &p);
-        if (r < 0)
-                return r;
-        resolved = realpath(p, NULL);
-        if (!resolved)
-                return -errno;
-        if (root_len > 0 && strneq(resolved, host_root(), root_len))
-                memmove(resolved, resolved + root_len, strlen(resolved + root_len) + 1);
-        *ret = resolved;
-        return 0;
+        if (!cur)
+                return -ENOMEM;
+        for (int hop = 0; hop < 16; hop++) {
+                _cleanup_free_ char *p = NULL, *target = NULL;
+                char *next;
+
+                if ((r = host_path(cur, &p)) < 0)
+                        return r;
+                r = read_link(p, &target);
+                if (r == -EINVAL || r == -ENOENT) { /* not a link (any more): this is the node */
+                        *ret = TAKE_PTR(cur);
+                        return 0;
+                }
+                if (r < 0)
+                        return r;
+                if ((r = join_link(cur, target, &next)) < 0)
+                        return r;
+                free(cur);
+                cur = next;
+        }
+        return -ELOOP;
 }
 
 const DeviceIndexEntry *usage_scan_lookup_dev_path(const UsageScan *s, const char *path, size_t *ret_n) {
@@ -69,7 +114,7 @@ const DeviceIndexEntry *usage_scan_lookup_dev_path(const UsageScan *s, const cha
         /* The common case costs no system call: the kernel's own name. */
         if (!strchr(path + 5, '/') && (e = device_index_by_name(&s->index, path + 5, ret_n)))
                 return e;
-        if (resolve_under_root(path, &resolved) < 0 || !strneq(resolved, "/dev/", 5))
+        if (resolve_dev_link(path, &resolved) < 0 || !strneq(resolved, "/dev/", 5))
                 return NULL;
         return device_index_by_name(&s->index, path_basename(resolved), ret_n);
 }

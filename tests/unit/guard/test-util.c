@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <criterion/criterion.h>
+#include <sys/sysmacros.h>
+
+#include "fake-tree.h"
+#include "util/fileio.h"
+#include "util/parse-util.h"
+#include "util/strv.h"
+
+Test(util, strv_push_length_contains_free) {
+        _cleanup_strv_free_ char **l = NULL;
+
+        cr_assert_eq(strv_length(l), 0);
+        cr_assert_eq(strv_push(&l, strdup("b")), 0);
+        cr_assert_eq(strv_extend(&l, "a"), 0);
+        cr_assert_eq(strv_extendf(&l, "c%d", 1), 0);
+        cr_assert_eq(strv_length(l), 3);
+        cr_assert(strv_contains(l, "c1"));
+        cr_assert_not(strv_contains(l, "c"));
+        strv_sort(l);
+        cr_assert_str_eq(l[0], "a");
+        cr_assert_str_eq(l[2], "c1");
+        cr_assert_null(l[3]);
+        cr_assert_null(strv_free(NULL));
+}
+
+Test(util, parse_numbers_strictly) {
+        unsigned u = 7;
+        int i = 7;
+        uint64_t v = 7;
+        dev_t d = 0;
+
+        cr_assert_eq(safe_atou("42\n", &u), 0);
+        cr_assert_eq(u, 42);
+        cr_assert_eq(safe_atou("-1", &u), -EINVAL);
+        cr_assert_eq(safe_atou("12abc", &u), -EINVAL);
+        cr_assert_eq(safe_atou("", &u), -EINVAL);
+        cr_assert_eq(safe_atou(" 1", &u), -EINVAL);
+        cr_assert_eq(safe_atou("4294967296", &u), -ERANGE);
+        cr_assert_eq(u, 42, "untouched on failure");
+        cr_assert_eq(safe_atoi("-3", &i), 0);
+        cr_assert_eq(i, -3);
+        cr_assert_eq(safe_atou64("99999999999999999999", &v), -ERANGE);
+        cr_assert_eq(parse_devno("259:3\n", &d), 0);
+        cr_assert_eq(major(d), 259);
+        cr_assert_eq(minor(d), 3);
+        cr_assert_eq(parse_devno("259", &d), -EINVAL);
+        cr_assert_eq(parse_devno("259:x", &d), -EINVAL);
+}
+
+Test(util, files_and_directories, .fini = fake_tree_remove) {
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_free_ char *line = NULL, *link = NULL;
+        char path[4096];
+        const char *root = fake_tree_new();
+
+        fake_write("d/one", "first\nsecond\n");
+        fake_write("d/two", "");
+        fake_symlink("d/link", "../elsewhere");
+        snprintf(path, sizeof(path), "%s/d/one", root);
+        cr_assert_eq(read_one_line_file(path, &line), 0);
+        cr_assert_str_eq(line, "first");
+        snprintf(path, sizeof(path), "%s/d", root);
+        cr_assert_eq(read_dir_names(path, &names), 0);
+        cr_assert_eq(strv_length(names), 3);
+        cr_assert_str_eq(names[0], "link");
+        snprintf(path, sizeof(path), "%s/d/link", root);
+        cr_assert_eq(path_exists(path), 1, "a dangling link exists");
+        cr_assert_eq(read_link(path, &link), 0);
+        cr_assert_str_eq(link, "../elsewhere");
+        snprintf(path, sizeof(path), "%s/d/none", root);
+        cr_assert_eq(read_one_line_file(path, &line), -ENOENT);
+        cr_assert_str_eq(path_basename("/a/b"), "b");
+}
