@@ -17,6 +17,7 @@
 #include "host/host-root.h"
 #include "modules/module-stack.h"
 #include "modules/removal-plan.h"
+#include "nvme/nvme-inventory.h"
 #include "report/report-json.h"
 #include "report/report-text.h"
 #include "usage/usage-check.h"
@@ -30,6 +31,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RemovalPlan *, removal_plan_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(UnloadResult *, unload_result_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(NvmeInventory *, nvme_inventory_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
 
 typedef struct Args {
@@ -149,8 +151,16 @@ static int emit(int (*to_json)(struct json_object **, const void *, const void *
 }
 
 /* Adapters so emit() can call every JSON renderer the same way. */
-static int status_json(struct json_object **o, const void *s, const void *u) {
-        return report_status_json(s, u, o);
+typedef struct StatusParts {
+        const ModuleStack *stack;
+        const UsageReport *usage;
+        const NvmeInventory *inventory;
+} StatusParts;
+
+static int status_json(struct json_object **o, const void *parts, const void *unused) {
+        const StatusParts *p = parts;
+
+        return report_status_json(p->stack, p->usage, p->inventory, o);
 }
 static int check_json(struct json_object **o, const void *u, const void *unused) {
         return report_check_json(u, o);
@@ -165,6 +175,7 @@ static int load_json(struct json_object **o, const void *l, const void *unused) 
 static int cmd_status(const Args *a) {
         _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
         _cleanup_(usage_report_freep) UsageReport *usage = NULL;
+        _cleanup_(nvme_inventory_freep) NvmeInventory *inventory = NULL;
         int r;
 
         r = module_stack_read(&stack);
@@ -173,7 +184,13 @@ static int cmd_status(const Args *a) {
         r = usage_check(&usage);
         if (r < 0)
                 return fail(r, "cannot check the NVMe block devices");
-        r = a->json ? emit(status_json, stack, usage) : report_status_text(stack, usage, stdout);
+        /* The inventory only describes; without it the verdicts above stand. */
+        r = nvme_inventory_read(&inventory);
+        if (r < 0)
+                fprintf(stderr, "%s: cannot read the NVMe inventory, showing without it: %s\n", program,
+                        strerror(-r));
+        r = a->json ? emit(status_json, &(StatusParts) { stack, usage, inventory }, NULL)
+                    : report_status_text(stack, usage, inventory, stdout);
         return r < 0 ? fail(r, "cannot write the report") : EXIT_SUCCESS;
 }
 

@@ -212,8 +212,85 @@ static int namespace_json(const UsageReport *usage, const NvmeBlockDevice *d, st
         return 0;
 }
 
-int report_status_json(const ModuleStack *stack, const UsageReport *usage, struct json_object **ret) {
+static int controller_json(const NvmeInventoryController *c, struct json_object **ret) {
         _cleanup_json_ struct json_object *o = json_object_new_object();
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        if ((r = json_add_string(o, "name", c->name)) < 0 || (r = json_add_string(o, "transport", c->transport)) < 0 ||
+            (r = json_add_string(o, "address", c->address)) < 0 || (r = json_add_string(o, "serial", c->serial)) < 0 ||
+            (r = json_add_string(o, "model", c->model)) < 0 || (r = json_add_string(o, "state", c->state)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+static int inventory_namespace_json(const NvmeInventoryNamespace *n, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        if ((r = json_add_string(o, "name", n->name)) < 0 || (r = json_add_int(o, "nsid", n->nsid)) < 0 ||
+            (r = json_add_int(o, "size_bytes", (int64_t) n->size_bytes)) < 0 ||
+            (r = json_add_bool(o, "multipath", n->multipath_head)) < 0 ||
+            (r = json_add_string(o, "controller", n->controller)) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+static int subsystem_json(const NvmeInventorySubsystem *s, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        _cleanup_json_ struct json_object *ctrls = json_object_new_array();
+        _cleanup_json_ struct json_object *nss = json_object_new_array();
+        int r;
+
+        if (!o || !ctrls || !nss)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_controllers; i++) {
+                struct json_object *c;
+
+                if ((r = controller_json(&s->controllers[i], &c)) < 0 || (r = array_add(ctrls, c)) < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < s->n_namespaces; i++) {
+                struct json_object *n;
+
+                if ((r = inventory_namespace_json(&s->namespaces[i], &n)) < 0 || (r = array_add(nss, n)) < 0)
+                        return r;
+        }
+        if ((r = json_add_string(o, "name", s->name)) < 0 || (r = json_add_string(o, "nqn", s->nqn)) < 0 ||
+            (r = json_add(o, "controllers", TAKE_PTR(ctrls))) < 0 || (r = json_add(o, "namespaces", TAKE_PTR(nss))) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int report_inventory_json(const NvmeInventory *inv, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        _cleanup_json_ struct json_object *subs = json_object_new_array();
+        int r;
+
+        if (!o || !subs)
+                return -ENOMEM;
+        for (size_t i = 0; i < inv->n_subsystems; i++) {
+                struct json_object *s;
+
+                if ((r = subsystem_json(&inv->subsystems[i], &s)) < 0 || (r = array_add(subs, s)) < 0)
+                        return r;
+        }
+        if ((r = json_add_string(o, "source", inv->source)) < 0 || (r = json_add(o, "subsystems", TAKE_PTR(subs))) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int report_status_json(const ModuleStack *stack, const UsageReport *usage, const NvmeInventory *inventory,
+                       struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        struct json_object *inv = NULL;
         _cleanup_json_ struct json_object *mods = json_object_new_array();
         _cleanup_json_ struct json_object *nss = json_object_new_array();
         int r;
@@ -243,8 +320,10 @@ int report_status_json(const ModuleStack *stack, const UsageReport *usage, struc
                 if (r < 0)
                         return r;
         }
+        if (inventory && (r = report_inventory_json(inventory, &inv)) < 0)
+                return r;
         if ((r = json_add(o, "modules", TAKE_PTR(mods))) < 0 ||
-            (r = json_add(o, "namespaces", TAKE_PTR(nss))) < 0)
+            (r = json_add(o, "namespaces", TAKE_PTR(nss))) < 0 || (r = json_add(o, "inventory", inv)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
         return 0;

@@ -8,7 +8,10 @@
  *            "refs_beyond_holders","initstate","taint","srcversion",
  *            "holds_mlx_compat","gds_hooks"}],
  *            "namespaces":[{"name","in_use","users":[usage...],"size_bytes",
- *            "multipath","nsid","serial","subsystem_nqn","partitions"}]}
+ *            "multipath","nsid","serial","subsystem_nqn","partitions"}],
+ *            "inventory":{"source","subsystems":[{"name","nqn","controllers":
+ *              [{"name","transport","address","serial","model","state"}],
+ *              "namespaces":[{"name","nsid","size_bytes","multipath","controller"}]}]}}
  *   usage:  {"kind","device","where","what","pid","description"}
  *   check:  {"in_use","devices":[{"name","namespace","partition","in_use",
  *            "users"}],"usages":[usage...],"notes":[..]}
@@ -28,6 +31,7 @@
 #include "actions/stack-unload.h"
 #include "modules/module-stack.h"
 #include "modules/removal-plan.h"
+#include "nvme/nvme-inventory.h"
 #include "usage/usage-check.h"
 
 struct json_object;
@@ -35,7 +39,10 @@ struct json_object;
 /* All: 0 or -ENOMEM; *ret untouched on failure. usage may be NULL (not checked). */
 int report_module_json(const ModuleInfo *m, struct json_object **ret);
 int report_usage_json(const Usage *u, struct json_object **ret);
-int report_status_json(const ModuleStack *stack, const UsageReport *usage, struct json_object **ret);
+/* inventory may be NULL too (no "inventory" key then is not allowed: null). */
+int report_status_json(const ModuleStack *stack, const UsageReport *usage, const NvmeInventory *inventory,
+                       struct json_object **ret);
+int report_inventory_json(const NvmeInventory *inv, struct json_object **ret);
 int report_check_json(const UsageReport *usage, struct json_object **ret);
 int report_plan_json(const RemovalPlan *plan, const UsageReport *usage, struct json_object **ret);
 int report_unload_json(const UnloadResult *r, bool dry_run, struct json_object **ret);

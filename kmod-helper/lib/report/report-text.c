@@ -70,12 +70,34 @@ static int status_modules(const ModuleStack *stack, FILE *f) {
         return 0;
 }
 
-int report_status_text(const ModuleStack *stack, const UsageReport *usage, FILE *f) {
+static void status_inventory(const NvmeInventory *inv, FILE *f) {
+        fprintf(f, "\n%-14s %-10s %-9s %-24s %-20s %s\n", "SUBSYSTEM", "CONTROLLER", "TRANSPORT", "ADDRESS", "SERIAL",
+                "MODEL");
+        if (inv->n_subsystems == 0)
+                fputs("(no NVMe subsystems)\n", f);
+        for (size_t i = 0; i < inv->n_subsystems; i++) {
+                const NvmeInventorySubsystem *s = &inv->subsystems[i];
+
+                for (size_t j = 0; j < s->n_controllers; j++) {
+                        const NvmeInventoryController *c = &s->controllers[j];
+
+                        fprintf(f, "%-14s %-10s %-9s %-24s %-20s %s\n", s->name, c->name,
+                                c->transport ? c->transport : "-", c->address ? c->address : "-",
+                                c->serial ? c->serial : "-", c->model ? c->model : "-");
+                }
+                fprintf(f, "  nqn: %s\n", s->nqn ? s->nqn : "-");
+        }
+}
+
+int report_status_text(const ModuleStack *stack, const UsageReport *usage, const NvmeInventory *inventory,
+                       FILE *f) {
         int r;
 
         r = status_modules(stack, f);
         if (r < 0)
                 return r;
+        if (inventory)
+                status_inventory(inventory, f);
         if (!usage)
                 return ferror(f) ? -EIO : 0;
 

@@ -13,9 +13,11 @@
 #include "actions/stack-unload.h"
 #include "modules/module-stack.h"
 #include "modules/removal-plan.h"
+#include "nvme/nvme-inventory.h"
 #include "usage/usage-check.h"
 
-int report_status_text(const ModuleStack *stack, const UsageReport *usage, FILE *f);
+int report_status_text(const ModuleStack *stack, const UsageReport *usage, const NvmeInventory *inventory,
+                       FILE *f);
 int report_check_text(const UsageReport *usage, FILE *f);
 int report_plan_text(const RemovalPlan *plan, const UsageReport *usage, FILE *f);
 int report_unload_text(const UnloadResult *r, bool dry_run, FILE *f);
