@@ -105,7 +105,7 @@ def read(path):
 
 
 def render_unit(unit_in):
-    text = read(unit_in).decode("utf-8").replace("@bindir@", BINDIR)
+    text = read(unit_in).decode("utf-8").replace("@daemondir@", BINDIR)
     left = re.findall(r"@[A-Za-z_]+@", text)
     if left:
         die(f"{unit_in}: unsubstituted {', '.join(sorted(set(left)))}")
@@ -146,7 +146,7 @@ def local_files(args, tmpdir):
     unit = os.path.join(tmpdir, "nvme-swapguard.service")
     with open(unit, "w") as f:
         f.write(render_unit(args.unit))
-    files["nvme-swapguard.service"] = (unit, args.unit + f" (@bindir@={BINDIR})")
+    files["nvme-swapguard.service"] = (unit, args.unit + f" (@daemondir@={BINDIR})")
     files["nvme-swapguard.conf"] = (args.config, args.config)
     files["nvme-swapguard.catalog"] = (args.catalog, args.catalog)
     return files

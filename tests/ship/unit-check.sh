@@ -32,7 +32,7 @@ else
         bindir=$tmp
 fi
 unit=$tmp/nvme-swapguard.service
-sed "s|@bindir@|$bindir|g" "$unit_in" >"$unit"
+sed "s|@daemondir@|$bindir|g" "$unit_in" >"$unit"
 if grep -n '@[A-Za-z_]*@' "$unit"; then
         echo "FAIL: unsubstituted placeholder in $unit_in"; exit 1
 fi
