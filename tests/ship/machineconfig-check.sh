@@ -47,4 +47,34 @@ if "$python" "$render" --daemon "$daemon" --kmod "$kmod" --strip --verify-only -
 fi
 grep "^FAIL" corrupt.log || { cat corrupt.log; echo "FAIL: the check failed for another reason"; exit 1; }
 echo "ok: corruption detected"
+echo "== the NodeDisruptionPolicy example covers every file and unit we ship"
+"$python" - "$(dirname "$render")" <<'PY'
+import os, sys, yaml
+d = sys.argv[1]
+bu = yaml.safe_load(open(os.path.join(d, "nvme-swapguard.bu")))
+ndp = yaml.safe_load(open(os.path.join(d, "node-disruption-policy.yaml")))
+assert ndp["apiVersion"] == "operator.openshift.io/v1" and ndp["kind"] == "MachineConfiguration"
+assert ndp["metadata"]["name"] == "cluster"
+pol = ndp["spec"]["nodeDisruptionPolicy"]
+want_files = {f["path"] for f in bu["storage"]["files"]}
+want_units = {u["name"] for u in bu["systemd"]["units"]}
+got_files = {f["path"] for f in pol["files"]}
+got_units = {u["name"] for u in pol["units"]}
+bad = 0
+for what, want, got in (("file", want_files, got_files), ("unit", want_units, got_units)):
+    for x in sorted(want - got):
+        print(f"FAIL: {what} {x} has no node disruption policy: a change to it reboots the pool"); bad = 1
+    for x in sorted(got - want):
+        print(f"FAIL: policy for {what} {x}, which we do not ship"); bad = 1
+for e in pol["files"] + pol["units"]:
+    for a in e["actions"]:
+        if a["type"] in ("Restart", "Reload"):
+            key = a["type"].lower()
+            if a.get(key, {}).get("serviceName") != "nvme-swapguard.service":
+                print(f"FAIL: {e}: {a['type']} of something else than nvme-swapguard.service"); bad = 1
+        if a["type"] in ("Reboot", "None") and len(e["actions"]) != 1:
+            print(f"FAIL: {e}: {a['type']} must stand alone"); bad = 1
+sys.exit(bad)
+PY
+echo "ok: node-disruption-policy.yaml matches nvme-swapguard.bu"
 echo "machineconfig-check: passed"
