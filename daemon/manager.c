@@ -364,22 +364,48 @@ static SwapEvent action_recheck(Manager *m) {
         return action_unload(m);
 }
 
+/* The running kernel's release as the host shows it (a fake root has its
+ * own), which names the container's module tree. */
+static int kernel_release(char **ret) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        char buf[256];
+        struct utsname u;
+
+        if (host_path("/proc/sys/kernel/osrelease", &path) >= 0 && (f = fopen(path, "re")) &&
+            fgets(buf, sizeof(buf), f)) {
+                buf[strcspn(buf, "\n")] = '\0';
+                if (buf[0] && !strchr(buf, '/')) {
+                        *ret = strdup(buf);
+                        return *ret ? 0 : -ENOMEM;
+                }
+        }
+        if (uname(&u) < 0)
+                return -errno;
+        *ret = strdup(u.release);
+        return *ret ? 0 : -ENOMEM;
+}
+
 static char *const *modules_wanted(const Manager *m) {
         return m->config->modules ?: m->record.modules_before;
 }
 
 static SwapEvent action_load(Manager *m) {
-        _cleanup_free_ char *tree = NULL, *loaded = NULL;
+        _cleanup_free_ char *tree = NULL, *loaded = NULL, *release = NULL;
         GuardLoadResult *l = NULL;
-        struct utsname u;
         int r;
 
         if (!m->container || m->container_pid <= 0) {
                 fail(m, NULL, "The driver container is gone: nothing to load its build from.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        if (uname(&u) < 0 || host_pathf(&tree, "/proc/%d/root/lib/modules/%s", (int) m->container_pid, u.release) < 0)
+        /* A host path: the library applies host_path() to it itself. */
+        if (kernel_release(&release) < 0 ||
+            asprintf(&tree, "/proc/%d/root/lib/modules/%s", (int) m->container_pid, release) < 0) {
+                tree = NULL;
+                fail(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
+        }
         r = m->ops->load_from(m->ops->userdata, tree, modules_wanted(m), &l);
         if (r < 0) {
                 fail(m, NULL, "Cannot load the NVMe stack from %s: %s.", tree, strerror(-r));
@@ -867,6 +893,10 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
                 log_info("Configuration reloaded.");
         }
         (void) sd_notify(0, "READY=1");
+        /* A reload is also "look again": a blocked swap re-checks its blockers
+         * (for operators who cleared them, and where no mount events come). */
+        if (m->state == SWAP_STATE_BLOCKED)
+                manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
         update_status(m);
         return 0;
 }

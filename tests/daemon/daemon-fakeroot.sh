@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Fake-root integration tests of the nvme-swapguard daemon binary: a fake
+# node (tests/fakeroot: fake-node + the fake kernel LD_PRELOAD shim), a fake
+# CRI-O store under it, a real process standing in for the driver container
+# (so pidfd exit detection is real), and the daemon run with --root and
+# --log-target stderr. Each case asserts the state file, the fake kernel's
+# log and the daemon's structured output.
+# Env (set by meson): SWAPGUARD_DAEMON, FAKE_KERNEL_SO, FAKE_NODE.
+set -uo pipefail
+
+for v in SWAPGUARD_DAEMON FAKE_KERNEL_SO FAKE_NODE; do
+  if [ -z "${!v:-}" ] || [ ! -e "${!v}" ]; then
+    echo "SKIP: $v is not set or missing (run through meson test)"; exit 77
+  fi
+done
+command -v python3 >/dev/null || { echo "SKIP: python3 needed to read the state file"; exit 77; }
+
+tmp=$(mktemp -d /tmp/sg-daemon-XXXXXX)
+daemon_pid=
+container_pid=
+cleanup() {
+  [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
+  [ -n "$container_pid" ] && kill -9 "$container_pid" 2>/dev/null
+  wait 2>/dev/null
+  [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+rel=6.1.0-fake-amd64
+failures=0
+checks=0
+ID=3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
+
+fail() { echo "FAIL [$case]: $*"; failures=$((failures + 1)); }
+ok() { checks=$((checks + 1)); }
+fn() { "$FAKE_NODE" "$root" "$@" || fail "fake-node $*"; }
+
+state() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["state"])' \
+            "$root/run/nvme-swapguard/state.json" 2>/dev/null || echo none; }
+
+# The test waits (the daemon does not): poll the state file for up to 10 s.
+wait_state() {
+  local want=$1 i
+  for i in $(seq 1 100); do
+    [ "$(state)" = "$want" ] && { ok; return 0; }
+    sleep 0.1
+  done
+  fail "state is $(state), expected $want; daemon output:"; sed 's/^/    /' "$tmp/daemon.log" | tail -15
+  return 1
+}
+expect_log() { grep -qE -- "$1" "$tmp/daemon.log" && ok || fail "daemon output lacks /$1/"; }
+expect_kernel() { grep -qE -- "$1" "$tmp/kernel.log" 2>/dev/null && ok || fail "kernel log lacks /$1/: $(cat "$tmp/kernel.log" 2>/dev/null)"; }
+expect_no_kernel() { grep -qE -- "$1" "$tmp/kernel.log" 2>/dev/null && fail "kernel log has /$1/: $(cat "$tmp/kernel.log")" || ok; }
+guard_file=/run/modprobe.d/nvme-swapguard.conf
+
+new_node() {
+  root=$tmp/root-$case
+  rm -f "$tmp/kernel.log" "$tmp/daemon.log"
+  fn init $rel
+  fn ko /lib/modules/$rel kernel/block/t10-pi.ko t10_pi - -
+  fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme-core.ko nvme_core t10-pi -
+  fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme.ko nvme nvme-core -
+  fn modules-dep /lib/modules/$rel
+  fn module t10_pi -1 nvme_core
+  fn module nvme_core -1 nvme
+  fn module nvme 0 -
+  fn namespace 0 1 partitions=1
+  mkdir -p "$root/run/containers/storage/overlay-containers" "$root/etc/nvme-swapguard"
+}
+
+# A process standing in for the container's init, with its cgroup and root.
+start_container() {
+  local ns=${1:-nvidia-network-operator} name=${2:-mofed-container}
+  sleep 600 &
+  container_pid=$!
+  local croot=/proc/$container_pid/root/lib/modules/$rel
+  mkdir -p "$root/proc/$container_pid"
+  echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$ID.scope" > "$root/proc/$container_pid/cgroup"
+  # NVIDIA's build: out-of-tree, depends on nothing the host lacks, GDS hooks exported
+  fn ko $croot extra/mlnx-nvme/host/nvme-core.ko nvme_core t10-pi - fake_taint=OE
+  fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops
+  fn modules-dep $croot
+  local d=$root/run/containers/storage/overlay-containers/$ID/userdata
+  mkdir -p "$d"
+  cat > "$d/.config.json.tmp" <<JSON
+{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"]},
+ "annotations":{"io.kubernetes.container.name":"$name",
+  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p",
+  "io.kubernetes.pod.namespace":"$ns",
+  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"}}
+JSON
+  mv "$d/.config.json.tmp" "$d/config.json"
+  echo "$container_pid" > "$d/.pidfile.tmp" && mv "$d/.pidfile.tmp" "$d/pidfile"
+}
+
+stop_container() {
+  kill "$container_pid" 2>/dev/null; wait "$container_pid" 2>/dev/null; container_pid=
+}
+
+start_daemon() {
+  NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+    LD_PRELOAD=$FAKE_KERNEL_SO "$SWAPGUARD_DAEMON" --root "$root" --log-target stderr "$@" \
+    >>"$tmp/daemon.log" 2>&1 &
+  daemon_pid=$!
+}
+
+stop_daemon() {
+  kill -TERM "$daemon_pid" 2>/dev/null
+  wait "$daemon_pid"; local rc=$?
+  daemon_pid=
+  [ "$rc" -eq 0 ] && ok || fail "daemon exited $rc on SIGTERM"
+}
+
+ready() { mkdir -p "$root/run/mellanox/drivers" && touch "$root/run/mellanox/drivers/.driver-ready"; }
+
+# --- current image: the daemon loads the build from the container --------
+case=current-image
+new_node
+start_daemon
+wait_state idle
+[ -d "$root/run/mellanox" ] && fail "the daemon created /run/mellanox on the host" || ok
+start_container
+wait_state unloaded-waiting-driver
+expect_kernel "delete_module nvme flags=.* -> 0"
+expect_kernel "delete_module nvme_core flags=.* -> 0"
+grep -q "install nvme /bin/false" "$root$guard_file" && ok || fail "no reload guard while unloaded"
+expect_log "MESSAGE_ID=5f9add5ec6ba4bceb08dd44a1496e973"
+ready
+wait_state swapped
+expect_kernel "init_module nvme_core .*-> 0|finit_module nvme_core .*-> 0"
+expect_log "MESSAGE_ID=d52b71b7f0f044ca8ed598ab2090efd0 SWAPGUARD_STATE=swapped SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=(nvidia|out-of-tree)"
+expect_log "SWAPGUARD_GDS_HOOKS=yes"
+expect_log "all 1 NVMe namespaces seen before the unload are back"
+[ -e "$root$guard_file" ] && fail "reload guard left after the swap" || ok
+stop_daemon
+stop_container
+
+# --- older image: the container loads the build itself; the daemon reports
+case=older-image
+new_node
+start_daemon
+start_container
+wait_state unloaded-waiting-driver
+# the container's own modprobe: the fake kernel loads what it is given
+croot=$root/proc/$container_pid/root/lib/modules/$rel
+NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root LD_PRELOAD=$FAKE_KERNEL_SO \
+  python3 - "$croot" <<'PY' || true
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+for m in ("nvme-core", "nvme"):
+    data = open(f"{sys.argv[1]}/extra/mlnx-nvme/host/{m}.ko", "rb").read()
+    libc.init_module(data, len(data), b"")
+PY
+ready
+wait_state swapped
+expect_no_kernel "load.* -> 0.*\n.*init_module nvme_core .*-> 0.*init_module nvme_core"
+expect_log "Swapped \(loaded by the driver container\)"
+stop_daemon
+stop_container
+
+# --- namespace mounted: blocked, names device and mount point; proceeds after
+case=blocked
+new_node
+fn mount nvme0n1p1 /var/lib/data xfs
+start_daemon
+start_container
+wait_state blocked
+expect_log "MESSAGE_ID=d26a0597308b450481324cf4e89b659b SWAPGUARD_STATE=blocked SWAPGUARD_DEVICE=nvme0n1p1 SWAPGUARD_MOUNT_POINT=/var/lib/data"
+expect_no_kernel "delete_module"
+# unmount (edit the fake mount table) and ask the daemon to look again
+sed -i '\#/var/lib/data#d' "$root/proc/1/mountinfo"
+kill -HUP "$daemon_pid"
+wait_state unloaded-waiting-driver
+expect_kernel "delete_module nvme flags=.* -> 0"
+stop_daemon   # SIGTERM while unloaded: restores
+expect_kernel "init_module nvme .*-> 0"
+[ "$(state)" = idle ] && ok || fail "after a stop while unloaded the state is $(state), expected idle (restored)"
+expect_log "MESSAGE_ID=7bc368d6005b4d99b5e15d0902c4c229"
+[ -e "$root$guard_file" ] && fail "reload guard outlived the daemon" || ok
+stop_container
+
+# --- container exits before ready: restored, namespaces back ---------------
+case=exit-before-ready
+new_node
+start_daemon
+start_container
+wait_state unloaded-waiting-driver
+stop_container
+wait_state restored
+expect_log "MESSAGE_ID=bf54ca7d2bec4edaa11caff4a4613f1a"
+"$FAKE_NODE" "$root" loaded nvme && ok || fail "nvme not back after the restore"
+expect_log "After the restore: all 1 NVMe namespaces"
+stop_daemon
+
+# --- SIGKILL while waiting: the next start resumes and completes -----------
+case=sigkill-resume
+new_node
+start_daemon
+start_container
+wait_state unloaded-waiting-driver
+kill -9 "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
+start_daemon
+sleep 0.5
+wait_state unloaded-waiting-driver
+expect_log "previous state unloaded-waiting-driver"
+[ -e "$root$guard_file" ] && ok || fail "reload guard not back after the restart"
+ready
+wait_state swapped
+stop_daemon
+stop_container
+
+# --- mofed-container in another namespace: ignored -------------------------
+case=other-namespace
+new_node
+start_daemon
+start_container some-other-namespace mofed-container
+sleep 1
+wait_state idle
+expect_no_kernel "delete_module"
+stop_daemon
+stop_container
+
+# --- ready timeout: restore ---------------------------------------------------
+case=ready-timeout
+new_node
+printf '[Swap]\nReadyTimeoutSec=1\n' > "$root/etc/nvme-swapguard/nvme-swapguard.conf"
+start_daemon
+start_container
+wait_state restored
+expect_kernel "delete_module nvme flags=.* -> 0"
+expect_kernel "init_module nvme .*-> 0"
+stop_daemon
+stop_container
+
+# --- load fails (vermagic mismatch): restore ---------------------------------
+case=load-fails
+new_node
+start_daemon
+start_container
+wait_state unloaded-waiting-driver
+croot=/proc/$container_pid/root/lib/modules/$rel
+fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core "5.14.0-other SMP mod_unload " fake_taint=OE
+ready
+wait_state restored
+expect_log "MESSAGE_ID=f52b7f6f00e0428aa7aedd0840ea6eb4.*SWAPGUARD_MODULE=nvme"
+"$FAKE_NODE" "$root" loaded nvme && ok || fail "nvme not back after the failed load"
+stop_daemon
+stop_container
+
+# --- configuration checks -----------------------------------------------------
+case=check-config
+printf '[Swap]\nUnloadAt=never\n' > "$tmp/bad.conf"
+out=$("$SWAPGUARD_DAEMON" --check-config --config "$tmp/bad.conf" 2>&1); rc=$?
+[ $rc -eq 1 ] && ok || fail "--check-config of a bad file exited $rc"
+grep -qF "$tmp/bad.conf:2: UnloadAt=" <<<"$out" && ok || fail "--check-config output: $out"
+printf '[Swap]\nUnloadAt=driver-ready\n' > "$tmp/good.conf"
+"$SWAPGUARD_DAEMON" --check-config --config "$tmp/good.conf" >/dev/null 2>&1 && ok || fail "good config refused"
+
+echo "daemon-fakeroot: $checks checks passed, $failures failed"
+[ "$failures" -eq 0 ]
