@@ -15,9 +15,9 @@
 #   -m, --mode MODE     script | systemd                   [script]
 #   -t, --timeout SEC   kill the VM after SEC seconds      [300]
 #   -b, --build-root D  the meson build dir, passed to the guest
-#                       [$MESON_BUILD_ROOT or $VM_BUILD_ROOT or .]
-#   -c, --cache DIR     cache for initramfs / oot build    [$VM_CACHE or
-#                       BUILD_ROOT/vm-cache]
+#                       [$VM_BUILD_ROOT, $MESON_BUILD_ROOT or <repo>/build]
+#   -c, --cache DIR     cache for initramfs / oot build    [$VM_CACHE,
+#                       BUILD_ROOT/vm-cache or ~/.cache/nvme-swapguard-vm]
 #       --oot           build (cached) the out-of-tree nvme modules and pass
 #                       their fake container root as $VM_OOT_ROOT
 #   -u, --udev          script mode: start udevd and coldplug (nvme then comes
@@ -27,6 +27,7 @@
 #       --disk-size SZ  size of each sparse disk image     [512M]
 #   -k, --keep          keep the run dir (results, console log, disks)
 #   -v, --verbose       full kernel log on the console
+#       --append ARGS   extra kernel command line arguments
 #
 # Run dir: CACHE/runs/<test>.XXXXXX/{results/,disks/}; results/console.log is
 # the serial console, results/dmesg.txt the guest's kernel log, results/
@@ -36,8 +37,11 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 layout=plain mode=script timeout=300 smp=1 mem=768 disk_size=512M
-keep=0 verbose=0 oot=0 udev=0
-build_root=${MESON_BUILD_ROOT:-${VM_BUILD_ROOT:-$PWD}}
+keep=0 verbose=0 oot=0 udev=0 extra_append=
+build_root=${VM_BUILD_ROOT:-${MESON_BUILD_ROOT:-}}
+if [ -z "$build_root" ] && [ -d "$here/../../build" ]; then
+	build_root=$here/../../build
+fi
 cache=${VM_CACHE:-}
 
 die() { echo "run-vm: $*" >&2; exit 1; }
@@ -56,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--disk-size) disk_size=$2; shift 2 ;;
 	-k | --keep) keep=1; shift ;;
 	-v | --verbose) verbose=1; shift ;;
+	--append) extra_append=$2; shift 2 ;;
 	--) shift; break ;;
 	-h | --help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -65,8 +70,11 @@ done
 script=$(realpath "$1")
 shift
 [ -r "$script" ] || die "no test script $script"
-build_root=$(realpath "$build_root")
-cache=$(realpath -m "${cache:-$build_root/vm-cache}")
+if [ -n "$build_root" ]; then
+	build_root=$(realpath "$build_root")
+	cache=${cache:-$build_root/vm-cache}
+fi
+cache=$(realpath -m "${cache:-${XDG_CACHE_HOME:-$HOME/.cache}/nvme-swapguard-vm}")
 case $mode in script | systemd) ;; *) die "unknown mode $mode" ;; esac
 
 kver=${VM_KVER:-$(ls /lib/modules | sort -V | tail -n1)}
@@ -142,6 +150,7 @@ append="console=ttyS0,115200 panic=-1 loglevel=$loglevel swapguard.mode=$mode"
 append+=" mitigations=off i8042.noaux i8042.nokbd i8042.nopnp nmi_watchdog=0"
 append+=" tsc=reliable no_timer_check random.trust_cpu=on"
 [ $mode = systemd ] && append+=" systemd.show_status=false systemd.log_level=warning"
+[ -n "$extra_append" ] && append+=" $extra_append"
 
 qemu=(
 	qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp "$smp" -m "$mem"
