@@ -38,7 +38,9 @@ if grep -n '@[A-Za-z_]*@' "$unit"; then
 fi
 
 man_opt=--man=no
-if [ ${#man_pages[@]} -gt 0 ]; then
+if [ ${#man_pages[@]} -gt 0 ] && ! command -v man >/dev/null; then
+        echo "note: man not installed (Debian package man-db); Documentation= not checked"
+elif [ ${#man_pages[@]} -gt 0 ]; then
         for p in "${man_pages[@]}"; do
                 sect=${p##*.}
                 mkdir -p "$tmp/man/man$sect"
