@@ -21,7 +21,7 @@ const char *const nvme_stack_modules[] = {
 /* The state that is read once per stack read and shared by every module. */
 typedef struct StackReadContext {
         ProcModules *proc;
-        char **gds_modules;
+        char **gds_modules; /* NULL until the first loaded module needs it */
 } StackReadContext;
 
 void module_name_normalize(char *name) {
@@ -132,9 +132,23 @@ static int read_mlx_compat_dependency(const char *name, bool *ret) {
         return 0;
 }
 
+/* kallsyms is large and slow to generate (~0.2 s): read it once per stack
+ * read, and only when some module is loaded at all. */
+static int has_gds_hooks(const char *name, StackReadContext *ctx, bool *ret) {
+        int r;
+
+        if (!ctx->gds_modules) {
+                r = kallsyms_gds_modules_read(&ctx->gds_modules);
+                if (r < 0)
+                        return r;
+        }
+        *ret = strv_contains(ctx->gds_modules, name);
+        return 0;
+}
+
 /* Loaded: listed in /proc/modules, or has an initstate (built-in modules
  * have /sys/module/<m>/ too, but no initstate). */
-static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, const StackReadContext *ctx) {
+static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, StackReadContext *ctx) {
         int r;
 
         r = read_refcnt(m->name, pm, &m->refcnt);
@@ -155,8 +169,7 @@ static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, const StackR
         r = read_mlx_compat_dependency(m->name, &m->depends_on_mlx_compat);
         if (r < 0)
                 return r;
-        m->has_gds_hooks = strv_contains(ctx->gds_modules, m->name);
-        return 0;
+        return has_gds_hooks(m->name, ctx, &m->has_gds_hooks);
 }
 
 static inline void module_info_donep(ModuleInfo *m) {
@@ -177,7 +190,7 @@ static int read_initstate(const char *name, const ProcModule *pm, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-static int module_info_read(const char *name, const StackReadContext *ctx, ModuleInfo *ret) {
+static int module_info_read(const char *name, StackReadContext *ctx, ModuleInfo *ret) {
         const ProcModule *pm = proc_modules_find(ctx->proc, name);
         _cleanup_(module_info_donep) ModuleInfo m = { .refcnt = -1 };
         int r;
@@ -201,7 +214,7 @@ static int module_info_read(const char *name, const StackReadContext *ctx, Modul
         return 0;
 }
 
-static int stack_append(ModuleStack *s, const char *name, const StackReadContext *ctx, size_t *alloc) {
+static int stack_append(ModuleStack *s, const char *name, StackReadContext *ctx, size_t *alloc) {
         int r;
 
         if (s->n_modules == *alloc) {
@@ -222,7 +235,7 @@ static int stack_append(ModuleStack *s, const char *name, const StackReadContext
 
 /* Every loaded module holding a module of the list, transitively: the list
  * grows while we walk it, so holders of holders are visited too. */
-static int append_outside_holders(ModuleStack *s, const StackReadContext *ctx, size_t *alloc) {
+static int append_outside_holders(ModuleStack *s, StackReadContext *ctx, size_t *alloc) {
         int r;
 
         for (size_t i = 0; i < s->n_modules; i++)
@@ -254,10 +267,6 @@ int module_stack_read(ModuleStack **ret) {
         if (!s)
                 return -ENOMEM;
         r = proc_modules_read(&ctx.proc);
-        if (r < 0)
-                return r;
-        /* kallsyms is large: read once per stack read, not once per module. */
-        r = kallsyms_gds_modules_read(&ctx.gds_modules);
         if (r < 0)
                 return r;
         for (const char *const *m = nvme_stack_modules; *m; m++) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -89,15 +90,11 @@ static int device_list_add(DeviceList *l, NvmeBlockDevice *d) {
         return 0;
 }
 
-/* /sys/class/block/<name>/<attr>; NULL in *ret (and 0) when absent. */
-static int read_attr(const char *name, const char *attr, char **ret) {
-        _cleanup_free_ char *path = NULL;
+/* An attribute of the device directory dfd; NULL in *ret (and 0) when absent. */
+static int read_attr(int dfd, const char *attr, char **ret) {
         int r;
 
-        r = host_pathf(&path, "/sys/class/block/%s/%s", name, attr);
-        if (r < 0)
-                return r;
-        r = read_one_line_file(path, ret);
+        r = read_one_line_file_at(dfd, attr, ret);
         if (r == -ENOENT || r == -ENOTDIR) {
                 *ret = NULL;
                 return 0;
@@ -113,11 +110,11 @@ static void strip_trailing_space(char *s) {
                 s[--n] = '\0';
 }
 
-static int read_devno(Scan *s, NvmeBlockDevice *d) {
+static int read_devno(Scan *s, NvmeBlockDevice *d, int dfd) {
         _cleanup_free_ char *v = NULL;
         int r;
 
-        r = read_attr(d->name, "dev", &v);
+        r = read_attr(dfd, "dev", &v);
         if (r < 0)
                 return r;
         if (!v)
@@ -129,12 +126,12 @@ static int read_devno(Scan *s, NvmeBlockDevice *d) {
         return 0;
 }
 
-static int read_size(Scan *s, NvmeBlockDevice *d) {
+static int read_size(Scan *s, NvmeBlockDevice *d, int dfd) {
         _cleanup_free_ char *v = NULL;
         uint64_t sectors;
         int r;
 
-        r = read_attr(d->name, "size", &v);
+        r = read_attr(dfd, "size", &v);
         if (r < 0)
                 return r;
         if (!v)
@@ -147,11 +144,11 @@ static int read_size(Scan *s, NvmeBlockDevice *d) {
         return 0;
 }
 
-static int read_nsid(Scan *s, NvmeBlockDevice *d) {
+static int read_nsid(Scan *s, NvmeBlockDevice *d, int dfd) {
         _cleanup_free_ char *v = NULL;
         int r;
 
-        r = read_attr(d->name, "nsid", &v);
+        r = read_attr(dfd, "nsid", &v);
         if (r < 0 || !v)
                 return r;
         if (safe_atou(v, &d->nsid) < 0)
@@ -179,14 +176,11 @@ static int head_by_subsystem_dir(const char *name, bool *ret) {
         return 0;
 }
 
-static int detect_multipath_head(const char *name, bool *ret) {
-        _cleanup_free_ char *path = NULL, *target = NULL;
+static int detect_multipath_head(const char *name, int dfd, bool *ret) {
+        _cleanup_free_ char *target = NULL;
         int r;
 
-        r = host_pathf(&path, "/sys/class/block/%s/device", name);
-        if (r < 0)
-                return r;
-        r = read_link(path, &target);
+        r = read_link_at(dfd, "device", &target);
         if (r < 0)
                 return head_by_subsystem_dir(name, ret);
         *ret = strneq(path_basename(target), "nvme-subsys", strlen("nvme-subsys"));
@@ -194,17 +188,13 @@ static int detect_multipath_head(const char *name, bool *ret) {
 }
 
 /* The lowest-numbered controller linked from a subsystem directory. */
-static int first_subsystem_controller(const char *name, char **ret) {
+static int first_subsystem_controller(int dfd, char **ret) {
         _cleanup_strv_free_ char **entries = NULL;
-        _cleanup_free_ char *path = NULL;
         const char *best = NULL;
         unsigned best_n = 0, n;
         int r;
 
-        r = host_pathf(&path, "/sys/class/block/%s/device", name);
-        if (r < 0)
-                return r;
-        r = read_dir_names(path, &entries);
+        r = read_dir_names_at(dfd, "device", &entries);
         if (r < 0)
                 return r == -ENOENT || r == -ENOTDIR ? (*ret = NULL, 0) : r;
         STRV_FOREACH(e, entries)
@@ -217,30 +207,30 @@ static int first_subsystem_controller(const char *name, char **ret) {
         return best && !*ret ? -ENOMEM : 0;
 }
 
-static int read_serial(NvmeBlockDevice *d) {
+static int read_serial(NvmeBlockDevice *d, int dfd) {
         _cleanup_free_ char *ctrl = NULL, *attr = NULL;
         int r;
 
         if (d->multipath_head) {
-                r = first_subsystem_controller(d->name, &ctrl);
+                r = first_subsystem_controller(dfd, &ctrl);
                 if (r < 0)
                         return r;
         }
         if (ctrl && asprintf(&attr, "device/%s/serial", ctrl) < 0)
                 return -ENOMEM;
-        r = read_attr(d->name, attr ? attr : "device/serial", &d->serial);
+        r = read_attr(dfd, attr ? attr : "device/serial", &d->serial);
         if (r >= 0 && !d->serial && attr) /* no controller attribute: the subsystem's own */
-                r = read_attr(d->name, "device/serial", &d->serial);
+                r = read_attr(dfd, "device/serial", &d->serial);
         strip_trailing_space(d->serial);
         return r;
 }
 
-static int read_namespace(Scan *s, const char *name) {
+static int read_namespace(Scan *s, const char *name, int dfd) {
         _cleanup_(device_donep) NvmeBlockDevice d = {};
         _cleanup_free_ char *hidden = NULL;
         int r;
 
-        r = read_attr(name, "hidden", &hidden);
+        r = read_attr(dfd, "hidden", &hidden);
         if (r < 0)
                 return r;
         if (hidden && streq(hidden, "1"))
@@ -249,24 +239,20 @@ static int read_namespace(Scan *s, const char *name) {
         d.namespace_name = strdup(name);
         if (!d.name || !d.namespace_name)
                 return -ENOMEM;
-        if ((r = read_devno(s, &d)) < 0 || (r = read_size(s, &d)) < 0 || (r = read_nsid(s, &d)) < 0 ||
-            (r = detect_multipath_head(name, &d.multipath_head)) < 0 || (r = read_serial(&d)) < 0 ||
-            (r = read_attr(name, "device/subsysnqn", &d.subsystem_nqn)) < 0)
+        if ((r = read_devno(s, &d, dfd)) < 0 || (r = read_size(s, &d, dfd)) < 0 || (r = read_nsid(s, &d, dfd)) < 0 ||
+            (r = detect_multipath_head(name, dfd, &d.multipath_head)) < 0 || (r = read_serial(&d, dfd)) < 0 ||
+            (r = read_attr(dfd, "device/subsysnqn", &d.subsystem_nqn)) < 0)
                 return r;
         return device_list_add(&s->namespaces, &d);
 }
 
 /* The partition's parent from where sysfs puts it (.../nvme0n1/nvme0n1p1),
  * else from its name. */
-static int partition_parent(const char *name, char **ret) {
-        _cleanup_free_ char *path = NULL, *target = NULL;
+static int partition_parent(int class_fd, const char *name, char **ret) {
+        _cleanup_free_ char *target = NULL;
         char *slash;
-        int r;
 
-        r = host_pathf(&path, "/sys/class/block/%s", name);
-        if (r < 0)
-                return r;
-        if (read_link(path, &target) >= 0 && (slash = strrchr(target, '/')) && slash != target) {
+        if (read_link_at(class_fd, name, &target) >= 0 && (slash = strrchr(target, '/')) && slash != target) {
                 *slash = '\0';
                 if (nvme_name_is_namespace(path_basename(target)) || nvme_name_is_hidden_path(path_basename(target)))
                         return (*ret = strdup(path_basename(target))) ? 0 : -ENOMEM;
@@ -274,7 +260,7 @@ static int partition_parent(const char *name, char **ret) {
         return nvme_partition_parent_name(name, ret);
 }
 
-static int read_partition(Scan *s, const char *name) {
+static int read_partition(Scan *s, int class_fd, const char *name, int dfd) {
         _cleanup_(device_donep) NvmeBlockDevice d = {};
         int r;
 
@@ -282,34 +268,46 @@ static int read_partition(Scan *s, const char *name) {
         if (!d.name)
                 return -ENOMEM;
         d.is_partition = true;
-        r = partition_parent(name, &d.namespace_name);
+        r = partition_parent(class_fd, name, &d.namespace_name);
         if (r == -EINVAL)
                 return strv_extendf(&s->notes, "%s: a partition whose namespace cannot be told; skipped", name);
         if (r < 0)
                 return r;
         if (nvme_name_is_hidden_path(d.namespace_name))
                 return 0;
-        if ((r = read_devno(s, &d)) < 0 || (r = read_size(s, &d)) < 0)
+        if ((r = read_devno(s, &d, dfd)) < 0 || (r = read_size(s, &d, dfd)) < 0)
                 return r;
         return device_list_add(&s->partitions, &d);
 }
 
-static int scan_entry(Scan *s, const char *name) {
+static int scan_device(Scan *s, int class_fd, const char *name, int dfd) {
         _cleanup_free_ char *partition = NULL;
         int r;
 
-        if (nvme_name_is_hidden_path(name))
-                return 0;
         if (nvme_name_is_namespace(name)) {
                 /* Some device models name partitions freely: trust `partition`. */
-                r = read_attr(name, "partition", &partition);
+                r = read_attr(dfd, "partition", &partition);
                 if (r < 0)
                         return r;
-                return partition ? read_partition(s, name) : read_namespace(s, name);
+                return partition ? read_partition(s, class_fd, name, dfd) : read_namespace(s, name, dfd);
         }
-        if (nvme_partition_parent_name(name, &partition) >= 0)
-                return read_partition(s, name);
-        return 0; /* not an NVMe block device */
+        return read_partition(s, class_fd, name, dfd);
+}
+
+static int scan_entry(Scan *s, int class_fd, const char *name) {
+        _cleanup_free_ char *parent = NULL;
+        _cleanup_close_ int dfd = -EBADF;
+
+        if (nvme_name_is_hidden_path(name))
+                return 0;
+        if (!nvme_name_is_namespace(name) && nvme_partition_parent_name(name, &parent) < 0)
+                return 0; /* not an NVMe block device */
+        /* One lookup of the device's (long, symlinked) path; attributes are read relative to it. */
+        dfd = openat(class_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return strv_extendf(&s->notes, "%s: /sys/class/block/%s cannot be opened (%s); skipped", name, name,
+                                    strerror(errno));
+        return scan_device(s, class_fd, name, dfd);
 }
 
 static int cmp_namespace(const void *a, const void *b) {
@@ -356,8 +354,10 @@ static int merge(Scan *s, NvmeBlockDevices *out) {
         size_t j = 0;
         int r;
 
-        qsort(ns->devices, ns->n, sizeof(NvmeBlockDevice), cmp_namespace);
-        qsort(parts->devices, parts->n, sizeof(NvmeBlockDevice), cmp_partition);
+        if (ns->n > 1) /* qsort's base must not be NULL, even for 0 elements */
+                qsort(ns->devices, ns->n, sizeof(NvmeBlockDevice), cmp_namespace);
+        if (parts->n > 1)
+                qsort(parts->devices, parts->n, sizeof(NvmeBlockDevice), cmp_partition);
         out->devices = calloc(ns->n + parts->n + 1, sizeof(NvmeBlockDevice));
         if (!out->devices)
                 return -ENOMEM;
@@ -386,6 +386,7 @@ int nvme_block_devices_scan(NvmeBlockDevices **ret) {
         _cleanup_(scan_done) Scan s = {};
         _cleanup_strv_free_ char **names = NULL;
         _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int class_fd = -EBADF;
         int r;
 
         if (!out || !(s.notes = strv_new_empty()))
@@ -393,13 +394,15 @@ int nvme_block_devices_scan(NvmeBlockDevices **ret) {
         r = host_path("/sys/class/block", &path);
         if (r < 0)
                 return r;
-        r = read_dir_names(path, &names);
-        if (r == -ENOENT)
-                r = strv_copy(NULL, &names); /* no block class at all: no devices */
+        class_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (class_fd < 0 && errno != ENOENT)
+                return -errno;
+        r = class_fd < 0 ? strv_copy(NULL, &names) /* no block class at all: no devices */
+                         : read_dir_names_at(class_fd, ".", &names);
         if (r < 0)
                 return r;
         STRV_FOREACH(name, names) {
-                r = scan_entry(&s, *name);
+                r = scan_entry(&s, class_fd, *name);
                 if (r < 0)
                         return r;
         }

@@ -46,7 +46,8 @@ int device_index_seal(DeviceIndex *idx) {
         idx->by_devno = malloc((idx->n + 1) * sizeof(DeviceIndexEntry));
         if (!idx->by_name || !idx->by_devno)
                 return -ENOMEM;
-        memcpy(idx->by_name, idx->pending, idx->n * sizeof(DeviceIndexEntry));
+        if (idx->n > 0) /* pending is NULL when nothing was added */
+                memcpy(idx->by_name, idx->pending, idx->n * sizeof(DeviceIndexEntry));
         idx->n_by_name = idx->n;
         for (size_t i = 0; i < idx->n; i++)
                 if (idx->pending[i].devno != 0)

@@ -13,11 +13,15 @@
 #include "util/strv.h"
 
 int read_full_file(const char *path, char **ret, size_t *ret_size) {
+        return read_full_file_at(AT_FDCWD, path, ret, ret_size);
+}
+
+int read_full_file_at(int dirfd, const char *path, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
         size_t size = 0, alloc = 4096;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
         buf = malloc(alloc);
@@ -56,13 +60,40 @@ int read_full_file(const char *path, char **ret, size_t *ret_size) {
 }
 
 int read_one_line_file(const char *path, char **ret) {
+        return read_one_line_file_at(AT_FDCWD, path, ret);
+}
+
+int read_one_line_file_at(int dirfd, const char *path, char **ret) {
+        _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
+        ssize_t n;
+        char *nl;
         int r;
 
-        r = read_full_file(path, &buf, NULL);
-        if (r < 0)
-                return r;
-        buf[strcspn(buf, "\n")] = '\0';
+        /* Fast path for sysfs attributes: one read holds the whole line, and
+         * a newline in it means no second read (for EOF) is needed. */
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        buf = malloc(4096);
+        if (!buf)
+                return -ENOMEM;
+        do
+                n = read(fd, buf, 4095);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        nl = memchr(buf, '\n', (size_t) n);
+        if (!nl && n == 4095) { /* a longer first line: take the slow, whole-file way */
+                free(TAKE_PTR(buf));
+                r = read_full_file_at(dirfd, path, &buf, NULL);
+                if (r < 0)
+                        return r;
+                nl = strchr(buf, '\n');
+        }
+        if (nl)
+                *nl = '\0';
         *ret = TAKE_PTR(buf);
         return 0;
 }
@@ -73,14 +104,26 @@ static void closedirp(DIR **d) {
 }
 
 int read_dir_names(const char *path, char ***ret) {
+        return read_dir_names_at(AT_FDCWD, path, ret);
+}
+
+int read_dir_names_at(int dirfd, const char *path, char ***ret) {
         _cleanup_(closedirp) DIR *d = NULL;
         _cleanup_strv_free_ char **names = NULL;
         size_t n = 0, alloc = 0;
         struct dirent *de;
+        int fd;
 
-        d = opendir(path);
-        if (!d)
+        fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
                 return -errno;
+        d = fdopendir(fd);
+        if (!d) {
+                int saved = errno;
+
+                close(fd);
+                return -saved;
+        }
         /* Grow geometrically ourselves: strv_push is O(n) per call, and
          * /proc or /sys/class/block can hold many thousands of entries. */
         names = strv_new_empty();
@@ -120,6 +163,10 @@ int path_exists(const char *path) {
 }
 
 int read_link(const char *path, char **ret) {
+        return read_link_at(AT_FDCWD, path, ret);
+}
+
+int read_link_at(int dirfd, const char *path, char **ret) {
         size_t size = 256;
 
         for (;;) {
@@ -128,7 +175,7 @@ int read_link(const char *path, char **ret) {
 
                 if (!buf)
                         return -ENOMEM;
-                n = readlink(path, buf, size);
+                n = readlinkat(dirfd, path, buf, size);
                 if (n < 0)
                         return -errno;
                 if ((size_t) n < size) {

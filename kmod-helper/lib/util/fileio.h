@@ -27,5 +27,13 @@ int path_exists(const char *path);
 /* Target of a symlink, as stored (not resolved). */
 int read_link(const char *path, char **ret);
 
+/* The same, relative to a directory descriptor (AT_FDCWD for the cwd):
+ * reading many attributes of one sysfs directory this way walks its
+ * (long, symlinked) path once instead of once per attribute. */
+int read_full_file_at(int dirfd, const char *path, char **ret, size_t *ret_size);
+int read_one_line_file_at(int dirfd, const char *path, char **ret);
+int read_dir_names_at(int dirfd, const char *path, char ***ret);
+int read_link_at(int dirfd, const char *path, char **ret);
+
 /* The last component of a path ("/a/b" -> "b", "b" -> "b"), pointing into path. */
 const char *path_basename(const char *path);
