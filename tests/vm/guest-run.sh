@@ -24,6 +24,10 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
 echo "VM-BOOTED uptime=$(uptime_s)s mode=$VM_MODE layout=$VM_LAYOUT"
 echo "booted=$(uptime_s)" >"$res/timing"
+# The kernel log goes to the host as it happens, so a guest that hangs or
+# panics still leaves it behind; rewritten whole at the end.
+dmesg -w >"$res/dmesg.txt" 2>&1 &
+dmesg_follower=$!
 
 # How the in-tree nvme stack gets loaded:
 #  - systemd mode: udevd's coldplug (systemd-udev-trigger) loads nvme from the
@@ -72,6 +76,8 @@ echo "test_start=$start" >>"$res/timing"
 echo "test_end=$end" >>"$res/timing"
 
 cd /
+kill "$dmesg_follower" 2>/dev/null
+wait "$dmesg_follower" 2>/dev/null
 dmesg >"$res/dmesg.txt" 2>&1
 echo "$rc" >"$res/rc.tmp" && mv "$res/rc.tmp" "$res/rc"
 sync

@@ -27,6 +27,7 @@ fail() {
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
 
 mode=script
 for arg in $(cat /proc/cmdline); do

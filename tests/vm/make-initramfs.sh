@@ -64,8 +64,9 @@ done | awk '!seen[$0]++' | while read -r ko; do
 done
 [ -s "$root/modules/order" ] || die "no modules resolved for: $wanted"
 
-# A console node for the kernel to open before devtmpfs is mounted.
-mknod -m 600 "$root/dev/console" c 5 1
+# A console node for the kernel to open before devtmpfs is mounted (needs
+# root; without it /init reopens /dev/console once devtmpfs is up).
+mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || :
 
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"
