@@ -69,7 +69,10 @@ static int report(UsageScan *s, const char *pid, const NvmeBlockDevice *d) {
 }
 
 /* One fd: its link text, and on the real host the stat of what it opens
- * (in a fake root the links point at nothing meaningful). */
+ * (in a fake root the links point at nothing meaningful). Only /dev nodes
+ * are stat'ed: a stat of a file on a hung NFS or FUSE mount would block us,
+ * and a block device fd always reads as a path under some /dev (the node
+ * may have another name there, in a container's own /dev: hence st_rdev). */
 static const NvmeBlockDevice *inspect_fd(const UsageScan *s, const char *fd_path) {
         _cleanup_free_ char *link = NULL;
         struct stat st;
@@ -77,7 +80,7 @@ static const NvmeBlockDevice *inspect_fd(const UsageScan *s, const char *fd_path
 
         if (read_link(fd_path, &link) < 0)
                 return NULL;
-        if (host_root_is_real() && stat(fd_path, &st) == 0 && S_ISBLK(st.st_mode))
+        if (host_root_is_real() && strneq(link, "/dev/", 5) && stat(fd_path, &st) == 0 && S_ISBLK(st.st_mode))
                 has_rdev = true;
         return process_fd_match(s, link, has_rdev, has_rdev ? st.st_rdev : 0);
 }

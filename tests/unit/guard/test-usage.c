@@ -130,15 +130,17 @@ Test(usage, holders_recursion) {
         fake_dm("dm-0", "253:0", "luks-1", "nvme0n1");
         fake_dm("dm-1", "253:1", "vg0-root", "dm-0");
         fake_dm("dm-2", "253:2", "vg0-home", "dm-0");
+        fake_dm("dm-3", "253:3", "deep", "dm-1"); /* three levels above nvme0n1 */
         scan_start();
         cr_assert_eq(scan.holders.n_records, 1);
         rec = &scan.holders.records[0];
-        cr_assert_eq(rec->n_stacked, 3);
+        cr_assert_eq(rec->n_stacked, 4);
         cr_assert_str_eq(rec->stacked[0], "dm-0");
         cr_assert_str_eq(rec->stacked[1], "dm-1");
-        cr_assert_str_eq(rec->stacked[2], "dm-2");
+        cr_assert_str_eq(rec->stacked[2], "dm-3", "depth first");
+        cr_assert_str_eq(rec->stacked[3], "dm-2");
         cr_assert_str_eq(rec->friendly[1], "vg0-root");
-        cr_assert_eq(rec->devnos[2], makedev(253, 2));
+        cr_assert_eq(rec->devnos[3], makedev(253, 2));
         match_mountinfo("70 1 253:2 / /home rw - xfs /dev/mapper/vg0-home rw\n");
         cr_assert_eq(holder_set_to_usages(&scan.holders, devices, &scan.collector), 0);
         line = describe(0);
