@@ -89,14 +89,14 @@ static int note_probe(UsageScan *s, const char *name, ExclusiveOpenResult res, i
 
 /* Probes one namespace group [start, end): the busy partitions are
  * reported; the whole disk only when none of its partitions is. */
-static int probe_group(UsageScan *s, size_t start, size_t end) {
+static int probe_group(UsageScan *s, size_t start, size_t end, ExclusiveOpenProbe probe) {
         const NvmeBlockDevices *d = s->devices;
         bool whole_busy = false, part_busy = false;
         int err, r;
 
         for (size_t i = start; i < end; i++) {
                 const char *name = d->devices[i].name;
-                ExclusiveOpenResult res = exclusive_open_probe(name, &err);
+                ExclusiveOpenResult res = probe(name, &err);
 
                 if (res != EXCLUSIVE_OPEN_CLAIMED) {
                         if ((r = note_probe(s, name, res, err)) < 0)
@@ -121,6 +121,10 @@ static int probe_group(UsageScan *s, size_t start, size_t end) {
 }
 
 int exclusive_open_check(UsageScan *s) {
+        return exclusive_open_check_with(s, exclusive_open_probe);
+}
+
+int exclusive_open_check_with(UsageScan *s, ExclusiveOpenProbe probe) {
         const NvmeBlockDevices *d = s->devices;
         _cleanup_free_ bool *explained = NULL;
         int r;
@@ -133,7 +137,7 @@ int exclusive_open_check(UsageScan *s) {
                         ;
                 if (explained[start])
                         continue;
-                if ((r = probe_group(s, start, end)) < 0)
+                if ((r = probe_group(s, start, end, probe)) < 0)
                         return r;
         }
         return 0;

@@ -28,3 +28,7 @@ ExclusiveOpenResult exclusive_open_probe(const char *name, int *ret_errno);
  * one explained device explains the namespace) and adds USAGE_KERNEL_CLAIM
  * for the busy ones (a partition rather than its whole disk). 0 or -ENOMEM. */
 int exclusive_open_check(UsageScan *s);
+
+/* The same with another probe (tests script the kernel's answers with it). */
+typedef ExclusiveOpenResult (*ExclusiveOpenProbe)(const char *name, int *ret_errno);
+int exclusive_open_check_with(UsageScan *s, ExclusiveOpenProbe probe);

@@ -225,6 +225,56 @@ Test(usage, exclusive_open_gone_is_a_note) {
         cr_assert_eq(exclusive_open_probe("nvme0n1", &err), EXCLUSIVE_OPEN_FREE);
 }
 
+/* The kernel's scripted answers: which devices an exclusive open finds busy. */
+static const char *const *busy_devices;
+
+static ExclusiveOpenResult scripted_probe(const char *name, int *ret_errno) {
+        for (const char *const *b = busy_devices; b && *b; b++)
+                if (strcmp(*b, name) == 0) {
+                        *ret_errno = EBUSY;
+                        return EXCLUSIVE_OPEN_CLAIMED;
+                }
+        *ret_errno = 0;
+        return EXCLUSIVE_OPEN_FREE;
+}
+
+Test(usage, kernel_claim_only_when_nothing_explains) {
+        _cleanup_free_ char *line = NULL;
+
+        /* nvme0n1 busy with its partition: the partition is named, not the disk.
+         * nvme1n1 busy but mounted: already explained, no claim. */
+        busy_devices = (const char *const[]) { "nvme0n1", "nvme0n1p1", "nvme1n1", NULL };
+        scan_start();
+        match_mountinfo("40 1 259:2 / /data rw - xfs /dev/nvme1n1 rw\n");
+        cr_assert_eq(exclusive_open_check_with(&scan, scripted_probe), 0);
+        cr_assert_eq(scan.collector.n_usages, 2);
+        cr_assert_eq(scan.collector.usages[1].kind, USAGE_KERNEL_CLAIM);
+        cr_assert_str_eq(scan.collector.usages[1].device, "nvme0n1p1");
+        line = describe(1);
+        cr_assert_not_null(strstr(line, "nvme0n1p1 is claimed in the kernel"), "%s", line);
+}
+
+Test(usage, kernel_claim_of_a_whole_disk) {
+        busy_devices = (const char *const[]) { "nvme0n1", NULL };
+        scan_start();
+        cr_assert_eq(exclusive_open_check_with(&scan, scripted_probe), 0);
+        cr_assert_eq(scan.collector.n_usages, 1);
+        cr_assert_str_eq(scan.collector.usages[0].device, "nvme0n1");
+}
+
+Test(usage, swap_on_a_dm_holder) {
+        _cleanup_free_ char *line = NULL;
+
+        fake_dm("dm-0", "253:0", "vg0-swap", "nvme1n1");
+        scan_start();
+        fake_write("proc/swaps", "Filename Type Size Used Priority\n/dev/dm-0 partition 1 0 -2\n");
+        cr_assert_eq(swap_users_read(&scan), 0);
+        cr_assert_eq(holder_set_to_usages(&scan.holders, devices, &scan.collector), 0);
+        cr_assert_eq(scan.collector.n_usages, 1);
+        line = describe(0);
+        cr_assert_str_eq(line, "nvme1n1 is held by dm-0 (vg0-swap), used as swap");
+}
+
 Test(usage, usage_check_whole) {
         UsageReport *r = NULL;
         _cleanup_free_ char *line = NULL;
