@@ -70,8 +70,8 @@ wait_state swapped
 assert_loaded nvme
 assert_contains "$(cat /sys/module/nvme/taint)" "O" "nvme is the out-of-tree build"
 assert_ok test ! -e /run/modprobe.d/nvme-swapguard.conf
-wait_for_block "/dev/$dev" 30
-assert_ok test -b "/dev/$dev"
+wait_for_block "$dev" 30
+assert_ok test -b "$dev"
 journal=$(journalctl -u nvme-swapguard -o verbose --no-pager -q)
 assert_contains "$journal" "MESSAGE_ID=d52b71b7f0f044ca8ed598ab2090efd0" "swap report"
 assert_contains "$journal" "SWAPGUARD_ORIGIN=out-of-tree" "origin in the swap report"
