@@ -90,16 +90,18 @@ static int device_list_add(DeviceList *l, NvmeBlockDevice *d) {
         return 0;
 }
 
-/* An attribute of the device directory dfd; NULL in *ret (and 0) when absent. */
+/* An attribute of the device directory dfd; NULL in *ret (and 0) when it
+ * is absent or cannot be read: a device must not make the whole scan fail,
+ * and what is missing is noted by the callers that need the value. */
 static int read_attr(int dfd, const char *attr, char **ret) {
         int r;
 
         r = read_one_line_file_at(dfd, attr, ret);
-        if (r == -ENOENT || r == -ENOTDIR) {
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
                 *ret = NULL;
-                return 0;
-        }
-        return r;
+        return 0;
 }
 
 /* Controllers and subsystems print serials space-padded on some kernels. */
@@ -118,7 +120,7 @@ static int read_devno(Scan *s, NvmeBlockDevice *d, int dfd) {
         if (r < 0)
                 return r;
         if (!v)
-                return strv_extendf(&s->notes, "%s: /sys/class/block/%s/dev is missing; checked by name only",
+                return strv_extendf(&s->notes, "%s: /sys/class/block/%s/dev is missing or unreadable; checked by name only",
                                     d->name, d->name);
         if (parse_devno(v, &d->devno) < 0)
                 return strv_extendf(&s->notes, "%s: /sys/class/block/%s/dev is not a device number (\"%s\"); "
@@ -135,7 +137,7 @@ static int read_size(Scan *s, NvmeBlockDevice *d, int dfd) {
         if (r < 0)
                 return r;
         if (!v)
-                return strv_extendf(&s->notes, "%s: /sys/class/block/%s/size is missing", d->name, d->name);
+                return strv_extendf(&s->notes, "%s: /sys/class/block/%s/size is missing or unreadable", d->name, d->name);
         /* `size` counts 512-byte sectors whatever the logical block size. */
         if (safe_atou64(v, &sectors) < 0 || sectors > UINT64_MAX / 512)
                 return strv_extendf(&s->notes, "%s: /sys/class/block/%s/size is not a sector count (\"%s\")",
@@ -164,8 +166,10 @@ static int head_by_subsystem_dir(const char *name, bool *ret) {
         unsigned instance = 0;
         int r;
 
-        if (sscanf(name, "nvme%un", &instance) != 1)
-                return *ret = false, 0;
+        if (sscanf(name, "nvme%un", &instance) != 1) {
+                *ret = false;
+                return 0;
+        }
         r = host_pathf(&path, "/sys/class/nvme-subsystem/nvme-subsys%u/%s", instance, name);
         if (r < 0)
                 return r;
@@ -195,8 +199,12 @@ static int first_subsystem_controller(int dfd, char **ret) {
         int r;
 
         r = read_dir_names_at(dfd, "device", &entries);
-        if (r < 0)
-                return r == -ENOENT || r == -ENOTDIR ? (*ret = NULL, 0) : r;
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) { /* then the subsystem's own serial will do */
+                *ret = NULL;
+                return 0;
+        }
         STRV_FOREACH(e, entries)
                 if (strneq(*e, "nvme", 4) && is_all_digits(*e + 4) && safe_atou(*e + 4, &n) >= 0 &&
                     (!best || n < best_n)) {
