@@ -25,22 +25,32 @@ const char *usage_kind_to_string(UsageKind k) {
         return k >= 0 && k < _USAGE_KIND_MAX ? kind_names[k] : NULL;
 }
 
+/* ", mounted on /srv (ext4)", ", used as swap" or "": what the holder is used for. */
+static int describe_holder_use(const Usage *u, char **ret) {
+        int r;
+
+        if (!u->mount_point)
+                r = asprintf(ret, "%s", "");
+        else if (streq(u->mount_point, "[SWAP]"))
+                r = asprintf(ret, "%s", ", used as swap");
+        else if (u->fstype)
+                r = asprintf(ret, ", mounted on %s (%s)", u->mount_point, u->fstype);
+        else
+                r = asprintf(ret, ", mounted on %s", u->mount_point);
+        return r < 0 ? -ENOMEM : 0;
+}
+
+/* "nvme0n1 is held by dm-0 (luks-1) through dm-2 (vg0-home), mounted on /home (xfs)" */
 static int describe_holder(const Usage *u, char **ret) {
         const char *name = u->what ?: u->where ?: "?";
         bool has_friendly = u->where && u->what && !streq(u->where, u->what);
-        _cleanup_free_ char *use = NULL;
+        _cleanup_free_ char *use = NULL, *friendly = NULL;
 
-        if (u->mount_point && streq(u->mount_point, "[SWAP]"))
-                use = strdup(", used as swap");
-        else if (u->mount_point)
-                use = u->fstype ? (asprintf(&use, ", mounted on %s (%s)", u->mount_point, u->fstype) < 0 ? NULL : use)
-                                : (asprintf(&use, ", mounted on %s", u->mount_point) < 0 ? NULL : use);
-        else
-                use = strdup("");
-        if (!use)
+        if (describe_holder_use(u, &use) < 0)
                 return -ENOMEM;
-        if (asprintf(ret, "%s is held by %s%s%s%s%s%s%s", u->device, name, has_friendly ? " (" : "",
-                     has_friendly ? u->where : "", has_friendly ? ")" : "", u->via ? " through " : "",
+        if (has_friendly && asprintf(&friendly, " (%s)", u->where) < 0)
+                return -ENOMEM;
+        if (asprintf(ret, "%s is held by %s%s%s%s%s", u->device, name, friendly ?: "", u->via ? " through " : "",
                      u->via ?: "", use) < 0)
                 return -ENOMEM;
         return 0;
