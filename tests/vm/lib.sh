@@ -121,12 +121,13 @@ assert_unload_result() {
 	r=$(delete_module "$1")
 	assert_eq "$2" "$r" "delete_module($1)"
 }
-# load_oot MOD...: insmod from the fake container root ($VM_OOT_ROOT), after
+# load_oot MOD...: insmod from the fake container root ($VM_OOT_ROOT, or
+# $OOT_TREE_ROOT if set, e.g. /proc/<pid>/root), after
 # loading, from the HOST tree, the dependencies that the container tree does
 # not have (t10_pi & co.): the cross-tree resolution a real loader needs.
 oot_ko() {
 	local f=${1//_/-}
-	ls "$VM_OOT_ROOT/lib/modules/$VM_KVER"/extra/mlnx-nvme/host/"$f".ko 2>/dev/null
+	ls "${OOT_TREE_ROOT:-$VM_OOT_ROOT}/lib/modules/$VM_KVER"/extra/mlnx-nvme/host/"$f".ko 2>/dev/null
 }
 load_oot() {
 	local m ko dep deps
@@ -144,6 +145,43 @@ load_oot() {
 		done
 		insmod "$ko" || { vm_fail "insmod $ko"; return 1; }
 	done
+}
+
+# fake_container_start: a process whose root is a copy of the driver
+# container's filesystem (busybox + $VM_OOT_ROOT/lib/modules), like the
+# mofed-container seen from the node: its modules are at
+# /proc/$VM_CONTAINER_PID/root/lib/modules/$VM_KVER/extra/mlnx-nvme/host/.
+# Sets VM_CONTAINER_PID and VM_CONTAINER_ROOT; fake_container_stop ends it.
+fake_container_start() {
+	[ -n "${VM_OOT_ROOT:-}" ] || vm_fatal "fake_container_start: no VM_OOT_ROOT (run-vm.sh --oot)"
+	VM_CONTAINER_ROOT=$(mktemp -d /tmp/fake-container.XXXXXX)
+	mkdir -p "$VM_CONTAINER_ROOT"/{bin,lib/modules,proc,tmp}
+	cp /bin/busybox "$VM_CONTAINER_ROOT/bin/busybox"
+	cp -a "$VM_OOT_ROOT/lib/modules/$VM_KVER" "$VM_CONTAINER_ROOT/lib/modules/"
+	unshare --mount --pid --fork --root="$VM_CONTAINER_ROOT" \
+		/bin/busybox sleep 1000000 2>/dev/null &
+	VM_CONTAINER_PID=
+	local i c
+	for ((i = 0; i < 100; i++)); do
+		# the sleeping child of unshare (the one inside the new root)
+		for c in $(cat /proc/$!/task/$!/children 2>/dev/null); do
+			VM_CONTAINER_PID=$c
+		done
+		[ -n "$VM_CONTAINER_PID" ] && break
+		sleep 0.05
+	done
+	_vm_container_unshare=$!
+	[ -n "$VM_CONTAINER_PID" ] || vm_fatal "fake container did not start"
+	export VM_CONTAINER_PID VM_CONTAINER_ROOT
+}
+fake_container_stop() {
+	[ -n "${_vm_container_unshare:-}" ] || return 0
+	# PID 1 of its pid namespace without handlers: only SIGKILL ends it
+	# (unshare itself ignores SIGTERM while it waits for it).
+	kill -KILL "$VM_CONTAINER_PID" 2>/dev/null
+	wait "$_vm_container_unshare" 2>/dev/null
+	rm -rf "$VM_CONTAINER_ROOT"
+	_vm_container_unshare= VM_CONTAINER_PID=
 }
 
 # --- block devices, filesystems, data --------------------------------------

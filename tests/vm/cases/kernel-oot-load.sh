@@ -26,8 +26,13 @@ assert_unload_result t10_pi OK
 assert_not_loaded nvme_core
 assert_not_loaded t10_pi
 
-# Load the container's build; t10_pi must come from the host tree.
+# Load the container's build, from the container's root as the node sees it
+# (/proc/<pid>/root); t10_pi must come from the host tree.
+fake_container_start
+OOT_TREE_ROOT=/proc/$VM_CONTAINER_PID/root
+assert_file "$OOT_TREE_ROOT/lib/modules/$VM_KVER/extra/mlnx-nvme/host/nvme-core.ko"
 assert_ok load_oot nvme
+fake_container_stop
 assert_loaded t10_pi
 assert_eq "" "$(module_taint t10_pi)" "t10_pi (host tree) taint"
 assert_contains "$(module_taint nvme)" "O" "oot nvme taint"
