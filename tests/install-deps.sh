@@ -18,7 +18,7 @@ packages=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
   busybox-static cpio nvme-cli lvm2 dmsetup xfsprogs e2fsprogs
   # man pages
-  scdoc
+  scdoc man-db groff-base
 )
 
 missing=()
