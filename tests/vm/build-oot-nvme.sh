@@ -67,7 +67,7 @@ rm -f "$outdir/.stamp"
 
 t0=$(date +%s.%N)
 work=$outdir/build
-rm -rf "$work" "$outdir/lib"
+rm -rf "${work:?}" "${outdir:?}/lib"
 mkdir -p "$work"
 
 # Only the nvme host (and common, for auth on newer kernels) directories.

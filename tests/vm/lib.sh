@@ -127,7 +127,7 @@ assert_unload_result() {
 # not have (t10_pi & co.): the cross-tree resolution a real loader needs.
 oot_ko() {
 	local f=${1//_/-}
-	ls "${OOT_TREE_ROOT:-$VM_OOT_ROOT}/lib/modules/$VM_KVER"/extra/mlnx-nvme/host/"$f".ko 2>/dev/null
+	ls "${OOT_TREE_ROOT:-$VM_OOT_ROOT}/lib/modules/$VM_KVER/extra/mlnx-nvme/host/$f.ko" 2>/dev/null
 }
 load_oot() {
 	local m ko dep deps
@@ -181,7 +181,7 @@ fake_container_stop() {
 	kill -KILL "$VM_CONTAINER_PID" 2>/dev/null
 	wait "$_vm_container_unshare" 2>/dev/null
 	rm -rf "$VM_CONTAINER_ROOT"
-	_vm_container_unshare= VM_CONTAINER_PID=
+	_vm_container_unshare='' VM_CONTAINER_PID=''
 }
 
 # --- block devices, filesystems, data --------------------------------------

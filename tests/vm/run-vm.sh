@@ -152,6 +152,7 @@ append+=" tsc=reliable no_timer_check random.trust_cpu=on"
 [ $mode = systemd ] && append+=" systemd.show_status=false systemd.log_level=warning"
 [ -n "$extra_append" ] && append+=" $extra_append"
 
+# shellcheck disable=SC2054 # commas belong to qemu option values
 qemu=(
 	qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp "$smp" -m "$mem"
 	-nodefaults -no-user-config -display none -no-reboot

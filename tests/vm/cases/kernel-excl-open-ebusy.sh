@@ -3,6 +3,7 @@
 # claimed" answer: EBUSY when mounted, held by device-mapper, lazily
 # unmounted with a file still open, or mounted only in another mount
 # namespace; OK when free.  Layout: plain.
+# shellcheck source=../lib.sh
 . "$VM_LIB"
 
 dev=$(plain_namespace) || vm_fatal "no plain nvme namespace"

@@ -5,6 +5,7 @@
 # the disk disappears and the data is lost.  This test asserts exactly that,
 # so it fails the day the kernel starts protecting the mount.
 # Layout: multipath.
+# shellcheck source=../lib.sh
 . "$VM_LIB"
 
 assert_eq Y "$(cat /sys/module/nvme_core/parameters/multipath)" "nvme_core multipath"

@@ -5,6 +5,7 @@
 # t10_pi, insmod the container's modules with t10_pi resolved from the HOST
 # tree, check the taint and that the namespace is back, then swap back.
 # Layout: plain.  Needs run-vm.sh --oot.
+# shellcheck source=../lib.sh
 . "$VM_LIB"
 
 [ -n "${VM_OOT_ROOT:-}" ] || vm_skip "no out-of-tree build (run-vm.sh --oot)"

@@ -2,6 +2,7 @@
 # Kernel behaviour the guard builds on: a mounted PLAIN (single-path) PCIe
 # namespace pins the nvme module, so unloading nvme fails with EAGAIN
 # ("in use") and the data stays safe.  Layout: plain.
+# shellcheck source=../lib.sh
 . "$VM_LIB"
 
 dev=$(plain_namespace) || vm_fatal "no plain nvme namespace"

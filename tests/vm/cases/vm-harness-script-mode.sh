@@ -3,6 +3,7 @@
 # controller + a two-controller multipath subsystem): the guest looks like a
 # node where the drives brought the in-tree nvme stack in, the host's module
 # tree and the build dir are usable, results reach the host.
+# shellcheck source=../lib.sh
 . "$VM_LIB"
 
 assert_eq "$VM_KVER" "$(uname -r)" "guest kernel"

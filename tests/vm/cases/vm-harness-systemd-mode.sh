@@ -2,6 +2,7 @@
 # Self-test of the harness in systemd mode: the host's systemd is PID 1 with
 # journald and udevd, this script runs as swapguard-test.service, udev's
 # coldplug loaded the in-tree nvme stack, and the VM powers off afterwards.
+# shellcheck source=../lib.sh
 . "$VM_LIB"
 
 assert_eq systemd "$(cat /proc/1/comm)" "PID 1"
