@@ -18,6 +18,8 @@
 # seed_data DEV / assert_data DEV
 #                       a file of random data on a fresh ext4 on DEV, and
 #                       the check that DEV still has it (read from the disk)
+# assert_file_data FILE / assert_remounted_data DEV DIR
+#                       the same for a file on a mounted filesystem
 
 GUARD=${VM_KMOD_HELPER:-}
 [ -x "$GUARD" ] || vm_skip "no guard CLI at '$GUARD' (meson compile -C <build> first)"
@@ -138,6 +140,18 @@ assert_file_data() {
 	drop_caches
 	if verify_written "$1"; then vm_pass "data of $1 intact"
 	else vm_fail "data of $1 lost or changed"; fi
+}
+
+# assert_remounted_data DEV DIR: DIR (where DEV is mounted) is unmounted,
+# DEV mounted there again read-only, and DIR/payload (written with
+# write_unsynced) must read back from the disk unchanged.
+assert_remounted_data() {
+	umount "$2" || { vm_fail "umount $2"; return 1; }
+	drop_caches
+	mount_fs "$1" "$2" ro || { vm_fail "cannot mount $1 again"; return 1; }
+	if verify_written "$2/payload"; then vm_pass "data on $1 intact after a remount"
+	else vm_fail "data on $1 lost or changed (seen after a remount)"; fi
+	umount "$2"
 }
 
 # wait_until SECONDS CMD...: polls CMD every 0.1 s.
