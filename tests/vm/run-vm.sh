@@ -172,9 +172,13 @@ set -e
 t_end=$(date +%s.%N)
 
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+console_rc=$(sed -n 's/^.*VM-RESULT rc=\([0-9]*\).*$/\1/p' "$res/console.log" 2>/dev/null | tail -n1)
 if [ -f "$res/rc" ]; then
 	rc=$(cat "$res/rc")
 	verdict="script exited $rc"
+elif [ -n "$console_rc" ]; then
+	# The results share failed us, the console did not.
+	rc=$console_rc verdict="script exited $rc (from the console; no results/rc)"
 elif [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	rc=1 verdict="VM TIMED OUT after ${timeout}s (no result)"
 else
