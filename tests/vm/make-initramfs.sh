@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# make-initramfs.sh OUT.cpio.gz [KVER]
+# make-initramfs.sh [OUT.cpio.gz [KVER]]
 #
+# OUT defaults to $VM_CACHE/initramfs-KVER.cpio.gz (what run-vm.sh uses).
 # A small busybox-static initramfs for the test VM: /init (initramfs-init.sh),
 # the script-mode PID 1 (initramfs-stage2.sh), and the modules that the init
 # needs to mount the host's / over virtio-9p with an overlayfs on top
@@ -15,9 +16,15 @@ set -euo pipefail
 
 die() { echo "make-initramfs: $*" >&2; exit 1; }
 
-[ $# -ge 1 ] || die "usage: $0 OUT.cpio.gz [KVER]"
-out=$1
 kver=${2:-$(ls /lib/modules | sort -V | tail -n1)}
+if [ $# -ge 1 ]; then
+	out=$1
+elif [ -n "${VM_CACHE:-}" ]; then
+	out=$VM_CACHE/initramfs-$kver.cpio.gz
+	echo "make-initramfs: $out" >&2
+else
+	die "usage: $0 [OUT.cpio.gz [KVER]] (or set VM_CACHE)"
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
 moddir=/lib/modules/$kver

@@ -31,7 +31,7 @@ dmesg_mark
 assert_unload_result nvme OK
 assert_not_loaded nvme
 assert_loaded nvme_core
-wait_gone "$dev" 10
+wait_gone "$dev" 30
 assert_no_file "$dev"
 assert_contains "$(grep " /mnt/mp " /proc/mounts)" "/mnt/mp" "mount table (still lists the dead mount)"
 
