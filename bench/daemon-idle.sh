@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# daemon-idle.sh BUILD_DIR WORK_DIR: start-up time to READY=1 and idle cost
+# of the daemon (daemon-idle.py) on a fake node like the daemon suite's: the
+# in-tree stack loaded (t10_pi, nvme_core, nvme), one namespace with a
+# partition, an empty CRI-O store, no ready file, no container. The daemon
+# runs with --root and --log-target stderr, without the fake kernel shim
+# (with no container it never loads or removes a module).
+# BENCH_IDLE_SECONDS (60) and BENCH_STARTS (7).
+set -euo pipefail
+
+build=$(realpath "${1:?usage: daemon-idle.sh BUILD_DIR WORK_DIR}")
+work=$(realpath -m "${2:?usage: daemon-idle.sh BUILD_DIR WORK_DIR}")
+here=$(cd "$(dirname "$0")" && pwd)
+daemon=$build/daemon/nvme-swapguard
+fn=$build/tests/fakeroot/fake-node
+for f in "$daemon" "$fn"; do
+	[ -x "$f" ] || { echo "daemon-idle: missing $f (meson compile -C $build)" >&2; exit 1; }
+done
+
+root=$work/idle-root
+rel=6.1.0-fake-amd64
+rm -rf "$root"
+mkdir -p "$root"
+"$fn" "$root" init $rel
+"$fn" "$root" ko /lib/modules/$rel kernel/block/t10-pi.ko t10_pi - -
+"$fn" "$root" ko /lib/modules/$rel kernel/drivers/nvme/host/nvme-core.ko nvme_core t10-pi -
+"$fn" "$root" ko /lib/modules/$rel kernel/drivers/nvme/host/nvme.ko nvme nvme-core -
+"$fn" "$root" modules-dep /lib/modules/$rel
+"$fn" "$root" module t10_pi -1 nvme_core
+"$fn" "$root" module nvme_core -1 nvme
+"$fn" "$root" module nvme 0 -
+"$fn" "$root" namespace 0 1 partitions=1
+mkdir -p "$root/run/containers/storage/overlay-containers" "$root/etc/nvme-swapguard"
+
+python3 "$here/daemon-idle.py" "$daemon" "$root" --starts "${BENCH_STARTS:-7}" \
+	--idle "${BENCH_IDLE_SECONDS:-60}" --log "$work/daemon-idle.log"
+rm -rf "$root"
