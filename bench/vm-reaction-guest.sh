@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: Apache-2.0
+# Guest side of vm-reaction.sh: runs inside the tests/vm harness (script
+# mode, layout plain, --oot), as root on Debian's 6.1 kernel under TCG.
+# Prints one "BENCH<TAB>what<TAB>iteration<TAB>ms" line per measurement.
+#
+# Each measurement starts from the same state (made, untimed, before it):
+#   unloads: the in-tree nvme + nvme_core (+ t10_pi) loaded, nvme0n1 present;
+#   loads:   nvme and nvme_core absent, t10_pi loaded (as the guard's unload
+#            leaves it), the out-of-tree build in a fake driver container's
+#            root, reached as /proc/<pid>/root/lib/modules/<release>.
+# Timed (bench-time: fork to exit, CLOCK_MONOTONIC):
+#   cli-unload        nvme-swapguard-kmod unload   (removes nvme, nvme_core)
+#   floor-modprobe-r  modprobe -r nvme nvme_core   (also t10_pi & its crcs)
+#   floor-rmmod       rmmod nvme nvme_core         (exactly the guard's two)
+#   cli-load          nvme-swapguard-kmod load --from <container tree>
+#   floor-insmod      insmod nvme-core.ko && insmod nvme.ko (same files)
+# The daemon (no D-Bus in script mode: it follows the CRI-O store by inotify
+# and the pidfile, as it falls back to on a node), from a uevent logger
+# (NETLINK_KOBJECT_UEVENT, python, stamps CLOCK_MONOTONIC on receipt):
+#   daemon-unload     pidfile renamed into place (the container-start event)
+#                     -> the kernel's remove uevent of the last stack module
+#   daemon-load       ready file created -> the add uevent of nvme
+# Arguments: ITERATIONS (5) DAEMON_ITERATIONS (3).
+# shellcheck source=../tests/vm/lib.sh
+. "$VM_LIB"
+
+timer=$VM_BUILD_ROOT/bench/bench-time
+daemon=$VM_BUILD_ROOT/daemon/nvme-swapguard
+iterations=${1:-5}
+daemon_iterations=${2:-3}
+[ -x "$timer" ] || vm_skip "no $timer (meson compile first)"
+[ -n "${VM_OOT_ROOT:-}" ] || vm_skip "needs run-vm.sh --oot"
+dev=$(plain_namespace) || vm_fatal "no plain namespace"
+work=$(mktemp -d /tmp/bench.XXXXXX)
+
+fake_container_start
+ctree=/proc/$VM_CONTAINER_PID/root/lib/modules/$VM_KVER
+kos=$ctree/extra/mlnx-nvme/host
+[ -f "$kos/nvme.ko" ] || vm_fatal "no $kos/nvme.ko"
+
+# The uevent logger, up for the whole run so every measurement shares its cost.
+python3 - "$work/uevents" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)  # NETLINK_KOBJECT_UEVENT
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+s.bind((0, 1))  # the kernel's group: no udevd needed
+out = open(sys.argv[1], "w")
+out.write("listening\n"); out.flush()
+while True:
+    data = s.recv(1 << 16)
+    out.write(f"{time.monotonic():.6f} {data.split(b'\0', 1)[0].decode(errors='replace')}\n")
+    out.flush()
+PY
+logger_pid=$!
+for _ in $(seq 1 300); do grep -q listening "$work/uevents" 2>/dev/null && break; sleep 0.1; done
+grep -q listening "$work/uevents" || vm_fatal "uevent logger did not start"
+
+stamp() { python3 -c 'import time; print(f"{time.monotonic():.6f}")'; }
+
+in_tree_loaded() {
+	if module_loaded nvme && [ -n "$(module_taint nvme)" ]; then rmmod nvme nvme_core; fi
+	rm -f /run/modprobe.d/nvme-swapguard.conf
+	module_loaded nvme || modprobe nvme || vm_fatal "modprobe nvme"
+	wait_for_block "$dev" 60 || vm_fatal "$dev did not come back"
+	sleep 0.5
+}
+stack_unloaded() {
+	module_loaded nvme && rmmod nvme
+	module_loaded nvme_core && rmmod nvme_core
+	modprobe t10_pi || vm_fatal "modprobe t10_pi"
+	sleep 0.2
+}
+# timed LABEL ITER COMMAND: one sample; the CLI's exit status must be 0.
+timed() {
+	local label=$1 iter=$2 line
+	shift 2
+	line=$("$timer" -n 1 -w 0 "$label=$*") || vm_fatal "$label did not run"
+	[ "$(cut -f8 <<<"$line")" = 0 ] || vm_fail "$label exited $(cut -f8 <<<"$line")"
+	printf 'BENCH\t%s\t%s\t%s\n' "$label" "$iter" "$(cut -f3 <<<"$line")"
+}
+
+for i in $(seq 1 "$iterations"); do
+	in_tree_loaded
+	timed cli-unload "$i" "$VM_KMOD_HELPER" unload
+	module_loaded nvme && vm_fail "nvme still loaded after the guard's unload"
+	in_tree_loaded
+	timed floor-modprobe-r "$i" modprobe -r nvme nvme_core
+	in_tree_loaded
+	timed floor-rmmod "$i" rmmod nvme nvme_core
+
+	stack_unloaded
+	timed cli-load "$i" "$VM_KMOD_HELPER" load --from "$ctree"
+	[[ $(module_taint nvme) == *O* ]] || vm_fail "the guard did not load the out-of-tree nvme"
+	wait_for_block "$dev" 60 || vm_fail "$dev not back after the guard's load"
+	stack_unloaded
+	timed floor-insmod "$i" insmod "$kos/nvme-core.ko" "&&" insmod "$kos/nvme.ko"
+	wait_for_block "$dev" 60 || vm_fail "$dev not back after insmod"
+done
+vm_pass "$iterations iterations of the CLI and the floors"
+
+# --- the daemon ---------------------------------------------------------------
+state() { sed -n 's/.*"state": *"\([a-z-]*\)".*/\1/p' /run/nvme-swapguard/state.json 2>/dev/null; }
+wait_state() {
+	local i
+	for i in $(seq 1 600); do [ "$(state)" = "$1" ] && return 0; sleep 0.1; done
+	vm_fail "daemon state $(state), expected $1"; tail -20 "$work/daemon.log" | sed 's/^/# /'
+	return 1
+}
+# last_uevent AFTER ACTION MODULE...: the time of the last ACTION uevent of
+# any of the modules, after AFTER.
+last_uevent() {
+	local after=$1 action=$2
+	shift 2
+	local re
+	re=$(printf '%s|' "$@")
+	awk -v after="$after" -v action="$action" -v re="^(${re%|})\$" '
+		$1 > after { split($2, a, "@/module/"); if (a[1] == action && a[2] ~ re) t = $1 }
+		END { if (t) print t }' "$work/uevents"
+}
+id=$(echo mofed-container | sha256sum | cut -c1-64)
+ud=/run/containers/storage/overlay-containers/$id/userdata
+if [ -x "$daemon" ]; then
+	for i in $(seq 1 "$daemon_iterations"); do
+		in_tree_loaded
+		rm -rf /run/nvme-swapguard /run/mellanox "${ud%/userdata}"
+		mkdir -p /run/containers/storage/overlay-containers
+		"$daemon" --log-target stderr >>"$work/daemon.log" 2>&1 &
+		dpid=$!
+		wait_state idle || break
+		mkdir -p "$ud"
+		cat >"$ud/config.json" <<-JSON
+		{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"]},
+		 "annotations":{"io.container.manager":"cri-o","io.kubernetes.container.name":"mofed-container",
+		  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p",
+		  "io.kubernetes.pod.namespace":"nvidia-network-operator",
+		  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"}}
+		JSON
+		sleep 1 # config.json read and matched: the pidfile is the start event
+		echo "$VM_CONTAINER_PID" >"$ud/.pidfile.tmp"
+		t0=$(python3 -c 'import os, sys, time; t = time.monotonic(); os.rename(sys.argv[1], sys.argv[2]); print(f"{t:.6f}")' \
+			"$ud/.pidfile.tmp" "$ud/pidfile")
+		wait_state unloaded-waiting-driver || break
+		t1=$(last_uevent "$t0" remove nvme nvme_core)
+		[ -n "$t1" ] || { vm_fail "no remove uevent after the container start"; break; }
+		printf 'BENCH\t%s\t%s\t%s\n' daemon-unload "$i" "$(python3 -c "print(f'{($t1 - $t0) * 1e3:.3f}')")"
+
+		mkdir -p /run/mellanox/drivers
+		t2=$(python3 -c 'import os, sys, time; t = time.monotonic(); os.close(os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o644)); print(f"{t:.6f}")' \
+			/run/mellanox/drivers/.driver-ready)
+		wait_state swapped || break
+		t3=$(last_uevent "$t2" add nvme)
+		[ -n "$t3" ] || { vm_fail "no add uevent of nvme after the ready file"; break; }
+		printf 'BENCH\t%s\t%s\t%s\n' daemon-load "$i" "$(python3 -c "print(f'{($t3 - $t2) * 1e3:.3f}')")"
+		[[ $(module_taint nvme) == *O* ]] || vm_fail "the daemon did not load the out-of-tree nvme"
+		wait_for_block "$dev" 60 || vm_fail "$dev not back after the daemon's load"
+		kill -TERM "$dpid"
+		wait "$dpid"
+	done
+	vm_pass "$daemon_iterations daemon iterations"
+else
+	vm_log "no $daemon: daemon reaction not measured"
+fi
+
+kill "$logger_pid" 2>/dev/null
+fake_container_stop
+in_tree_loaded
+vm_pass "in-tree stack back at the end"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# vm-reaction.sh BUILD_DIR WORK_DIR: reaction times on the real kernel, one
+# VM run of the tests/vm harness (script mode, layout plain, --oot), guest
+# side in vm-reaction-guest.sh. Needs root, qemu-system-x86_64 and Debian's
+# kernel, like suite vm; prints "SKIP: why" and exits 77 without them.
+# Output, tab-separated, times in ms:
+#   label n median min max
+#   ratio label floor median/median
+# The raw guest output is kept in WORK_DIR/vm-reaction.out.
+set -uo pipefail
+
+build=$(realpath "${1:?usage: vm-reaction.sh BUILD_DIR WORK_DIR}")
+work=$(realpath -m "${2:?usage: vm-reaction.sh BUILD_DIR WORK_DIR}")
+here=$(cd "$(dirname "$0")" && pwd)
+harness=$here/../tests/vm/run-vm.sh
+mkdir -p "$work"
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (the VM harness does)"; exit 77; }
+command -v qemu-system-x86_64 >/dev/null || { echo "SKIP: no qemu-system-x86_64"; exit 77; }
+[ -x "$harness" ] || { echo "SKIP: no $harness"; exit 77; }
+[ -x "$build/bench/bench-time" ] || { echo "SKIP: no $build/bench/bench-time"; exit 77; }
+
+out=$work/vm-reaction.out
+# The guest sees no host environment: the iteration counts go as arguments.
+VM_BUILD_ROOT="$build" bash "$harness" -t "${BENCH_VM_TIMEOUT:-1200}" -l plain --oot -b "$build" -- \
+	"$here/vm-reaction-guest.sh" "${BENCH_VM_ITERATIONS:-5}" "${BENCH_VM_DAEMON_ITERATIONS:-3}" >"$out" 2>&1
+rc=$?
+if [ $rc = 77 ]; then
+	echo "SKIP: $(grep -m1 '^SKIP:' "$out" || echo "the guest skipped")"
+	exit 77
+fi
+if [ $rc != 0 ]; then
+	echo "vm-reaction: the VM run failed (exit $rc); see $out" >&2
+	grep -E '^(not ok|FAIL|run-vm)' "$out" | tail -20 >&2
+fi
+
+tr -d '\r' <"$out" | awk -F'\t' '$1 == "BENCH" { print $2 "\t" $4 }' | python3 -c '
+import statistics, sys
+samples = {}
+for line in sys.stdin:
+    label, ms = line.rstrip("\n").split("\t")
+    samples.setdefault(label, []).append(float(ms))
+order = ["cli-unload", "daemon-unload", "floor-rmmod", "floor-modprobe-r",
+         "cli-load", "daemon-load", "floor-insmod"]
+for label in order + sorted(set(samples) - set(order)):
+    if label in samples:
+        v = samples[label]
+        print(f"{label}\t{len(v)}\t{statistics.median(v):.1f}\t{min(v):.1f}\t{max(v):.1f}")
+med = {k: statistics.median(v) for k, v in samples.items()}
+for label, floor in (("cli-unload", "floor-rmmod"), ("cli-unload", "floor-modprobe-r"),
+                     ("daemon-unload", "floor-rmmod"), ("daemon-unload", "floor-modprobe-r"),
+                     ("cli-load", "floor-insmod"), ("daemon-load", "floor-insmod")):
+    if label in med and floor in med and med[floor] > 0:
+        print(f"ratio\t{label}\t{floor}\t{med[label] / med[floor]:.2f}")
+'
+exit $rc
