@@ -15,7 +15,7 @@
 #                       the last check/plan/unload JSON names such a usage
 # stack_state           "name=refcnt ..." of every loaded nvme* module
 # nvme_modules_left     names of the nvme* modules still loaded
-# seed_data DEV / assert_data DEV
+# seed_data DEV / assert_data DEV [DIR]
 #                       a file of random data on a fresh ext4 on DEV, and
 #                       the check that DEV still has it (read from the disk)
 # assert_file_data FILE / assert_remounted_data DEV DIR
@@ -120,17 +120,19 @@ seed_data() {
 	umount /mnt/sg-data || vm_fatal "umount $1"
 }
 
-# assert_data DEV: DEV (unmounted) mounts and its /payload is what
-# seed_data wrote, read from the device (page cache dropped).
+# assert_data DEV [DIR]: DEV (unmounted) mounts read-only on DIR
+# (default /mnt/sg-data, where seed_data wrote) and DIR/payload is what
+# write_unsynced put there, read from the device (page cache dropped).
 assert_data() {
+	local dir=${2:-/mnt/sg-data}
 	drop_caches
-	if ! mount_fs "$1" /mnt/sg-data ro; then
+	if ! mount_fs "$1" "$dir" ro; then
 		vm_fail "cannot mount $1 to check its data"
 		return 1
 	fi
-	if verify_written /mnt/sg-data/payload; then vm_pass "data on $1 intact"
+	if verify_written "$dir/payload"; then vm_pass "data on $1 intact"
 	else vm_fail "data on $1 lost or changed"; fi
-	umount /mnt/sg-data
+	umount "$dir"
 }
 
 # assert_file_data FILE: a file written with write_unsynced (on a mounted
@@ -143,15 +145,10 @@ assert_file_data() {
 }
 
 # assert_remounted_data DEV DIR: DIR (where DEV is mounted) is unmounted,
-# DEV mounted there again read-only, and DIR/payload (written with
-# write_unsynced) must read back from the disk unchanged.
+# then assert_data DEV DIR: the data must come back from the disk.
 assert_remounted_data() {
 	umount "$2" || { vm_fail "umount $2"; return 1; }
-	drop_caches
-	mount_fs "$1" "$2" ro || { vm_fail "cannot mount $1 again"; return 1; }
-	if verify_written "$2/payload"; then vm_pass "data on $1 intact after a remount"
-	else vm_fail "data on $1 lost or changed (seen after a remount)"; fi
-	umount "$2"
+	assert_data "$1" "$2"
 }
 
 # wait_until SECONDS CMD...: polls CMD every 0.1 s.
