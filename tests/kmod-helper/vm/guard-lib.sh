@@ -73,7 +73,11 @@ assert_usage() {
 	shift
 	r=$($_guard_py - "$_guard_out" "$kind" "$@" <<'PY'
 import json, sys
-j = json.load(open(sys.argv[1]))
+try:
+    j = json.load(open(sys.argv[1]))
+except ValueError as e:
+    print("no <not JSON: %s>" % e)
+    sys.exit(0)
 kind, want = sys.argv[2], dict(a.split("=", 1) for a in sys.argv[3:])
 users = j.get("usages", j.get("users")) or []
 text = lambda v: "null" if v is None else str(v)
