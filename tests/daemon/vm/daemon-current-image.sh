@@ -1,83 +1,70 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # End to end on a real kernel (tests/vm, systemd mode, --oot): the daemon runs
-# as a Type=notify service under the host's systemd as PID 1; CRI-O is
-# simulated faithfully: config.json with the real annotations in the store,
-# the container's process in crio-<id>.scope (systemd-run --scope), chrooted
-# into a container root whose /lib/modules/<release>/extra/mlnx-nvme/host
-# holds the out-of-tree build, and a pidfile. Current image: the daemon
-# unloads while the container "compiles", then loads the build from the
-# container's root when the ready file appears.
+# as its shipped unit (sandbox included) under the host's systemd as PID 1,
+# with a real system bus; CRI-O is simulated faithfully (lib-swapguard.sh).
+# Current image: the daemon unloads the in-tree stack while the container
+# "compiles", then loads the container's build from /proc/<pid>/root when the
+# ready file appears. DEMO=1 (tests/demo.sh) narrates it and prints the
+# daemon's journal and `nvme-swapguard-kmod status` at the end.
 . "$VM_LIB"
-
-daemon=$VM_BUILD_ROOT/daemon/nvme-swapguard
-[ -x "$daemon" ] || vm_skip "no $daemon (build first)"
-[ -n "${VM_OOT_ROOT:-}" ] || vm_skip "needs run-vm.sh --oot"
-[ "$(cat /proc/1/comm)" = systemd ] || vm_skip "needs systemd mode (-m systemd)"
-[ -x /bin/busybox ] || vm_skip "no static /bin/busybox for the container root"
-
-state() { sed -n 's/.*"state": *"\([a-z-]*\)".*/\1/p' /run/nvme-swapguard/state.json 2>/dev/null; }
-wait_state() {
-	local i
-	for i in $(seq 1 600); do
-		[ "$(state)" = "$1" ] && return 0
-		sleep 0.1
-	done
-	vm_fail "state $(state), expected $1"
-	journalctl -u nvme-swapguard --no-pager -q | tail -20
-	return 1
-}
+. "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
+sg_require
 
 dev=$(first_namespace) || vm_fatal "no namespace"
-assert_loaded nvme
+sg_step "The node: Linux $(uname -r) under QEMU, NVMe namespace $dev on the in-tree driver"
+sg_assert_in_tree
 
-id=$(echo mofed-container | sha256sum | cut -c1-64)
-croot=/var/tmp/mofed-root
-mkdir -p "$croot/bin" "$croot/lib/modules"
-cp -a "$VM_OOT_ROOT/lib/modules/$VM_KVER" "$croot/lib/modules/"
-cp /bin/busybox "$croot/bin/busybox"
+sg_step "Starting nvme-swapguard.service (the shipped unit) with a D-Bus system bus"
+bus=0
+sg_start_dbus && bus=1
+sg_install_unit
+sg_start
+sg_wait_state idle
+[ $bus = 1 ] && sg_assert_on_bus
+sg_assert_daemon_sees_kallsyms
 
-assert_ok systemd-run --quiet --unit nvme-swapguard -p Type=notify -p WatchdogSec=30 \
-	-p ExecStopPost="/bin/rm -f /run/modprobe.d/nvme-swapguard.conf" "$daemon" --log-target journal
-wait_state idle
+sg_step "CRI-O starts the NVIDIA driver container (mofed-container in nvidia-network-operator)"
+sg_container_new mofed-container nvidia-network-operator
+sg_container_start
+vm_log "container ${SG_CID:0:12}: pid $SG_CPID in crio-${SG_CID:0:12}...scope, root $SG_CROOT"
 
-# CRI-O creates the container: directory + config.json, then the process
-# in its scope, then the pidfile.
-ud=/run/containers/storage/overlay-containers/$id/userdata
-mkdir -p "$ud"
-cat > "$ud/config.json" <<JSON
-{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"]},
- "annotations":{"io.container.manager":"cri-o","io.kubernetes.container.name":"mofed-container",
-  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p",
-  "io.kubernetes.pod.namespace":"nvidia-network-operator",
-  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"},
- "linux":{"cgroupsPath":"kubepods.slice:crio:$id"}}
-JSON
-systemd-run --scope --quiet --unit "crio-$id.scope" chroot "$croot" /bin/busybox sleep 10000 &
-cpid=$!
-sleep 0.5
-assert_contains "$(cat /proc/$cpid/cgroup)" "crio-$id.scope" "container cgroup"
-echo "$cpid" > "$ud/pidfile"
-
-wait_state unloaded-waiting-driver
+sg_step "While the container compiles, the daemon unloads the in-tree NVMe stack"
+sg_wait_state unloaded-waiting-driver
 assert_not_loaded nvme
-assert_ok test -e /run/modprobe.d/nvme-swapguard.conf
+assert_not_loaded nvme_core
+assert_file "$SG_GUARD"
 assert_fails modprobe nvme
+assert_journal UNLOADED SWAPGUARD_CONTAINER_ID="$SG_CID"
 
-mkdir -p /run/mellanox/drivers
-touch /run/mellanox/drivers/.driver-ready
-wait_state swapped
-assert_loaded nvme
-assert_contains "$(cat /sys/module/nvme/taint)" "O" "nvme is the out-of-tree build"
-assert_ok test ! -e /run/modprobe.d/nvme-swapguard.conf
+sg_step "The container finished compiling and creates the ready file $SG_READY"
+sg_container_compiled
+sg_ready
+
+sg_step "The daemon loads the container's build from /proc/$SG_CPID/root/lib/modules/$VM_KVER"
+sg_wait_state swapped
+sg_assert_oot
+assert_no_file "$SG_GUARD"
 wait_for_block "$dev" 30
 assert_ok test -b "$dev"
-journal=$(journalctl -u nvme-swapguard -o verbose --no-pager -q)
-assert_contains "$journal" "MESSAGE_ID=d52b71b7f0f044ca8ed598ab2090efd0" "swap report"
-assert_contains "$journal" "SWAPGUARD_ORIGIN=out-of-tree" "origin in the swap report"
-assert_contains "$(systemctl show -p StatusText nvme-swapguard)" "swapped" "STATUS="
-vm_log "status: $("$VM_KMOD_HELPER" status 2>&1 | head -20)"
-journalctl -u nvme-swapguard --no-pager -q -o cat | sed 's/^/# journal: /'
+assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=out-of-tree
+assert_journal NAMESPACES_BACK
+assert_contains "$(sg_journal_text)" "Loaded" "journal says the daemon loaded the build"
+assert_contains "$(systemctl show -P StatusText "$SG_UNIT")" "swapped" "STATUS="
 
-systemctl stop nvme-swapguard
-kill "$cpid" 2>/dev/null
+sg_step "Swapped: nvme is now the out-of-tree build (taint $(module_taint nvme)), $dev is back"
+if [ "${DEMO:-0}" = 1 ]; then
+	sg_step "The daemon's journal (journalctl -u nvme-swapguard)"
+	journalctl -u "$SG_UNIT" --no-pager -q -o short-monotonic
+	sg_step "Its structured report of the swap (journalctl -u nvme-swapguard MESSAGE_ID=$(sg_message_id SWAPPED) -o verbose)"
+	journalctl -u "$SG_UNIT" MESSAGE_ID="$(sg_message_id SWAPPED)" --no-pager -q -o verbose |
+		grep -E '^    (MESSAGE|SWAPGUARD_[A-Z_]*)=' | sed -n '1,12p'
+	sg_step "nvme-swapguard-kmod status"
+	"$VM_KMOD_HELPER" status
+	echo
+else
+	sg_show_journal
+fi
+
+sg_stop
+sg_container_stop
