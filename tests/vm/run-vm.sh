@@ -27,6 +27,8 @@
 #       --disk-size SZ  size of each sparse disk image     [512M]
 #   -k, --keep          keep the run dir (results, console log, disks)
 #   -v, --verbose       full kernel log on the console
+#                       (env VM_BOOT_RETRIES: reboots after a guest died
+#                       before reaching the harness, default 1; hangs never)
 #       --append ARGS   extra kernel command line arguments
 #
 # Run dir: CACHE/runs/<test>.XXXXXX/{results/,disks/}; results/console.log is
@@ -164,11 +166,24 @@ qemu=(
 	"${qdev[@]}"
 )
 echo "run-vm: $name layout=$layout mode=$mode run dir $run" >&2
+# A guest that dies before reaching the harness (qemu exits, no VM-BOOTED
+# on the console, no timeout) is booted once more: the second failure is
+# the verdict.  Hangs are never retried.  VM_BOOT_RETRIES=0 disables this.
+retries=${VM_BOOT_RETRIES:-1}
 t_start=$(date +%s.%N)
-set +e
-timeout -k 10 "$timeout" "${qemu[@]}" </dev/null
-qrc=$?
-set -e
+while :; do
+	set +e
+	timeout -k 10 "$timeout" "${qemu[@]}" </dev/null
+	qrc=$?
+	set -e
+	[ -f "$res/rc" ] || [ "$qrc" = 124 ] || [ "$qrc" = 137 ] && break
+	grep -q 'VM-BOOTED' "$res/console.log" 2>/dev/null && break
+	[ "$retries" -gt 0 ] || break
+	retries=$((retries - 1))
+	mv "$res/console.log" "$res/console.boot-failure.$retries.log"
+	echo "run-vm: WARNING: the guest died before the harness started (qemu exit $qrc);" \
+		"console kept as $res/console.boot-failure.$retries.log; booting again" >&2
+done
 t_end=$(date +%s.%N)
 
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -181,11 +196,13 @@ elif [ -n "$console_rc" ]; then
 	rc=$console_rc verdict="script exited $rc (from the console; no results/rc)"
 elif [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	rc=1 verdict="VM TIMED OUT after ${timeout}s (no result)"
+elif ! grep -q 'VM-BOOTED' "$res/console.log" 2>/dev/null; then
+	rc=1 verdict="VM gave no result (qemu exit $qrc): it never reached the harness (boot failure)"
 else
-	rc=1 verdict="VM gave no result (qemu exit $qrc): boot or harness failure"
+	rc=1 verdict="VM gave no result (qemu exit $qrc): the guest stopped before reporting"
 fi
 case $rc in ''|*[!0-9]*) rc=1 ;; esac
-timing=$(tr '\n' ' ' <"$res/timing" 2>/dev/null || :)
+timing=$([ -f "$res/timing" ] && tr '\n' ' ' <"$res/timing" || :)
 echo "run-vm: $name: $verdict; prep $(elapsed "$t_prep" "$t_start")s," \
 	"vm wall $(elapsed "$t_start" "$t_end")s; guest uptime: $timing" >&2
 if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then

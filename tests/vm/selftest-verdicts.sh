@@ -33,7 +33,7 @@ expect 1 "FAIL: 1 of 2 checks failed" "a failed check fails the test" \
 	-- -l none -- "$here/selftest/fail.sh"
 expect 1 "VM TIMED OUT" "a hung guest fails" \
 	-- -l none -t 25 -- "$here/selftest/hang.sh"
-expect 1 "VM gave no result" "a guest that cannot boot fails" \
+expect 1 "never reached the harness" "a guest that cannot boot fails" \
 	-- -l none --append swapguard.mode=no-such-mode -- "$here/selftest/pass.sh"
 
 [ $failed = 0 ] && echo "PASS: run-vm.sh verdicts" || echo "FAIL: $failed verdict checks"
