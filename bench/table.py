@@ -32,7 +32,13 @@ def scale_rows(work):
         return [("In-use check at scale", "not run", "", "", "")]
     by = {}
     for ns, mounts, label, runs, med, mn, mx, cpu, rss, st in lines:
-        by.setdefault((int(ns), int(mounts)), {})[label] = (int(runs), float(med), float(mn), float(mx), int(rss))
+        by.setdefault((int(ns), int(mounts)), {})[label] = (int(runs), float(med), float(mn), float(mx),
+                                                             float(cpu), int(rss))
+
+    def cell(v):
+        runs, med, mn, mx, cpu, rss = v
+        return f"{ms(med)} ({ms(mn)}–{ms(mx)}); CPU {ms(cpu)}"
+
     rows = []
     for (ns, mounts), d in sorted(by.items()):
         n = ns + mounts
@@ -40,17 +46,17 @@ def scale_rows(work):
         for label, what in (("guard-json", "`check --json`"), ("guard-text", "`check` (text)")):
             if label not in d:
                 continue
-            runs, med, mn, mx, rss = d[label]
-            alt = f"{ms(ul[1])} ({ms(ul[2])}–{ms(ul[3])})" if ul else "–"
-            ratio = f"{med / ul[1]:.2f}" if ul else "–"
+            v = d[label]
+            ratio = f"{v[1] / ul[1]:.2f} wall, {v[4] / ul[4]:.2f} CPU" if ul else "–"
             rows.append((f"In-use check, {ns:,} ns / {mounts:,} mounts, {what}",
-                         f"median (min–max) of {runs}; {med * 1e3 / n:.1f} µs per mount+ns; peak RSS {rss / 1024:.1f} MiB",
-                         f"{ms(med)} ({ms(mn)}–{ms(mx)})", alt, ratio))
+                         f"wall median (min–max) of {v[0]}, CPU median; {v[4] * 1e3 / n:.1f} µs CPU per "
+                         f"mount+ns; peak RSS {v[5] / 1024:.1f} MiB",
+                         cell(v), cell(ul) if ul else "–", ratio))
         for label in ("lsblk", "findmnt"):
             if label in d:
-                runs, med, mn, mx, rss = d[label]
-                rows.append((f"  … of which `{label}` alone", f"{med * 1e3 / n:.1f} µs per mount+ns", "",
-                             f"{ms(med)} ({ms(mn)}–{ms(mx)})", ""))
+                v = d[label]
+                rows.append((f"  … `{label}` alone, {ns:,} / {mounts:,}", f"{v[4] * 1e3 / n:.1f} µs CPU per mount+ns",
+                             "", cell(v), ""))
     return rows
 
 

@@ -9,6 +9,8 @@
 #            leaves it), the out-of-tree build in a fake driver container's
 #            root, reached as /proc/<pid>/root/lib/modules/<release>.
 # Timed (bench-time: fork to exit, CLOCK_MONOTONIC):
+#   cli-version       nvme-swapguard-kmod --version (exec + dynamic linking)
+#   cli-check         nvme-swapguard-kmod check     (the usage check alone)
 #   cli-unload        nvme-swapguard-kmod unload   (removes nvme, nvme_core)
 #   floor-modprobe-r  modprobe -r nvme nvme_core   (also t10_pi & its crcs)
 #   floor-rmmod       rmmod nvme nvme_core         (exactly the guard's two)
@@ -48,11 +50,17 @@ out = open(sys.argv[1], "w")
 out.write("listening\n"); out.flush()
 while True:
     data = s.recv(1 << 16)
-    out.write(f"{time.monotonic():.6f} {data.split(b'\0', 1)[0].decode(errors='replace')}\n")
+    t = time.monotonic()
+    header = data.split(b"\0", 1)[0].decode(errors="replace")  # "remove@/module/nvme"
+    out.write("%.6f %s\n" % (t, header))
     out.flush()
 PY
 logger_pid=$!
-for _ in $(seq 1 300); do grep -q listening "$work/uevents" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 300); do
+	grep -q listening "$work/uevents" 2>/dev/null && break
+	kill -0 "$logger_pid" 2>/dev/null || break
+	sleep 0.1
+done
 grep -q listening "$work/uevents" || vm_fatal "uevent logger did not start"
 
 stamp() { python3 -c 'import time; print(f"{time.monotonic():.6f}")'; }
@@ -81,6 +89,9 @@ timed() {
 
 for i in $(seq 1 "$iterations"); do
 	in_tree_loaded
+	# Where the CLI's time goes: exec + dynamic linking alone, the usage check alone.
+	timed cli-version "$i" "$VM_KMOD_HELPER" --version
+	timed cli-check "$i" "$VM_KMOD_HELPER" check
 	timed cli-unload "$i" "$VM_KMOD_HELPER" unload
 	module_loaded nvme && vm_fail "nvme still loaded after the guard's unload"
 	in_tree_loaded
@@ -98,12 +109,50 @@ for i in $(seq 1 "$iterations"); do
 done
 vm_pass "$iterations iterations of the CLI and the floors"
 
+# One untimed unload under strace: every syscall with its time; printed are
+# the removals and every gap of more than 50 ms with the calls around it.
+if command -v strace >/dev/null; then
+	in_tree_loaded
+	strace -f -ttt -o "$work/unload.strace" "$VM_KMOD_HELPER" unload >/dev/null 2>&1
+	python3 - "$work/unload.strace" <<'PY' | sed 's/^/# strace: /'
+import sys
+lines = [l.rstrip("\n") for l in open(sys.argv[1])]
+prev_t, prev = None, None
+for l in lines:
+    parts = l.split(None, 2)
+    try:
+        t = float(parts[1])
+    except (IndexError, ValueError):
+        continue
+    if "delete_module" in l or "execve" in l or "exit_group" in l or "nanosleep" in l:
+        print(f"{t:.3f} {parts[2][:110]}")
+    elif prev_t is not None and t - prev_t > 0.05:
+        print(f"gap {t - prev_t:.3f}s after: {prev[:100]}")
+        print(f"             before: {parts[2][:100]}")
+    prev_t, prev = t, parts[2]
+print(f"{len(lines)} syscalls")
+PY
+fi
+
 # --- the daemon ---------------------------------------------------------------
-state() { sed -n 's/.*"state": *"\([a-z-]*\)".*/\1/p' /run/nvme-swapguard/state.json 2>/dev/null; }
+# The daemon's state from its state file, without forking (TCG makes every
+# fork expensive, and this polls).
+read_state() {
+	local s=
+	STATE=
+	[ -r /run/nvme-swapguard/state.json ] && read -r -d '' s </run/nvme-swapguard/state.json
+	[[ $s =~ \"state\":\ *\"([a-z-]+)\" ]] && STATE=${BASH_REMATCH[1]}
+	return 0
+}
 wait_state() {
-	local i
-	for i in $(seq 1 600); do [ "$(state)" = "$1" ] && return 0; sleep 0.1; done
-	vm_fail "daemon state $(state), expected $1"; tail -20 "$work/daemon.log" | sed 's/^/# /'
+	local deadline=$((SECONDS + 120))
+	while [ $SECONDS -lt $deadline ]; do
+		read_state
+		[ "$STATE" = "$1" ] && return 0
+		sleep 0.1
+	done
+	vm_fail "daemon state '$STATE', expected $1"
+	tail -20 "$work/daemon.log" | sed 's/^/# daemon: /'
 	return 1
 }
 # last_uevent AFTER ACTION MODULE...: the time of the last ACTION uevent of
@@ -121,7 +170,9 @@ id=$(echo mofed-container | sha256sum | cut -c1-64)
 ud=/run/containers/storage/overlay-containers/$id/userdata
 if [ -x "$daemon" ]; then
 	for i in $(seq 1 "$daemon_iterations"); do
+		vm_log "daemon iteration $i: in-tree stack"
 		in_tree_loaded
+		vm_log "daemon iteration $i: starting the daemon"
 		rm -rf /run/nvme-swapguard /run/mellanox "${ud%/userdata}"
 		mkdir -p /run/containers/storage/overlay-containers
 		"$daemon" --log-target stderr >>"$work/daemon.log" 2>&1 &

@@ -22,9 +22,12 @@ command -v qemu-system-x86_64 >/dev/null || { echo "SKIP: no qemu-system-x86_64"
 [ -x "$build/bench/bench-time" ] || { echo "SKIP: no $build/bench/bench-time"; exit 77; }
 
 out=$work/vm-reaction.out
-# The guest sees no host environment: the iteration counts go as arguments.
+# bash reads a script as it runs it: the guest runs a copy, so that editing
+# the source meanwhile cannot change a run under way. The guest sees no host
+# environment: the iteration counts go as arguments.
+cp "$here/vm-reaction-guest.sh" "$work/vm-reaction-guest.sh"
 VM_BUILD_ROOT="$build" bash "$harness" -t "${BENCH_VM_TIMEOUT:-1200}" -l plain --oot -b "$build" -- \
-	"$here/vm-reaction-guest.sh" "${BENCH_VM_ITERATIONS:-5}" "${BENCH_VM_DAEMON_ITERATIONS:-3}" >"$out" 2>&1
+	"$work/vm-reaction-guest.sh" "${BENCH_VM_ITERATIONS:-5}" "${BENCH_VM_DAEMON_ITERATIONS:-3}" >"$out" 2>&1
 rc=$?
 if [ $rc = 77 ]; then
 	echo "SKIP: $(grep -m1 '^SKIP:' "$out" || echo "the guest skipped")"
@@ -41,7 +44,7 @@ samples = {}
 for line in sys.stdin:
     label, ms = line.rstrip("\n").split("\t")
     samples.setdefault(label, []).append(float(ms))
-order = ["cli-unload", "daemon-unload", "floor-rmmod", "floor-modprobe-r",
+order = ["cli-version", "cli-check", "cli-unload", "daemon-unload", "floor-rmmod", "floor-modprobe-r",
          "cli-load", "daemon-load", "floor-insmod"]
 for label in order + sorted(set(samples) - set(order)):
     if label in samples:
