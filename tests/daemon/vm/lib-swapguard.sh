@@ -58,10 +58,23 @@ sg_require() {
 	[ -x /usr/bin/python3 ] || vm_skip "no /usr/bin/python3 for the journal checks"
 }
 
+# sg_node_like_propagation: / shared, as systemd makes it at boot on a real
+# node. This VM's PID 1 leaves the overlay root private ("/ / ... - overlay"
+# without "shared:" in /proc/1/mountinfo), and then a service's mount
+# namespace (the unit has PrivateMounts=, ProtectSystem=, PrivateTmp=) gets
+# private copies of the host's mounts that a host umount never reaches: the
+# daemon itself would keep an unmounted namespace mounted, and claimed,
+# forever. Must run before the unit starts.
+sg_node_like_propagation() {
+	vm_log "root propagation: $(findmnt -no PROPAGATION /), container: $(systemd-detect-virt -c 2>&1)"
+	mount --make-rshared / || vm_fatal "mount --make-rshared /"
+}
+
 # --- the daemon as its shipped unit ------------------------------------------
 
 sg_install_unit() {
 	local exec
+	[ "$(findmnt -no PROPAGATION /)" = shared ] || sg_node_like_propagation
 	exec=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$SG_BUILT_UNIT")
 	[ -n "$exec" ] || vm_fatal "no ExecStart= in $SG_BUILT_UNIT"
 	install -D -m 0755 "$SG_BUILT_DAEMON" "$exec" || vm_fatal "install $exec"
@@ -155,10 +168,11 @@ sg_assert_on_bus() {
 
 sg_state() { sed -n 's/.*"state": *"\([a-z-]*\)".*/\1/p' "$SG_STATE_FILE" 2>/dev/null; }
 
-# sg_wait_state STATE [SECONDS]
+# sg_wait_state STATE [SECONDS]: a deadline in seconds, not in iterations
+# (each one costs a lot more than 0.1 s on a busy emulated CPU).
 sg_wait_state() {
-	local i
-	for ((i = 0; i < ${2:-60} * 10; i++)); do
+	local deadline=$((SECONDS + ${2:-60}))
+	while [ $SECONDS -lt $deadline ]; do
 		if [ "$(sg_state)" = "$1" ]; then
 			vm_pass "daemon state is $1"
 			return 0
