@@ -32,7 +32,7 @@ expect 77 "SKIP: selftest: skipping on purpose" "skip is 77 with its reason" \
 expect 1 "FAIL: 1 of 2 checks failed" "a failed check fails the test" \
 	-- -l none -- "$here/selftest/fail.sh"
 expect 1 "VM TIMED OUT" "a hung guest fails" \
-	-- -l none -t 25 -- "$here/selftest/hang.sh"
+	-- -l none -t 15 -- "$here/selftest/hang.sh"
 expect 1 "never reached the harness" "a guest that cannot boot fails" \
 	-- -l none --append swapguard.mode=no-such-mode -- "$here/selftest/pass.sh"
 
