@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "actions/kmod-util.h"
+#include "actions/module-live.h"
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
 #include "modules/module-stack.h"
@@ -105,7 +106,10 @@ static void sleep_ms(unsigned ms) {
 
 /* Never KMOD_REMOVE_FORCE: a forced removal under a mounted filesystem is
  * exactly the data loss this tool exists to prevent. libkmod adds O_NONBLOCK
- * itself. ENOENT means someone else removed it: the goal is reached. */
+ * itself. ENOENT means someone else removed it: the goal is reached, but
+ * only if /sys/module agrees; a module still there after ENOENT is a failed
+ * removal, or the last module of the plan would count as gone while loaded
+ * (found by tests/faults, row cli:unload:nvme_core:ENOENT). */
 static int remove_with_retry(struct kmod_ctx *ctx, const char *name, unsigned attempts) {
         unsigned backoff = UNLOAD_BACKOFF_FIRST_MS;
 
@@ -117,8 +121,10 @@ static int remove_with_retry(struct kmod_ctx *ctx, const char *name, unsigned at
                 if (r < 0)
                         return r;
                 r = kmod_module_remove_module(mod, 0);
-                if (r >= 0 || r == -ENOENT)
+                if (r >= 0)
                         return 0;
+                if (r == -ENOENT)
+                        return module_is_present(name) == 0 ? 0 : r;
                 if ((r != -EAGAIN && r != -EBUSY) || i >= attempts)
                         return r;
                 sleep_ms(backoff);
