@@ -114,7 +114,11 @@ static int real_unload(void *userdata, GuardUnloadResult **ret) {
 static int load(const char *tree, char *const *modules, GuardLoadResult **ret) {
         _cleanup_(load_result_freep) LoadResult *l = NULL;
         _cleanup_(guard_load_result_freep) GuardLoadResult *g = calloc(1, sizeof(*g));
-        LoadOptions opts = { .module_tree = tree, .modules = (char **) modules };
+        /* A half-loaded NVIDIA stack is removed again before the restore that
+         * follows: otherwise the in-tree nvme loads against NVIDIA's nvme_core
+         * and the node ends with a mixed stack (found by tests/faults, row
+         * daemon:load:nvme:EPERM:free). A restore keeps what it loaded. */
+        LoadOptions opts = { .module_tree = tree, .modules = (char **) modules, .rollback_on_failure = tree != NULL };
         int r;
 
         if (!g)
