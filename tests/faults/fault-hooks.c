@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fault hooks for the fault-injection matrix: an LD_PRELOAD library loaded
+ * in front of the fake kernel (tests/fakeroot/fake-kernel.c), for the faults
+ * the fake kernel's script cannot express. A test tool, never linked into
+ * the product.
+ *
+ * FAULT_STALL="<call> <module>" with FAULT_STALL_MARK=<file>: the first
+ *   matching module call of the process does not happen; instead the mark
+ *   file is created and the process sleeps until it is killed. The test
+ *   waits for the mark and sends SIGKILL: the daemon dies in the middle of
+ *   an unload, a load or a restore, at a known point. call: delete_module
+ *   or load (init_module/finit_module); the module of a load is read from
+ *   the image's .modinfo, as the fake kernel does.
+ *
+ * FAULT_UEVENT_FIFO=<fifo>: the daemon's udev monitor polls this FIFO
+ *   instead of the kernel's netlink socket (udev_monitor_get_fd), and each
+ *   byte 'O' written to it makes the next udev_monitor_receive_device fail
+ *   with ENOBUFS, as when the kernel dropped uevents because the receive
+ *   buffer was full. A fake root produces no real uevents, and an
+ *   unprivileged test cannot make the kernel send enough of them to
+ *   overflow a 16 MiB buffer: this is the daemon's view of an overflow. */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fake-node.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static bool stalled_once;
+
+static bool stall_matches(const char *call, const char *module) {
+        const char *want = getenv("FAULT_STALL");
+        char wcall[32], wmod[64];
+
+        if (stalled_once || !want || sscanf(want, "%31s %63s", wcall, wmod) != 2)
+                return false;
+        if (strcmp(wmod, module) != 0)
+                return false;
+        return strcmp(wcall, call) == 0 || (strcmp(wcall, "load") == 0 && strstr(call, "init_module"));
+}
+
+static void maybe_stall(const char *call, const char *module) {
+        const char *mark = getenv("FAULT_STALL_MARK");
+        int fd;
+
+        if (!module || !stall_matches(call, module))
+                return;
+        stalled_once = true;
+        if (mark && (fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0) {
+                dprintf(fd, "%s %s\n", call, module);
+                close(fd);
+        }
+        for (;;)
+                pause(); /* until the test's SIGKILL */
+}
+
+static char *image_module(const void *image, size_t size) {
+        const char *mi;
+        size_t misz;
+
+        if (fake_elf_modinfo(image, size, &mi, &misz) < 0)
+                return NULL;
+        return fake_modinfo_get(mi, misz, "name");
+}
+
+static void before_load(const char *call, const void *image, size_t size) {
+        char *name = image_module(image, size);
+
+        maybe_stall(call, name);
+        free(name);
+}
+
+static void before_finit(int fd) {
+        struct stat st;
+        void *image;
+
+        if (fstat(fd, &st) < 0 || st.st_size <= 0)
+                return;
+        image = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (image == MAP_FAILED)
+                return;
+        before_load("finit_module", image, (size_t) st.st_size);
+        munmap(image, (size_t) st.st_size);
+}
+
+EXPORT long syscall(long number, ...);
+long syscall(long number, ...) {
+        static long (*next)(long, ...);
+        long a[6];
+        va_list ap;
+
+        va_start(ap, number);
+        for (int i = 0; i < 6; i++)
+                a[i] = va_arg(ap, long);
+        va_end(ap);
+
+        if (number == __NR_delete_module)
+                maybe_stall("delete_module", (const char *) a[0]);
+        else if (number == __NR_finit_module)
+                before_finit((int) a[0]);
+        else if (number == __NR_init_module)
+                before_load("init_module", (const void *) a[0], (size_t) a[1]);
+
+        if (!next)
+                next = (long (*)(long, ...)) dlsym(RTLD_NEXT, "syscall");
+        return next(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+EXPORT long delete_module(const char *name, unsigned int flags);
+long delete_module(const char *name, unsigned int flags) {
+        static long (*next)(const char *, unsigned int);
+
+        maybe_stall("delete_module", name);
+        if (!next)
+                next = (long (*)(const char *, unsigned int)) dlsym(RTLD_NEXT, "delete_module");
+        return next(name, flags);
+}
+
+EXPORT long init_module(void *mem, unsigned long len, const char *args);
+long init_module(void *mem, unsigned long len, const char *args) {
+        static long (*next)(void *, unsigned long, const char *);
+
+        before_load("init_module", mem, len);
+        if (!next)
+                next = (long (*)(void *, unsigned long, const char *)) dlsym(RTLD_NEXT, "init_module");
+        return next(mem, len, args);
+}
+
+EXPORT int finit_module(int fd, const char *args, int flags);
+int finit_module(int fd, const char *args, int flags) {
+        static int (*next)(int, const char *, int);
+
+        before_finit(fd);
+        if (!next)
+                next = (int (*)(int, const char *, int)) dlsym(RTLD_NEXT, "finit_module");
+        return next(fd, args, flags);
+}
+
+/* ---- the udev monitor --------------------------------------------------- */
+
+static int uevent_fifo = -1;
+
+static int fifo_fd(void) {
+        const char *path = getenv("FAULT_UEVENT_FIFO");
+
+        /* O_RDWR: never EOF when no writer has it open. */
+        if (uevent_fifo < 0 && path && *path)
+                uevent_fifo = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+        return uevent_fifo;
+}
+
+struct udev_monitor;
+struct udev_device;
+
+EXPORT int udev_monitor_get_fd(struct udev_monitor *m);
+int udev_monitor_get_fd(struct udev_monitor *m) {
+        static int (*next)(struct udev_monitor *);
+        int fd = fifo_fd();
+
+        if (fd >= 0)
+                return fd;
+        if (!next)
+                next = (int (*)(struct udev_monitor *)) dlsym(RTLD_NEXT, "udev_monitor_get_fd");
+        return next(m);
+}
+
+EXPORT struct udev_device *udev_monitor_receive_device(struct udev_monitor *m);
+struct udev_device *udev_monitor_receive_device(struct udev_monitor *m) {
+        static struct udev_device *(*next)(struct udev_monitor *);
+        int fd = fifo_fd();
+        char c;
+
+        if (fd >= 0) {
+                ssize_t n = read(fd, &c, 1);
+
+                errno = n == 1 && c == 'O' ? ENOBUFS : EAGAIN;
+                return NULL;
+        }
+        if (!next)
+                next = (struct udev_device * (*) (struct udev_monitor *)) dlsym(RTLD_NEXT,
+                                                                                "udev_monitor_receive_device");
+        return next(m);
+}

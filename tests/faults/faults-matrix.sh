@@ -1,0 +1,701 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The fault-injection matrix: every module call of a swap fails in turn,
+# through the CLI and through the daemon binary, and the daemon meets the
+# faults of a real node (SIGKILL at every state, uevent overflow, the
+# container vanishing, its root gone, no ready file). Over the fake root of
+# tests/fakeroot (fake-node + the fake kernel shim), with fault-hooks.so in
+# front of the fake kernel for stalls and ENOBUFS.
+#
+# The node: t10_pi, nvme_core, nvme, nvme_fabrics, nvme_tcp loaded (in-tree);
+# nvme0n1 (PCIe, one partition) and nvme1n1 (a multipath head, the case
+# where `rmmod nvme` loses data). "inuse" rows mount nvme1n1 first;
+# "midmount" rows mount it right after one removal of the unload.
+#
+# Checked in EVERY row (check_invariant):
+#   - if a namespace was in use, no delete_module reached the kernel while it
+#     was (none at all for inuse rows, none after the mount for midmount);
+#   - the node ends swapped (nvme_core nvme nvme_fabrics nvme_tcp all loaded,
+#     all the out-of-tree build) or in-tree (those four and t10_pi loaded, all
+#     in-tree), never half of each nor without a driver, and both namespaces
+#     are present;
+#   - the CLI's output or the daemon's journal fields say which (SWAPPED, or
+#     RESTORED/FAILED/BLOCKED/STOP_RESTORED) and why (the module and the
+#     error of a fault that was not absorbed by a retry).
+#
+# Usage: faults-matrix.sh            run every row (JOBS=2 in parallel)
+#        faults-matrix.sh --list     print the rows
+#        faults-matrix.sh ROW...     run these rows, verbose (KEEP_TMP=1 keeps files)
+# Env (set by meson): SWAPGUARD_KMOD, SWAPGUARD_DAEMON, FAKE_KERNEL_SO,
+# FAULT_HOOKS_SO, FAKE_NODE.
+set -uo pipefail
+
+for v in SWAPGUARD_KMOD SWAPGUARD_DAEMON FAKE_KERNEL_SO FAULT_HOOKS_SO FAKE_NODE; do
+  if [ -z "${!v:-}" ] || [ ! -e "${!v}" ]; then
+    echo "SKIP: $v is not set or missing (run through meson test --suite faults)"; exit 77
+  fi
+done
+
+# A sleep without a process (process creation is slow on shared CI machines).
+exec {nap_fd}<> <(:)
+nap() { read -r -t "$1" -u "$nap_fd" _ || :; }
+
+rel=6.1.0-fake-amd64
+STACK="nvme_core nvme nvme_fabrics nvme_tcp"
+ERRNOS="EAGAIN EBUSY EPERM ENOENT EKEYREJECTED ENOEXEC"
+ID=3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
+# journal MESSAGE_IDs (daemon/message-ids.h)
+MID_SWAPPED=d52b71b7f0f044ca8ed598ab2090efd0
+MID_RESTORED=bf54ca7d2bec4edaa11caff4a4613f1a
+MID_FAILED=f52b7f6f00e0428aa7aedd0840ea6eb4
+MID_BLOCKED=d26a0597308b450481324cf4e89b659b
+MID_STOP_RESTORED=7bc368d6005b4d99b5e15d0902c4c229
+MID_RELOAD=33be6ddb5194470aa0a57242da70fff5
+
+strerror_of() {
+  case $1 in
+    EAGAIN) echo "Resource temporarily unavailable" ;;
+    EBUSY) echo "Device or resource busy" ;;
+    EPERM) echo "Operation not permitted" ;;
+    ENOENT) echo "No such file or directory" ;;
+    EKEYREJECTED) echo "Key was rejected by service" ;;
+    ENOEXEC) echo "Exec format error" ;;
+  esac
+}
+
+# ---- the rows ------------------------------------------------------------
+
+list_rows() {
+  local m e u
+  for u in free inuse; do
+    for m in nvme_tcp nvme_fabrics nvme nvme_core; do
+      for e in $ERRNOS; do echo "cli:unload:$m:$e:$u"; done
+    done
+  done
+  for m in $STACK; do
+    for e in $ERRNOS; do echo "cli:load:$m:$e:free"; echo "cli:restore:$m:$e:free"; done
+  done
+  for m in nvme_tcp nvme_fabrics nvme; do echo "cli:midmount:$m:-:free"; done
+
+  for u in free inuse; do
+    for m in nvme_tcp nvme_fabrics nvme nvme_core; do
+      for e in $ERRNOS; do echo "daemon:unload:$m:$e:$u"; done
+    done
+  done
+  for m in $STACK; do
+    for e in $ERRNOS; do echo "daemon:load:$m:$e:free"; echo "daemon:restore:$m:$e:free"; done
+  done
+  for m in nvme_tcp nvme_fabrics nvme; do echo "daemon:midmount:$m:-:free"; done
+
+  for s in idle container-seen unloading blocked unloaded-waiting-driver loading swapped restoring restored failed; do
+    echo "kill:$s"
+  done
+  for c in reload-behind build-removed blocked-cleared container-gone; do echo "enobufs:$c"; done
+  for c in dir-then-kill kill-then-dir kill-and-ready during-load; do echo "vanish:$c"; done
+  for c in root-gone tree-gone; do echo "noroot:$c"; done
+  for c in container-start driver-ready blocked; do echo "noready:$c"; done
+}
+
+# ---- one row: the world --------------------------------------------------
+# Everything below runs inside one row's subshell with its own $tmp.
+
+daemon_pid=
+container_pid=
+fail_msgs=()
+fail() { fail_msgs+=("$*"); }
+note() { [ -n "${VERBOSE:-}" ] && echo "  .. $*"; return 0; }
+fn() { "$FAKE_NODE" "$root" "$@" || fail "fake-node $*"; }
+
+row_cleanup() {
+  [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
+  [ -n "$container_pid" ] && kill -9 "$container_pid" 2>/dev/null
+  wait 2>/dev/null
+}
+
+# The node every row starts from, built once per run (process creation is
+# the cost here): $TEMPLATE/root, with NVIDIA's build in a container root at
+# /proc/4242/root that rows copy to their container's pid.
+build_template() {
+  local t=/lib/modules/$rel c=/proc/4242/root/lib/modules/$rel
+  root=$TEMPLATE/root
+  fn init $rel
+  fn ko $t kernel/block/t10-pi.ko t10_pi - -
+  fn ko $t kernel/drivers/nvme/host/nvme-core.ko nvme_core t10-pi -
+  fn ko $t kernel/drivers/nvme/host/nvme.ko nvme nvme-core -
+  fn ko $t kernel/drivers/nvme/host/nvme-fabrics.ko nvme_fabrics nvme-core -
+  fn ko $t kernel/drivers/nvme/host/nvme-tcp.ko nvme_tcp nvme-core,nvme-fabrics -
+  fn modules-dep $t
+  fn module t10_pi -1 nvme_core
+  fn module nvme_core -1 nvme,nvme_fabrics,nvme_tcp
+  fn module nvme_fabrics -1 nvme_tcp
+  fn module nvme_tcp 0 -
+  fn module nvme 0 -
+  fn namespace 0 1 partitions=1
+  fn namespace 1 1 multipath
+  mkdir -p "$root/run/containers/storage/overlay-containers" "$root/etc/nvme-swapguard"
+  fn ko $c extra/mlnx-nvme/host/nvme-core.ko nvme_core t10-pi - fake_taint=OE
+  fn ko $c extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops
+  fn ko $c extra/mlnx-nvme/host/nvme-fabrics.ko nvme_fabrics nvme-core - fake_taint=OE
+  fn ko $c extra/mlnx-nvme/host/nvme-tcp.ko nvme_tcp nvme-core,nvme-fabrics - fake_taint=OE
+  fn modules-dep $c
+}
+
+new_node() {
+  root=$tmp/root
+  cp -a "$TEMPLATE/root" "$root" || fail "cannot copy the template node"
+}
+
+# NVIDIA's build in the root of the container's process, as the driver
+# container leaves it.
+container_tree() {
+  mkdir -p "$root/proc/$1"
+  [ -d "$root/proc/$1/root" ] || cp -a "$TEMPLATE/root/proc/4242/root" "$root/proc/$1/root"
+}
+
+mount_in_use() { fn mount nvme1n1 /var/lib/kubelet xfs; }
+
+# slurp FILE: its text in $REPLY, without a process.
+slurp() { REPLY=; [ -r "$1" ] && IFS= read -r -d '' REPLY < "$1"; return 0; }
+
+# The node at the end: "swapped", "in-tree", or what is wrong with it.
+node_verdict() {
+  local m oot=0 intree=0 missing= mods
+  slurp "$root/proc/modules"; mods=$REPLY
+  for m in $STACK t10_pi; do
+    if ! [[ $'\n'$mods == *$'\n'"$m "* ]]; then
+      missing+=" $m"; continue
+    fi
+    [ $m = t10_pi ] && continue
+    slurp "$root/sys/module/$m/taint"
+    case $REPLY in *O*) oot=$((oot + 1)) ;; *) intree=$((intree + 1)) ;; esac
+  done
+  if [ -z "$missing" ] && [ $oot -eq 4 ]; then echo swapped
+  elif [ -z "$missing" ] && [ $intree -eq 4 ]; then echo in-tree
+  else echo "broken: ${oot} out-of-tree, ${intree} in-tree, missing:${missing:- none}"
+  fi
+}
+
+namespaces_present() {
+  local ns
+  for ns in nvme0n1 nvme0n1p1 nvme1n1; do
+    [ -e "$root/sys/class/block/$ns" ] || { fail "namespace $ns gone"; return; }
+  done
+}
+
+# In-use invariant from the fake kernel's log: nothing removed while in use.
+check_not_touched_while_in_use() {
+  local klog after
+  slurp "$tmp/kernel.log"; klog=$'\n'$REPLY
+  case $usage in
+    inuse)
+      [[ $klog == *$'\n'delete_module* ]] && fail "delete_module while nvme1n1 was mounted: ${klog//$'\n'/;}" ;;
+    midmount)
+      if [[ $klog != *$'\n'then-mount* ]]; then fail "the scripted mount never happened"; return; fi
+      after=${klog#*$'\n'then-mount}
+      [[ $after == *$'\n'delete_module* ]] && fail "delete_module after nvme1n1 got mounted: ${klog//$'\n'/;}" ;;
+  esac
+}
+
+# ---- the CLI ---------------------------------------------------------------
+
+kmod_rc=0
+kmod_out=
+# kmod STEP ARGS: the CLI under the fake kernel; the fault script is given
+# only to the step it targets, until it fired once.
+kmod() {
+  local step=$1; shift
+  local script=
+  [ "$step" = "$fault_step" ] && [ "$fired" = 0 ] && script=$tmp/fault.script
+  kmod_out=$(NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
+    FAKE_KERNEL_SCRIPT=$script ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+    LD_PRELOAD=$FAKE_KERNEL_SO "$SWAPGUARD_KMOD" --root "$root" "$step" "$@" 2>&1)
+  kmod_rc=$?
+  echo "== $step $* -> $kmod_rc" >> "$tmp/cli.log"
+  echo "$kmod_out" >> "$tmp/cli.log"
+  slurp "$tmp/kernel.log"
+  if [ "$fired" = 0 ] && [[ $REPLY == *scripted* ]]; then
+    fired=1
+    fired_step=$step
+    fired_out=$kmod_out
+    fired_rc=$kmod_rc
+  fi
+  note "$step $* -> $kmod_rc"
+}
+
+MODS=(--module nvme_core --module nvme --module nvme_fabrics --module nvme_tcp)
+
+run_cli_row() {
+  local kind=$1 module=$2 err=$3
+  local ctree=/proc/4242/root/lib/modules/$rel
+  fault_step=none fired=0 fired_step= fired_out= fired_rc=0
+  new_node
+  [ "$usage" = inuse ] && mount_in_use
+  case $kind in
+    unload) fault_step=unload; echo "delete_module $module $err" > "$tmp/fault.script" ;;
+    load) fault_step=load; echo "load $module $err" > "$tmp/fault.script" ;;
+    restore) fault_step=restore; echo "load $module $err" > "$tmp/fault.script" ;;
+    midmount) fault_step=unload; echo "delete_module $module ok then-mount nvme1n1 /var/lib/kubelet" > "$tmp/fault.script" ;;
+  esac
+
+  # The operator's swap: unload, load the container's build, restore if that failed.
+  kmod unload
+  local unload_rc=$kmod_rc
+  if [ $unload_rc -eq 0 ]; then
+    if [ "$kind" = restore ]; then
+      kmod restore "${MODS[@]}"                    # the swap is abandoned
+    else
+      kmod load --from "$ctree" "${MODS[@]}"
+      [ $kmod_rc -ne 0 ] && kmod restore "${MODS[@]}"
+    fi
+    # An operator whose restore failed runs it again (the fault was once).
+    [ $kmod_rc -ne 0 ] && kmod restore "${MODS[@]}"
+  fi
+
+  verdict=$(node_verdict)
+  case $verdict in swapped|in-tree) ;; *) fail "node is $verdict" ;; esac
+  namespaces_present
+  check_not_touched_while_in_use
+
+  # Which, and why.
+  case $usage in
+    inuse|midmount)
+      [ $unload_rc -eq 3 ] || fail "unload exit $unload_rc, expected 3 (refused, in use)"
+      grep -q nvme1n1 <<<"$(cat "$tmp/cli.log")" || fail "the CLI did not name nvme1n1 as in use"
+      [ "$verdict" = in-tree ] || fail "in use but the node is $verdict" ;;
+  esac
+  if [ "$fired" = 1 ] && [ "$fired_rc" -ne 0 ] && [ "$kind" != midmount ]; then
+    grep -q -- "$module" <<<"$fired_out" || fail "$fired_step failed but its output does not name $module: $fired_out"
+    grep -qi -- "$(strerror_of "$err")" <<<"$fired_out" ||
+      fail "$fired_step failed but its output does not say '$(strerror_of "$err")': $fired_out"
+  fi
+  [ "$usage" = free ] && [ "$kind" != midmount ] && [ "$fired" = 0 ] && fail "the fault on $module never fired"
+  if [ "$verdict" = swapped ]; then
+    grep -q "loaded:\|nvme_core" <<<"$kmod_out" || fail "the last CLI step does not report the load"
+  fi
+}
+
+# ---- the daemon ------------------------------------------------------------
+
+start_container() {
+  sleep 600 &
+  container_pid=$!
+  mkdir -p "$root/proc/$container_pid"
+  echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$ID.scope" > "$root/proc/$container_pid/cgroup"
+  container_tree $container_pid
+  local d=$root/run/containers/storage/overlay-containers/$ID/userdata
+  mkdir -p "$d"
+  cat > "$d/.config.json.tmp" <<JSON
+{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"]},
+ "annotations":{"io.kubernetes.container.name":"mofed-container",
+  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p",
+  "io.kubernetes.pod.namespace":"nvidia-network-operator",
+  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"}}
+JSON
+  mv "$d/.config.json.tmp" "$d/config.json"
+  echo "$container_pid" > "$d/.pidfile.tmp" && mv "$d/.pidfile.tmp" "$d/pidfile"
+}
+
+# The kernel's view of a container that is gone: process, /proc entry, store.
+container_vanish_dir() { rm -rf "$root/run/containers/storage/overlay-containers/$ID"; }
+container_vanish_proc() {
+  kill -9 "$container_pid" 2>/dev/null; wait "$container_pid" 2>/dev/null
+  rm -rf "$root/proc/$container_pid"
+  container_pid=
+}
+
+# start_daemon [ENV=VALUE...]: the daemon under fault-hooks + the fake kernel.
+start_daemon() {
+  env NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
+    FAKE_KERNEL_SCRIPT=$tmp/fault.script FAULT_UEVENT_FIFO=$tmp/uevents \
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+    LD_PRELOAD="$FAULT_HOOKS_SO:$FAKE_KERNEL_SO" "$@" "$SWAPGUARD_DAEMON" --root "$root" --log-target stderr \
+    >>"$tmp/daemon.log" 2>&1 &
+  daemon_pid=$!
+  note "daemon $daemon_pid started $*"
+}
+
+kill_daemon() {
+  kill -9 "$daemon_pid" 2>/dev/null; wait "$daemon_pid" 2>/dev/null; daemon_pid=
+  echo "---- SIGKILL ----" >> "$tmp/daemon.log"
+  note "daemon killed"
+}
+
+stop_daemon() {
+  [ -n "$daemon_pid" ] || return 0
+  kill -TERM "$daemon_pid" 2>/dev/null
+  wait "$daemon_pid"; local rc=$?
+  daemon_pid=
+  [ $rc -eq 0 ] || fail "daemon exited $rc on SIGTERM"
+}
+
+state() {
+  slurp "$root/run/nvme-swapguard/state.json"
+  [[ $REPLY =~ \"state\":\"([a-z-]+)\" ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# wait_state "s1|s2" [seconds]: until the state file says one of them.
+wait_state() {
+  local want=$1 n=$(( ${2:-10} * 20 )) i s
+  for ((i = 0; i < n; i++)); do
+    s=$(state)
+    if [ -n "$s" ] && [[ "|$want|" == *"|$s|"* ]]; then note "state $s"; return 0; fi
+    if [ -n "$daemon_pid" ] && ! kill -0 "$daemon_pid" 2>/dev/null; then
+      fail "daemon died (state ${s:-none}, waiting for $want)"; return 1
+    fi
+    nap 0.05
+  done
+  fail "state is ${s:-none}, expected $want"
+  return 1
+}
+
+wait_file() {
+  local f=$1 n=$(( ${2:-10} * 20 )) i
+  for ((i = 0; i < n; i++)); do [ -e "$f" ] && return 0; nap 0.05; done
+  fail "$f never appeared"; return 1
+}
+
+# log_count ERE: how many lines of the daemon output match, in $REPLY.
+log_count() {
+  local n=0 l
+  [ -r "$tmp/daemon.log" ] && while IFS= read -r l; do [[ $l =~ $1 ]] && n=$((n + 1)); done < "$tmp/daemon.log"
+  REPLY=$n
+}
+
+# wait_log PATTERN [COUNT]: until the daemon's output has COUNT such lines.
+wait_log() {
+  local n=${2:-1} i
+  for ((i = 0; i < 200; i++)); do
+    log_count "$1"; [ $REPLY -ge "$n" ] && return 0
+    nap 0.05
+  done
+  fail "daemon output lacks /$1/"; return 1
+}
+
+ready() { mkdir -p "$root/run/mellanox/drivers" && touch "$root/run/mellanox/drivers/.driver-ready"; }
+overflow() { printf O > "$tmp/uevents"; }
+config() { printf '%s\n' "[Swap]" "$@" > "$root/etc/nvme-swapguard/nvme-swapguard.conf"; }
+
+SETTLED="swapped|restored|failed|blocked|idle"
+
+# After the scenario: the invariant, the journal entry, a clean stop.
+finish_daemon_row() {
+  local expect_fault_module=${1:-}
+  verdict=$(node_verdict)
+  case $verdict in swapped|in-tree) ;; *) fail "node is $verdict (daemon state $(state))" ;; esac
+  namespaces_present
+  check_not_touched_while_in_use
+  case $usage in
+    inuse|midmount)
+      [ "$verdict" = in-tree ] || fail "in use but the node is $verdict"
+      grep -qE "MESSAGE_ID=$MID_BLOCKED.*SWAPGUARD_DEVICE=nvme1n1" "$tmp/daemon.log" ||
+        fail "no BLOCKED journal entry naming nvme1n1" ;;
+  esac
+  if [ "$verdict" = swapped ]; then
+    grep -qE "MESSAGE_ID=$MID_SWAPPED .*SWAPGUARD_ORIGIN=(nvidia|out-of-tree)" "$tmp/daemon.log" ||
+      fail "swapped but no SWAPPED journal entry"
+    [ "$(state)" = swapped ] || fail "swapped but the daemon says $(state)"
+  elif [ "$verdict" = in-tree ]; then
+    grep -qE "MESSAGE_ID=($MID_RESTORED|$MID_FAILED|$MID_BLOCKED|$MID_STOP_RESTORED)" "$tmp/daemon.log" ||
+      fail "in-tree stack, but no RESTORED/FAILED/BLOCKED journal entry says why"
+    if [ -n "$expect_fault_module" ]; then
+      grep -E "MESSAGE_ID=($MID_FAILED|$MID_BLOCKED)" "$tmp/daemon.log" | grep -q -- "$expect_fault_module" ||
+        fail "no FAILED/BLOCKED journal entry names $expect_fault_module"
+    fi
+  fi
+  stop_daemon
+  local after
+  after=$(node_verdict)
+  [ "$after" = "$verdict" ] || fail "a clean stop changed the node from $verdict to $after"
+  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "the reload guard outlived the daemon"
+}
+
+# Did the scripted fault fire, and was it absorbed (the swap still completed)?
+fault_fired() { slurp "$tmp/kernel.log"; [[ $REPLY == *scripted* ]]; }
+
+run_daemon_fault_row() {
+  local kind=$1 module=$2 err=$3
+  new_node
+  [ "$usage" = inuse ] && mount_in_use
+  case $kind in
+    unload) echo "delete_module $module $err" > "$tmp/fault.script" ;;
+    load) echo "load $module $err" > "$tmp/fault.script" ;;
+    restore) echo "load $module $err" > "$tmp/fault.script"; config ReadyTimeoutSec=1 ;;
+    midmount) echo "delete_module $module ok then-mount nvme1n1 /var/lib/kubelet" > "$tmp/fault.script" ;;
+  esac
+  start_daemon
+  wait_state idle
+  start_container
+  if [ "$kind" = restore ]; then
+    # The ready file never comes: the daemon restores, the restore meets the fault.
+    wait_state "restored|failed" 8
+  else
+    wait_state "unloaded-waiting-driver|$SETTLED"
+    ready
+    wait_log "Ready file .* appeared"
+    wait_state "$SETTLED"
+  fi
+  [ "$usage" = free ] && [ "$kind" != midmount ] && ! fault_fired && fail "the fault on $module never fired"
+  local named=
+  # A fault that ended the swap must be named; EAGAIN/EBUSY are retried.
+  [ "$(node_verdict)" = in-tree ] && fault_fired && named=$module
+  finish_daemon_row "$named"
+}
+
+# kill:<state>: SIGKILL the daemon in that state, restart it, finish the swap.
+run_kill_row() {
+  local at=$1
+  new_node
+  : > "$tmp/fault.script"
+  case $at in
+    idle)
+      start_daemon; wait_state idle; kill_daemon
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      ready; wait_state swapped ;;
+    container-seen)
+      config UnloadAt=driver-ready
+      start_daemon; wait_state idle; start_container; wait_state container-seen; kill_daemon
+      grep -q '^delete_module' "$tmp/kernel.log" 2>/dev/null && fail "driver-ready mode unloaded before ready"
+      start_daemon; wait_log "previous state container-seen"; wait_state container-seen
+      ready; wait_state swapped ;;
+    unloading)
+      start_daemon FAULT_STALL="delete_module nvme_fabrics" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_file "$tmp/stalled"
+      [ "$(state)" = container-seen ] || fail "mid-unload the state file says $(state)"
+      kill_daemon
+      start_daemon; wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
+    blocked)
+      usage=inuse; mount_in_use
+      start_daemon; wait_state idle; start_container; wait_state blocked; kill_daemon
+      start_daemon; wait_log "previous state blocked"; wait_state blocked
+      check_not_touched_while_in_use
+      usage=free
+      sed -i '\#/var/lib/kubelet#d' "$root/proc/1/mountinfo"
+      kill -HUP "$daemon_pid"
+      wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
+    unloaded-waiting-driver)
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; kill_daemon
+      start_daemon; wait_log "previous state unloaded-waiting-driver"
+      [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] || fail "reload guard not back after the restart"
+      ready; wait_state swapped ;;
+    loading)
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_state unloaded-waiting-driver; ready; wait_file "$tmp/stalled"
+      [ "$(state)" = loading ] || fail "mid-load the state file says $(state)"
+      kill_daemon
+      start_daemon; wait_log "previous state loading"; wait_state "$SETTLED" ;;
+    swapped)
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; ready
+      wait_state swapped; kill_daemon
+      local before; before=$(grep -c . "$tmp/kernel.log")
+      start_daemon; wait_log "previous state swapped"; wait_state swapped
+      [ "$(grep -c . "$tmp/kernel.log")" = "$before" ] || fail "the restart in swapped touched modules" ;;
+    restoring)
+      config ReadyTimeoutSec=1
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_file "$tmp/stalled" 8
+      [ "$(state)" = restoring ] || fail "mid-restore the state file says $(state)"
+      kill_daemon
+      start_daemon; wait_log "previous state restoring"; wait_state "restored|failed" 8 ;;
+    restored)
+      config ReadyTimeoutSec=1
+      start_daemon; wait_state idle; start_container; wait_state restored 8; kill_daemon
+      start_daemon; wait_log "previous state restored"; wait_state restored ;;
+    failed)
+      echo "delete_module nvme EPERM" > "$tmp/fault.script"
+      start_daemon; wait_state idle; start_container; wait_state failed; kill_daemon
+      : > "$tmp/fault.script"
+      start_daemon; wait_log "previous state failed"; wait_state "$SETTLED" ;;
+  esac
+  finish_daemon_row
+}
+
+# enobufs:<case>: the udev monitor overflows; the daemon must rescan.
+run_enobufs_row() {
+  local c=$1
+  new_node
+  : > "$tmp/fault.script"
+  mkfifo "$tmp/uevents"
+  case $c in
+    reload-behind)
+      # In unloaded-waiting-driver something loads the in-tree stack behind
+      # the guard; its uevents are lost. The overflow must make the daemon see it.
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log LD_PRELOAD=$FAKE_KERNEL_SO \
+        "$SWAPGUARD_KMOD" --root "$root" restore "${MODS[@]}" >/dev/null 2>&1
+      overflow
+      wait_log "uevents were lost"
+      wait_state container-seen
+      grep -q "MESSAGE_ID=$MID_RELOAD" "$tmp/daemon.log" || fail "no RELOAD_DETECTED entry after the rescan"
+      ready; wait_state swapped ;;
+    build-removed)
+      # Swapped, then someone removes NVIDIA's build; the uevents are lost.
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; ready
+      wait_state swapped
+      NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log LD_PRELOAD=$FAKE_KERNEL_SO \
+        "$SWAPGUARD_KMOD" --root "$root" unload >/dev/null 2>&1
+      overflow
+      wait_log "uevents were lost"
+      wait_state "restored|failed" ;;
+    blocked-cleared)
+      usage=inuse; mount_in_use
+      start_daemon; wait_state idle; start_container; wait_state blocked
+      check_not_touched_while_in_use
+      usage=free
+      sed -i '\#/var/lib/kubelet#d' "$root/proc/1/mountinfo"
+      overflow
+      wait_log "uevents were lost"
+      wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
+    container-gone)
+      # The container's scope/pidfd news may be late; an overflow rescans the store.
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      container_vanish_dir
+      overflow
+      wait_log "uevents were lost"
+      container_vanish_proc
+      wait_state "restored" ;;
+  esac
+  finish_daemon_row
+}
+
+# vanish:<order>: the container goes between the unload and ready.
+run_vanish_row() {
+  local c=$1
+  new_node
+  : > "$tmp/fault.script"
+  case $c in
+    dir-then-kill)
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      container_vanish_dir; container_vanish_proc
+      wait_state restored ;;
+    kill-then-dir)
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      container_vanish_proc; container_vanish_dir
+      wait_state restored ;;
+    kill-and-ready)
+      # The ready file and the container's death arrive together.
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      ready; container_vanish_proc; container_vanish_dir
+      wait_state "swapped|restored|failed" ;;
+    during-load)
+      # It dies while the daemon loads from its root (stalled before nvme).
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_state unloaded-waiting-driver; ready; wait_file "$tmp/stalled"
+      local pid=$container_pid
+      container_vanish_proc; container_vanish_dir
+      # the stall holds the daemon for good: kill it as systemd's watchdog would, and restart
+      kill_daemon
+      start_daemon; wait_state "restored|failed" ;;
+  esac
+  finish_daemon_row
+}
+
+# noroot:<what>: /proc/<pid>/root (or its module tree) is gone at ready.
+run_noroot_row() {
+  local c=$1
+  new_node
+  : > "$tmp/fault.script"
+  start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+  case $c in
+    root-gone) rm -rf "$root/proc/$container_pid/root" ;;
+    tree-gone) rm -rf "$root/proc/$container_pid/root/lib/modules/$rel" ;;
+  esac
+  ready
+  wait_state "restored|failed"
+  grep -E "MESSAGE_ID=$MID_FAILED" "$tmp/daemon.log" | grep -q "/proc/$container_pid/root" ||
+    fail "no FAILED journal entry names the container's root"
+  finish_daemon_row
+}
+
+# noready:<mode>: the ready file never comes (ReadyTimeoutSec=1).
+run_noready_row() {
+  local c=$1
+  new_node
+  : > "$tmp/fault.script"
+  case $c in
+    container-start) config ReadyTimeoutSec=1 ;;
+    driver-ready) config ReadyTimeoutSec=1 UnloadAt=driver-ready ;;
+    blocked) config ReadyTimeoutSec=1; usage=inuse; mount_in_use ;;
+  esac
+  start_daemon; wait_state idle; start_container
+  wait_state "restored|failed" 8
+  case $c in
+    container-start) [ "$(state)" = restored ] || fail "expected restored after the timeout, got $(state)" ;;
+    *) [ "$(state)" = failed ] || fail "expected failed (nothing touched) after the timeout, got $(state)"
+       grep -q '^delete_module' "$tmp/kernel.log" 2>/dev/null && fail "modules were removed although nothing should be" ;;
+  esac
+  grep -q "No ready file" "$tmp/daemon.log" || fail "the daemon did not say the ready file never came"
+  finish_daemon_row
+}
+
+run_row() {
+  local spec=$1
+  local IFS=:
+  set -- $spec
+  IFS=$' \t\n'
+  usage=${5:-free}
+  [ "${1}:${2:-}" = "cli:midmount" ] || [ "${1}:${2:-}" = "daemon:midmount" ] && usage=midmount
+  case $1 in
+    cli) run_cli_row "$2" "$3" "$4" ;;
+    daemon) run_daemon_fault_row "$2" "$3" "$4" ;;
+    kill) run_kill_row "$2" ;;
+    enobufs) run_enobufs_row "$2" ;;
+    vanish) run_vanish_row "$2" ;;
+    noroot) run_noroot_row "$2" ;;
+    noready) run_noready_row "$2" ;;
+    *) fail "unknown row $spec" ;;
+  esac
+}
+
+# one_row SPEC: runs it in its own directory; prints PASS/FAIL and, on
+# failure, the reasons and the logs.
+one_row() {
+  local spec=$1
+  tmp=$(mktemp -d /tmp/sg-faults-XXXXXX)
+  trap row_cleanup EXIT
+  local t0=$SECONDS
+  run_row "$spec"
+  row_cleanup; daemon_pid=; container_pid=
+  if [ ${#fail_msgs[@]} -eq 0 ]; then
+    echo "PASS $spec ($((SECONDS - t0))s, node ${verdict:-?})"
+    [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
+    return 0
+  fi
+  {
+    echo "FAIL $spec"
+    printf '    - %s\n' "${fail_msgs[@]}"
+    for f in cli.log daemon.log kernel.log fault.script; do
+      [ -s "$tmp/$f" ] && { echo "    --- $f"; tail -40 "$tmp/$f" | sed 's/^/      /'; }
+    done
+  } | head -150
+  [ -n "${KEEP_TMP:-}" ] && echo "    (kept $tmp)" || rm -rf "$tmp"
+  return 1
+}
+
+case ${1:-} in
+  --list) list_rows; exit 0 ;;
+  --one) one_row "$2"; exit $? ;;
+  "") ;;
+  *) export TEMPLATE=$(mktemp -d /tmp/sg-faults-tpl-XXXXXX); build_template
+     rc=0; for r in "$@"; do VERBOSE=1 one_row "$r" || rc=1; done; rm -rf "$TEMPLATE"; exit $rc ;;
+esac
+
+# All rows, JOBS at a time.
+out=$(mktemp -d /tmp/sg-faults-run-XXXXXX)
+trap 'rm -rf "$out"' EXIT
+list_rows | grep -E -- "${ROWS:-.}" > "$out/rows"
+export TEMPLATE=$out/template
+build_template
+[ ${#fail_msgs[@]} -eq 0 ] || { printf "faults: cannot build the template node: %s\n" "${fail_msgs[@]}"; exit 1; }
+total=$(grep -c . "$out/rows")
+start=$SECONDS
+echo "faults: running $total rows, ${JOBS:-2} at a time"
+xargs -a "$out/rows" -P "${JOBS:-2}" -I{} bash "$0" --one {} > "$out/results" 2>"$out/stderr"
+passed=$(grep -c '^PASS' "$out/results")
+failed=$(grep -c '^FAIL' "$out/results")
+grep -v '^PASS' "$out/results"
+for k in cli daemon kill enobufs vanish noroot noready; do
+  printf '  %-8s %3d rows, %3d passed\n' "$k" "$(grep -c "^$k:" "$out/rows")" \
+    "$(grep -c "^PASS $k:" "$out/results")"
+done
+echo "faults: $total rows, $passed passed, $failed failed ($((SECONDS - start)) s)"
+[ "$passed" -eq "$total" ]
