@@ -83,10 +83,14 @@ class Daemon:
         return t, data.decode(errors="replace")
 
     def wait_ready(self, timeout=30):
+        """Seconds from fork to READY=1; self.ready_cpu_ns: the daemon's CPU
+        time by then (not stretched by other load on the machine, unlike
+        the wall time)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             m = self.recv(max(0.01, deadline - time.monotonic()))
             if m and "READY=1" in m[1].split("\n"):
+                self.ready_cpu_ns = proc_cpu_ns(self.proc.pid)
                 return m[0] - self.t0
             if self.proc.poll() is not None:
                 break
@@ -108,24 +112,31 @@ def main():
     p.add_argument("--idle", type=float, default=60)
     p.add_argument("--watchdog-usec", type=int, default=120_000_000)
     p.add_argument("--log", default=os.devnull)
+    p.add_argument("--prefix", default="", help="prefix of the idle keys (for a second window)")
     args = p.parse_args()
+    px = args.prefix
 
     tmp = tempfile.mkdtemp(prefix="sg-notify-")
     with open(args.log, "a") as log:
-        ready, stop = [], []
+        ready, ready_cpu, stop = [], [], []
         for i in range(args.starts):
             d = Daemon(args, f"{tmp}/notify-{i}", log)
             ready.append(d.wait_ready() * 1e3)
+            if d.ready_cpu_ns is not None:
+                ready_cpu.append(d.ready_cpu_ns / 1e6)
             s, rc = d.stop()
             if rc != 0:
                 print(f"daemon exited {rc} on SIGTERM", file=sys.stderr)
                 return 1
             stop.append(s * 1e3)
-        print(f"startup_ready_ms_median\t{statistics.median(ready):.2f}")
-        print(f"startup_ready_ms_min\t{min(ready):.2f}")
-        print(f"startup_ready_ms_max\t{max(ready):.2f}")
-        print(f"sigterm_exit_ms_median\t{statistics.median(stop):.2f}")
-        print(f"starts\t{args.starts}")
+        if ready:
+            print(f"startup_ready_ms_median\t{statistics.median(ready):.2f}")
+            print(f"startup_ready_ms_min\t{min(ready):.2f}")
+            print(f"startup_ready_ms_max\t{max(ready):.2f}")
+            if ready_cpu:
+                print(f"startup_cpu_ms_median\t{statistics.median(ready_cpu):.2f}")
+            print(f"sigterm_exit_ms_median\t{statistics.median(stop):.2f}")
+            print(f"starts\t{args.starts}")
 
         d = Daemon(args, f"{tmp}/notify-idle", log)
         d.wait_ready()
@@ -139,18 +150,18 @@ def main():
         cpu1, ns1, (v1, i1) = proc_cpu_seconds(pid), proc_cpu_ns(pid), ctx_switches(pid)
         st = proc_status(pid)
         msgs = [m for _, m in d.messages[n_before:]]
-        print(f"idle_seconds\t{args.idle:.0f}")
-        print(f"idle_cpu_ms_ticks\t{(cpu1 - cpu0) * 1e3:.0f}")
+        print(f"{px}idle_seconds\t{args.idle:.0f}")
+        print(f"{px}idle_cpu_ms_ticks\t{(cpu1 - cpu0) * 1e3:.0f}")
         if ns0 is not None and ns1 is not None:
-            print(f"idle_cpu_ms_schedstat\t{(ns1 - ns0) / 1e6:.3f}")
-        print(f"idle_voluntary_ctxt_switches\t{v1 - v0}")
-        print(f"idle_involuntary_ctxt_switches\t{i1 - i0}")
-        print(f"idle_notify_messages\t{len(msgs)}")
-        print(f"idle_watchdog_pings\t{sum('WATCHDOG=1' in m.split(chr(10)) for m in msgs)}")
-        print(f"rss_kib\t{st['VmRSS'].split()[0]}")
-        print(f"rss_anon_kib\t{st.get('RssAnon', '0 kB').split()[0]}")
-        print(f"vm_hwm_kib\t{st['VmHWM'].split()[0]}")
-        print(f"watchdog_usec\t{args.watchdog_usec}")
+            print(f"{px}idle_cpu_ms_schedstat\t{(ns1 - ns0) / 1e6:.3f}")
+        print(f"{px}idle_voluntary_ctxt_switches\t{v1 - v0}")
+        print(f"{px}idle_involuntary_ctxt_switches\t{i1 - i0}")
+        print(f"{px}idle_notify_messages\t{len(msgs)}")
+        print(f"{px}idle_watchdog_pings\t{sum('WATCHDOG=1' in m.split(chr(10)) for m in msgs)}")
+        print(f"{px}rss_kib\t{st['VmRSS'].split()[0]}")
+        print(f"{px}rss_anon_kib\t{st.get('RssAnon', '0 kB').split()[0]}")
+        print(f"{px}vm_hwm_kib\t{st['VmHWM'].split()[0]}")
+        print(f"{px}watchdog_usec\t{args.watchdog_usec}")
         d.stop()
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))

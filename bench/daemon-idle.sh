@@ -6,7 +6,8 @@
 # partition, an empty CRI-O store, no ready file, no container. The daemon
 # runs with --root and --log-target stderr, without the fake kernel shim
 # (with no container it never loads or removes a module).
-# BENCH_IDLE_SECONDS (60) and BENCH_STARTS (7).
+# BENCH_IDLE_SECONDS (60) and BENCH_STARTS (7). Two idle windows: the unit's
+# WatchdogSec=2min, then a 10 s watchdog (keys wd10s_*) as a control.
 set -euo pipefail
 
 build=$(realpath "${1:?usage: daemon-idle.sh BUILD_DIR WORK_DIR}")
@@ -33,6 +34,11 @@ mkdir -p "$root"
 "$fn" "$root" namespace 0 1 partitions=1
 mkdir -p "$root/run/containers/storage/overlay-containers" "$root/etc/nvme-swapguard"
 
+# As the unit runs it (WatchdogSec=2min): start-ups, then an idle minute.
 python3 "$here/daemon-idle.py" "$daemon" "$root" --starts "${BENCH_STARTS:-7}" \
-	--idle "${BENCH_IDLE_SECONDS:-60}" --log "$work/daemon-idle.log"
+	--idle "${BENCH_IDLE_SECONDS:-60}" --log "$work/daemon-idle.log" || exit 1
+# The same minute with a 10 s watchdog: the pings must show up, one wake-up
+# each, so that "no wake-up" above is the daemon's and not a blind meter.
+python3 "$here/daemon-idle.py" "$daemon" "$root" --starts 0 --prefix wd10s_ \
+	--watchdog-usec 10000000 --idle "${BENCH_IDLE_SECONDS:-60}" --log "$work/daemon-idle.log"
 rm -rf "$root"

@@ -130,7 +130,14 @@ for l in lines:
         print(f"gap {t - prev_t:.3f}s after: {prev[:100]}")
         print(f"             before: {parts[2][:100]}")
     prev_t, prev = t, parts[2]
-print(f"{len(lines)} syscalls")
+opens = {}
+for l in lines:
+    if "openat(" in l and '"' in l:
+        path = l.split('"')[1]
+        opens[path] = opens.get(path, 0) + 1
+top = sorted(((n, p) for p, n in opens.items() if n > 1), reverse=True)[:6]
+reads = sum(1 for l in lines if " read(" in l)
+print(f"{len(lines)} syscalls, {reads} read(); opened more than once: " + ", ".join(f"{p} x{n}" for n, p in top))
 PY
 fi
 
@@ -168,7 +175,17 @@ last_uevent() {
 }
 id=$(echo mofed-container | sha256sum | cut -c1-64)
 ud=/run/containers/storage/overlay-containers/$id/userdata
-if [ -x "$daemon" ]; then
+# CRI-O runs a container in crio-<id>.scope and the daemon checks that the
+# pidfile's pid is in it; script mode has no systemd, so place it by hand.
+in_crio_scope() {
+	local cg=/sys/fs/cgroup/kubepods.slice/crio-$id.scope
+	[ -e /sys/fs/cgroup/cgroup.procs ] || mount -t cgroup2 cgroup2 /sys/fs/cgroup || return 1
+	mkdir -p "$cg" && echo "$VM_CONTAINER_PID" >"$cg/cgroup.procs"
+}
+if [ -x "$daemon" ] && ! in_crio_scope; then
+	vm_fail "cannot put the container in a crio-<id>.scope cgroup: daemon not measured"
+elif [ -x "$daemon" ]; then
+	vm_log "container cgroup: $(cat /proc/$VM_CONTAINER_PID/cgroup)"
 	for i in $(seq 1 "$daemon_iterations"); do
 		vm_log "daemon iteration $i: in-tree stack"
 		in_tree_loaded
