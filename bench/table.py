@@ -75,6 +75,12 @@ def vm_rows(work):
     floors = {"floor-rmmod": "`rmmod nvme nvme_core`", "floor-modprobe-r": "`modprobe -r nvme nvme_core`",
               "floor-insmod": "`insmod` nvme-core.ko, nvme.ko"}
     rows = []
+    for label, title in (("cli-version", "CLI `--version` (exec + dynamic linking)"),
+                         ("cli-check", "CLI `check` (the usage check alone)")):
+        if label in stats:
+            _, n, med, mn, mx = stats[label]
+            rows.append((f"{title} (TCG)", f"median (min–max) of {n}, same VM", f"{ms(med)} ({ms(mn)}–{ms(mx)})",
+                         "", ""))
     for label, title in names.items():
         if label not in stats:
             continue
