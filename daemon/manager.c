@@ -52,6 +52,7 @@ struct Manager {
 
         bool ready_present;
         char *last_blockers;               /* to report a block once, not on every re-check */
+        SwapEvent restore_cause;           /* what sent us to restoring: the "why" of the report */
 
         ContainerStore *store;
         PathWatch *ready;
@@ -145,6 +146,20 @@ static void update_status(Manager *m) {
 
 /* ---- reading what is true now ----------------------------------------- */
 
+static char *const *modules_wanted(const Manager *m);
+
+/* The replacement counts as loaded only once it drives the PCIe namespaces:
+ * NVIDIA's nvme_core alone (a daemon killed between loading it and nvme,
+ * found by tests/faults, row kill:loading) is not a swap to report and keep,
+ * but a stack to unload and load again. */
+static bool replacement_complete(const Manager *m, const GuardStack *stack) {
+        const GuardModule *nvme = guard_stack_find(stack, "nvme");
+
+        if (!guard_stack_replacement_loaded(stack))
+                return false;
+        return !strv_contains(modules_wanted(m), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
+}
+
 static int read_context(Manager *m, SwapContext *ctx, GuardStack **ret_stack) {
         GuardStack *stack = NULL;
         int r;
@@ -157,7 +172,7 @@ static int read_context(Manager *m, SwapContext *ctx, GuardStack **ret_stack) {
                 .load_from_container = m->config->load_from_container,
                 .ready_present = m->ready_present,
                 .stack_loaded = guard_stack_any_loaded(stack),
-                .replacement_loaded = guard_stack_replacement_loaded(stack),
+                .replacement_loaded = replacement_complete(m, stack),
         };
         if (ret_stack)
                 *ret_stack = stack;
@@ -280,7 +295,12 @@ static void fail(Manager *m, const char *module, const char *fmt, ...) {
 /* ---- actions ---------------------------------------------------------- */
 
 /* What we unload is what we must be able to put back: note it first, and
- * persist it, so a crash in the middle still knows. */
+ * persist it, so a crash in the middle still knows. A record kept from an
+ * unload that was cut short (SIGKILL after nvme_tcp went, found by
+ * tests/faults, rows kill:unloading and kill:restoring) already names what
+ * is gone now: add to it, never replace it, or the restore and the load
+ * would leave those modules out. The same for the namespaces, whose
+ * devices went with the modules. */
 static void record_before_unload(Manager *m) {
         GuardStack *stack = NULL;
         GuardNamespaces *ns = NULL;
@@ -288,11 +308,14 @@ static void record_before_unload(Manager *m) {
 
         if (m->ops->read_stack(m->ops->userdata, &stack) >= 0 && guard_stack_loaded_names(stack, &names) >= 0 &&
             names) {
-                strv_free(m->record.modules_before);
-                m->record.modules_before = names;
+                for (char **i = names; *i; i++)
+                        if (!strv_contains(m->record.modules_before, *i))
+                                (void) strv_extend(&m->record.modules_before, *i);
+                strv_free(names);
         }
         guard_stack_free(stack);
-        if (m->ops->scan_namespaces(m->ops->userdata, &ns) >= 0) {
+        if ((!m->record.namespaces_before || m->record.namespaces_before->n == 0) &&
+            m->ops->scan_namespaces(m->ops->userdata, &ns) >= 0) {
                 guard_namespaces_free(m->record.namespaces_before);
                 m->record.namespaces_before = ns;
         }
@@ -551,14 +574,21 @@ static void entered(Manager *m, SwapState old, SwapEvent ev) {
                 report_swapped(m, old == SWAP_STATE_LOADING ? "loaded by nvme-swapguard from the driver container"
                                                             : "loaded by the driver container");
                 break;
-        case SWAP_STATE_RESTORED:
+        case SWAP_STATE_RESTORING:
+                m->restore_cause = ev;
+                break;
+        case SWAP_STATE_RESTORED: {
+                /* ev is restore-done; the reason is what started the restore. */
+                const char *why = swap_event_to_string(m->restore_cause) ?: swap_event_to_string(ev);
+
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RESTORED,
                              &(ReportFields) { .state = "restored", .origin = "in-tree",
                                                .container_id = container_short(m) },
-                             "Restored the in-tree NVMe stack (%s).", swap_event_to_string(ev));
-                record_message(m, "restored after %s", swap_event_to_string(ev));
+                             "Restored the in-tree NVMe stack (%s).", why);
+                record_message(m, "restored after %s", why);
                 report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the restore");
                 break;
+        }
         case SWAP_STATE_FAILED:
                 if (!m->failure)
                         fail(m, NULL, "Gave up after %s.", swap_event_to_string(ev));
@@ -948,6 +978,7 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m->ops = opts->ops;
         m->state = SWAP_STATE_IDLE;
         m->record.state = SWAP_STATE_IDLE;
+        m->restore_cause = _SWAP_EVENT_INVALID;
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
@@ -1028,6 +1059,10 @@ static void reconcile(Manager *m) {
         r = state_file_read(&previous);
         if (r < 0 && r != -ENOENT)
                 log_warning_errno(r, "Ignoring the unreadable state file " STATE_FILE ": %m");
+        /* What the previous instance meant to load tells whether a replacement
+         * is complete (replacement_complete()); dropped below unless kept. */
+        if (previous && previous->modules_before && !m->record.modules_before)
+                (void) strv_copy(previous->modules_before, &m->record.modules_before);
         if (read_context(m, &ctx, NULL) < 0) {
                 /* Cannot see the modules: do nothing rather than guess. */
                 m->state = SWAP_STATE_FAILED;
@@ -1040,6 +1075,7 @@ static void reconcile(Manager *m) {
                 .stack_loaded = ctx.stack_loaded,
                 .replacement_loaded = ctx.replacement_loaded,
         });
+        m->record.modules_before = strv_free(m->record.modules_before);
         if (d.keep_record && previous) {
                 m->record.modules_before = TAKE_PTR(previous->modules_before);
                 m->record.namespaces_before = TAKE_PTR(previous->namespaces_before);
