@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The daemon runs as its shipped unit (Restart=on-failure, RestartSec=5s) and
+# is SIGKILLed while it waits for the ready file, the in-tree stack unloaded.
+# systemd restarts it; it must resume from its state file (not restore, not
+# unload again), keep the reload guard, and complete the swap when the ready
+# file appears, reporting the namespaces it recorded before the first unload.
+. "$VM_LIB"
+. "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
+sg_require
+
+dev=$(first_namespace) || vm_fatal "no namespace"
+sg_assert_in_tree
+sg_start_dbus
+sg_install_unit
+assert_eq on-failure "$(systemctl show -P Restart "$SG_UNIT")" "Restart="
+sg_start
+sg_wait_state idle
+
+sg_container_new mofed-container nvidia-network-operator
+sg_container_start
+sg_wait_state unloaded-waiting-driver
+assert_not_loaded nvme
+
+first=$(sg_main_pid)
+sg_step "SIGKILL to the daemon (pid $first) while it waits for the ready file"
+kill -KILL "$first"
+deadline=$((SECONDS + 60))
+while [ $SECONDS -lt $deadline ]; do
+	pid=$(sg_main_pid)
+	[ "$pid" != 0 ] && [ "$pid" != "$first" ] && [ "$(systemctl is-active "$SG_UNIT")" = active ] && break
+	sleep 0.2
+done
+assert_ne "$first" "$(sg_main_pid)" "MainPID after the restart"
+assert_eq active "$(systemctl is-active "$SG_UNIT")" "unit state after the restart"
+assert_eq 1 "$(systemctl show -P NRestarts "$SG_UNIT")" "NRestarts"
+vm_log "restarted as pid $(sg_main_pid)"
+
+assert_eq unloaded-waiting-driver "$(sg_state)" "state after the restart"
+assert_not_loaded nvme
+assert_file "$SG_GUARD"
+assert_contains "$(sg_journal_text)" "previous state unloaded-waiting-driver, container ${SG_CID:0:12}" \
+	"the restarted daemon's reconcile"
+sg_assert_daemon_sees_kallsyms
+[ "$(sg_journal_entries STARTED | wc -l)" = 2 ] && vm_pass "two STARTED entries" || vm_fail "STARTED entries: $(sg_journal_entries STARTED)"
+
+sg_container_compiled
+sg_ready
+sg_wait_state swapped
+sg_assert_oot
+assert_no_file "$SG_GUARD"
+wait_for_block "$dev" 30
+assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=out-of-tree SWAPGUARD_PID="$SG_CPID"
+assert_journal NAMESPACES_BACK
+assert_contains "$(sg_journal_entries NAMESPACES_BACK)" "all 1 NVMe namespaces" "namespaces recorded before the kill"
+assert_eq 1 "$(sg_journal_entries UNLOADED | wc -l)" "UNLOADED entries (no second unload)"
+assert_no_journal RESTORED
+sg_show_journal
+sg_stop
+sg_container_stop
