@@ -5,8 +5,10 @@
 # with a real system bus; CRI-O is simulated faithfully (lib-swapguard.sh).
 # Current image: the daemon unloads the in-tree stack while the container
 # "compiles", then loads the container's build from /proc/<pid>/root when the
-# ready file appears. DEMO=1 (tests/demo.sh) narrates it and prints the
+# ready file appears. With the argument --demo (tests/demo.sh; run-vm.sh
+# hands script arguments to the guest) it narrates the steps and prints the
 # daemon's journal and `nvme-swapguard-kmod status` at the end.
+[ "${1:-}" = --demo ] && DEMO=1
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
 sg_require
@@ -56,9 +58,19 @@ sg_step "Swapped: nvme is now the out-of-tree build (taint $(module_taint nvme))
 if [ "${DEMO:-0}" = 1 ]; then
 	sg_step "The daemon's journal (journalctl -u nvme-swapguard)"
 	journalctl -u "$SG_UNIT" --no-pager -q -o short-monotonic
-	sg_step "Its structured report of the swap (journalctl -u nvme-swapguard MESSAGE_ID=$(sg_message_id SWAPPED) -o verbose)"
-	journalctl -u "$SG_UNIT" MESSAGE_ID="$(sg_message_id SWAPPED)" --no-pager -q -o verbose |
-		grep -E '^    (MESSAGE|SWAPGUARD_[A-Z_]*)=' | sed -n '1,12p'
+	sg_step "Its structured report of the swap (journalctl -u nvme-swapguard MESSAGE_ID=$(sg_message_id SWAPPED) -o json)"
+	journalctl -u "$SG_UNIT" MESSAGE_ID="$(sg_message_id SWAPPED)" --no-pager -q -o json | /usr/bin/python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    print("MESSAGE=" + e["MESSAGE"])
+    for k in sorted(k for k in e if k.startswith("SWAPGUARD_")):
+        print("    %s=%s" % (k, e[k]))'
+	sg_step "systemctl status nvme-swapguard"
+	systemctl status --no-pager -n 0 "$SG_UNIT" | sed -n '1,8p'
+	sg_step "The daemon's state file $SG_STATE_FILE"
+	cat "$SG_STATE_FILE"
+	echo
 	sg_step "nvme-swapguard-kmod status"
 	"$VM_KMOD_HELPER" status
 	echo

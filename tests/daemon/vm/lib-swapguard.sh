@@ -66,7 +66,7 @@ sg_require() {
 # daemon itself would keep an unmounted namespace mounted, and claimed,
 # forever. Must run before the unit starts.
 sg_node_like_propagation() {
-	vm_log "root propagation: $(findmnt -no PROPAGATION /), container: $(systemd-detect-virt -c 2>&1)"
+	vm_log "VM quirk: / is $(findmnt -no PROPAGATION /) (systemd detected container '$(systemd-detect-virt -c 2>&1)'); made shared as on a node"
 	mount --make-rshared / || vm_fatal "mount --make-rshared /"
 }
 
