@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 
 #include "actions/kmod-util.h"
 #include "actions/module-live.h"
@@ -19,6 +20,8 @@
 
 /* Far deeper than any real module graph: only a cycle gets there. */
 #define LOAD_MAX_DEPTH 32
+/* Tries per module on EAGAIN/EBUSY: 10+20+40+80 ms between them. */
+#define LOAD_BUSY_ATTEMPTS 5u
 
 typedef struct LoadStep {
         char *name;
@@ -254,8 +257,18 @@ static int insert_one(Loader *l, const LoadStep *s) {
                 return record(l->result, s->name, s->entry->path, true);
 
         r = kmod_module_new_from_path(s->tree->ctx, s->entry->path, &mod);
-        if (r >= 0)
+        /* EAGAIN/EBUSY pass (a dependency still settling, the module of the
+         * same name still going away): a few tries, as the unload does, so
+         * that a restore does not leave the node without a driver for a
+         * transient answer (found by tests/faults, rows
+         * daemon:restore:<module>:EAGAIN|EBUSY). */
+        for (unsigned i = 1, backoff_ms = 10; r >= 0; i++, backoff_ms *= 2) {
                 r = kmod_module_insert_module(mod, 0, NULL);
+                if ((r != -EAGAIN && r != -EBUSY) || i >= LOAD_BUSY_ATTEMPTS)
+                        break;
+                r = 0;
+                (void) nanosleep(&(struct timespec) { .tv_nsec = (long) backoff_ms * 1000000L }, NULL);
+        }
         if (r == -EEXIST)
                 return record(l->result, s->name, s->entry->path, true);
         if (r < 0) {
