@@ -24,7 +24,6 @@
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RemovalPlan *, removal_plan_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
 
 static const char *const outcome_table[_UNLOAD_OUTCOME_MAX] = {
