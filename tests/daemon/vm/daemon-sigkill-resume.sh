@@ -23,6 +23,7 @@ sg_wait_state unloaded-waiting-driver
 assert_not_loaded nvme
 
 first=$(sg_main_pid)
+guard_inode=$(stat -c %i "$SG_GUARD")
 sg_step "SIGKILL to the daemon (pid $first) while it waits for the ready file"
 kill -KILL "$first"
 deadline=$((SECONDS + 60))
@@ -39,6 +40,9 @@ vm_log "restarted as pid $(sg_main_pid)"
 assert_eq unloaded-waiting-driver "$(sg_state)" "state after the restart"
 assert_not_loaded nvme
 assert_file "$SG_GUARD"
+# Removed by the unit's ExecStopPost= when the killed daemon could not, and
+# written again by the restarted one: a new file.
+assert_ne "$guard_inode" "$(stat -c %i "$SG_GUARD")" "reload guard inode (removed at the kill, rewritten at the restart)"
 assert_contains "$(sg_journal_text)" "previous state unloaded-waiting-driver, container ${SG_CID:0:12}" \
 	"the restarted daemon's reconcile"
 sg_assert_daemon_sees_kallsyms
