@@ -157,12 +157,21 @@ sg_start_dbus() {
 sg_assert_on_bus() {
 	local pid
 	pid=$(sg_main_pid)
-	if busctl --system list --no-pager --no-legend 2>/dev/null | awk -v p="$pid" '$2 == p' | grep -q .; then
-		vm_pass "the daemon (pid $pid) is connected to the system bus"
+	local name rules
+	name=$(busctl --system list --no-pager --no-legend --unique 2>/dev/null | awk -v p="$pid" '$2 == p { print $1; exit }')
+	if [ -n "$name" ]; then
+		vm_pass "the daemon (pid $pid) is connected to the system bus as $name"
 	else
 		vm_fail "the daemon (pid $pid) is not on the system bus"
 		busctl --system list --no-pager 2>&1 | sed 's/^/#   /'
+		return
 	fi
+	# Its match rules, from the bus itself (dbus-daemon's Debug.Stats).
+	rules=$(busctl --system --json=short call org.freedesktop.DBus /org/freedesktop/DBus \
+		org.freedesktop.DBus.Debug.Stats GetAllMatchRules 2>&1 |
+		/usr/bin/python3 -c 'import json, sys; print("\n".join(json.load(sys.stdin)["data"][0].get(sys.argv[1], [])))' "$name" 2>&1)
+	assert_contains "$rules" "member='UnitNew'" "the daemon's match rules"
+	assert_contains "$rules" "member='UnitRemoved'" "the daemon's match rules"
 	assert_not_contains "$(sg_journal_text)" "Cannot watch crio-*.scope" "daemon journal"
 }
 
