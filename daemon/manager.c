@@ -446,6 +446,36 @@ static SwapEvent action_load(Manager *m) {
         return SWAP_EVENT_LOAD_DONE;
 }
 
+/* Out-of-tree modules left by a load that never finished (a daemon killed
+ * mid-load whose container then vanished, found by tests/faults, row
+ * vanish:during-load) would have the in-tree nvme loaded against NVIDIA's
+ * nvme_core: take them out first, through the guard (never forced, refused
+ * if anything is in use). 0 when there was nothing or it is gone. */
+static int remove_partial_replacement(Manager *m) {
+        GuardStack *stack = NULL;
+        GuardUnloadResult *u = NULL;
+        bool foreign = false;
+        int r;
+
+        r = m->ops->read_stack(m->ops->userdata, &stack);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < stack->n_modules; i++)
+                if (stack->modules[i].origin == GUARD_ORIGIN_OUT_OF_TREE ||
+                    stack->modules[i].origin == GUARD_ORIGIN_NVIDIA)
+                        foreign = true;
+        guard_stack_free(stack);
+        if (!foreign)
+                return 0;
+        log_info("Removing the half-loaded out-of-tree NVMe stack before restoring the in-tree one.");
+        r = m->ops->unload(m->ops->userdata, &u);
+        if (r < 0)
+                return r;
+        r = u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_NOT_LOADED ? 0 : -EBUSY;
+        guard_unload_result_free(u);
+        return r;
+}
+
 static SwapEvent action_restore(Manager *m) {
         GuardLoadResult *l = NULL;
         SwapEvent ev = SWAP_EVENT_RESTORE_DONE;
@@ -455,6 +485,12 @@ static SwapEvent action_restore(Manager *m) {
         r = reload_guard_remove();
         if (r < 0)
                 log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ", ignoring: %m");
+        r = remove_partial_replacement(m);
+        if (r < 0) {
+                fail(m, NULL, "Cannot remove the half-loaded out-of-tree NVMe stack before restoring the in-tree one: %s.",
+                     strerror(-r));
+                return SWAP_EVENT_RESTORE_FAILED;
+        }
         r = m->ops->restore(m->ops->userdata, modules_wanted(m), &l);
         if (r < 0) {
                 fail(m, NULL, "Cannot restore the in-tree NVMe stack: %s. The node has no NVMe driver.", strerror(-r));

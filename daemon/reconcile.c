@@ -18,6 +18,12 @@ static ReconcileDecision no_container(const ReconcileInput *in) {
         if (!in->stack_loaded && (we_unloaded(p) || (p && p->state == SWAP_STATE_FAILED)))
                 /* We left the node without its driver and the container is gone: restore. */
                 return D(SWAP_STATE_UNLOADED_WAITING_DRIVER, SWAP_EVENT_CONTAINER_EXITED, true);
+        if (p && p->state == SWAP_STATE_LOADING && !in->replacement_loaded)
+                /* We died half-way through loading the container's build and the
+                 * container is gone: the restore takes out what was loaded of it
+                 * and puts the in-tree stack back (tests/faults, row
+                 * vanish:during-load). */
+                return D(SWAP_STATE_UNLOADED_WAITING_DRIVER, SWAP_EVENT_CONTAINER_EXITED, true);
         if (in->replacement_loaded)
                 return D(SWAP_STATE_SWAPPED, _SWAP_EVENT_INVALID, p != NULL);
         return D(SWAP_STATE_IDLE, _SWAP_EVENT_INVALID, false);
