@@ -56,7 +56,7 @@ MID_RELOAD=33be6ddb5194470aa0a57242da70fff5
 # so the matrix stays green while it says what is open; a listed row that
 # passes fails the run (XPASS) until it is taken off the list.
 declare -A KNOWN_BUGS=(
-  [vanish:during-load]="the daemon, killed while loading and restarted after the container vanished, finds NVIDIA's nvme_core alone and no container: reconcile goes idle instead of unloading the half-loaded build and restoring the in-tree stack (daemon/reconcile.c: no_container)"
+  # [row]="why it fails, where the fix belongs"
 )
 
 strerror_of() {
