@@ -26,6 +26,10 @@ def ms(v):
     return f"{v:.0f} ms" if v >= 100 else f"{v:.1f} ms"
 
 
+def ratio_str(r):
+    return f"{r:.2f}" if r >= 0.1 else f"{r:.3f}"
+
+
 def scale_rows(work):
     lines = read_lines(work, "scale.tsv")
     if not lines:
@@ -47,7 +51,7 @@ def scale_rows(work):
             if label not in d:
                 continue
             v = d[label]
-            ratio = f"{v[1] / ul[1]:.2f} wall, {v[4] / ul[4]:.2f} CPU" if ul else "–"
+            ratio = f"{ratio_str(v[1] / ul[1])} wall, {ratio_str(v[4] / ul[4])} CPU" if ul else "–"
             rows.append((f"In-use check, {ns:,} ns / {mounts:,} mounts, {what}",
                          f"wall median (min–max) of {v[0]}, CPU median; {v[4] * 1e3 / n:.1f} µs CPU per "
                          f"mount+ns; peak RSS {v[5] / 1024:.1f} MiB",
