@@ -16,7 +16,9 @@
 # nodes (cached; 1-2 min to build the largest) go to BENCH_WORK
 # (default BUILD_DIR/bench-work). Knobs: BENCH_SIZES, BENCH_RUNS,
 # BENCH_RUNS_LARGEST, BENCH_IDLE_SECONDS, BENCH_STARTS, BENCH_VM_ITERATIONS,
-# BENCH_VM_DAEMON_ITERATIONS.
+# BENCH_VM_DAEMON_ITERATIONS. A full run takes about an hour on 2 shared
+# cores (the largest in-use size most of it): BENCH_SIZES="256/2500 1024/10000"
+# for a quick one.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
