@@ -6,6 +6,7 @@
 
 #include "nvme/nvme-block-devices.h"
 #include "util/macro.h"
+#include "util/parse-util.h"
 
 /* Skips "<letter><digits>" at *p; false when not there. */
 static bool skip_tagged_number(const char **p, char tag) {
@@ -58,4 +59,17 @@ int nvme_partition_parent_name(const char *name, char **ret) {
                 return -ENOMEM;
         *ret = parent;
         return 0;
+}
+
+bool nvme_name_belongs_to(const char *device, const char *namespace_name) {
+        size_t n;
+
+        if (!device || !namespace_name)
+                return false;
+        n = strlen(namespace_name);
+        if (strncmp(device, namespace_name, n) != 0)
+                return false;
+        if (device[n] == '\0')
+                return true;
+        return device[n] == 'p' && device[n + 1] != '\0' && is_all_digits(device + n + 1);
 }

@@ -106,12 +106,9 @@ bool usage_report_in_use(const UsageReport *r) {
 }
 
 bool usage_report_device_in_use(const UsageReport *r, const char *namespace_name) {
-        for (size_t i = 0; r && namespace_name && i < r->n_usages; i++) {
-                const NvmeBlockDevice *d = nvme_block_devices_find(r->devices, r->usages[i].device);
-
-                if (streq(r->usages[i].device, namespace_name) || (d && streq(d->namespace_name, namespace_name)))
+        for (size_t i = 0; r && namespace_name && i < r->n_usages; i++)
+                if (nvme_name_belongs_to(r->usages[i].device, namespace_name))
                         return true;
-        }
         return false;
 }
 
