@@ -547,6 +547,15 @@ run_kill_row() {
   finish_daemon_row
 }
 
+# behind_the_back CMD...: someone else (an operator, a script) runs the CLI
+# while the daemon runs; its uevents are what the overflow loses.
+behind_the_back() {
+  local out
+  out=$(NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+    LD_PRELOAD=$FAKE_KERNEL_SO "$SWAPGUARD_KMOD" --root "$root" "$@" 2>&1) || fail "nvme-swapguard-kmod $*: $out"
+}
+
 # enobufs:<case>: the udev monitor overflows; the daemon must rescan.
 run_enobufs_row() {
   local c=$1
@@ -558,8 +567,7 @@ run_enobufs_row() {
       # In unloaded-waiting-driver something loads the in-tree stack behind
       # the guard; its uevents are lost. The overflow must make the daemon see it.
       start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
-      NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log LD_PRELOAD=$FAKE_KERNEL_SO \
-        "$SWAPGUARD_KMOD" --root "$root" restore "${MODS[@]}" >/dev/null 2>&1
+      behind_the_back restore "${MODS[@]}"
       overflow
       wait_log "uevents were lost"
       wait_state container-seen
@@ -569,8 +577,7 @@ run_enobufs_row() {
       # Swapped, then someone removes NVIDIA's build; the uevents are lost.
       start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; ready
       wait_state swapped
-      NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log LD_PRELOAD=$FAKE_KERNEL_SO \
-        "$SWAPGUARD_KMOD" --root "$root" unload >/dev/null 2>&1
+      behind_the_back unload
       overflow
       wait_log "uevents were lost"
       wait_state "restored|failed" ;;
