@@ -39,9 +39,16 @@ phase "2/3 Build (meson, in $build/)"
 t=$SECONDS
 if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" >"${TMPDIR:-/tmp}/nvme-swapguard-demo-setup.log" 2>&1 || {
-		cat "${TMPDIR:-/tmp}/nvme-swapguard-demo-setup.log"; exit 1; }
+		cat "${TMPDIR:-/tmp}/nvme-swapguard-demo-setup.log"; echo "demo: meson setup failed"; exit 1; }
 fi
-meson compile -C "$build" | tail -n 1
+log=${TMPDIR:-/tmp}/nvme-swapguard-demo-build.log
+if meson compile -C "$build" >"$log" 2>&1; then
+	tail -n 1 "$log"
+else
+	tail -n 40 "$log"
+	echo "demo: the build failed (whole log: $log)"
+	exit 1
+fi
 elapsed $t
 
 phase "3/3 The swap on a real kernel (Linux $(ls /lib/modules | sort -V | tail -n1) under QEMU)"
