@@ -53,6 +53,9 @@ assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=out-of-tree
 assert_journal NAMESPACES_BACK
 assert_contains "$(sg_journal_text)" "Loaded" "journal says the daemon loaded the build"
 assert_contains "$(systemctl show -P StatusText "$SG_UNIT")" "swapped" "STATUS="
+# The unit's ExecStartPre= rebuilt the catalog: journalctl -x explains.
+assert_contains "$(journalctl --list-catalog 2>/dev/null | grep "$(sg_message_id SWAPPED)")" \
+	"$(sg_message_id SWAPPED)" "journalctl --list-catalog"
 
 sg_step "Swapped: nvme is now the out-of-tree build (taint $(module_taint nvme)), $dev is back"
 if [ "${DEMO:-0}" = 1 ]; then
