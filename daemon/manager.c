@@ -53,6 +53,7 @@ struct Manager {
         bool ready_present;
         char *last_blockers;               /* to report a block once, not on every re-check */
         SwapEvent restore_cause;           /* what sent us to restoring: the "why" of the report */
+        char *restore_container;           /* the container it was for (often gone by then) */
 
         ContainerStore *store;
         PathWatch *ready;
@@ -612,6 +613,9 @@ static void entered(Manager *m, SwapState old, SwapEvent ev) {
                 break;
         case SWAP_STATE_RESTORING:
                 m->restore_cause = ev;
+                /* Not persisted yet: the record still names the container. */
+                free(m->restore_container);
+                m->restore_container = container_short(m) ? strdup(container_short(m)) : NULL;
                 break;
         case SWAP_STATE_RESTORED: {
                 /* ev is restore-done; the reason is what started the restore. */
@@ -619,7 +623,7 @@ static void entered(Manager *m, SwapState old, SwapEvent ev) {
 
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RESTORED,
                              &(ReportFields) { .state = "restored", .origin = "in-tree",
-                                               .container_id = container_short(m) },
+                                               .container_id = container_short(m) ?: m->restore_container },
                              "Restored the in-tree NVMe stack (%s).", why);
                 record_message(m, "restored after %s", why);
                 report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the restore");
@@ -993,6 +997,7 @@ Manager *manager_free(Manager *m) {
         free(m->config_path);
         free(m->failure);
         free(m->last_blockers);
+        free(m->restore_container);
         free(m);
         return NULL;
 }
