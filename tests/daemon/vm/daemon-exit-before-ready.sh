@@ -31,7 +31,7 @@ assert_no_file "$SG_GUARD"
 wait_for_block "$dev" 30
 assert_ok test -b "$dev"
 assert_ok excl_open "$dev"
-assert_journal RESTORED SWAPGUARD_STATE=restored SWAPGUARD_ORIGIN=in-tree
+assert_journal RESTORED SWAPGUARD_STATE=restored SWAPGUARD_ORIGIN=in-tree SWAPGUARD_CONTAINER_ID="$SG_CID"
 assert_contains "$(sg_journal_entries RESTORED)" "container-exited" "restore report (why)"
 assert_journal NAMESPACES_BACK
 assert_contains "$(sg_journal_entries NAMESPACES_BACK)" "After the restore" "namespaces report"
