@@ -10,10 +10,12 @@
 #include <sys/types.h>
 
 #include "guard-ops.h"
+#include "report/daemon-state.h"
 #include "swap-state.h"
 
-#define STATE_DIR "/run/nvme-swapguard"
-#define STATE_FILE STATE_DIR "/state.json"
+/* One definition for the daemon that writes it and the CLI that shows it. */
+#define STATE_DIR DAEMON_STATE_DIR
+#define STATE_FILE DAEMON_STATE_FILE
 
 typedef struct StateFile {
         SwapState state;

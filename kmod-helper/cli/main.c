@@ -18,6 +18,7 @@
 #include "modules/module-stack.h"
 #include "modules/removal-plan.h"
 #include "nvme/nvme-inventory.h"
+#include "report/daemon-state.h"
 #include "report/report-json.h"
 #include "report/report-text.h"
 #include "usage/usage-check.h"
@@ -155,12 +156,20 @@ typedef struct StatusParts {
         const ModuleStack *stack;
         const UsageReport *usage;
         const NvmeInventory *inventory;
+        struct json_object *daemon_state; /* NULL: no state file */
 } StatusParts;
 
 static int status_json(struct json_object **o, const void *parts, const void *unused) {
         const StatusParts *p = parts;
+        int r;
 
-        return report_status_json(p->stack, p->usage, p->inventory, o);
+        r = report_status_json(p->stack, p->usage, p->inventory, o);
+        if (r < 0)
+                return r;
+        /* "daemon": the daemon's state file as it wrote it, or null. */
+        return json_object_object_add(*o, "daemon", p->daemon_state ? json_object_get(p->daemon_state) : NULL) < 0
+                       ? -ENOMEM
+                       : 0;
 }
 static int check_json(struct json_object **o, const void *u, const void *unused) {
         return report_check_json(u, o);
@@ -176,6 +185,7 @@ static int cmd_status(const Args *a) {
         _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
         _cleanup_(usage_report_freep) UsageReport *usage = NULL;
         _cleanup_(nvme_inventory_freep) NvmeInventory *inventory = NULL;
+        _cleanup_(json_object_putp) struct json_object *daemon_state = NULL;
         int r;
 
         r = module_stack_read(&stack);
@@ -189,8 +199,17 @@ static int cmd_status(const Args *a) {
         if (r < 0)
                 fprintf(stderr, "%s: cannot read the NVMe inventory, showing without it: %s\n", program,
                         strerror(-r));
-        r = a->json ? emit(status_json, &(StatusParts) { stack, usage, inventory }, NULL)
-                    : report_status_text(stack, usage, inventory, stdout);
+        r = daemon_state_read(&daemon_state);
+        if (r < 0)
+                fprintf(stderr, "%s: cannot read the daemon's state file %s, showing without it: %s\n", program,
+                        DAEMON_STATE_FILE, strerror(-r));
+        if (a->json)
+                r = emit(status_json, &(StatusParts) { stack, usage, inventory, daemon_state }, NULL);
+        else {
+                r = report_status_text(stack, usage, inventory, stdout);
+                if (r >= 0)
+                        r = daemon_state_print(daemon_state, stdout);
+        }
         return r < 0 ? fail(r, "cannot write the report") : EXIT_SUCCESS;
 }
 

@@ -67,6 +67,21 @@ kmod unload;            expect_rc 3 "unload multipath mounted"; expect_out "nvme
 grep -q delete_module <<<"$log" && fail "unload refused but called delete_module: $log"
 fn loaded nvme || fail "nvme unloaded although a namespace is mounted"
 
+# the daemon's state file, shown by status (text and JSON); none, then one, then garbage
+kmod status;            expect_out "has not run since boot" "status without a daemon state file"
+mkdir -p "$root/run/nvme-swapguard"
+cat >"$root/run/nvme-swapguard/state.json" <<'JSON'
+{ "state": "blocked", "message": "nvme1n1 is mounted on /var/lib/kubelet (xfs)",
+  "container": { "id": "0123abcd", "pod": "mofed-rhcos4.16-abcde-ds-xyz12", "pid": 4242 } }
+JSON
+kmod status;            expect_rc 0 "status with state file"; expect_out "Daemon: blocked: nvme1n1 is mounted on /var/lib/kubelet" "status daemon line"
+expect_out "mofed-rhcos4.16-abcde-ds-xyz12" "status daemon container"
+kmod status --json;     expect_rc 0 "status --json with state file"
+python3 -c 'import json,sys; d=json.load(sys.stdin)["daemon"]; assert d["state"]=="blocked" and d["container"]["pid"]==4242, d' <<<"$out" \
+  || fail "status --json: daemon state missing or wrong: $out"
+echo "not json" >"$root/run/nvme-swapguard/state.json"
+kmod status;            expect_rc 0 "status with a malformed state file"; expect_out "nvme_core" "status with a malformed state file"
+
 if [ "$failures" -gt 0 ]; then
   echo "$failures failure(s)"; exit 1
 fi
