@@ -59,13 +59,10 @@ int usage_collector_add(UsageCollector *c, UsageKind kind, const char *device, c
 
 int usage_collector_note(UsageCollector *c, const char *fmt, ...) {
         va_list ap;
-        char *s;
         int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&s, fmt, ap);
+        r = strv_extendfv(&c->notes, fmt, ap);
         va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        return strv_push(&c->notes, s);
+        return r;
 }

@@ -56,17 +56,22 @@ int strv_extend(char ***l, const char *s) {
         return strv_push(l, strdup(s));
 }
 
+int strv_extendfv(char ***l, const char *fmt, va_list ap) {
+        char *s;
+
+        if (vasprintf(&s, fmt, ap) < 0)
+                return -ENOMEM;
+        return strv_push(l, s);
+}
+
 int strv_extendf(char ***l, const char *fmt, ...) {
         va_list ap;
-        char *s;
         int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&s, fmt, ap);
+        r = strv_extendfv(l, fmt, ap);
         va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        return strv_push(l, s);
+        return r;
 }
 
 int strv_copy(char *const *l, char ***ret) {

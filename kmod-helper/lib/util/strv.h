@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
+#include <stdarg.h>
+
 /* NULL-terminated string vectors ("strv"), the shape every list of names in
  * the guard has (holders, removal order, notes, ...).
  *
@@ -34,6 +36,8 @@ int strv_extend(char ***l, const char *s);
 
 /* Appends a printf-formatted string. 0 or -ENOMEM. */
 int strv_extendf(char ***l, const char *fmt, ...) _printf_(2, 3);
+/* The same with a va_list, for other variadic helpers. */
+int strv_extendfv(char ***l, const char *fmt, va_list ap) _printf_(2, 0);
 
 /* A deep copy; NULL l gives an empty vector. 0 or -ENOMEM; *ret untouched on failure. */
 int strv_copy(char *const *l, char ***ret);
