@@ -5,7 +5,8 @@
  * state, the record written to the state file, and every event source
  * (signals, container store, scopes, udev, ready file, mount table, the
  * ready deadline, the pidfd of the driver container). It turns events into
- * swap_state_next() calls, runs the actions through GuardOps and reports. */
+ * swap_state_next() calls, runs the actions through GuardOps and reports.
+ * Its parts: manager-internal.h. */
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
