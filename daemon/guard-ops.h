@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The daemon's only door to the guard library (kmod-helper/lib). The
- * manager never calls the library directly: it calls these operations, which
- * guard-ops-real.c implements with the library and tests replace with
- * scripted results. The results are the daemon's own small types, copied
- * from the library's, so that the daemon logic and its tests build and run
- * without the library's implementation. */
+/* The daemon's only door to what the guard library (kmod-helper/lib) reads
+ * and does to the kernel. The manager never calls those parts directly: it
+ * calls these operations, which guard-ops-real.c implements with the library
+ * and tests replace with scripted results (tests/unit/daemon/
+ * test-swap-actions.c). The results are the daemon's own small types, copied
+ * from the library's, so that the daemon logic and its tests run against a
+ * scripted guard. (Plain facts the library owns, host paths, the kernel
+ * release, the stack's module list, are used directly.) */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -117,5 +119,3 @@ GuardNamespaces *guard_namespaces_free(GuardNamespaces *n);
 /* The namespaces of `before` (serial + nsid) missing from `now`, NULL-terminated
  * "serial/nsid (name)" lines; NULL when all are back. -ENOMEM on failure. */
 int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespaces *now, char ***ret);
-/* The strings of l joined with sep ("" for none); NULL on ENOMEM. */
-char *words_join(char *const *l, const char *sep);

@@ -109,7 +109,7 @@ void swap_report_blockers(Manager *m, const GuardBlockers *b) {
 }
 
 void swap_report_unloaded(Manager *m, char *const *removed) {
-        _cleanup_free_ char *list = words_join(removed, " ");
+        _cleanup_free_ char *list = strv_join(removed, " ");
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_UNLOADED,
                      &(ReportFields) { .state = "unloaded-waiting-driver", .module = list,

@@ -56,7 +56,4 @@ typedef struct LoadResult {
 int stack_load(const LoadOptions *opts, LoadResult **ret);
 bool load_result_ok(const LoadResult *r);
 
-/* The running kernel's release: <root>/proc/sys/kernel/osrelease, uname -r
- * when that cannot be read on the real host. 0 or -errno. */
-int running_kernel_release(char **ret);
 LoadResult *load_result_free(LoadResult *r);

@@ -18,6 +18,13 @@ const char *const nvme_stack_modules[] = {
         NULL,
 };
 
+bool nvme_stack_module(const char *name) {
+        for (const char *const *m = nvme_stack_modules; name && *m; m++)
+                if (streq(*m, name))
+                        return true;
+        return false;
+}
+
 /* The state that is read once per stack read and shared by every module. */
 typedef struct StackReadContext {
         ProcModules *proc;

@@ -38,8 +38,11 @@ typedef struct ModuleStack {
         size_t n_modules;
 } ModuleStack;
 
-/* The modules that make up the NVMe host stack, NULL-terminated. */
+/* The modules that make up the NVMe host stack, NULL-terminated: the one
+ * list the guard, the daemon's uevent filter and its reload guard use. */
 extern const char *const nvme_stack_modules[];
+/* Whether name (kernel spelling) is one of them. */
+bool nvme_stack_module(const char *name);
 
 const char *module_origin_to_string(ModuleOrigin o);
 ModuleOrigin module_origin_from_string(const char *s);

@@ -93,6 +93,29 @@ static int cmp_str(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
+char *strv_join(char *const *l, const char *sep) {
+        size_t len = 1, n_sep = strlen(sep), at = 0;
+        char *s;
+
+        STRV_FOREACH(i, l)
+                len += strlen(*i) + n_sep;
+        s = malloc(len);
+        if (!s)
+                return NULL;
+        STRV_FOREACH(i, l) {
+                size_t n = strlen(*i);
+
+                if (i != l) {
+                        memcpy(s + at, sep, n_sep);
+                        at += n_sep;
+                }
+                memcpy(s + at, *i, n);
+                at += n;
+        }
+        s[at] = '\0';
+        return s;
+}
+
 void strv_sort(char **l) {
         size_t n = strv_length(l);
 
