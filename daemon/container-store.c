@@ -15,10 +15,6 @@
 #include "util/json-util.h"
 #include "util/macro.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
-static inline void container_identity_freep(ContainerIdentity **c) {
-        container_identity_free(*c);
-}
 
 static int annotation(json_object *annotations, const char *key, bool required, char **ret) {
         json_object *v = NULL;
@@ -357,9 +353,6 @@ ContainerStore *container_store_free(ContainerStore *s) {
         return NULL;
 }
 
-static inline void container_store_freep(ContainerStore **s) {
-        container_store_free(*s);
-}
 
 int container_store_new(sd_event *e, const char *store_dir, ContainerStoreWant want, ContainerStoreHandler handler,
                         void *userdata, ContainerStore **ret) {

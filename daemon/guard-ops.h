@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "util/macro.h"
+
 typedef enum GuardOrigin {
         GUARD_ORIGIN_ABSENT,
         GUARD_ORIGIN_IN_TREE,
@@ -102,6 +104,7 @@ const char *guard_origin_to_string(GuardOrigin o);
 GuardOrigin guard_origin_from_string(const char *s);
 
 GuardStack *guard_stack_free(GuardStack *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardStack *, guard_stack_free);
 const GuardModule *guard_stack_find(const GuardStack *s, const char *name);
 bool guard_stack_any_loaded(const GuardStack *s);
 /* nvme (or nvme_core) loaded and not the in-tree build. */
@@ -111,11 +114,15 @@ int guard_stack_loaded_names(const GuardStack *s, char ***ret);
 
 void guard_blockers_clear(GuardBlockers *b);
 GuardBlockers *guard_blockers_free(GuardBlockers *b);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardBlockers *, guard_blockers_free);
 /* All descriptions joined with "; " ("" when none). */
 char *guard_blockers_join(const GuardBlockers *b);
 GuardUnloadResult *guard_unload_result_free(GuardUnloadResult *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardUnloadResult *, guard_unload_result_free);
 GuardLoadResult *guard_load_result_free(GuardLoadResult *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardLoadResult *, guard_load_result_free);
 GuardNamespaces *guard_namespaces_free(GuardNamespaces *n);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardNamespaces *, guard_namespaces_free);
 /* The namespaces of `before` (serial + nsid) missing from `now`, NULL-terminated
  * "serial/nsid (name)" lines; NULL when all are back. -ENOMEM on failure. */
 int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespaces *now, char ***ret);

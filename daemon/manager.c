@@ -367,9 +367,6 @@ Manager *manager_free(Manager *m) {
         return NULL;
 }
 
-static inline void manager_freep(Manager **m) {
-        manager_free(*m);
-}
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = calloc(1, sizeof(*m));

@@ -33,9 +33,6 @@ StateFile *state_file_free(StateFile *s) {
         return NULL;
 }
 
-static inline void state_file_freep(StateFile **s) {
-        state_file_free(*s);
-}
 
 static json_object *strv_to_json(char *const *l) {
         json_object *a = NULL;

@@ -28,12 +28,6 @@
 
 #define EXIT_IN_USE 3
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(RemovalPlan *, removal_plan_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(UnloadResult *, unload_result_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(NvmeInventory *, nvme_inventory_free);
 
 typedef struct Args {
         const char *command;

@@ -63,7 +63,6 @@ LoadResult *load_result_free(LoadResult *r) {
         return NULL;
 }
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
 
 bool load_result_ok(const LoadResult *r) {
         return r && !r->failed_module;

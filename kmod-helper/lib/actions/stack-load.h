@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/macro.h"
+
 typedef struct LoadOptions {
         const char *module_tree; /* a host path (it goes through host_path(), like
                                     /proc/<pid>/root/lib/modules/<release>);
@@ -57,3 +59,4 @@ int stack_load(const LoadOptions *opts, LoadResult **ret);
 bool load_result_ok(const LoadResult *r);
 
 LoadResult *load_result_free(LoadResult *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);

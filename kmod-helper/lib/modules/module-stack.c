@@ -61,9 +61,6 @@ ModuleStack *module_stack_free(ModuleStack *s) {
         return NULL;
 }
 
-static inline void module_stack_freep(ModuleStack **s) {
-        module_stack_free(*s);
-}
 
 /* An optional one-line sysfs attribute of /sys/module/<name>/: NULL when absent. */
 static int read_module_attr(const char *name, const char *attr, char **ret) {

@@ -67,9 +67,6 @@ NvmeBlockDevices *nvme_block_devices_free(NvmeBlockDevices *d) {
         return NULL;
 }
 
-static inline void nvme_block_devices_freep(NvmeBlockDevices **d) {
-        nvme_block_devices_free(*d);
-}
 
 /* Takes *d over (it is zeroed) on success and on failure. */
 static int device_list_add(DeviceList *l, NvmeBlockDevice *d) {

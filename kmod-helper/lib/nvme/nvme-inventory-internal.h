@@ -19,6 +19,3 @@ void nvme_inventory_sort(NvmeInventory *inv);
 
 int nvme_inventory_libnvme(NvmeInventory **ret);
 
-static inline void nvme_inventory_freep(NvmeInventory **inv) {
-        nvme_inventory_free(*inv);
-}

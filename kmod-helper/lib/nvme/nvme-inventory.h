@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/macro.h"
+
 typedef struct NvmeInventoryController {
         char *name;      /* "nvme0" */
         char *transport; /* "pcie", "tcp", "rdma", "fc", "loop"; NULL when unknown (as all below) */
@@ -55,3 +57,4 @@ int nvme_inventory_read(NvmeInventory **ret);
 int nvme_inventory_read_sysfs(NvmeInventory **ret);
 
 NvmeInventory *nvme_inventory_free(NvmeInventory *inv);
+DEFINE_TRIVIAL_CLEANUP_FUNC(NvmeInventory *, nvme_inventory_free);

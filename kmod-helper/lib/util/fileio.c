@@ -134,11 +134,6 @@ int read_one_line_file_at(int dirfd, const char *path, char **ret) {
         return 0;
 }
 
-static void closedirp(DIR **d) {
-        if (*d)
-                closedir(*d);
-}
-
 int read_dir_names(const char *path, char ***ret) {
         return read_dir_names_at(AT_FDCWD, path, ret);
 }

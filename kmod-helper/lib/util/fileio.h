@@ -6,7 +6,12 @@
  * All return 0 or -errno (-ENOENT for a missing file, -EFBIG when a "small"
  * file is not); *ret is untouched on failure. */
 
+#include <dirent.h>
 #include <stddef.h>
+
+#include "util/macro.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 
 /* Upper bound for read_full_file(): sysfs attributes are one page, /proc
  * tables we read whole are far below this. */
