@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/string-util.h"
 #include "util/strv.h"
 
 char **strv_new_empty(void) {
@@ -57,11 +58,9 @@ int strv_extend(char ***l, const char *s) {
 }
 
 int strv_extendfv(char ***l, const char *fmt, va_list ap) {
-        char *s;
+        char *s = strdup_vprintf(fmt, ap);
 
-        if (vasprintf(&s, fmt, ap) < 0)
-                return -ENOMEM;
-        return strv_push(l, s);
+        return s ? strv_push(l, s) : -ENOMEM;
 }
 
 int strv_extendf(char ***l, const char *fmt, ...) {

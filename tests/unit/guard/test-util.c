@@ -4,8 +4,10 @@
 
 #include "fake-tree.h"
 #include "host/host-kernel.h"
+#include "util/alloc-util.h"
 #include "util/fileio.h"
 #include "util/parse-util.h"
+#include "util/string-util.h"
 #include "util/strv.h"
 
 Test(util, strv_push_length_contains_free) {
@@ -35,6 +37,29 @@ Test(util, strv_join) {
         cr_assert_str_eq(b, "");
         cr_assert_str_eq(c, "");
         cr_assert_str_eq(d, "nvme; nvme_core");
+}
+
+Test(util, array_reserve_grows_geometrically) {
+        _cleanup_free_ int *a = NULL;
+        size_t alloc = 0, n = 0;
+
+        for (int i = 0; i < 100; i++) {
+                cr_assert_eq(ARRAY_RESERVE(a, alloc, n, 4), 0);
+                cr_assert_gt(alloc, n);
+                a[n++] = i;
+        }
+        cr_assert_eq(alloc, 124, "4, 12, 28, 60, 124: got %zu", alloc);
+        for (int i = 0; i < 100; i++)
+                cr_assert_eq(a[i], i);
+        alloc = SIZE_MAX / 2;
+        cr_assert_eq(array_reserve((void **) &a, &alloc, alloc, sizeof(int), 4), -ENOMEM);
+        cr_assert_eq(alloc, SIZE_MAX / 2, "untouched on failure");
+}
+
+Test(util, strdup_printf) {
+        _cleanup_free_ char *s = strdup_printf("%s/%d", "nvme", 7);
+
+        cr_assert_str_eq(s, "nvme/7");
 }
 
 /* A fake root has its own kernel: its osrelease, never the real uname. */
