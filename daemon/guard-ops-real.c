@@ -18,16 +18,6 @@
 #include "usage/usage-check.h"
 #include "util/macro.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(UnloadResult *, unload_result_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(NvmeBlockDevices *, nvme_block_devices_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(GuardUnloadResult *, guard_unload_result_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(GuardLoadResult *, guard_load_result_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(GuardStack *, guard_stack_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(GuardBlockers *, guard_blockers_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(GuardNamespaces *, guard_namespaces_free);
 
 static int blocker_add(GuardBlockers *b, const char *device, const char *kind, const char *where, pid_t pid,
                        char *description /* taken */) {

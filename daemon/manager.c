@@ -13,6 +13,7 @@
 #include "host/host-root.h"
 #include "log.h"
 #include "manager-internal.h"
+#include "modules/module-stack.h"
 #include "reconcile.h"
 #include "reload-guard.h"
 #include "report.h"
@@ -24,11 +25,6 @@
 /* More than this many chained transitions for one event is a bug in the table. */
 #define MAX_CHAIN 16
 
-/* The NVMe host stack modules, for uevent filtering and the reload guard. */
-static char *const stack_modules[] = {
-        (char *) "nvme_core", (char *) "nvme", (char *) "nvme_fabrics", (char *) "nvme_tcp",
-        (char *) "nvme_rdma", (char *) "nvme_fc", (char *) "nvme_auth", (char *) "nvme_keyring", NULL,
-};
 
 /* ---- the dispatch loop and state entry: the guard file, the deadline,
  *      the mount watch ----------------------------------------------------- */
@@ -75,7 +71,7 @@ static void apply_state(Manager *m) {
 
         if (swap_state_is_unloaded(m->state)) {
                 if (!reload_guard_installed()) {
-                        r = reload_guard_install(stack_modules);
+                        r = reload_guard_install(nvme_stack_modules);
                         if (r < 0)
                                 log_warning_errno(r, "Cannot write the reload guard " RELOAD_GUARD_PATH
                                                   ", the host may load the in-tree stack back: %m");
@@ -213,13 +209,6 @@ static void on_mounts(MountWatch *w, void *userdata) {
         schedule_recheck(userdata);
 }
 
-static bool is_stack_module(const char *name) {
-        for (char *const *i = stack_modules; *i; i++)
-                if (streq(*i, name))
-                        return true;
-        return false;
-}
-
 static void module_added(Manager *m, const char *name) {
         GuardStack *stack = NULL;
         const GuardModule *x;
@@ -257,11 +246,11 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                 return;
         switch (ev) {
         case UDEV_WATCH_MODULE_ADD:
-                if (is_stack_module(name))
+                if (nvme_stack_module(name))
                         module_added(m, name);
                 break;
         case UDEV_WATCH_MODULE_REMOVE:
-                if (is_stack_module(name) && swap_read_context(m, &ctx) >= 0 && !ctx.stack_loaded)
+                if (nvme_stack_module(name) && swap_read_context(m, &ctx) >= 0 && !ctx.stack_loaded)
                         manager_dispatch(m, SWAP_EVENT_STACK_GONE);
                 break;
         case UDEV_WATCH_BLOCK_CHANGE:
@@ -378,9 +367,6 @@ Manager *manager_free(Manager *m) {
         return NULL;
 }
 
-static inline void manager_freep(Manager **m) {
-        manager_free(*m);
-}
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = calloc(1, sizeof(*m));

@@ -14,6 +14,7 @@
 #include "daemon-config.h"
 #include "guard-ops.h"
 #include "swap-state.h"
+#include "util/macro.h"
 
 typedef struct Manager Manager;
 
@@ -26,6 +27,7 @@ typedef struct ManagerOptions {
 /* Takes the config. */
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret);
 Manager *manager_free(Manager *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 /* Adds every event source, reconciles, sends READY=1. */
 int manager_start(Manager *m);
 /* Runs the loop until SIGTERM/SIGINT; returns the exit code. */

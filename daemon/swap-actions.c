@@ -3,9 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
-#include "host/host-root.h"
+#include "host/host-kernel.h"
 #include "log.h"
 #include "reload-guard.h"
 #include "swap-actions.h"
@@ -135,28 +134,6 @@ static SwapEvent action_recheck(Manager *m) {
         return action_unload(m);
 }
 
-/* The running kernel's release as the host shows it (a fake root has its
- * own), which names the container's module tree. */
-static int kernel_release(char **ret) {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        char buf[256];
-        struct utsname u;
-
-        if (host_path("/proc/sys/kernel/osrelease", &path) >= 0 && (f = fopen(path, "re")) &&
-            fgets(buf, sizeof(buf), f)) {
-                buf[strcspn(buf, "\n")] = '\0';
-                if (buf[0] && !strchr(buf, '/')) {
-                        *ret = strdup(buf);
-                        return *ret ? 0 : -ENOMEM;
-                }
-        }
-        if (uname(&u) < 0)
-                return -errno;
-        *ret = strdup(u.release);
-        return *ret ? 0 : -ENOMEM;
-}
-
 static SwapEvent action_load(Manager *m) {
         _cleanup_free_ char *tree = NULL, *loaded = NULL, *release = NULL;
         GuardLoadResult *l = NULL;
@@ -166,7 +143,13 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        if (kernel_release(&release) < 0 || driver_container_module_tree(&m->container, release, &tree) < 0) {
+        r = host_kernel_release(&release);
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Cannot tell the running kernel's release: %s.", strerror(-r));
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        r = driver_container_module_tree(&m->container, release, &tree);
+        if (r < 0) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
@@ -181,7 +164,7 @@ static SwapEvent action_load(Manager *m) {
                 guard_load_result_free(l);
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        loaded = words_join(l->loaded, " ");
+        loaded = strv_join(l->loaded, " ");
         log_info("Loaded %s from %s.", loaded ?: "the stack", tree);
         guard_load_result_free(l);
         return SWAP_EVENT_LOAD_DONE;

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "report.h"
 #include "swap-record.h"
+#include "util/string-util.h"
 #include "util/strv.h"
 
 uint64_t now_realtime_usec(void) {
@@ -22,12 +23,11 @@ const char *swap_record_container_id(const Manager *m) {
 }
 
 void swap_record_message(Manager *m, const char *fmt, ...) {
-        char *s = NULL;
+        char *s;
         va_list ap;
 
         va_start(ap, fmt);
-        if (vasprintf(&s, fmt, ap) < 0)
-                s = NULL;
+        s = strdup_vprintf(fmt, ap);
         va_end(ap);
         if (s) {
                 free(m->record.message);

@@ -8,6 +8,7 @@
 #include "report.h"
 #include "swap-record.h"
 #include "swap-report.h"
+#include "util/string-util.h"
 #include "util/strv.h"
 
 void swap_report_namespaces(Manager *m, const char *message_id, const char *what) {
@@ -109,7 +110,7 @@ void swap_report_blockers(Manager *m, const GuardBlockers *b) {
 }
 
 void swap_report_unloaded(Manager *m, char *const *removed) {
-        _cleanup_free_ char *list = words_join(removed, " ");
+        _cleanup_free_ char *list = strv_join(removed, " ");
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_UNLOADED,
                      &(ReportFields) { .state = "unloaded-waiting-driver", .module = list,
@@ -128,20 +129,19 @@ void swap_report_reload(Manager *m) {
 }
 
 void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) {
-        char *s = NULL;
         va_list ap;
+        char *s;
 
         va_start(ap, fmt);
-        if (vasprintf(&s, fmt, ap) < 0)
-                s = NULL;
+        s = strdup_vprintf(fmt, ap); /* before the free: an argument may be the old failure */
         va_end(ap);
         free(m->failure);
         m->failure = s;
         report_event(LOG_ERR, SWAPGUARD_MESSAGE_FAILED,
                      &(ReportFields) { .state = swap_state_to_string(m->state), .module = module,
                                        .container_id = swap_record_container_id(m), .pid = m->container.pid },
-                     "%s", s ?: "failure");
-        swap_record_message(m, "%s", s ?: "failure");
+                     "%s", m->failure ?: "failure");
+        swap_record_message(m, "%s", m->failure ?: "failure");
 }
 
 static void report_container_seen(Manager *m) {

@@ -74,7 +74,6 @@ ModuleTree *module_tree_free(ModuleTree *t) {
         return NULL;
 }
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleTree *, module_tree_free);
 
 static ModuleTreeEntry *find_mutable(const ModuleTree *t, const char *name) {
         for (size_t i = 0; i < t->n_entries; i++)

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/macro.h"
+
 struct kmod_ctx;
 
 typedef struct ModuleTreeEntry {
@@ -33,6 +35,7 @@ typedef struct ModuleTree {
  * not a directory; 0 or -errno; *ret untouched on failure. */
 int module_tree_open(const char *dir, ModuleTree **ret);
 ModuleTree *module_tree_free(ModuleTree *t);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleTree *, module_tree_free);
 const ModuleTreeEntry *module_tree_find(const ModuleTree *t, const char *name);
 
 /* The `depends` of a .ko's modinfo, '-' spelled '_'. A container's depmod

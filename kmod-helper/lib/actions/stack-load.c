@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 
 #include "actions/kmod-util.h"
 #include "actions/module-live.h"
 #include "actions/module-tree.h"
 #include "actions/stack-load.h"
+#include "host/host-kernel.h"
 #include "host/host-root.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -63,32 +63,9 @@ LoadResult *load_result_free(LoadResult *r) {
         return NULL;
 }
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
 
 bool load_result_ok(const LoadResult *r) {
         return r && !r->failed_module;
-}
-
-int running_kernel_release(char **ret) {
-        _cleanup_free_ char *path = NULL, *line = NULL;
-        struct utsname u;
-        int r;
-
-        r = host_path("/proc/sys/kernel/osrelease", &path);
-        if (r < 0)
-                return r;
-        r = read_one_line_file(path, &line);
-        if (r >= 0 && line[0] && !strchr(line, ' ')) {
-                *ret = TAKE_PTR(line);
-                return 0;
-        }
-        /* Under a fake root, the real kernel's release would be a lie. */
-        if (!host_root_is_real())
-                return r < 0 ? r : -EINVAL;
-        if (uname(&u) < 0)
-                return -errno;
-        *ret = strdup(u.release);
-        return *ret ? 0 : -ENOMEM;
 }
 
 _printf_(4, 5)
@@ -375,7 +352,7 @@ int stack_load(const LoadOptions *opts, LoadResult **ret) {
         Loader l = {};
         int r;
 
-        r = running_kernel_release(&release);
+        r = host_kernel_release(&release);
         if (r < 0)
                 return r;
         res = calloc(1, sizeof(*res));

@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/macro.h"
+
 typedef struct LoadOptions {
         const char *module_tree; /* a host path (it goes through host_path(), like
                                     /proc/<pid>/root/lib/modules/<release>);
@@ -56,7 +58,5 @@ typedef struct LoadResult {
 int stack_load(const LoadOptions *opts, LoadResult **ret);
 bool load_result_ok(const LoadResult *r);
 
-/* The running kernel's release: <root>/proc/sys/kernel/osrelease, uname -r
- * when that cannot be read on the real host. 0 or -errno. */
-int running_kernel_release(char **ret);
 LoadResult *load_result_free(LoadResult *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
