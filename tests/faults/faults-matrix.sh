@@ -520,7 +520,9 @@ run_kill_row() {
       wait_state idle; start_container; wait_state unloaded-waiting-driver; ready; wait_file "$tmp/stalled"
       [ "$(state)" = loading ] || fail "mid-load the state file says $(state)"
       kill_daemon
-      start_daemon; wait_log "previous state loading"; wait_state "$SETTLED" ;;
+      # The restart resumes through idle (a settled state) before it
+      # finishes the swap: wait for its "started in state", then settle.
+      start_daemon; wait_log "previous state loading"; wait_log "started in state" 2; wait_state "$SETTLED" ;;
     swapped)
       start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; ready
       wait_state swapped; kill_daemon
