@@ -14,7 +14,9 @@
  *   modules-dep TREE
  *   osrelease RELEASE
  *   loaded NAME                         exit 0 when loaded, 1 when not
- *   refcnt NAME                         prints the refcnt */
+ *   refcnt NAME                         prints the refcnt
+ *   container PID ID [NAMESPACE [NAME]] CRI-O's view of a container: its
+ *                                       cgroup, then its store entry */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +113,15 @@ static int run(FakeNode *n, int argc, char **argv) {
         if (strcmp(cmd, "modules-dep") == 0) {
                 NEED(1);
                 return fake_node_write_modules_dep(n, argv[1]);
+        }
+        if (strcmp(cmd, "container") == 0) {
+                NEED(2);
+                return fake_node_add_container(n, &(FakeContainer) {
+                        .pid = atoi(argv[1]),
+                        .id = argv[2],
+                        .namespace = argc > 3 ? argv[3] : NULL,
+                        .name = argc > 4 ? argv[4] : NULL,
+                });
         }
         if (strcmp(cmd, "loaded") == 0) {
                 NEED(1);

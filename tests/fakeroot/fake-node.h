@@ -35,3 +35,4 @@ void fake_strv_free(char **l);
 #include "fake-node-claim.h"
 #include "fake-node-ko.h"
 #include "fake-node-depmod.h"
+#include "fake-node-containers.h"

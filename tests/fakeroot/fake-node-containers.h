@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* A container as CRI-O shows it on the node (fake-node-containers.c); part
+ * of fake-node.h. */
+
+#include <sys/types.h>
+
+typedef struct FakeNode FakeNode;
+
+typedef struct FakeContainer {
+        const char *id;        /* 64 hex digits */
+        pid_t pid;             /* its init process (a real process in tests that follow it) */
+        const char *namespace; /* io.kubernetes.pod.namespace; NULL: nvidia-network-operator */
+        const char *name;      /* io.kubernetes.container.name; NULL: mofed-container */
+} FakeContainer;
+
+/* proc/<pid>/cgroup in the container's crio-<id>.scope, then CRI-O's store
+ * entry run/containers/storage/overlay-containers/<id>/userdata/config.json
+ * (OCI spec with the pod annotations) and its pidfile, each written
+ * atomically and in that order, as a watcher of the store sees a container
+ * start. Write the container's own files (its module tree) first. */
+int fake_node_add_container(FakeNode *n, const FakeContainer *c);
