@@ -387,13 +387,14 @@ sg_container_new() {
 # chrooted there, with exactly process.env. Then the pidfile (conmon writes
 # it once the process runs). Sets SG_CPID.
 sg_container_start() {
-	local cid=${1:-$SG_CID} i cfg root args=() envs=()
+	local cid=${1:-$SG_CID} i cfg root clog args=() envs=()
 	cfg=$SG_STORE/$cid/userdata/config.json
 	# one python3 (each start costs seconds under an emulated CPU)
 	eval "$(/usr/bin/python3 -c 'import json, shlex, sys
 c = json.load(open(sys.argv[1]))
 q = lambda l: " ".join(shlex.quote(x) for x in l)
-print("root=%s; args=(%s); envs=(%s)" % (shlex.quote(c["root"]["path"]), q(c["process"]["args"]), q(c["process"].get("env", []))))' "$cfg")"
+print("root=%s; args=(%s); envs=(%s); clog=%s" % (shlex.quote(c["root"]["path"]), q(c["process"]["args"]),
+    q(c["process"].get("env", [])), shlex.quote(c["annotations"].get("io.kubernetes.cri-o.LogPath", "/dev/null"))))' "$cfg")"
 	mkdir -p /run/mellanox/drivers   # kubelet creates the hostPath directory
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	systemd-run --scope --quiet --unit "crio-$cid.scope" \
@@ -403,7 +404,7 @@ print("root=%s; args=(%s); envs=(%s)" % (shlex.quote(c["root"]["path"]), q(c["pr
 			mount --rbind /dev "$r/dev" &&
 			mount --bind /run/mellanox/drivers "$r/run/mellanox/drivers" || exit 127
 			exec "$@"' sh "$root" env -i "${envs[@]}" "$(command -v chroot)" "$root" "${args[@]}" \
-		</dev/null >>"$SG_CLOG" 2>&1 &
+		</dev/null >>"$clog" 2>&1 &
 	SG_CPID=$!
 	for ((i = 0; i < 200; i++)); do
 		grep -q "crio-$cid.scope" "/proc/$SG_CPID/cgroup" 2>/dev/null &&
