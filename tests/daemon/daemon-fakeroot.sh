@@ -70,12 +70,19 @@ new_node() {
 
 # A process standing in for the container's init, with its cgroup and root.
 start_container() {
-  local ns=${1:-nvidia-network-operator} name=${2:-mofed-container}
+  local ns=${1:-nvidia-network-operator} name=${2:-mofed-container} capeff=${3:-000001ffffffffff}
   sleep 600 &
   container_pid=$!
   local croot=/proc/$container_pid/root/lib/modules/$rel
   mkdir -p "$root/proc/$container_pid"
   echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$ID.scope" > "$root/proc/$container_pid/cgroup"
+  # trust (daemon/container-privilege.c): a privileged container, CapEff with
+  # CAP_SYS_MODULE (bit 16) unless told otherwise, in the host's user
+  # namespace (its ns/user is /proc/1/ns/user: the same inode).
+  mkdir -p "$root/proc/1/ns" "$root/proc/$container_pid/ns"
+  [ -e "$root/proc/1/ns/user" ] || echo 'user:[4026531837]' > "$root/proc/1/ns/user"
+  ln -f "$root/proc/1/ns/user" "$root/proc/$container_pid/ns/user"
+  printf 'Name:\tsleep\nCapEff:\t%s\n' "$capeff" > "$root/proc/$container_pid/status"
   # NVIDIA's build: out-of-tree, depends on nothing the host lacks, GDS hooks exported
   fn ko $croot extra/mlnx-nvme/host/nvme-core.ko nvme_core t10-pi - fake_taint=OE
   fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops
@@ -218,6 +225,23 @@ start_container some-other-namespace mofed-container
 sleep 1
 wait_state idle
 expect_no_kernel "delete_module"
+stop_daemon
+stop_container
+
+# --- trust, issue 10 row 1: a matching container without CAP_SYS_MODULE ------
+case=unprivileged-container
+new_node
+start_daemon
+start_container nvidia-network-operator mofed-container 00000000a80425fb
+sleep 1
+wait_state idle
+expect_log "matches, but is not privileged \(no CAP_SYS_MODULE in CapEff\): refusing to load kernel code from it"
+expect_log "mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p/mofed-container in namespace nvidia-network-operator"
+expect_no_kernel "delete_module"
+ready
+sleep 0.5
+expect_no_kernel "init_module"
+"$FAKE_NODE" "$root" loaded nvme && ok || fail "the in-tree nvme is not loaded at the end"
 stop_daemon
 stop_container
 
