@@ -99,8 +99,10 @@ int container_root_open(pid_t pid, int pidfd, int *ret_fd) {
         if (fd < 0)
                 return errno == ENOENT ? -ESRCH : -errno;
         /* After the open: if the pidfd's process is still alive, the pid
-         * was not reused, and the root is its root. */
-        if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+         * was not reused, and the root is its root. Signal 0 sends nothing;
+         * EPERM (we run without CAP_KILL, as another user) still says
+         * "alive": ESRCH is the kernel's answer for a process that is gone. */
+        if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno != EPERM)
                 return errno == ESRCH ? -ESRCH : -errno;
         *ret_fd = TAKE_FD(fd);
         return 0;

@@ -41,7 +41,7 @@ const char *container_privilege_missing(const ContainerPrivilege *p);
 
 /* The container's root directory as an fd: /proc/<pid>/root opened as a
  * directory, then the pidfd asked whether its process is still alive
- * (pidfd_send_signal(pidfd, 0)): a pid reused between pidfd_open() and the
+ * (pidfd_send_signal(pidfd, 0): ESRCH when gone): a pid reused between pidfd_open() and the
  * open would otherwise give another process's root. 0 with *ret_fd, -ESRCH
  * when the process is gone, or -errno. */
 int container_root_open(pid_t pid, int pidfd, int *ret_fd);
