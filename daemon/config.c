@@ -61,9 +61,6 @@ Config *config_free(Config *c) {
         return NULL;
 }
 
-static inline void config_freep(Config **c) {
-        config_free(*c);
-}
 
 int config_new_default(Config **ret) {
         _cleanup_(config_freep) Config *c = calloc(1, sizeof(*c));

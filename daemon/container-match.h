@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include "util/macro.h"
+
 typedef struct ContainerIdentity {
         char *id;             /* 64 hex: the overlay-containers/ directory name */
         char *pod_namespace;  /* io.kubernetes.pod.namespace */
@@ -16,6 +18,7 @@ typedef struct ContainerIdentity {
 } ContainerIdentity;
 
 ContainerIdentity *container_identity_free(ContainerIdentity *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ContainerIdentity *, container_identity_free);
 
 /* pod_name_prefix NULL or "" matches any pod name. */
 bool container_match(const ContainerIdentity *c, const char *pod_namespace, const char *container_name,

@@ -12,13 +12,10 @@
 #include "container-store.h"
 #include "log.h"
 #include "path-watch.h"
+#include "util/fileio.h"
+#include "util/json-util.h"
 #include "util/macro.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
-DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
-static inline void container_identity_freep(ContainerIdentity **c) {
-        container_identity_free(*c);
-}
 
 static int annotation(json_object *annotations, const char *key, bool required, char **ret) {
         json_object *v = NULL;
@@ -43,7 +40,7 @@ static size_t strspn_tail(const char *s, size_t len) {
 }
 
 int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret) {
-        _cleanup_(json_object_putp) json_object *root = NULL;
+        _cleanup_json_ json_object *root = NULL;
         _cleanup_(container_identity_freep) ContainerIdentity *c = NULL;
         json_tokener *tok;
         json_object *annotations = NULL;
@@ -89,46 +86,12 @@ int container_config_parse(const char *id, const char *json, size_t len, Contain
         return 0;
 }
 
-static int read_bounded(const char *path, size_t max, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-        _cleanup_free_ char *buf = NULL;
-        struct stat st;
-        size_t n = 0;
-
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EBADMSG; /* a FIFO or device must not block or feed us forever */
-        if ((uint64_t) st.st_size > max)
-                return -EFBIG;
-        buf = malloc((size_t) st.st_size + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (n < (size_t) st.st_size) {
-                ssize_t k = read(fd, buf + n, (size_t) st.st_size - n);
-
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break; /* shrank while reading: parse what is there */
-                n += (size_t) k;
-        }
-        buf[n] = '\0';
-        *ret = TAKE_PTR(buf);
-        *ret_len = n;
-        return 0;
-}
-
 int container_config_read(const char *path, const char *id, ContainerIdentity **ret) {
         _cleanup_free_ char *text = NULL;
         size_t len;
         int r;
 
-        r = read_bounded(path, CONTAINER_CONFIG_MAX, &text, &len);
+        r = read_regular_file(path, CONTAINER_CONFIG_MAX, &text, &len);
         if (r < 0)
                 return r;
         return container_config_parse(id, text, len, ret);
@@ -141,7 +104,7 @@ int container_pidfile_read(const char *path, pid_t *ret) {
         long v;
         int r;
 
-        r = read_bounded(path, 64, &text, &len);
+        r = read_regular_file(path, 64, &text, &len);
         if (r < 0)
                 return r == -EFBIG ? -EBADMSG : r;
         errno = 0;
@@ -401,9 +364,6 @@ ContainerStore *container_store_free(ContainerStore *s) {
         return NULL;
 }
 
-static inline void container_store_freep(ContainerStore **s) {
-        container_store_free(*s);
-}
 
 int container_store_new(sd_event *e, const char *store_dir, ContainerStoreWant want, ContainerStoreHandler handler,
                         void *userdata, ContainerStore **ret) {

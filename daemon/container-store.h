@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 
 #include "container-match.h"
+#include "util/macro.h"
 
 /* config.json of a real container is tens of KiB; anything past this is not
  * one, and must not make us allocate without bound. */
@@ -44,5 +45,6 @@ typedef void (*ContainerStoreHandler)(ContainerStore *s, ContainerStoreEvent ev,
 int container_store_new(sd_event *e, const char *store_dir, ContainerStoreWant want, ContainerStoreHandler handler,
                         void *userdata, ContainerStore **ret);
 ContainerStore *container_store_free(ContainerStore *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ContainerStore *, container_store_free);
 /* Forget everything and look again (after lost events). */
 int container_store_rescan(ContainerStore *s);

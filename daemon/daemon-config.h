@@ -10,6 +10,7 @@
 
 #include "util/strv.h"
 #include "swap-state.h"
+#include "util/macro.h"
 
 /* An expected outcome, not an error: the files were read but are wrong. */
 #define CONFIG_E_INVALID 1
@@ -32,6 +33,7 @@ typedef struct Config {
 
 int config_new_default(Config **ret);
 Config *config_free(Config *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Config *, config_free);
 
 /* Reads `path` (as given: the caller applies host_path()) and the drop-ins
  * of <dirname(path)>/conf.d/. A missing main file is fine when

@@ -90,21 +90,13 @@ GuardBlockers *guard_blockers_free(GuardBlockers *b) {
 }
 
 char *guard_blockers_join(const GuardBlockers *b) {
-        size_t len = 1;
-        char *s;
+        _cleanup_free_ char **descriptions = calloc((b ? b->n : 0) + 1, sizeof(char *));
 
-        for (size_t i = 0; b && i < b->n; i++)
-                len += strlen(b->items[i].description ?: "") + 2;
-        s = malloc(len);
-        if (!s)
+        if (!descriptions)
                 return NULL;
-        s[0] = '\0';
-        for (size_t i = 0; b && i < b->n; i++) {
-                if (i > 0)
-                        strcat(s, "; ");
-                strcat(s, b->items[i].description ?: "");
-        }
-        return s;
+        for (size_t i = 0; b && i < b->n; i++)
+                descriptions[i] = b->items[i].description ?: (char *) "";
+        return strv_join(descriptions, "; ");
 }
 
 GuardUnloadResult *guard_unload_result_free(GuardUnloadResult *r) {
@@ -163,22 +155,4 @@ int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespace
         }
         *ret = missing;
         return 0;
-}
-
-char *words_join(char *const *l, const char *sep) {
-        size_t len = 1;
-        char *s;
-
-        for (char *const *i = l; i && *i; i++)
-                len += strlen(*i) + strlen(sep);
-        s = malloc(len);
-        if (!s)
-                return NULL;
-        s[0] = '\0';
-        for (char *const *i = l; i && *i; i++) {
-                if (i != l)
-                        strcat(s, sep);
-                strcat(s, *i);
-        }
-        return s;
 }

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The daemon's only door to the guard library (kmod-helper/lib). The
- * manager never calls the library directly: it calls these operations, which
- * guard-ops-real.c implements with the library and tests replace with
- * scripted results. The results are the daemon's own small types, copied
- * from the library's, so that the daemon logic and its tests build and run
- * without the library's implementation. */
+/* The daemon's only door to what the guard library (kmod-helper/lib) reads
+ * and does to the kernel. The manager never calls those parts directly: it
+ * calls these operations, which guard-ops-real.c implements with the library
+ * and tests replace with scripted results (tests/unit/daemon/
+ * test-swap-actions.c). The results are the daemon's own small types, copied
+ * from the library's, so that the daemon logic and its tests run against a
+ * scripted guard. (Plain facts the library owns, host paths, the kernel
+ * release, the stack's module list, are used directly.) */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "util/macro.h"
 
 typedef enum GuardOrigin {
         GUARD_ORIGIN_ABSENT,
@@ -84,12 +88,19 @@ typedef struct GuardNamespaces {
  * outcome of an attempt (refused, failed and restored ...) is in *ret. */
 typedef struct GuardOps {
         int (*unload)(void *userdata, GuardUnloadResult **ret);
-        /* modules NULL: the library's default (nvme, and through it nvme_core). */
-        int (*load_from)(void *userdata, const char *module_tree, char *const *modules, GuardLoadResult **ret);
+        /* modules NULL: the library's default (nvme, and through it nvme_core).
+         * root_fd >= 0: module_tree is a path inside that directory (the driver
+         * container's root, opened through its pidfd: lib/modules/<release>),
+         * resolved with it as "/"; -1: module_tree is a host path. */
+        int (*load_from)(void *userdata, const char *module_tree, int root_fd, char *const *modules,
+                         GuardLoadResult **ret);
         int (*restore)(void *userdata, char *const *modules, GuardLoadResult **ret);
         int (*read_stack)(void *userdata, GuardStack **ret);
         int (*check_usage)(void *userdata, GuardBlockers **ret);
         int (*scan_namespaces)(void *userdata, GuardNamespaces **ret);
+        /* NVMe controllers with no driver bound exist (nvme-unbound.h); may be
+         * NULL (tests), then taken as none. */
+        int (*nvme_driverless)(void *userdata, bool *ret);
         void *userdata;
 } GuardOps;
 
@@ -100,6 +111,7 @@ const char *guard_origin_to_string(GuardOrigin o);
 GuardOrigin guard_origin_from_string(const char *s);
 
 GuardStack *guard_stack_free(GuardStack *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardStack *, guard_stack_free);
 const GuardModule *guard_stack_find(const GuardStack *s, const char *name);
 bool guard_stack_any_loaded(const GuardStack *s);
 /* nvme (or nvme_core) loaded and not the in-tree build. */
@@ -109,13 +121,15 @@ int guard_stack_loaded_names(const GuardStack *s, char ***ret);
 
 void guard_blockers_clear(GuardBlockers *b);
 GuardBlockers *guard_blockers_free(GuardBlockers *b);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardBlockers *, guard_blockers_free);
 /* All descriptions joined with "; " ("" when none). */
 char *guard_blockers_join(const GuardBlockers *b);
 GuardUnloadResult *guard_unload_result_free(GuardUnloadResult *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardUnloadResult *, guard_unload_result_free);
 GuardLoadResult *guard_load_result_free(GuardLoadResult *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardLoadResult *, guard_load_result_free);
 GuardNamespaces *guard_namespaces_free(GuardNamespaces *n);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardNamespaces *, guard_namespaces_free);
 /* The namespaces of `before` (serial + nsid) missing from `now`, NULL-terminated
  * "serial/nsid (name)" lines; NULL when all are back. -ENOMEM on failure. */
 int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespaces *now, char ***ret);
-/* The strings of l joined with sep ("" for none); NULL on ENOMEM. */
-char *words_join(char *const *l, const char *sep);

@@ -1,534 +1,33 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* The manager: the event sources, their handlers and the dispatch loop that
+ * feeds each event through the state table (swap-state.c), runs the action it
+ * returns (swap-actions.c) and keeps the record and the reports up to date
+ * (swap-record.c, swap-report.c). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <systemd/sd-daemon.h>
-#include <time.h>
 
-#include "container-store.h"
 #include "host/host-root.h"
 #include "log.h"
-#include "manager.h"
-#include "mount-watch.h"
-#include "path-watch.h"
+#include "manager-internal.h"
+#include "modules/module-stack.h"
 #include "reconcile.h"
 #include "reload-guard.h"
 #include "report.h"
-#include "scope-watch.h"
-#include "state-file.h"
-#include "udev-watch.h"
+#include "swap-actions.h"
+#include "swap-record.h"
+#include "swap-report.h"
 #include "util/strv.h"
 
 /* More than this many chained transitions for one event is a bug in the table. */
 #define MAX_CHAIN 16
 
-/* The NVMe host stack modules, for uevent filtering and the reload guard. */
-static char *const stack_modules[] = {
-        (char *) "nvme_core", (char *) "nvme", (char *) "nvme_fabrics", (char *) "nvme_tcp",
-        (char *) "nvme_rdma", (char *) "nvme_fc", (char *) "nvme_auth", (char *) "nvme_keyring", NULL,
-};
 
-struct Manager {
-        sd_event *event;
-        const GuardOps *ops;
-        char *config_path;
-        bool config_optional;
-        Config *config;
-
-        SwapState state;
-        StateFile record;            /* what the state file says; state mirrors .state */
-        bool started;                /* first reconcile done: events now drive the machine */
-        bool stopping;
-        char *failure;               /* why we are FAILED, for the report */
-
-        /* The driver container we follow. */
-        ContainerIdentity *container;
-        pid_t container_pid;
-        sd_event_source *container_exit;   /* pidfd POLLIN: its init process exited */
-
-        bool ready_present;
-        char *last_blockers;               /* to report a block once, not on every re-check */
-        SwapEvent restore_cause;           /* what sent us to restoring: the "why" of the report */
-        char *restore_container;           /* the container it was for (often gone by then) */
-
-        ContainerStore *store;
-        PathWatch *ready;
-        UdevWatch *udev;
-        ScopeWatch *scopes;
-        MountWatch *mounts;
-        sd_event_source *sig_term, *sig_int, *sig_hup;
-        sd_event_source *deadline;
-        sd_event_source *recheck;          /* deferred, coalesced usage re-check */
-};
-
-static void manager_dispatch(Manager *m, SwapEvent ev);
-
-static uint64_t now_realtime_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
-}
-
-static const char *container_short(const Manager *m) {
-        return m->container ? m->container->id : m->record.container_id;
-}
-
-/* ---- the record and the state file ------------------------------------ */
-
-static void record_message(Manager *m, const char *fmt, ...) _printf_(2, 3);
-static void record_message(Manager *m, const char *fmt, ...) {
-        char *s = NULL;
-        va_list ap;
-
-        va_start(ap, fmt);
-        if (vasprintf(&s, fmt, ap) < 0)
-                s = NULL;
-        va_end(ap);
-        if (s) {
-                free(m->record.message);
-                m->record.message = s;
-        }
-}
-
-static void persist(Manager *m) {
-        int r;
-
-        if (m->record.state != m->state)
-                m->record.since_usec = now_realtime_usec();
-        m->record.state = m->state;
-        free(m->record.container_id);
-        free(m->record.pod_name);
-        m->record.container_id = m->container ? strdup(m->container->id) : NULL;
-        m->record.pod_name = m->container ? strdup(m->container->pod_name) : NULL;
-        m->record.container_pid = m->container_pid;
-        r = state_file_write(&m->record);
-        if (r < 0)
-                log_warning_errno(r, "Cannot write the state file " STATE_FILE ", ignoring: %m");
-}
-
-static void update_status(Manager *m) {
-        switch (m->state) {
-        case SWAP_STATE_IDLE:
-                report_status("idle: no driver container");
-                break;
-        case SWAP_STATE_CONTAINER_SEEN:
-                report_status("container-seen: %.12s, in-tree stack loaded, waiting", container_short(m) ?: "?");
-                break;
-        case SWAP_STATE_BLOCKED:
-                report_status("blocked: %s", m->last_blockers ?: "namespaces in use");
-                break;
-        case SWAP_STATE_UNLOADED_WAITING_DRIVER:
-                report_status("unloaded, waiting for the driver container's ready file");
-                break;
-        case SWAP_STATE_LOADING:
-                report_status("loading the NVMe stack from the driver container");
-                break;
-        case SWAP_STATE_SWAPPED:
-                report_status("swapped%s", m->record.missing_namespaces ? ", namespaces still missing" : "");
-                break;
-        case SWAP_STATE_RESTORING:
-                report_status("restoring the in-tree NVMe stack");
-                break;
-        case SWAP_STATE_RESTORED:
-                report_status("restored: in-tree NVMe stack back (%s)", m->record.message ?: "");
-                break;
-        case SWAP_STATE_FAILED:
-                report_status("failed: %s", m->failure ?: "see the journal");
-                break;
-        default:
-                break;
-        }
-}
-
-/* ---- reading what is true now ----------------------------------------- */
-
-static char *const *modules_wanted(const Manager *m);
-
-/* The replacement counts as loaded only once it drives the PCIe namespaces:
- * NVIDIA's nvme_core alone (a daemon killed between loading it and nvme,
- * found by tests/faults, row kill:loading) is not a swap to report and keep,
- * but a stack to unload and load again. */
-static bool replacement_complete(const Manager *m, const GuardStack *stack) {
-        const GuardModule *nvme = guard_stack_find(stack, "nvme");
-
-        if (!guard_stack_replacement_loaded(stack))
-                return false;
-        return !strv_contains(modules_wanted(m), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
-}
-
-static int read_context(Manager *m, SwapContext *ctx, GuardStack **ret_stack) {
-        GuardStack *stack = NULL;
-        int r;
-
-        r = m->ops->read_stack(m->ops->userdata, &stack);
-        if (r < 0)
-                return log_error_errno(r, "Cannot read the NVMe module stack: %m");
-        *ctx = (SwapContext) {
-                .unload_at = m->config->unload_at,
-                .load_from_container = m->config->load_from_container,
-                .ready_present = m->ready_present,
-                .stack_loaded = guard_stack_any_loaded(stack),
-                .replacement_loaded = replacement_complete(m, stack),
-        };
-        if (ret_stack)
-                *ret_stack = stack;
-        else
-                guard_stack_free(stack);
-        return 0;
-}
-
-/* ---- reports ---------------------------------------------------------- */
-
-static void report_namespaces(Manager *m, const char *message_id, const char *what) {
-        GuardNamespaces *now = NULL;
-        char **missing = NULL;
-        int r;
-
-        if (!m->record.namespaces_before || m->record.namespaces_before->n == 0)
-                return;
-        r = m->ops->scan_namespaces(m->ops->userdata, &now);
-        if (r >= 0)
-                r = guard_namespaces_missing(m->record.namespaces_before, now, &missing);
-        guard_namespaces_free(now);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot compare the namespaces with those seen before the unload: %m");
-                return;
-        }
-        strv_free(m->record.missing_namespaces);
-        m->record.missing_namespaces = missing;
-        if (!missing) {
-                report_event(LOG_INFO, message_id,
-                             &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = container_short(m) },
-                             "%s: all %zu NVMe namespaces seen before the unload are back.", what,
-                             m->record.namespaces_before->n);
-                return;
-        }
-        for (char **i = missing; *i; i++)
-                report_event(LOG_WARNING, message_id,
-                             &(ReportFields) { .state = swap_state_to_string(m->state), .device = *i,
-                                               .container_id = container_short(m) },
-                             "%s: NVMe namespace %s seen before the unload is not back (yet).", what, *i);
-}
-
-static void report_swapped(Manager *m, const char *by) {
-        GuardStack *stack = NULL;
-        int r;
-
-        r = m->ops->read_stack(m->ops->userdata, &stack);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot read the module stack for the swap report: %m");
-                return;
-        }
-        for (size_t i = 0; i < stack->n_modules; i++) {
-                const GuardModule *x = &stack->modules[i];
-                char *extra[] = { (char *) (x->gds_hooks ? "SWAPGUARD_GDS_HOOKS=yes" : "SWAPGUARD_GDS_HOOKS=no"),
-                                  NULL };
-
-                if (x->origin == GUARD_ORIGIN_ABSENT)
-                        continue;
-                report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_SWAPPED,
-                             &(ReportFields) { .state = "swapped", .module = x->name,
-                                               .origin = guard_origin_to_string(x->origin),
-                                               .container_id = container_short(m), .pid = m->container_pid,
-                                               .extra = extra },
-                             "Swapped (%s): module %s is the %s build, GDS hooks %s.", by, x->name,
-                             guard_origin_to_string(x->origin), x->gds_hooks ? "present" : "absent");
-        }
-        guard_stack_free(stack);
-        record_message(m, "swapped (%s)", by);
-        report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the swap");
-}
-
-static void report_blockers(Manager *m, const GuardBlockers *b) {
-        char *joined = guard_blockers_join(b);
-
-        if (!joined)
-                return;
-        if (m->last_blockers && streq(joined, m->last_blockers)) {
-                free(joined);
-                return; /* same blockers as last time: said already */
-        }
-        free(m->last_blockers);
-        m->last_blockers = joined;
-        strv_free(m->record.blockers);
-        m->record.blockers = NULL;
-        for (size_t i = 0; i < b->n; i++) {
-                const GuardBlocker *x = &b->items[i];
-                char *extra[] = { NULL, NULL };
-                char *kind = NULL;
-
-                if (asprintf(&kind, "SWAPGUARD_USAGE=%s", x->kind ?: "unknown") >= 0)
-                        extra[0] = kind;
-                (void) strv_extend(&m->record.blockers, x->description ?: "");
-                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_BLOCKED,
-                             &(ReportFields) { .state = "blocked", .device = x->device,
-                                               .mount_point = x->kind && streq(x->kind, "mounted") ? x->where : NULL,
-                                               .pid = x->pid, .container_id = container_short(m), .extra = extra },
-                             "Blocked: not unloading the in-tree NVMe stack: %s.", x->description ?: "in use");
-                free(kind);
-        }
-        record_message(m, "blocked: %s", joined);
-}
-
-static void fail(Manager *m, const char *module, const char *fmt, ...) _printf_(3, 4);
-static void fail(Manager *m, const char *module, const char *fmt, ...) {
-        char *s = NULL;
-        va_list ap;
-
-        va_start(ap, fmt);
-        if (vasprintf(&s, fmt, ap) < 0)
-                s = NULL;
-        va_end(ap);
-        free(m->failure);
-        m->failure = s;
-        report_event(LOG_ERR, SWAPGUARD_MESSAGE_FAILED,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = module,
-                                       .container_id = container_short(m), .pid = m->container_pid },
-                     "%s", s ?: "failure");
-        record_message(m, "%s", s ?: "failure");
-}
-
-/* ---- actions ---------------------------------------------------------- */
-
-/* What we unload is what we must be able to put back: note it first, and
- * persist it, so a crash in the middle still knows. A record kept from an
- * unload that was cut short (SIGKILL after nvme_tcp went, found by
- * tests/faults, rows kill:unloading and kill:restoring) already names what
- * is gone now: add to it, never replace it, or the restore and the load
- * would leave those modules out. The same for the namespaces, whose
- * devices went with the modules. */
-static void record_before_unload(Manager *m) {
-        GuardStack *stack = NULL;
-        GuardNamespaces *ns = NULL;
-        char **names = NULL;
-
-        if (m->ops->read_stack(m->ops->userdata, &stack) >= 0 && guard_stack_loaded_names(stack, &names) >= 0 &&
-            names) {
-                for (char **i = names; *i; i++)
-                        if (!strv_contains(m->record.modules_before, *i))
-                                (void) strv_extend(&m->record.modules_before, *i);
-                strv_free(names);
-        }
-        guard_stack_free(stack);
-        if ((!m->record.namespaces_before || m->record.namespaces_before->n == 0) &&
-            m->ops->scan_namespaces(m->ops->userdata, &ns) >= 0) {
-                guard_namespaces_free(m->record.namespaces_before);
-                m->record.namespaces_before = ns;
-        }
-        persist(m);
-}
-
-static SwapEvent action_unload(Manager *m) {
-        GuardUnloadResult *u = NULL;
-        SwapEvent ev;
-        int r;
-
-        record_before_unload(m);
-        r = m->ops->unload(m->ops->userdata, &u);
-        if (r < 0) {
-                log_error_errno(r, "Cannot unload the in-tree NVMe stack: %m");
-                return SWAP_EVENT_UNLOAD_FAILED;
-        }
-        switch (u->outcome) {
-        case GUARD_UNLOAD_REMOVED:
-        case GUARD_UNLOAD_NOT_LOADED: {
-                _cleanup_free_ char *list = words_join(u->removed, " ");
-
-                free(m->last_blockers);
-                m->last_blockers = NULL;
-                report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_UNLOADED,
-                             &(ReportFields) { .state = "unloaded-waiting-driver", .module = list,
-                                               .container_id = container_short(m), .pid = m->container_pid },
-                             "Unloaded the in-tree NVMe stack (%s) for driver container %.12s.",
-                             list && *list ? list : "nothing was loaded", container_short(m) ?: "?");
-                record_message(m, "unloaded: %s", list ?: "");
-                ev = SWAP_EVENT_UNLOAD_DONE;
-                break;
-        }
-        case GUARD_UNLOAD_REFUSED:
-                report_blockers(m, &u->blockers);
-                ev = SWAP_EVENT_UNLOAD_REFUSED;
-                break;
-        case GUARD_UNLOAD_FAILED_RESTORED:
-                fail(m, u->failed_module, "Unloading %s failed (%s); the modules removed before it were put back.",
-                     u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
-                ev = SWAP_EVENT_UNLOAD_FAILED;
-                break;
-        default:
-                fail(m, u->failed_module, "Unloading %s failed (%s) and putting the stack back failed too.",
-                     u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
-                ev = SWAP_EVENT_UNLOAD_FAILED_UNRESTORED;
-                break;
-        }
-        guard_unload_result_free(u);
-        return ev;
-}
-
-static SwapEvent action_recheck(Manager *m) {
-        GuardBlockers *b = NULL;
-        int r;
-
-        r = m->ops->check_usage(m->ops->userdata, &b);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot check NVMe namespace use, staying blocked: %m");
-                return SWAP_EVENT_UNLOAD_REFUSED;
-        }
-        if (b->n > 0) {
-                report_blockers(m, b);
-                guard_blockers_free(b);
-                return SWAP_EVENT_UNLOAD_REFUSED;
-        }
-        guard_blockers_free(b);
-        log_info("The namespaces that blocked the unload are free now: unloading.");
-        return action_unload(m);
-}
-
-/* The running kernel's release as the host shows it (a fake root has its
- * own), which names the container's module tree. */
-static int kernel_release(char **ret) {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        char buf[256];
-        struct utsname u;
-
-        if (host_path("/proc/sys/kernel/osrelease", &path) >= 0 && (f = fopen(path, "re")) &&
-            fgets(buf, sizeof(buf), f)) {
-                buf[strcspn(buf, "\n")] = '\0';
-                if (buf[0] && !strchr(buf, '/')) {
-                        *ret = strdup(buf);
-                        return *ret ? 0 : -ENOMEM;
-                }
-        }
-        if (uname(&u) < 0)
-                return -errno;
-        *ret = strdup(u.release);
-        return *ret ? 0 : -ENOMEM;
-}
-
-static char *const *modules_wanted(const Manager *m) {
-        return m->config->modules ?: m->record.modules_before;
-}
-
-static SwapEvent action_load(Manager *m) {
-        _cleanup_free_ char *tree = NULL, *loaded = NULL, *release = NULL;
-        GuardLoadResult *l = NULL;
-        int r;
-
-        if (!m->container || m->container_pid <= 0) {
-                fail(m, NULL, "The driver container is gone: nothing to load its build from.");
-                return SWAP_EVENT_LOAD_FAILED;
-        }
-        /* A host path: the library applies host_path() to it itself. */
-        if (kernel_release(&release) < 0 ||
-            asprintf(&tree, "/proc/%d/root/lib/modules/%s", (int) m->container_pid, release) < 0) {
-                tree = NULL;
-                fail(m, NULL, "Out of memory.");
-                return SWAP_EVENT_LOAD_FAILED;
-        }
-        r = m->ops->load_from(m->ops->userdata, tree, modules_wanted(m), &l);
-        if (r < 0) {
-                fail(m, NULL, "Cannot load the NVMe stack from %s: %s.", tree, strerror(-r));
-                return SWAP_EVENT_LOAD_FAILED;
-        }
-        if (l->failed_module) {
-                fail(m, l->failed_module, "Loading %s from %s failed: %s (%s).", l->failed_module, tree,
-                     l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
-                guard_load_result_free(l);
-                return SWAP_EVENT_LOAD_FAILED;
-        }
-        loaded = words_join(l->loaded, " ");
-        log_info("Loaded %s from %s.", loaded ?: "the stack", tree);
-        guard_load_result_free(l);
-        return SWAP_EVENT_LOAD_DONE;
-}
-
-/* Out-of-tree modules left by a load that never finished (a daemon killed
- * mid-load whose container then vanished, found by tests/faults, row
- * vanish:during-load) would have the in-tree nvme loaded against NVIDIA's
- * nvme_core: take them out first, through the guard (never forced, refused
- * if anything is in use). 0 when there was nothing or it is gone. */
-static int remove_partial_replacement(Manager *m) {
-        GuardStack *stack = NULL;
-        GuardUnloadResult *u = NULL;
-        bool foreign = false;
-        int r;
-
-        r = m->ops->read_stack(m->ops->userdata, &stack);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < stack->n_modules; i++)
-                if (stack->modules[i].origin == GUARD_ORIGIN_OUT_OF_TREE ||
-                    stack->modules[i].origin == GUARD_ORIGIN_NVIDIA)
-                        foreign = true;
-        guard_stack_free(stack);
-        if (!foreign)
-                return 0;
-        log_info("Removing the half-loaded out-of-tree NVMe stack before restoring the in-tree one.");
-        r = m->ops->unload(m->ops->userdata, &u);
-        if (r < 0)
-                return r;
-        r = u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_NOT_LOADED ? 0 : -EBUSY;
-        guard_unload_result_free(u);
-        return r;
-}
-
-static SwapEvent action_restore(Manager *m) {
-        GuardLoadResult *l = NULL;
-        SwapEvent ev = SWAP_EVENT_RESTORE_DONE;
-        int r;
-
-        /* Let the in-tree stack come back whatever way the library loads it. */
-        r = reload_guard_remove();
-        if (r < 0)
-                log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ", ignoring: %m");
-        r = remove_partial_replacement(m);
-        if (r < 0) {
-                fail(m, NULL, "Cannot remove the half-loaded out-of-tree NVMe stack before restoring the in-tree one: %s.",
-                     strerror(-r));
-                return SWAP_EVENT_RESTORE_FAILED;
-        }
-        r = m->ops->restore(m->ops->userdata, modules_wanted(m), &l);
-        if (r < 0) {
-                fail(m, NULL, "Cannot restore the in-tree NVMe stack: %s. The node has no NVMe driver.", strerror(-r));
-                return SWAP_EVENT_RESTORE_FAILED;
-        }
-        if (l->failed_module) {
-                fail(m, l->failed_module, "Restoring the in-tree %s failed: %s (%s). The node may have no NVMe driver.",
-                     l->failed_module, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
-                ev = SWAP_EVENT_RESTORE_FAILED;
-        }
-        guard_load_result_free(l);
-        return ev;
-}
-
-static SwapEvent run_action(Manager *m, SwapAction a) {
-        switch (a) {
-        case SWAP_ACTION_UNLOAD:
-                return action_unload(m);
-        case SWAP_ACTION_RECHECK_USAGE:
-                return action_recheck(m);
-        case SWAP_ACTION_LOAD:
-                return action_load(m);
-        case SWAP_ACTION_RESTORE:
-                return action_restore(m);
-        case SWAP_ACTION_REPORT_RELOAD:
-                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RELOAD_DETECTED,
-                             &(ReportFields) { .state = swap_state_to_string(m->state), .origin = "in-tree",
-                                               .container_id = container_short(m) },
-                             "The in-tree NVMe stack was loaded again while it was meant to stay unloaded; "
-                             "will swap when the driver is ready.");
-                return _SWAP_EVENT_INVALID;
-        default:
-                return _SWAP_EVENT_INVALID;
-        }
-}
-
-/* ---- state entry: the guard file, the deadline, the mount watch ------- */
+/* ---- the dispatch loop and state entry: the guard file, the deadline,
+ *      the mount watch ----------------------------------------------------- */
 
 static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
@@ -537,8 +36,9 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         log_warning("No ready file %s within ReadyTimeoutSec=%llu.", m->config->ready_file,
                     (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
         if (swap_state_waits_for_ready(m->state) && m->state != SWAP_STATE_UNLOADED_WAITING_DRIVER)
-                fail(m, NULL, "The driver container did not become ready within %llu s; nothing was changed.",
-                     (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
+                swap_report_failure(m, NULL,
+                                    "The driver container did not become ready within %llu s; nothing was changed.",
+                                    (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
         manager_dispatch(m, SWAP_EVENT_READY_TIMEOUT);
         return 0;
 }
@@ -571,7 +71,7 @@ static void apply_state(Manager *m) {
 
         if (swap_state_is_unloaded(m->state)) {
                 if (!reload_guard_installed()) {
-                        r = reload_guard_install(stack_modules);
+                        r = reload_guard_install(nvme_stack_modules);
                         if (r < 0)
                                 log_warning_errno(r, "Cannot write the reload guard " RELOAD_GUARD_PATH
                                                   ", the host may load the in-tree stack back: %m");
@@ -583,75 +83,17 @@ static void apply_state(Manager *m) {
         }
         apply_deadline(m);
         (void) mount_watch_set_enabled(m->mounts, m->state == SWAP_STATE_BLOCKED);
-        if (m->state != SWAP_STATE_BLOCKED) {
-                free(m->last_blockers);
-                m->last_blockers = NULL;
-                strv_free(m->record.blockers);
-                m->record.blockers = NULL;
-        }
+        if (m->state != SWAP_STATE_BLOCKED)
+                swap_record_forget_blockers(m);
 }
 
-static void entered(Manager *m, SwapState old, SwapEvent ev) {
-        if (m->state == old)
-                return;
-        log_info("State %s -> %s (%s).", swap_state_to_string(old), swap_state_to_string(m->state),
-                 swap_event_to_string(ev));
-        switch (m->state) {
-        case SWAP_STATE_CONTAINER_SEEN:
-                if (old == SWAP_STATE_IDLE || old == SWAP_STATE_RESTORED || old == SWAP_STATE_FAILED ||
-                    old == SWAP_STATE_SWAPPED)
-                        report_event(LOG_INFO, SWAPGUARD_MESSAGE_CONTAINER_SEEN,
-                                     &(ReportFields) { .state = "container-seen", .container_id = container_short(m),
-                                                       .pod = m->container ? m->container->pod_name : NULL,
-                                                       .pid = m->container_pid },
-                                     "Driver container %.12s (pod %s) is running.", container_short(m) ?: "?",
-                                     m->container ? m->container->pod_name : "?");
-                break;
-        case SWAP_STATE_SWAPPED:
-                report_swapped(m, old == SWAP_STATE_LOADING ? "loaded by nvme-swapguard from the driver container"
-                                                            : "loaded by the driver container");
-                break;
-        case SWAP_STATE_RESTORING:
-                m->restore_cause = ev;
-                /* Not persisted yet: the record still names the container. */
-                free(m->restore_container);
-                m->restore_container = container_short(m) ? strdup(container_short(m)) : NULL;
-                break;
-        case SWAP_STATE_RESTORED: {
-                /* ev is restore-done; the reason is what started the restore. */
-                const char *why = swap_event_to_string(m->restore_cause) ?: swap_event_to_string(ev);
-
-                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RESTORED,
-                             &(ReportFields) { .state = "restored", .origin = "in-tree",
-                                               .container_id = container_short(m) ?: m->restore_container },
-                             "Restored the in-tree NVMe stack (%s).", why);
-                record_message(m, "restored after %s", why);
-                report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the restore");
-                break;
-        }
-        case SWAP_STATE_FAILED:
-                if (!m->failure)
-                        fail(m, NULL, "Gave up after %s.", swap_event_to_string(ev));
-                break;
-        case SWAP_STATE_IDLE:
-                free(m->failure);
-                m->failure = NULL;
-                strv_free(m->record.modules_before);
-                m->record.modules_before = NULL;
-                m->record.namespaces_before = guard_namespaces_free(m->record.namespaces_before);
-                break;
-        default:
-                break;
-        }
-}
-
-static void manager_dispatch(Manager *m, SwapEvent ev) {
+void manager_dispatch(Manager *m, SwapEvent ev) {
         for (unsigned n = 0; ev >= 0 && n < MAX_CHAIN; n++) {
                 SwapContext ctx;
                 SwapTransition t;
                 SwapState old = m->state;
 
-                if (read_context(m, &ctx, NULL) < 0)
+                if (swap_read_context(m, &ctx) < 0)
                         return;
                 t = swap_state_next(m->state, ev, &ctx);
                 if (t.next < 0)
@@ -662,30 +104,24 @@ static void manager_dispatch(Manager *m, SwapEvent ev) {
                 }
                 m->state = t.next;
                 apply_state(m);
-                entered(m, old, ev);
-                persist(m);
-                update_status(m);
+                swap_report_entered(m, old, ev);
+                swap_record_persist(m);
+                swap_status_update(m);
                 log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
                           swap_state_to_string(t.next), swap_action_to_string(t.action));
-                ev = run_action(m, t.action);
+                ev = swap_actions_run(m, t.action);
         }
-        persist(m);
-        update_status(m);
+        swap_record_persist(m);
+        swap_status_update(m);
 }
 
 /* ---- the driver container --------------------------------------------- */
 
-static void container_forget(Manager *m) {
-        m->container = container_identity_free(m->container);
-        m->container_pid = 0;
-        m->container_exit = sd_event_source_disable_unref(m->container_exit);
-}
-
 static void container_exited(Manager *m, const char *why) {
-        if (!m->container)
+        if (!driver_container_followed(&m->container))
                 return;
-        log_info("Driver container %.12s is gone (%s).", m->container->id, why);
-        container_forget(m);
+        log_info("Driver container %.12s is gone (%s).", m->container.identity->id, why);
+        driver_container_forget(&m->container);
         if (m->started)
                 manager_dispatch(m, SWAP_EVENT_CONTAINER_EXITED);
 }
@@ -695,73 +131,18 @@ static int on_container_exit(sd_event_source *s, int fd, uint32_t revents, void 
         return 0;
 }
 
-/* Does the process belong to this container? Guards against a reused pid
- * after the container exited: CRI-O runs it in crio-<id>.scope. */
-static bool pid_in_container(pid_t pid, const char *id) {
-        _cleanup_free_ char *path = NULL, *line = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        size_t n = 0;
-
-        if (host_pathf(&path, "/proc/%d/cgroup", (int) pid) < 0)
-                return false;
-        f = fopen(path, "re");
-        if (!f)
-                return false;
-        while (getline(&line, &n, f) > 0)
-                if (strstr(line, id))
-                        return true;
-        return false;
-}
-
-static ContainerIdentity *identity_copy(const ContainerIdentity *c) {
-        ContainerIdentity *n = calloc(1, sizeof(*n));
-
-        if (!n)
-                return NULL;
-        n->id = strdup(c->id);
-        n->pod_namespace = strdup(c->pod_namespace);
-        n->pod_name = strdup(c->pod_name);
-        n->container_name = strdup(c->container_name);
-        n->pod_uid = c->pod_uid ? strdup(c->pod_uid) : NULL;
-        if (!n->id || !n->pod_namespace || !n->pod_name || !n->container_name)
-                return container_identity_free(n);
-        return n;
-}
-
 static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid) {
-        _cleanup_close_ int pidfd = -EBADF;
         int r;
 
-        pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
-        if (pidfd < 0) {
-                log_debug("Container %.12s: pid %d is not running.", c->id, (int) pid);
-                if (m->container && streq(m->container->id, c->id))
-                        container_exited(m, "its process is gone");
+        r = driver_container_follow(&m->container, m->event, c, pid, on_container_exit, m);
+        if (r == -ENOMEM) {
+                log_oom();
                 return;
         }
-        if (!pid_in_container(pid, c->id)) {
-                log_warning("Container %.12s: pid %d from its pidfile is not in crio-%.12s...scope, ignoring it.",
-                            c->id, (int) pid, c->id);
+        if (r == DRIVER_CONTAINER_NOT_RUNNING && driver_container_is(&m->container, c->id))
+                container_exited(m, "its process is gone");
+        if (r != DRIVER_CONTAINER_FOLLOWED)
                 return;
-        }
-        if (m->container && !streq(m->container->id, c->id))
-                log_info("Following the newer driver container %.12s instead of %.12s.", c->id, m->container->id);
-        container_forget(m);
-        m->container = identity_copy(c);
-        if (!m->container) {
-                log_error("Out of memory.");
-                return;
-        }
-        m->container_pid = pid;
-        r = sd_event_add_io(m->event, &m->container_exit, pidfd, EPOLLIN, on_container_exit, m);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot watch pid %d's exit, relying on the store and scopes: %m", (int) pid);
-        } else {
-                (void) sd_event_source_set_io_fd_own(m->container_exit, true);
-                TAKE_FD(pidfd);
-                (void) sd_event_source_set_description(m->container_exit, "driver-container-pidfd");
-        }
-        log_info("Driver container %.12s (pod %s) runs as pid %d.", c->id, c->pod_name, (int) pid);
         if (m->started)
                 manager_dispatch(m, SWAP_EVENT_CONTAINER_STARTED);
 }
@@ -769,8 +150,7 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
 static bool want_container(const ContainerIdentity *c, void *userdata) {
         Manager *m = userdata;
 
-        return container_match(c, m->config->container_namespace, m->config->container_name,
-                               m->config->pod_name_prefix);
+        return driver_container_wanted(m->config, c);
 }
 
 static void on_store(ContainerStore *s, ContainerStoreEvent ev, const ContainerIdentity *c, pid_t pid, void *userdata) {
@@ -778,14 +158,14 @@ static void on_store(ContainerStore *s, ContainerStoreEvent ev, const ContainerI
 
         if (ev == CONTAINER_STORE_PID)
                 container_running(m, c, pid);
-        else if (m->container && streq(m->container->id, c->id))
+        else if (driver_container_is(&m->container, c->id))
                 container_exited(m, "removed from the container store");
 }
 
 static void on_scope(ScopeWatch *w, const char *id, bool added, void *userdata) {
         Manager *m = userdata;
 
-        if (!added && m->container && streq(m->container->id, id))
+        if (!added && driver_container_is(&m->container, id))
                 container_exited(m, "its crio scope was removed");
 }
 
@@ -808,9 +188,9 @@ static int on_recheck(sd_event_source *s, void *userdata) {
         if (m->state == SWAP_STATE_BLOCKED)
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
         else if ((m->state == SWAP_STATE_SWAPPED || m->state == SWAP_STATE_RESTORED) && m->record.missing_namespaces) {
-                report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
-                persist(m);
-                update_status(m);
+                swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
+                swap_record_persist(m);
+                swap_status_update(m);
         }
         return 0;
 }
@@ -827,13 +207,6 @@ static void schedule_recheck(Manager *m) {
 
 static void on_mounts(MountWatch *w, void *userdata) {
         schedule_recheck(userdata);
-}
-
-static bool is_stack_module(const char *name) {
-        for (char *const *i = stack_modules; *i; i++)
-                if (streq(*i, name))
-                        return true;
-        return false;
 }
 
 static void module_added(Manager *m, const char *name) {
@@ -855,7 +228,7 @@ static void rescan_all(Manager *m) {
 
         log_warning("Kernel uevents were lost (ENOBUFS): rescanning modules, containers and devices.");
         (void) container_store_rescan(m->store);
-        if (read_context(m, &ctx, NULL) < 0)
+        if (swap_read_context(m, &ctx) < 0)
                 return;
         if (swap_state_is_unloaded(m->state) && ctx.stack_loaded)
                 manager_dispatch(m, ctx.replacement_loaded ? SWAP_EVENT_MODULE_ADDED_OTHER
@@ -873,11 +246,11 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                 return;
         switch (ev) {
         case UDEV_WATCH_MODULE_ADD:
-                if (is_stack_module(name))
+                if (nvme_stack_module(name))
                         module_added(m, name);
                 break;
         case UDEV_WATCH_MODULE_REMOVE:
-                if (is_stack_module(name) && read_context(m, &ctx, NULL) >= 0 && !ctx.stack_loaded)
+                if (nvme_stack_module(name) && swap_read_context(m, &ctx) >= 0 && !ctx.stack_loaded)
                         manager_dispatch(m, SWAP_EVENT_STACK_GONE);
                 break;
         case UDEV_WATCH_BLOCK_CHANGE:
@@ -893,7 +266,8 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
 
 /*
  * SIGTERM while the in-tree stack is unloaded and the driver's build is not
- * loaded yet (unloaded-waiting-driver): we restore the in-tree stack before
+ * loaded yet (unloaded-waiting-driver): stop-requested, and the state table
+ * sends us through restoring to idle: we restore the in-tree stack before
  * exiting, and the next start unloads it again if the container is still
  * compiling. Why not persist and let the next start resume?
  *  - We cannot tell a restart from a stop: `systemctl stop`, a MachineConfig
@@ -920,20 +294,12 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
         m->stopping = true;
         (void) sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         log_info("Stopping on %s.", strsignal((int) si->ssi_signo));
-        if (swap_state_is_unloaded(m->state)) {
-                SwapEvent ev = action_restore(m);
-
-                m->state = ev == SWAP_EVENT_RESTORE_DONE ? SWAP_STATE_IDLE : SWAP_STATE_FAILED;
-                report_event(ev == SWAP_EVENT_RESTORE_DONE ? LOG_NOTICE : LOG_ERR, SWAPGUARD_MESSAGE_STOP_RESTORED,
-                             &(ReportFields) { .state = swap_state_to_string(m->state), .origin = "in-tree",
-                                               .container_id = container_short(m) },
-                             "Stopping while the in-tree NVMe stack was unloaded: %s.",
-                             ev == SWAP_EVENT_RESTORE_DONE ? "restored it; the next start swaps again"
-                                                           : "restoring it failed");
-                record_message(m, "restored because the daemon stopped");
-        }
+        /* The table restores when the stack is unloaded (and ends in idle, so
+         * the next start swaps again); elsewhere a stop changes nothing. */
+        manager_dispatch(m, SWAP_EVENT_STOP_REQUESTED);
+        (void) sd_notify(0, "STATUS=stopping");
         (void) reload_guard_remove();
-        persist(m);
+        swap_record_persist(m);
         return sd_event_exit(m->event, 0);
 }
 
@@ -967,7 +333,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
          * (for operators who cleared them, and where no mount events come). */
         if (m->state == SWAP_STATE_BLOCKED)
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
-        update_status(m);
+        swap_status_update(m);
         return 0;
 }
 
@@ -984,14 +350,13 @@ Manager *manager_free(Manager *m) {
         udev_watch_free(m->udev);
         scope_watch_free(m->scopes);
         mount_watch_free(m->mounts);
-        sd_event_source_disable_unref(m->container_exit);
         sd_event_source_disable_unref(m->sig_term);
         sd_event_source_disable_unref(m->sig_int);
         sd_event_source_disable_unref(m->sig_hup);
         sd_event_source_disable_unref(m->deadline);
         sd_event_source_disable_unref(m->recheck);
         sd_event_unref(m->event);
-        container_identity_free(m->container);
+        driver_container_forget(&m->container);
         config_free(m->config);
         state_file_clear(&m->record);
         free(m->config_path);
@@ -1002,9 +367,6 @@ Manager *manager_free(Manager *m) {
         return NULL;
 }
 
-static inline void manager_freep(Manager **m) {
-        manager_free(*m);
-}
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = calloc(1, sizeof(*m));
@@ -1095,6 +457,7 @@ static void reconcile(Manager *m) {
         StateFile *previous = NULL;
         SwapContext ctx;
         ReconcileDecision d;
+        bool driverless = false;
         int r;
 
         r = state_file_read(&previous);
@@ -1104,17 +467,23 @@ static void reconcile(Manager *m) {
          * is complete (replacement_complete()); dropped below unless kept. */
         if (previous && previous->modules_before && !m->record.modules_before)
                 (void) strv_copy(previous->modules_before, &m->record.modules_before);
-        if (read_context(m, &ctx, NULL) < 0) {
+        if (swap_read_context(m, &ctx) < 0) {
                 /* Cannot see the modules: do nothing rather than guess. */
                 m->state = SWAP_STATE_FAILED;
                 state_file_free(previous);
                 return;
         }
+        /* trust: drives left without a driver mean restore, whatever the
+         * state file says (issue 10 row 5). */
+        if (!ctx.stack_loaded && m->ops->nvme_driverless &&
+            (r = m->ops->nvme_driverless(m->ops->userdata, &driverless)) < 0)
+                log_warning_errno(r, "Cannot tell whether NVMe controllers lack a driver, ignoring: %m");
         d = reconcile_decide(&(ReconcileInput) {
                 .previous = previous,
-                .container_id = m->container ? m->container->id : NULL,
+                .container_id = m->container.identity ? m->container.identity->id : NULL,
                 .stack_loaded = ctx.stack_loaded,
                 .replacement_loaded = ctx.replacement_loaded,
+                .nvme_driverless = driverless,
         });
         m->record.modules_before = strv_free(m->record.modules_before);
         if (d.keep_record && previous) {
@@ -1125,7 +494,7 @@ static void reconcile(Manager *m) {
         }
         log_info("Start: previous state %s, container %.12s, stack %s, ready file %s: resuming in %s%s%s.",
                  previous ? swap_state_to_string(previous->state) : "none",
-                 m->container ? m->container->id : "none",
+                 m->container.identity ? m->container.identity->id : "none",
                  ctx.replacement_loaded ? "replaced" : ctx.stack_loaded ? "in-tree" : "absent",
                  m->ready_present ? "present" : "absent", swap_state_to_string(d.state),
                  d.event >= 0 ? " then " : "", d.event >= 0 ? swap_event_to_string(d.event) : "");
@@ -1133,10 +502,10 @@ static void reconcile(Manager *m) {
         m->state = d.state;
         m->started = true;
         apply_state(m);
-        persist(m);
+        swap_record_persist(m);
         if (d.event >= 0)
                 manager_dispatch(m, d.event);
-        update_status(m);
+        swap_status_update(m);
 }
 
 int manager_start(Manager *m) {
@@ -1147,7 +516,8 @@ int manager_start(Manager *m) {
                 return r;
         reconcile(m);
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_STARTED,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = container_short(m) },
+                     &(ReportFields) { .state = swap_state_to_string(m->state),
+                                       .container_id = swap_record_container_id(m) },
                      "nvme-swapguard started in state %s.", swap_state_to_string(m->state));
         /* Pings only from the loop: a stuck loop is a dead daemon. */
         r = sd_event_set_watchdog(m->event, true);

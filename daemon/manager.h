@@ -5,7 +5,8 @@
  * state, the record written to the state file, and every event source
  * (signals, container store, scopes, udev, ready file, mount table, the
  * ready deadline, the pidfd of the driver container). It turns events into
- * swap_state_next() calls, runs the actions through GuardOps and reports. */
+ * swap_state_next() calls, runs the actions through GuardOps and reports.
+ * Its parts: manager-internal.h. */
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
@@ -13,6 +14,7 @@
 #include "daemon-config.h"
 #include "guard-ops.h"
 #include "swap-state.h"
+#include "util/macro.h"
 
 typedef struct Manager Manager;
 
@@ -25,6 +27,7 @@ typedef struct ManagerOptions {
 /* Takes the config. */
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret);
 Manager *manager_free(Manager *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 /* Adds every event source, reconciles, sends READY=1. */
 int manager_start(Manager *m);
 /* Runs the loop until SIGTERM/SIGINT; returns the exit code. */

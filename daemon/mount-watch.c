@@ -32,9 +32,6 @@ MountWatch *mount_watch_free(MountWatch *w) {
         return NULL;
 }
 
-static inline void mount_watch_freep(MountWatch **w) {
-        mount_watch_free(*w);
-}
 
 int mount_watch_new(sd_event *e, MountWatchHandler handler, void *userdata, MountWatch **ret) {
         _cleanup_(mount_watch_freep) MountWatch *w = calloc(1, sizeof(*w));

@@ -9,10 +9,13 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
+#include "util/macro.h"
+
 typedef struct MountWatch MountWatch;
 typedef void (*MountWatchHandler)(MountWatch *w, void *userdata);
 
 /* -EPERM when the file cannot be polled (a regular file in a fake root). */
 int mount_watch_new(sd_event *e, MountWatchHandler handler, void *userdata, MountWatch **ret);
 MountWatch *mount_watch_free(MountWatch *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(MountWatch *, mount_watch_free);
 int mount_watch_set_enabled(MountWatch *w, bool enabled);

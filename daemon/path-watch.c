@@ -112,9 +112,6 @@ PathWatch *path_watch_free(PathWatch *w) {
         return NULL;
 }
 
-static inline void path_watch_freep(PathWatch **w) {
-        path_watch_free(*w);
-}
 
 int path_watch_new(sd_event *e, const char *path, const char *description, PathWatchHandler handler,
                    void *userdata, PathWatch **ret) {

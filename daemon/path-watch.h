@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
+#include "util/macro.h"
+
 typedef struct PathWatch PathWatch;
 typedef void (*PathWatchHandler)(PathWatch *w, bool exists, void *userdata);
 
@@ -22,6 +24,7 @@ typedef void (*PathWatchHandler)(PathWatch *w, bool exists, void *userdata);
 int path_watch_new(sd_event *e, const char *path, const char *description, PathWatchHandler handler,
                    void *userdata, PathWatch **ret);
 PathWatch *path_watch_free(PathWatch *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PathWatch *, path_watch_free);
 bool path_watch_exists(const PathWatch *w);
 const char *path_watch_path(const PathWatch *w);
 /* The directory currently watched (for tests and debug logs). */

@@ -36,7 +36,7 @@
 #include "reload-guard.h"
 #include "util/macro.h"
 
-int reload_guard_render(char *const *modules, char **ret) {
+int reload_guard_render(const char *const *modules, char **ret) {
         _cleanup_free_ char *text = NULL;
         size_t size = 0;
         FILE *f;
@@ -47,7 +47,7 @@ int reload_guard_render(char *const *modules, char **ret) {
         fputs("# Written by nvme-swapguard while the in-tree NVMe stack is unloaded and the\n"
               "# driver container's build is not loaded yet. Removed when that is over.\n",
               f);
-        for (char *const *m = modules; m && *m; m++)
+        for (const char *const *m = modules; m && *m; m++)
                 fprintf(f, "blacklist %s\ninstall %s /bin/false\n", *m, *m);
         if (fclose(f) != 0)
                 return -ENOMEM;
@@ -78,7 +78,7 @@ static int write_atomic(const char *path, const char *text) {
         return 0;
 }
 
-int reload_guard_install(char *const *modules) {
+int reload_guard_install(const char *const *modules) {
         _cleanup_free_ char *dir = NULL, *path = NULL, *text = NULL;
         int r;
 

@@ -13,9 +13,9 @@
 #define RELOAD_GUARD_PATH "/run/modprobe.d/nvme-swapguard.conf"
 
 /* The text of the file for these modules (NULL-terminated). Pure. */
-int reload_guard_render(char *const *modules, char **ret);
+int reload_guard_render(const char *const *modules, char **ret);
 /* Writes the file atomically (host_path()'d). 0 or -errno. */
-int reload_guard_install(char *const *modules);
+int reload_guard_install(const char *const *modules);
 /* Removes it; 0 when it was not there. */
 int reload_guard_remove(void);
 bool reload_guard_installed(void);

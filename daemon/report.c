@@ -8,6 +8,7 @@
 #include "log.h"
 #include "report.h"
 #include "util/escape.h"
+#include "util/string-util.h"
 #include "util/strv.h"
 
 static int field(char ***l, const char *key, const char *value) {
@@ -27,9 +28,9 @@ int report_event(int priority, const char *message_id, const ReportFields *f, co
         int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&message, fmt, ap);
+        message = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (r < 0)
+        if (!message)
                 return -ENOMEM;
         if (f && f->pid > 0 && asprintf(&pid, "%d", (int) f->pid) < 0)
                 return -ENOMEM;
@@ -70,12 +71,11 @@ int report_event(int priority, const char *message_id, const ReportFields *f, co
 void report_status(const char *fmt, ...) {
         _cleanup_free_ char *status = NULL, *escaped = NULL;
         va_list ap;
-        int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&status, fmt, ap);
+        status = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (r < 0)
+        if (!status)
                 return;
         /* One datagram of KEY=value lines: a newline in a name we report
          * (a container's, a mount point) would add a line of its own, such as

@@ -70,9 +70,6 @@ ScopeWatch *scope_watch_free(ScopeWatch *w) {
         return NULL;
 }
 
-static inline void scope_watch_freep(ScopeWatch **w) {
-        scope_watch_free(*w);
-}
 
 int scope_watch_new(sd_event *e, ScopeWatchHandler handler, void *userdata, ScopeWatch **ret) {
         _cleanup_(scope_watch_freep) ScopeWatch *w = calloc(1, sizeof(*w));

@@ -11,8 +11,11 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
+#include "util/macro.h"
+
 typedef struct ScopeWatch ScopeWatch;
 typedef void (*ScopeWatchHandler)(ScopeWatch *w, const char *container_id, bool added, void *userdata);
 
 int scope_watch_new(sd_event *e, ScopeWatchHandler handler, void *userdata, ScopeWatch **ret);
 ScopeWatch *scope_watch_free(ScopeWatch *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ScopeWatch *, scope_watch_free);

@@ -9,10 +9,10 @@
 
 #include "host/host-root.h"
 #include "state-file.h"
-#include "util/strv.h"
+#include "util/json-util.h"
 #include "util/macro.h"
+#include "util/strv.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
 
 void state_file_clear(StateFile *s) {
         free(s->container_id);
@@ -33,82 +33,71 @@ StateFile *state_file_free(StateFile *s) {
         return NULL;
 }
 
-static inline void state_file_freep(StateFile **s) {
-        state_file_free(*s);
-}
-
-static int add(json_object *o, const char *key, json_object *v) {
-        if (!v)
-                return -ENOMEM;
-        if (json_object_object_add(o, key, v) < 0) {
-                json_object_put(v);
-                return -ENOMEM;
-        }
-        return 0;
-}
 
 static json_object *strv_to_json(char *const *l) {
-        json_object *a = json_object_new_array();
+        json_object *a = NULL;
 
-        for (char *const *i = l; a && i && *i; i++)
-                if (json_object_array_add(a, json_object_new_string(*i)) < 0) {
-                        json_object_put(a);
-                        return NULL;
-                }
-        return a;
+        return json_array_from_strv(l, &a) < 0 ? NULL : a;
+}
+
+static json_object *namespace_to_json(const GuardNamespace *ns) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+
+        if (!o || json_add_new(o, DAEMON_STATE_KEY_NAMESPACE_NAME, json_object_new_string(ns->name ?: "")) < 0 ||
+            json_add_new(o, DAEMON_STATE_KEY_NAMESPACE_SERIAL, json_object_new_string(ns->serial ?: "")) < 0 ||
+            json_add_new(o, DAEMON_STATE_KEY_NAMESPACE_NSID, json_object_new_int64(ns->nsid)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
 }
 
 static json_object *namespaces_to_json(const GuardNamespaces *n) {
-        json_object *a = json_object_new_array();
+        _cleanup_json_ json_object *a = json_object_new_array();
 
-        for (size_t i = 0; a && n && i < n->n; i++) {
-                json_object *o = json_object_new_object();
-
-                if (!o || add(o, "name", json_object_new_string(n->items[i].name ?: "")) < 0 ||
-                    add(o, "serial", json_object_new_string(n->items[i].serial ?: "")) < 0 ||
-                    add(o, "nsid", json_object_new_int64(n->items[i].nsid)) < 0 ||
-                    json_object_array_add(a, o) < 0) {
-                        json_object_put(o);
-                        json_object_put(a);
+        for (size_t i = 0; a && n && i < n->n; i++)
+                if (json_array_add(a, namespace_to_json(&n->items[i])) < 0)
                         return NULL;
-                }
-        }
-        return a;
+        return TAKE_PTR(a);
+}
+
+static int container_to_json(const StateFile *s, json_object *o) {
+        json_object *c = json_object_new_object();
+        int r;
+
+        r = json_add_new(o, DAEMON_STATE_KEY_CONTAINER, c);
+        if (r >= 0)
+                r = json_add_new(c, DAEMON_STATE_KEY_CONTAINER_ID, json_object_new_string(s->container_id));
+        if (r >= 0)
+                r = json_add_new(c, DAEMON_STATE_KEY_CONTAINER_POD, json_object_new_string(s->pod_name ?: ""));
+        if (r >= 0)
+                r = json_add_new(c, DAEMON_STATE_KEY_CONTAINER_PID, json_object_new_int64(s->container_pid));
+        return r;
 }
 
 int state_file_to_json(const StateFile *s, char **ret) {
-        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        _cleanup_json_ json_object *o = json_object_new_object();
         char *text;
         int r = 0;
 
         if (!o)
                 return -ENOMEM;
-        r = add(o, "state", json_object_new_string(swap_state_to_string(s->state) ?: "idle"));
+        r = json_add_new(o, DAEMON_STATE_KEY_STATE, json_object_new_string(swap_state_to_string(s->state) ?: "idle"));
         if (r >= 0)
-                r = add(o, "since_usec", json_object_new_int64((int64_t) s->since_usec));
-        if (r >= 0 && s->container_id) {
-                json_object *c = json_object_new_object();
-
-                r = add(o, "container", c);
-                if (r >= 0)
-                        r = add(c, "id", json_object_new_string(s->container_id));
-                if (r >= 0)
-                        r = add(c, "pod", json_object_new_string(s->pod_name ?: ""));
-                if (r >= 0)
-                        r = add(c, "pid", json_object_new_int64(s->container_pid));
-        }
+                r = json_add_new(o, DAEMON_STATE_KEY_SINCE, json_object_new_int64((int64_t) s->since_usec));
+        if (r >= 0 && s->container_id)
+                r = container_to_json(s, o);
         if (r >= 0)
-                r = add(o, "modules_before", strv_to_json(s->modules_before));
+                r = json_add_new(o, DAEMON_STATE_KEY_MODULES_BEFORE, strv_to_json(s->modules_before));
         if (r >= 0)
-                r = add(o, "namespaces_before", namespaces_to_json(s->namespaces_before));
+                r = json_add_new(o, DAEMON_STATE_KEY_NAMESPACES_BEFORE, namespaces_to_json(s->namespaces_before));
         if (r >= 0)
-                r = add(o, "ready_deadline_usec", json_object_new_int64((int64_t) s->ready_deadline_usec));
+                r = json_add_new(o, DAEMON_STATE_KEY_READY_DEADLINE,
+                                 json_object_new_int64((int64_t) s->ready_deadline_usec));
         if (r >= 0)
-                r = add(o, "message", json_object_new_string(s->message ?: ""));
+                r = json_add_new(o, DAEMON_STATE_KEY_MESSAGE, json_object_new_string(s->message ?: ""));
         if (r >= 0)
-                r = add(o, "blockers", strv_to_json(s->blockers));
+                r = json_add_new(o, DAEMON_STATE_KEY_BLOCKERS, strv_to_json(s->blockers));
         if (r >= 0)
-                r = add(o, "missing_namespaces", strv_to_json(s->missing_namespaces));
+                r = json_add_new(o, DAEMON_STATE_KEY_MISSING_NAMESPACES, strv_to_json(s->missing_namespaces));
         if (r < 0)
                 return r;
         text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -116,22 +105,6 @@ int state_file_to_json(const StateFile *s, char **ret) {
                 return -ENOMEM;
         *ret = text;
         return 0;
-}
-
-static const char *get_string(json_object *o, const char *key) {
-        json_object *v;
-
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-                return NULL;
-        return json_object_get_string(v);
-}
-
-static int64_t get_int(json_object *o, const char *key) {
-        json_object *v;
-
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
-                return 0;
-        return json_object_get_int64(v);
 }
 
 static int strv_from_json(json_object *o, const char *key, char ***ret) {
@@ -161,7 +134,8 @@ static int namespaces_from_json(json_object *o, GuardNamespaces **ret) {
 
         if (!n)
                 return -ENOMEM;
-        if (!json_object_object_get_ex(o, "namespaces_before", &a) || !json_object_is_type(a, json_type_array)) {
+        if (!json_object_object_get_ex(o, DAEMON_STATE_KEY_NAMESPACES_BEFORE, &a) ||
+            !json_object_is_type(a, json_type_array)) {
                 *ret = n;
                 return 0;
         }
@@ -177,9 +151,9 @@ static int namespaces_from_json(json_object *o, GuardNamespaces **ret) {
 
                 if (!json_object_is_type(x, json_type_object))
                         continue;
-                ns->name = strdup(get_string(x, "name") ?: "");
-                ns->serial = strdup(get_string(x, "serial") ?: "");
-                ns->nsid = (unsigned) get_int(x, "nsid");
+                ns->name = strdup(json_get_string(x, DAEMON_STATE_KEY_NAMESPACE_NAME) ?: "");
+                ns->serial = strdup(json_get_string(x, DAEMON_STATE_KEY_NAMESPACE_SERIAL) ?: "");
+                ns->nsid = (unsigned) json_get_int64(x, DAEMON_STATE_KEY_NAMESPACE_NSID);
                 n->n++;
                 if (!ns->name || !ns->serial) {
                         guard_namespaces_free(n);
@@ -190,42 +164,60 @@ static int namespaces_from_json(json_object *o, GuardNamespaces **ret) {
         return 0;
 }
 
-int state_file_from_json(const char *text, StateFile **ret) {
-        _cleanup_(json_object_putp) json_object *o = json_tokener_parse(text);
-        _cleanup_(state_file_freep) StateFile *s = calloc(1, sizeof(*s));
+static int container_from_json(json_object *o, StateFile *s) {
         json_object *c;
+        const char *id;
+
+        if (!json_object_object_get_ex(o, DAEMON_STATE_KEY_CONTAINER, &c) || !json_object_is_type(c, json_type_object))
+                return 0;
+        id = json_get_string(c, DAEMON_STATE_KEY_CONTAINER_ID);
+        if (!id)
+                return 0;
+        s->container_id = strdup(id);
+        s->pod_name = strdup(json_get_string(c, DAEMON_STATE_KEY_CONTAINER_POD) ?: "");
+        s->container_pid = (pid_t) json_get_int64(c, DAEMON_STATE_KEY_CONTAINER_PID);
+        return s->container_id && s->pod_name ? 0 : -ENOMEM;
+}
+
+static int state_file_from_object(json_object *o, StateFile **ret) {
+        _cleanup_(state_file_freep) StateFile *s = calloc(1, sizeof(*s));
+        const char *message;
         int r;
 
         if (!s)
                 return -ENOMEM;
-        if (!o || !json_object_is_type(o, json_type_object))
-                return -EBADMSG;
-        s->state = swap_state_from_string(get_string(o, "state"));
+        s->state = swap_state_from_string(json_get_string(o, DAEMON_STATE_KEY_STATE));
         if (s->state < 0)
                 return -EBADMSG;
-        s->since_usec = (uint64_t) get_int(o, "since_usec");
-        if (json_object_object_get_ex(o, "container", &c) && json_object_is_type(c, json_type_object) &&
-            get_string(c, "id")) {
-                s->container_id = strdup(get_string(c, "id"));
-                s->pod_name = strdup(get_string(c, "pod") ?: "");
-                s->container_pid = (pid_t) get_int(c, "pid");
-                if (!s->container_id || !s->pod_name)
-                        return -ENOMEM;
-        }
-        s->ready_deadline_usec = (uint64_t) get_int(o, "ready_deadline_usec");
-        if (get_string(o, "message") && !(s->message = strdup(get_string(o, "message"))))
+        s->since_usec = (uint64_t) json_get_int64(o, DAEMON_STATE_KEY_SINCE);
+        r = container_from_json(o, s);
+        if (r < 0)
+                return r;
+        s->ready_deadline_usec = (uint64_t) json_get_int64(o, DAEMON_STATE_KEY_READY_DEADLINE);
+        message = json_get_string(o, DAEMON_STATE_KEY_MESSAGE);
+        if (message && !(s->message = strdup(message)))
                 return -ENOMEM;
-        r = strv_from_json(o, "modules_before", &s->modules_before);
+        r = strv_from_json(o, DAEMON_STATE_KEY_MODULES_BEFORE, &s->modules_before);
         if (r >= 0)
-                r = strv_from_json(o, "blockers", &s->blockers);
+                r = strv_from_json(o, DAEMON_STATE_KEY_BLOCKERS, &s->blockers);
         if (r >= 0)
-                r = strv_from_json(o, "missing_namespaces", &s->missing_namespaces);
+                r = strv_from_json(o, DAEMON_STATE_KEY_MISSING_NAMESPACES, &s->missing_namespaces);
         if (r >= 0)
                 r = namespaces_from_json(o, &s->namespaces_before);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+int state_file_from_json(const char *text, StateFile **ret) {
+        _cleanup_json_ json_object *o = NULL;
+        int r;
+
+        r = daemon_state_parse(text, &o);
+        if (r < 0)
+                return r;
+        return state_file_from_object(o, ret);
 }
 
 int state_file_write(const StateFile *s) {
@@ -263,21 +255,13 @@ int state_file_write(const StateFile *s) {
 }
 
 int state_file_read(StateFile **ret) {
-        _cleanup_free_ char *path = NULL, *text = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        size_t n;
+        _cleanup_json_ json_object *o = NULL;
         int r;
 
-        r = host_path(STATE_FILE, &path);
+        r = daemon_state_read(&o);
         if (r < 0)
                 return r;
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        text = malloc(1024 * 1024 + 1);
-        if (!text)
-                return -ENOMEM;
-        n = fread(text, 1, 1024 * 1024, f);
-        text[n] = '\0';
-        return state_file_from_json(text, ret);
+        if (!o)
+                return -ENOENT;
+        return state_file_from_object(o, ret);
 }

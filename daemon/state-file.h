@@ -12,6 +12,7 @@
 #include "guard-ops.h"
 #include "report/daemon-state.h"
 #include "swap-state.h"
+#include "util/macro.h"
 
 /* One definition for the daemon that writes it and the CLI that shows it. */
 #define STATE_DIR DAEMON_STATE_DIR
@@ -32,6 +33,7 @@ typedef struct StateFile {
 } StateFile;
 
 StateFile *state_file_free(StateFile *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(StateFile *, state_file_free);
 void state_file_clear(StateFile *s);
 /* Pure: JSON text for s / s from JSON text. -EBADMSG on bad input. */
 int state_file_to_json(const StateFile *s, char **ret);

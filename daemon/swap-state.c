@@ -33,6 +33,7 @@ static const char *const event_names[_SWAP_EVENT_MAX] = {
         [SWAP_EVENT_LOAD_FAILED] = "load-failed",
         [SWAP_EVENT_RESTORE_DONE] = "restore-done",
         [SWAP_EVENT_RESTORE_FAILED] = "restore-failed",
+        [SWAP_EVENT_STOP_REQUESTED] = "stop-requested",
 };
 
 static const char *const action_names[_SWAP_ACTION_MAX] = {
@@ -144,6 +145,10 @@ static SwapTransition next_unloaded_waiting(SwapEvent event, const SwapContext *
         case SWAP_EVENT_READY_TIMEOUT:
                 /* The driver will not come: never leave the node without one. */
                 return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        case SWAP_EVENT_STOP_REQUESTED:
+                /* We cannot tell a restart from a stop for good: never exit
+                 * leaving the node without a driver (see on_terminate()). */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
         case SWAP_EVENT_READY_APPEARED:
                 return ready_appeared(s, ctx);
         case SWAP_EVENT_MODULE_ADDED_IN_TREE:
@@ -194,12 +199,14 @@ SwapTransition swap_state_next(SwapState state, SwapEvent event, const SwapConte
         case SWAP_STATE_LOADING:
                 if (event == SWAP_EVENT_LOAD_DONE)
                         return T(SWAP_STATE_SWAPPED, SWAP_ACTION_NONE);
-                if (event == SWAP_EVENT_LOAD_FAILED)
+                if (event == SWAP_EVENT_LOAD_FAILED || event == SWAP_EVENT_STOP_REQUESTED)
                         return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
                 return T(state, SWAP_ACTION_NONE);
         case SWAP_STATE_RESTORING:
                 if (event == SWAP_EVENT_RESTORE_DONE)
-                        return T(SWAP_STATE_RESTORED, SWAP_ACTION_NONE);
+                        /* A restore for a stop is not an abandoned swap: the next
+                         * start swaps again, from idle. */
+                        return T(ctx->stopping ? SWAP_STATE_IDLE : SWAP_STATE_RESTORED, SWAP_ACTION_NONE);
                 if (event == SWAP_EVENT_RESTORE_FAILED)
                         return T(SWAP_STATE_FAILED, SWAP_ACTION_NONE);
                 return T(state, SWAP_ACTION_NONE);

@@ -41,6 +41,7 @@ typedef enum SwapEvent {
         SWAP_EVENT_LOAD_FAILED,
         SWAP_EVENT_RESTORE_DONE,
         SWAP_EVENT_RESTORE_FAILED,
+        SWAP_EVENT_STOP_REQUESTED,           /* SIGTERM/SIGINT: the daemon is about to exit */
         _SWAP_EVENT_MAX,
         _SWAP_EVENT_INVALID = -EINVAL,
 } SwapEvent;
@@ -70,6 +71,7 @@ typedef struct SwapContext {
         bool ready_present;          /* the ready file exists */
         bool stack_loaded;           /* any module of the stack is loaded */
         bool replacement_loaded;     /* nvme is loaded and is not the in-tree build */
+        bool stopping;               /* stop-requested came: a restore ends in idle */
 } SwapContext;
 
 typedef struct SwapTransition {

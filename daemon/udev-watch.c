@@ -61,9 +61,6 @@ UdevWatch *udev_watch_free(UdevWatch *w) {
         return NULL;
 }
 
-static inline void udev_watch_freep(UdevWatch **w) {
-        udev_watch_free(*w);
-}
 
 int udev_watch_new(sd_event *e, UdevWatchHandler handler, void *userdata, UdevWatch **ret) {
         _cleanup_(udev_watch_freep) UdevWatch *w = calloc(1, sizeof(*w));

@@ -8,6 +8,8 @@
 
 #include <systemd/sd-event.h>
 
+#include "util/macro.h"
+
 typedef struct UdevWatch UdevWatch;
 
 typedef enum UdevWatchEvent {
@@ -21,3 +23,4 @@ typedef void (*UdevWatchHandler)(UdevWatch *w, UdevWatchEvent ev, const char *na
 
 int udev_watch_new(sd_event *e, UdevWatchHandler handler, void *userdata, UdevWatch **ret);
 UdevWatch *udev_watch_free(UdevWatch *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UdevWatch *, udev_watch_free);

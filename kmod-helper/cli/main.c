@@ -23,18 +23,12 @@
 #include "report/report-json.h"
 #include "report/report-text.h"
 #include "usage/usage-check.h"
+#include "util/json-util.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
 #define EXIT_IN_USE 3
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(RemovalPlan *, removal_plan_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(UnloadResult *, unload_result_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(NvmeInventory *, nvme_inventory_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
 
 typedef struct Args {
         const char *command;
@@ -143,7 +137,7 @@ static int fail(int r, const char *what) {
 
 static int emit(int (*to_json)(struct json_object **, const void *, const void *),
                 const void *x, const void *y) {
-        _cleanup_(json_object_putp) struct json_object *o = NULL;
+        _cleanup_json_ struct json_object *o = NULL;
         int r;
 
         r = to_json(&o, x, y);
@@ -186,7 +180,7 @@ static int cmd_status(const Args *a) {
         _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
         _cleanup_(usage_report_freep) UsageReport *usage = NULL;
         _cleanup_(nvme_inventory_freep) NvmeInventory *inventory = NULL;
-        _cleanup_(json_object_putp) struct json_object *daemon_state = NULL;
+        _cleanup_json_ struct json_object *daemon_state = NULL;
         int r;
 
         r = module_stack_read(&stack);
@@ -264,7 +258,7 @@ static int unload_exit_code(UnloadOutcome o) {
 
 static int cmd_unload(const Args *a) {
         _cleanup_(unload_result_freep) UnloadResult *res = NULL;
-        _cleanup_(json_object_putp) struct json_object *o = NULL;
+        _cleanup_json_ struct json_object *o = NULL;
         UnloadOptions opts = { .dry_run = a->dry_run };
         int r;
 

@@ -74,30 +74,12 @@ start_container() {
   sleep 600 &
   container_pid=$!
   local croot=/proc/$container_pid/root/lib/modules/$rel
-  mkdir -p "$root/proc/$container_pid"
-  echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$ID.scope" > "$root/proc/$container_pid/cgroup"
-  # trust (daemon/container-privilege.c): a privileged container, CapEff with
-  # CAP_SYS_MODULE (bit 16) unless told otherwise, in the host's user
-  # namespace (its ns/user is /proc/1/ns/user: the same inode).
-  mkdir -p "$root/proc/1/ns" "$root/proc/$container_pid/ns"
-  [ -e "$root/proc/1/ns/user" ] || echo 'user:[4026531837]' > "$root/proc/1/ns/user"
-  ln -f "$root/proc/1/ns/user" "$root/proc/$container_pid/ns/user"
-  printf 'Name:\tsleep\nCapEff:\t%s\n' "$capeff" > "$root/proc/$container_pid/status"
   # NVIDIA's build: out-of-tree, depends on nothing the host lacks, GDS hooks exported
   fn ko $croot extra/mlnx-nvme/host/nvme-core.ko nvme_core t10-pi - fake_taint=OE
   fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops
   fn modules-dep $croot
-  local d=$root/run/containers/storage/overlay-containers/$ID/userdata
-  mkdir -p "$d"
-  cat > "$d/.config.json.tmp" <<JSON
-{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"]},
- "annotations":{"io.kubernetes.container.name":"$name",
-  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p",
-  "io.kubernetes.pod.namespace":"$ns",
-  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"}}
-JSON
-  mv "$d/.config.json.tmp" "$d/config.json"
-  echo "$container_pid" > "$d/.pidfile.tmp" && mv "$d/.pidfile.tmp" "$d/pidfile"
+  # last: the store entry is what tells the daemon the container started
+  fn container $container_pid $ID "$ns" "$name" "$capeff"
 }
 
 stop_container() {

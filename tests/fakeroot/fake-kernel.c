@@ -44,12 +44,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fake-node.h"
+#include "fake-syscall.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -178,10 +176,7 @@ static Rule *take_rule(const char *call, const char *module) {
         load_script();
         for (size_t i = 0; i < n_rules; i++) {
                 Rule *r = &rules[i];
-                bool call_ok = strcmp(r->call, call) == 0 ||
-                               (strcmp(r->call, "load") == 0 && strstr(call, "init_module"));
-
-                if (!call_ok || strcmp(r->module, module) != 0 || r->remaining == 0)
+                if (!module_call_matches(r->call, call) || strcmp(r->module, module) != 0 || r->remaining == 0)
                         continue;
                 if (r->remaining > 0)
                         r->remaining--;
@@ -325,18 +320,28 @@ static long do_load(const char *call, const void *image, size_t size, unsigned f
 }
 
 static long do_finit_module(int fd, const char *args, unsigned flags) {
-        struct stat st;
-        void *image;
+        ModuleImage image;
         long r;
 
-        if (fstat(fd, &st) < 0)
-                return -1;
-        image = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (image == MAP_FAILED)
-                return fail_with(ENOEXEC);
-        r = do_load("finit_module", image, (size_t) st.st_size, flags);
-        munmap(image, (size_t) st.st_size);
+        r = module_image_map(fd, &image);
+        if (r < 0)
+                return fail_with((int) -r);
+        r = do_load("finit_module", image.data, image.size, flags);
+        module_image_unmap(&image);
         return r;
+}
+
+static long do_module_call(const ModuleCall *c) {
+        switch (c->kind) {
+        case MODULE_CALL_DELETE:
+                return do_delete_module(c->name, c->flags);
+        case MODULE_CALL_INIT:
+                return do_load("init_module", c->image, c->size, 0);
+        case MODULE_CALL_FINIT:
+                return do_finit_module(c->fd, c->args, c->flags);
+        default:
+                return fail_with(ENOSYS);
+        }
 }
 
 EXPORT long delete_module(const char *name, unsigned int flags);
@@ -356,25 +361,17 @@ int finit_module(int fd, const char *args, int flags) {
 
 EXPORT long syscall(long number, ...);
 long syscall(long number, ...) {
-        static long (*real)(long, ...);
-        long a[6];
+        SyscallArgs s;
+        ModuleCall c;
         va_list ap;
 
         va_start(ap, number);
-        for (int i = 0; i < 6; i++)
-                a[i] = va_arg(ap, long);
+        syscall_args_unpack(&s, number, ap);
         va_end(ap);
 
-        if (number == __NR_delete_module)
-                return do_delete_module((const char *) a[0], (unsigned) a[1]);
-        if (number == __NR_finit_module)
-                return do_finit_module((int) a[0], (const char *) a[1], (unsigned) a[2]);
-        if (number == __NR_init_module)
-                return do_load("init_module", (const void *) a[0], (size_t) a[1], 0);
-
-        if (!real)
-                real = (long (*)(long, ...)) dlsym(RTLD_NEXT, "syscall");
-        return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+        if (module_call_from_syscall(&s, &c))
+                return do_module_call(&c);
+        return syscall_args_forward(&s);
 }
 
 /* ---- exclusive opens ---------------------------------------------------- */

@@ -14,7 +14,13 @@
  *   modules-dep TREE
  *   osrelease RELEASE
  *   loaded NAME                         exit 0 when loaded, 1 when not
- *   refcnt NAME                         prints the refcnt */
+ *   refcnt NAME                         prints the refcnt
+ *   container PID ID [NAMESPACE [NAME [CAPEFF|- [own-userns]]]]
+ *                                       CRI-O's view of a container: its
+ *                                       cgroup, status (CapEff; default
+ *                                       privileged) and user namespace (the
+ *                                       host's unless own-userns), then its
+ *                                       store entry */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +117,17 @@ static int run(FakeNode *n, int argc, char **argv) {
         if (strcmp(cmd, "modules-dep") == 0) {
                 NEED(1);
                 return fake_node_write_modules_dep(n, argv[1]);
+        }
+        if (strcmp(cmd, "container") == 0) {
+                NEED(2);
+                return fake_node_add_container(n, &(FakeContainer) {
+                        .pid = atoi(argv[1]),
+                        .id = argv[2],
+                        .namespace = argc > 3 ? argv[3] : NULL,
+                        .name = argc > 4 ? argv[4] : NULL,
+                        .capeff = argc > 5 && strcmp(argv[5], "-") ? argv[5] : NULL,
+                        .own_userns = argc > 6 && strcmp(argv[6], "own-userns") == 0,
+                });
         }
         if (strcmp(cmd, "loaded") == 0) {
                 NEED(1);

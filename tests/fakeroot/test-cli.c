@@ -174,6 +174,22 @@ static int removal_index(const char *klog, const char *m) {
         return p ? (int) (p - klog) : -1;
 }
 
+/* The module state is the one taken before the run (before: from
+ * module_state(); freed here). */
+static void assert_module_state_is(char *before, const char *why) {
+        char *after = module_state();
+
+        cr_assert_str_eq(before, after, "%s", why);
+        free(before);
+        free(after);
+}
+
+/* The run made no module call and left the module state as it was. */
+static void assert_touched_nothing(const CliRun *r, char *before) {
+        cr_assert_eq(count_lines_with(r->klog, "module"), 0, "the kernel was called");
+        assert_module_state_is(before, "the module state changed");
+}
+
 static void assert_never_forced(const char *klog) {
         for (const char *p = strstr(klog, "flags=0x"); p; p = strstr(p + 1, "flags=0x")) {
                 unsigned long flags = strtoul(p + 8, NULL, 16);
@@ -409,7 +425,7 @@ Test(fakeroot, unload_free_removes_all_in_order) {
 
 Test(fakeroot, unload_dry_run_touches_nothing) {
         CliRun r;
-        char *before, *after;
+        char *before;
 
         tcp_node();
         before = module_state();
@@ -417,17 +433,13 @@ Test(fakeroot, unload_dry_run_touches_nothing) {
         dump(&r);
         cr_assert_eq(r.exit_code, 0);
         cr_assert(strstr(r.out, "would-remove"));
-        cr_assert_eq(count_lines_with(r.klog, "module"), 0);
-        after = module_state();
-        cr_assert_str_eq(before, after);
-        free(before);
-        free(after);
+        assert_touched_nothing(&r, before);
         cli_run_done(&r);
 }
 
 Test(fakeroot, unload_refused_when_in_use_touches_nothing) {
         CliRun r;
-        char *before, *after;
+        char *before;
 
         tcp_node();
         cr_assert_eq(fake_node_add_mount(node, "nvme0n1p1", "/var/lib/containers", "xfs"), 0);
@@ -436,11 +448,7 @@ Test(fakeroot, unload_refused_when_in_use_touches_nothing) {
         dump(&r);
         cr_assert_eq(r.exit_code, 3);
         cr_assert(strstr(r.out, "nvme0n1p1") && strstr(r.out, "/var/lib/containers"), "blocker not named");
-        cr_assert_eq(count_lines_with(r.klog, "module"), 0, "the kernel was called");
-        after = module_state();
-        cr_assert_str_eq(before, after);
-        free(before);
-        free(after);
+        assert_touched_nothing(&r, before);
         cli_run_done(&r);
 }
 
@@ -462,7 +470,7 @@ Test(fakeroot, unload_retries_eagain_once) {
 
 Test(fakeroot, unload_eagain_forever_puts_back) {
         CliRun r;
-        char *before, *after;
+        char *before;
 
         tcp_node();
         before = module_state();
@@ -482,10 +490,7 @@ Test(fakeroot, unload_eagain_forever_puts_back) {
                 cr_assert(loaded(*m));
         }
         assert_never_forced(r.klog);
-        after = module_state();
-        cr_assert_str_eq(before, after, "final state differs from the initial one");
-        free(before);
-        free(after);
+        assert_module_state_is(before, "final state differs from the initial one");
         cli_run_done(&r);
 }
 
@@ -642,7 +647,7 @@ Test(fakeroot, restore_loads_the_in_tree_stack) {
 
 Test(fakeroot, unload_refused_when_plan_blocked) {
         CliRun r;
-        char *before, *after;
+        char *before;
 
         /* nvme_core pinned by two references nothing on the node explains. */
         host_tree();
@@ -655,11 +660,7 @@ Test(fakeroot, unload_refused_when_plan_blocked) {
         dump(&r);
         cr_assert_eq(r.exit_code, 3);
         cr_assert(strstr(r.out, "refused-blocked") && strstr(r.out, "nvme_core"), "blocker not named");
-        cr_assert_eq(count_lines_with(r.klog, "module"), 0, "the kernel was called");
-        after = module_state();
-        cr_assert_str_eq(before, after);
-        free(before);
-        free(after);
+        assert_touched_nothing(&r, before);
         cli_run_done(&r);
 }
 

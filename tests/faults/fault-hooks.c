@@ -28,12 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fake-node.h"
+#include "fake-syscall.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -47,7 +45,7 @@ static bool stall_matches(const char *call, const char *module) {
                 return false;
         if (strcmp(wmod, module) != 0)
                 return false;
-        return strcmp(wcall, call) == 0 || (strcmp(wcall, "load") == 0 && strstr(call, "init_module"));
+        return module_call_matches(wcall, call);
 }
 
 static void maybe_stall(const char *call, const char *module) {
@@ -82,39 +80,43 @@ static void before_load(const char *call, const void *image, size_t size) {
 }
 
 static void before_finit(int fd) {
-        struct stat st;
-        void *image;
+        ModuleImage image;
 
-        if (fstat(fd, &st) < 0 || st.st_size <= 0)
+        if (module_image_map(fd, &image) < 0)
                 return;
-        image = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (image == MAP_FAILED)
-                return;
-        before_load("finit_module", image, (size_t) st.st_size);
-        munmap(image, (size_t) st.st_size);
+        before_load("finit_module", image.data, image.size);
+        module_image_unmap(&image);
+}
+
+static void before_module_call(const ModuleCall *c) {
+        switch (c->kind) {
+        case MODULE_CALL_DELETE:
+                maybe_stall("delete_module", c->name);
+                break;
+        case MODULE_CALL_INIT:
+                before_load("init_module", c->image, c->size);
+                break;
+        case MODULE_CALL_FINIT:
+                before_finit(c->fd);
+                break;
+        default:
+                break;
+        }
 }
 
 EXPORT long syscall(long number, ...);
 long syscall(long number, ...) {
-        static long (*next)(long, ...);
-        long a[6];
+        SyscallArgs s;
+        ModuleCall c;
         va_list ap;
 
         va_start(ap, number);
-        for (int i = 0; i < 6; i++)
-                a[i] = va_arg(ap, long);
+        syscall_args_unpack(&s, number, ap);
         va_end(ap);
 
-        if (number == __NR_delete_module)
-                maybe_stall("delete_module", (const char *) a[0]);
-        else if (number == __NR_finit_module)
-                before_finit((int) a[0]);
-        else if (number == __NR_init_module)
-                before_load("init_module", (const void *) a[0], (size_t) a[1]);
-
-        if (!next)
-                next = (long (*)(long, ...)) dlsym(RTLD_NEXT, "syscall");
-        return next(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+        if (module_call_from_syscall(&s, &c))
+                before_module_call(&c);
+        return syscall_args_forward(&s);
 }
 
 EXPORT long delete_module(const char *name, unsigned int flags);

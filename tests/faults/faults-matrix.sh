@@ -288,20 +288,9 @@ run_cli_row() {
 start_container() {
   sleep 600 &
   container_pid=$!
-  mkdir -p "$root/proc/$container_pid"
-  echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$ID.scope" > "$root/proc/$container_pid/cgroup"
   container_tree $container_pid
-  local d=$root/run/containers/storage/overlay-containers/$ID/userdata
-  mkdir -p "$d"
-  cat > "$d/.config.json.tmp" <<JSON
-{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"]},
- "annotations":{"io.kubernetes.container.name":"mofed-container",
-  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p",
-  "io.kubernetes.pod.namespace":"nvidia-network-operator",
-  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"}}
-JSON
-  mv "$d/.config.json.tmp" "$d/config.json"
-  echo "$container_pid" > "$d/.pidfile.tmp" && mv "$d/.pidfile.tmp" "$d/pidfile"
+  # last: the store entry is what tells the daemon the container started
+  fn container $container_pid $ID
 }
 
 # The kernel's view of a container that is gone: process, /proc entry, store.
@@ -520,7 +509,9 @@ run_kill_row() {
       wait_state idle; start_container; wait_state unloaded-waiting-driver; ready; wait_file "$tmp/stalled"
       [ "$(state)" = loading ] || fail "mid-load the state file says $(state)"
       kill_daemon
-      start_daemon; wait_log "previous state loading"; wait_state "$SETTLED" ;;
+      # The restart resumes through idle (a settled state) before it
+      # finishes the swap: wait for its "started in state", then settle.
+      start_daemon; wait_log "previous state loading"; wait_log "started in state" 2; wait_state "$SETTLED" ;;
     swapped)
       start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; ready
       wait_state swapped; kill_daemon

@@ -12,6 +12,7 @@
 #include "actions/module-elf.h"
 #include "actions/module-file.h"
 #include "actions/module-tree.h"
+#include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
@@ -79,9 +80,6 @@ ModuleTree *module_tree_free(ModuleTree *t) {
         free(t);
         return NULL;
 }
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleTree *, module_tree_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 
 #define SWAP_ENTRY(a, b)                        \
         do {                                    \

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/macro.h"
+
 struct kmod_ctx;
 
 typedef struct ModuleTreeEntry {
@@ -49,6 +51,7 @@ int module_tree_open_at(int root_fd, const char *in_root, const char *display, M
  * *ret_size, or -errno (-EXDEV: it resolves outside the root). */
 int module_tree_open_module(const ModuleTree *t, const ModuleTreeEntry *e, int *ret_fd, size_t *ret_size);
 ModuleTree *module_tree_free(ModuleTree *t);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleTree *, module_tree_free);
 const ModuleTreeEntry *module_tree_find(const ModuleTree *t, const char *name);
 
 

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include "actions/module-live.h"
 #include "actions/module-tree.h"
 #include "actions/stack-load.h"
+#include "host/host-kernel.h"
 #include "host/host-root.h"
 #include "host/kernel-target.h"
 #include "modules/module-stack.h"
@@ -81,32 +81,9 @@ LoadResult *load_result_free(LoadResult *r) {
         return NULL;
 }
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
 
 bool load_result_ok(const LoadResult *r) {
         return r && !r->failed_module;
-}
-
-int running_kernel_release(char **ret) {
-        _cleanup_free_ char *path = NULL, *line = NULL;
-        struct utsname u;
-        int r;
-
-        r = host_path("/proc/sys/kernel/osrelease", &path);
-        if (r < 0)
-                return r;
-        r = read_one_line_file(path, &line);
-        if (r >= 0 && line[0] && !strchr(line, ' ')) {
-                *ret = TAKE_PTR(line);
-                return 0;
-        }
-        /* Under a fake root, the real kernel's release would be a lie. */
-        if (!host_root_is_real())
-                return r < 0 ? r : -EINVAL;
-        if (uname(&u) < 0)
-                return -errno;
-        *ret = strdup(u.release);
-        return *ret ? 0 : -ENOMEM;
 }
 
 _printf_(4, 5)
@@ -566,7 +543,7 @@ int stack_load(const LoadOptions *opts, LoadResult **ret) {
         r = kernel_target_check();
         if (r < 0)
                 return r;
-        r = running_kernel_release(&release);
+        r = host_kernel_release(&release);
         if (r < 0)
                 return r;
         res = calloc(1, sizeof(*res));

@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/macro.h"
+
 /* The whole load (resolving, reading, inserting) must end within this: a
  * hostile or broken tree must not hold the node without a driver. It is
  * checked before every step; each step is bounded by itself (O_NONBLOCK
@@ -82,7 +84,5 @@ typedef struct LoadResult {
 int stack_load(const LoadOptions *opts, LoadResult **ret);
 bool load_result_ok(const LoadResult *r);
 
-/* The running kernel's release: <root>/proc/sys/kernel/osrelease, uname -r
- * when that cannot be read on the real host. 0 or -errno. */
-int running_kernel_release(char **ret);
 LoadResult *load_result_free(LoadResult *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);

@@ -23,9 +23,6 @@
 #define UNLOAD_BACKOFF_FIRST_MS 10u
 #define UNLOAD_BACKOFF_MAX_MS 100u
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(RemovalPlan *, removal_plan_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(LoadResult *, load_result_free);
 
 static const char *const outcome_table[_UNLOAD_OUTCOME_MAX] = {
         [UNLOAD_OUTCOME_REMOVED] = "removed",
@@ -63,7 +60,6 @@ UnloadResult *unload_result_free(UnloadResult *r) {
         return NULL;
 }
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(UnloadResult *, unload_result_free);
 
 static int result_new(UnloadResult **ret) {
         _cleanup_(unload_result_freep) UnloadResult *r = calloc(1, sizeof(*r));

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 
 #include "usage/usage-check.h"
+#include "util/macro.h"
 
 typedef enum UnloadOutcome {
         UNLOAD_OUTCOME_REMOVED,           /* was loaded, now gone */
@@ -65,3 +66,4 @@ UnloadOutcome unload_outcome_from_string(const char *s);
  * an error); -errno only when the state could not even be read. */
 int stack_unload(const UnloadOptions *opts, UnloadResult **ret);
 UnloadResult *unload_result_free(UnloadResult *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UnloadResult *, unload_result_free);

@@ -7,6 +7,7 @@
 
 #include "host/host-root.h"
 #include "util/macro.h"
+#include "util/string-util.h"
 
 /* NULL until first use; then the prefix without trailing slash ("" = real host). */
 static char *root_prefix;
@@ -66,12 +67,9 @@ int host_path(const char *abs_path, char **ret) {
 int host_pathf(char **ret, const char *fmt, ...) {
         _cleanup_free_ char *rel = NULL;
         va_list ap;
-        int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&rel, fmt, ap);
+        rel = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        return host_path(rel, ret);
+        return rel ? host_path(rel, ret) : -ENOMEM;
 }

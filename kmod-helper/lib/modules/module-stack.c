@@ -18,6 +18,13 @@ const char *const nvme_stack_modules[] = {
         NULL,
 };
 
+bool nvme_stack_module(const char *name) {
+        for (const char *const *m = nvme_stack_modules; name && *m; m++)
+                if (streq(*m, name))
+                        return true;
+        return false;
+}
+
 /* The state that is read once per stack read and shared by every module. */
 typedef struct StackReadContext {
         ProcModules *proc;
@@ -54,9 +61,6 @@ ModuleStack *module_stack_free(ModuleStack *s) {
         return NULL;
 }
 
-static inline void module_stack_freep(ModuleStack **s) {
-        module_stack_free(*s);
-}
 
 /* An optional one-line sysfs attribute of /sys/module/<name>/: NULL when absent. */
 static int read_module_attr(const char *name, const char *attr, char **ret) {

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/macro.h"
+
 typedef enum ModuleOrigin {
         MODULE_ORIGIN_ABSENT,      /* not loaded */
         MODULE_ORIGIN_IN_TREE,     /* the kernel's own build: no O taint */
@@ -38,8 +40,11 @@ typedef struct ModuleStack {
         size_t n_modules;
 } ModuleStack;
 
-/* The modules that make up the NVMe host stack, NULL-terminated. */
+/* The modules that make up the NVMe host stack, NULL-terminated: the one
+ * list the guard, the daemon's uevent filter and its reload guard use. */
 extern const char *const nvme_stack_modules[];
+/* Whether name (kernel spelling) is one of them. */
+bool nvme_stack_module(const char *name);
 
 const char *module_origin_to_string(ModuleOrigin o);
 ModuleOrigin module_origin_from_string(const char *s);
@@ -51,6 +56,7 @@ ModuleOrigin module_origin_classify(bool loaded, const char *taint, bool depends
 /* Reads the whole stack. 0 or -errno; *ret untouched on failure. */
 int module_stack_read(ModuleStack **ret);
 ModuleStack *module_stack_free(ModuleStack *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);
 const ModuleInfo *module_stack_find(const ModuleStack *s, const char *name);
 bool module_stack_any_loaded(const ModuleStack *s);
 

@@ -26,9 +26,6 @@ ProcModules *proc_modules_free(ProcModules *m) {
         return NULL;
 }
 
-static inline void proc_modules_freep(ProcModules **m) {
-        proc_modules_free(*m);
-}
 
 static int parse_users(const char *field, char ***ret) {
         _cleanup_strv_free_ char **users = strv_new_empty();

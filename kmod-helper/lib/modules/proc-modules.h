@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "util/macro.h"
+
 typedef struct ProcModule {
         char *name;
         unsigned long size;
@@ -29,4 +31,5 @@ int proc_modules_parse(const char *text, ProcModules **ret);
 int proc_modules_read(ProcModules **ret);
 
 ProcModules *proc_modules_free(ProcModules *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ProcModules *, proc_modules_free);
 const ProcModule *proc_modules_find(const ProcModules *m, const char *name);

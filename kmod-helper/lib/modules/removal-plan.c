@@ -16,9 +16,6 @@ RemovalPlan *removal_plan_free(RemovalPlan *p) {
         return NULL;
 }
 
-static inline void removal_plan_freep(RemovalPlan **p) {
-        removal_plan_free(*p);
-}
 
 static bool is_loaded(const ModuleStack *s, const char *name) {
         const ModuleInfo *m = module_stack_find(s, name);

@@ -6,6 +6,7 @@
  * last), built from the live holders graph. Pure: works on a ModuleStack. */
 
 #include "modules/module-stack.h"
+#include "util/macro.h"
 
 typedef struct RemovalPlan {
         char **order;    /* NULL-terminated; empty when nothing is loaded */
@@ -17,3 +18,4 @@ typedef struct RemovalPlan {
 /* 0 or -errno (-ENOMEM); *ret untouched on failure. */
 int removal_plan_build(const ModuleStack *stack, RemovalPlan **ret);
 RemovalPlan *removal_plan_free(RemovalPlan *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RemovalPlan *, removal_plan_free);

@@ -8,6 +8,7 @@
 
 #include "host/host-root.h"
 #include "nvme/nvme-block-devices.h"
+#include "util/alloc-util.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/parse-util.h"
@@ -59,31 +60,19 @@ static void scan_done(Scan *s) {
 NvmeBlockDevices *nvme_block_devices_free(NvmeBlockDevices *d) {
         if (!d)
                 return NULL;
-        for (size_t i = 0; i < d->n_devices; i++)
-                device_done(&d->devices[i]);
-        free(d->devices);
+        device_list_done(&(DeviceList) { .devices = d->devices, .n = d->n_devices });
         strv_free(d->notes);
         free(d);
         return NULL;
 }
 
-static inline void nvme_block_devices_freep(NvmeBlockDevices **d) {
-        nvme_block_devices_free(*d);
-}
 
 /* Takes *d over (it is zeroed) on success and on failure. */
 static int device_list_add(DeviceList *l, NvmeBlockDevice *d) {
-        if (l->n == l->alloc) {
-                size_t alloc = l->alloc * 2 + 16;
-                NvmeBlockDevice *grown = realloc(l->devices, alloc * sizeof(NvmeBlockDevice));
-
-                if (!grown) {
-                        device_done(d);
-                        *d = (NvmeBlockDevice) {};
-                        return -ENOMEM;
-                }
-                l->devices = grown;
-                l->alloc = alloc;
+        if (ARRAY_RESERVE(l->devices, l->alloc, l->n, 16) < 0) {
+                device_done(d);
+                *d = (NvmeBlockDevice) {};
+                return -ENOMEM;
         }
         l->devices[l->n++] = *d;
         *d = (NvmeBlockDevice) {};

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/macro.h"
+
 typedef struct NvmeBlockDevice {
         char *name;          /* "nvme0n1", "nvme0n1p2" */
         char *namespace_name;/* the namespace this is, or the one it is a partition of */
@@ -37,6 +39,7 @@ typedef struct NvmeBlockDevices {
 /* 0 or -errno; no NVMe devices is an empty list, not an error. */
 int nvme_block_devices_scan(NvmeBlockDevices **ret);
 NvmeBlockDevices *nvme_block_devices_free(NvmeBlockDevices *d);
+DEFINE_TRIVIAL_CLEANUP_FUNC(NvmeBlockDevices *, nvme_block_devices_free);
 const NvmeBlockDevice *nvme_block_devices_find(const NvmeBlockDevices *d, const char *name);
 
 /* Pure name checks, kernel naming (drivers/nvme/host/core.c, multipath.c):

@@ -5,7 +5,7 @@
 
 #include "host/host-root.h"
 #include "nvme/nvme-block-devices.h"
-#include "nvme/nvme-inventory-internal.h"
+#include "nvme/nvme-inventory-sources.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/parse-util.h"

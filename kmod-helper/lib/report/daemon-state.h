@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The daemon's state file as the CLI shows it: `nvme-swapguard-kmod status`
- * tells an operator what the daemon is doing next to what the kernel says.
- * The daemon writes the file (daemon/state-file.c); this only reads it. */
+/* The daemon's state file, /run/nvme-swapguard/state.json: its place, its
+ * keys and its reading are defined here once, for the daemon that writes it
+ * (daemon/state-file.c) and the CLI whose `status` shows what the daemon is
+ * doing next to what the kernel says. */
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -11,9 +12,33 @@
 #define DAEMON_STATE_DIR "/run/nvme-swapguard"
 #define DAEMON_STATE_FILE DAEMON_STATE_DIR "/state.json"
 
+/* The daemon writes a few KiB; anything far larger is not its file. */
+#define DAEMON_STATE_MAX_BYTES (1024U * 1024U)
+
+/* One JSON object: */
+#define DAEMON_STATE_KEY_STATE              "state"               /* swap-state name */
+#define DAEMON_STATE_KEY_SINCE              "since_usec"          /* CLOCK_REALTIME of the last transition */
+#define DAEMON_STATE_KEY_CONTAINER          "container"           /* object, absent when none: */
+#define DAEMON_STATE_KEY_CONTAINER_ID       "id"
+#define DAEMON_STATE_KEY_CONTAINER_POD      "pod"
+#define DAEMON_STATE_KEY_CONTAINER_PID      "pid"
+#define DAEMON_STATE_KEY_MODULES_BEFORE     "modules_before"      /* [string] */
+#define DAEMON_STATE_KEY_NAMESPACES_BEFORE  "namespaces_before"   /* [object]: */
+#define DAEMON_STATE_KEY_NAMESPACE_NAME     "name"
+#define DAEMON_STATE_KEY_NAMESPACE_SERIAL   "serial"
+#define DAEMON_STATE_KEY_NAMESPACE_NSID     "nsid"
+#define DAEMON_STATE_KEY_READY_DEADLINE     "ready_deadline_usec" /* CLOCK_REALTIME; 0: none runs */
+#define DAEMON_STATE_KEY_MESSAGE            "message"             /* the last report, one line */
+#define DAEMON_STATE_KEY_BLOCKERS           "blockers"            /* [string], when blocked */
+#define DAEMON_STATE_KEY_MISSING_NAMESPACES "missing_namespaces"  /* [string] */
+
+/* Pure: the text of the file as a JSON object; -EBADMSG when it is not one. */
+int daemon_state_parse(const char *text, struct json_object **ret);
+
 /* Reads DAEMON_STATE_FILE through host-root. 0 with *ret = NULL when there is
  * no such file (the daemon has not run since boot); -EBADMSG when it is not
- * a JSON object; other -errno from reading. */
+ * a regular file of at most DAEMON_STATE_MAX_BYTES holding a JSON object;
+ * other -errno from reading. */
 int daemon_state_read(struct json_object **ret);
 
 /* One or two lines for the text status: state, message, container. */

@@ -5,19 +5,12 @@
 #include <string.h>
 
 #include "report/report-json.h"
+#include "util/json-util.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
-#define _cleanup_json_ _cleanup_(json_object_putp)
-
-/* json_object_object_add() takes ownership of val even when it fails (0.14:
- * it returns -1 only for a NULL object), so a NULL val for "no memory" and
- * a NULL val meaning JSON null cannot be told apart: constructors are
- * checked by the callers that need it (json_add_string). */
-static int json_add(struct json_object *o, const char *key, struct json_object *val) {
-        return json_object_object_add(o, key, val) < 0 ? -ENOMEM : 0;
-}
+/* A NULL value is JSON null here: constructors are checked by the callers
+ * that need it (json_add_string). */
 
 static int json_add_string(struct json_object *o, const char *key, const char *s) {
         struct json_object *v = NULL;
@@ -51,37 +44,12 @@ static int json_add_errno(struct json_object *o, const char *num_key, const char
         return r < 0 ? r : json_add_string(o, text_key, strerror(error));
 }
 
-static int json_strv(char *const *l, struct json_object **ret) {
-        _cleanup_json_ struct json_object *a = json_object_new_array();
-
-        if (!a)
-                return -ENOMEM;
-        STRV_FOREACH(s, l) {
-                struct json_object *v = json_object_new_string(*s);
-
-                if (!v || json_object_array_add(a, v) < 0) {
-                        json_object_put(v);
-                        return -ENOMEM;
-                }
-        }
-        *ret = TAKE_PTR(a);
-        return 0;
-}
-
 static int json_add_strv(struct json_object *o, const char *key, char *const *l) {
         struct json_object *a;
         int r;
 
-        r = json_strv(l, &a);
+        r = json_array_from_strv(l, &a);
         return r < 0 ? r : json_add(o, key, a);
-}
-
-static int array_add(struct json_object *a, struct json_object *v) {
-        if (json_object_array_add(a, v) < 0) {
-                json_object_put(v);
-                return -ENOMEM;
-        }
-        return 0;
 }
 
 int report_module_json(const ModuleInfo *m, struct json_object **ret) {
@@ -148,7 +116,7 @@ static int users_json(const UsageReport *usage, const NvmeBlockDevice *d, struct
                 r = report_usage_json(&usage->usages[i], &u);
                 if (r < 0)
                         return r;
-                r = array_add(a, u);
+                r = json_array_add(a, u);
                 if (r < 0)
                         return r;
         }
@@ -176,7 +144,7 @@ static int partitions_json(const NvmeBlockDevices *devs, const char *ns, struct 
                 if (!p->is_partition || !p->namespace_name || !streq(p->namespace_name, ns))
                         continue;
                 v = json_object_new_string(p->name);
-                if (!v || array_add(a, v) < 0)
+                if (!v || json_array_add(a, v) < 0)
                         return -ENOMEM;
         }
         *ret = TAKE_PTR(a);
@@ -247,13 +215,13 @@ static int subsystem_json(const NvmeInventorySubsystem *s, struct json_object **
         for (size_t i = 0; i < s->n_controllers; i++) {
                 struct json_object *c;
 
-                if ((r = controller_json(&s->controllers[i], &c)) < 0 || (r = array_add(ctrls, c)) < 0)
+                if ((r = controller_json(&s->controllers[i], &c)) < 0 || (r = json_array_add(ctrls, c)) < 0)
                         return r;
         }
         for (size_t i = 0; i < s->n_namespaces; i++) {
                 struct json_object *n;
 
-                if ((r = inventory_namespace_json(&s->namespaces[i], &n)) < 0 || (r = array_add(nss, n)) < 0)
+                if ((r = inventory_namespace_json(&s->namespaces[i], &n)) < 0 || (r = json_array_add(nss, n)) < 0)
                         return r;
         }
         if ((r = json_add_string(o, "name", s->name)) < 0 || (r = json_add_string(o, "nqn", s->nqn)) < 0 ||
@@ -273,7 +241,7 @@ int report_inventory_json(const NvmeInventory *inv, struct json_object **ret) {
         for (size_t i = 0; i < inv->n_subsystems; i++) {
                 struct json_object *s;
 
-                if ((r = subsystem_json(&inv->subsystems[i], &s)) < 0 || (r = array_add(subs, s)) < 0)
+                if ((r = subsystem_json(&inv->subsystems[i], &s)) < 0 || (r = json_array_add(subs, s)) < 0)
                         return r;
         }
         if ((r = json_add_string(o, "source", inv->source)) < 0 || (r = json_add(o, "subsystems", TAKE_PTR(subs))) < 0)
@@ -298,7 +266,7 @@ int report_status_json(const ModuleStack *stack, const UsageReport *usage, const
                 r = report_module_json(&stack->modules[i], &m);
                 if (r < 0)
                         return r;
-                r = array_add(mods, m);
+                r = json_array_add(mods, m);
                 if (r < 0)
                         return r;
         }
@@ -311,7 +279,7 @@ int report_status_json(const ModuleStack *stack, const UsageReport *usage, const
                 r = namespace_json(usage, d, &n);
                 if (r < 0)
                         return r;
-                r = array_add(nss, n);
+                r = json_array_add(nss, n);
                 if (r < 0)
                         return r;
         }
@@ -356,7 +324,7 @@ int report_check_json(const UsageReport *usage, struct json_object **ret) {
                 r = device_json(usage, &usage->devices->devices[i], &d);
                 if (r < 0)
                         return r;
-                r = array_add(devs, d);
+                r = json_array_add(devs, d);
                 if (r < 0)
                         return r;
         }
@@ -447,7 +415,7 @@ int report_load_json(const LoadResult *res, struct json_object **ret) {
                 r = loaded_json(&res->modules[i], &m);
                 if (r < 0)
                         return r;
-                r = array_add(mods, m);
+                r = json_array_add(mods, m);
                 if (r < 0)
                         return r;
         }

@@ -4,18 +4,12 @@
 #include <string.h>
 
 #include "usage/device-index.h"
+#include "util/alloc-util.h"
 
 int device_index_add(DeviceIndex *idx, const char *name, dev_t devno, DeviceIndexKind kind, size_t ref,
                      size_t sub) {
-        if (idx->n == idx->alloc) {
-                size_t alloc = idx->alloc * 2 + 32;
-                DeviceIndexEntry *grown = realloc(idx->pending, alloc * sizeof(DeviceIndexEntry));
-
-                if (!grown)
-                        return -ENOMEM;
-                idx->pending = grown;
-                idx->alloc = alloc;
-        }
+        if (ARRAY_RESERVE(idx->pending, idx->alloc, idx->n, 32) < 0)
+                return -ENOMEM;
         idx->pending[idx->n] = (DeviceIndexEntry) { .name = name, .devno = devno, .kind = kind, .ref = ref, .sub = sub,
                                                        .seq = idx->n };
         idx->n++;

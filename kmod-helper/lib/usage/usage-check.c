@@ -97,9 +97,6 @@ UsageReport *usage_report_free(UsageReport *r) {
         return NULL;
 }
 
-static inline void usage_report_freep(UsageReport **r) {
-        usage_report_free(*r);
-}
 
 bool usage_report_in_use(const UsageReport *r) {
         return r && r->n_usages > 0;

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "nvme/nvme-block-devices.h"
+#include "util/macro.h"
 
 typedef enum UsageKind {
         USAGE_MOUNTED,          /* where = mount point, what = fstype */
@@ -57,6 +58,7 @@ int usage_describe(const Usage *u, char **ret);
 /* Checks every NVMe block device. 0 or -errno; *ret untouched on failure. */
 int usage_check(UsageReport **ret);
 UsageReport *usage_report_free(UsageReport *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
 bool usage_report_in_use(const UsageReport *r);
 /* Whether any usage names this device or one of its partitions. */
 bool usage_report_device_in_use(const UsageReport *r, const char *namespace_name);

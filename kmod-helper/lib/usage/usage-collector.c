@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "usage/usage-collector.h"
+#include "util/alloc-util.h"
 #include "util/strv.h"
 
 void usage_done(Usage *u) {
@@ -40,15 +41,8 @@ int usage_collector_add(UsageCollector *c, UsageKind kind, const char *device, c
                         const char *what, pid_t pid) {
         Usage u = { .kind = kind, .pid = pid };
 
-        if (c->n_usages == c->alloc) {
-                size_t alloc = c->alloc * 2 + 8;
-                Usage *grown = realloc(c->usages, alloc * sizeof(Usage));
-
-                if (!grown)
-                        return -ENOMEM;
-                c->usages = grown;
-                c->alloc = alloc;
-        }
+        if (ARRAY_RESERVE(c->usages, c->alloc, c->n_usages, 8) < 0)
+                return -ENOMEM;
         if (dup_opt(device, &u.device) < 0 || dup_opt(where, &u.where) < 0 || dup_opt(what, &u.what) < 0) {
                 usage_done(&u);
                 return -ENOMEM;

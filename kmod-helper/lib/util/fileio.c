@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,41 @@ int read_full_file_at(int dirfd, const char *path, char **ret, size_t *ret_size)
         return 0;
 }
 
+int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+        _cleanup_free_ char *buf = NULL;
+        struct stat st;
+        size_t n = 0;
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADMSG;
+        if ((uint64_t) st.st_size > max)
+                return -EFBIG;
+        buf = malloc((size_t) st.st_size + 1);
+        if (!buf)
+                return -ENOMEM;
+        while (n < (size_t) st.st_size) {
+                ssize_t k = read(fd, buf + n, (size_t) st.st_size - n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+        }
+        buf[n] = '\0';
+        *ret = TAKE_PTR(buf);
+        if (ret_size)
+                *ret_size = n;
+        return 0;
+}
+
 int read_one_line_file(const char *path, char **ret) {
         return read_one_line_file_at(AT_FDCWD, path, ret);
 }
@@ -96,11 +132,6 @@ int read_one_line_file_at(int dirfd, const char *path, char **ret) {
                 *nl = '\0';
         *ret = TAKE_PTR(buf);
         return 0;
-}
-
-static void closedirp(DIR **d) {
-        if (*d)
-                closedir(*d);
 }
 
 int read_dir_names(const char *path, char ***ret) {

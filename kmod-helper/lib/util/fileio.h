@@ -6,11 +6,23 @@
  * All return 0 or -errno (-ENOENT for a missing file, -EFBIG when a "small"
  * file is not); *ret is untouched on failure. */
 
+#include <dirent.h>
 #include <stddef.h>
+
+#include "util/macro.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 
 /* Upper bound for read_full_file(): sysfs attributes are one page, /proc
  * tables we read whole are far below this. */
 #define READ_FULL_FILE_MAX (16u * 1024u * 1024u)
+
+/* A regular file of at most max bytes, whole and NUL-terminated, for files
+ * that others write (a container's config.json and pidfile, the daemon's
+ * state file): a link is not followed (-ELOOP), a FIFO or device is
+ * -EBADMSG rather than a read that blocks or never ends, a larger file
+ * -EFBIG. A file that shrinks while read gives what was there. */
+int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size);
 
 /* The first line without its trailing newline ("" for an empty file). */
 int read_one_line_file(const char *path, char **ret);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/string-util.h"
 #include "util/strv.h"
 
 char **strv_new_empty(void) {
@@ -57,11 +58,9 @@ int strv_extend(char ***l, const char *s) {
 }
 
 int strv_extendfv(char ***l, const char *fmt, va_list ap) {
-        char *s;
+        char *s = strdup_vprintf(fmt, ap);
 
-        if (vasprintf(&s, fmt, ap) < 0)
-                return -ENOMEM;
-        return strv_push(l, s);
+        return s ? strv_push(l, s) : -ENOMEM;
 }
 
 int strv_extendf(char ***l, const char *fmt, ...) {
@@ -91,6 +90,29 @@ int strv_copy(char *const *l, char ***ret) {
 
 static int cmp_str(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+char *strv_join(char *const *l, const char *sep) {
+        size_t len = 1, n_sep = strlen(sep), at = 0;
+        char *s;
+
+        STRV_FOREACH(i, l)
+                len += strlen(*i) + n_sep;
+        s = malloc(len);
+        if (!s)
+                return NULL;
+        STRV_FOREACH(i, l) {
+                size_t n = strlen(*i);
+
+                if (i != l) {
+                        memcpy(s + at, sep, n_sep);
+                        at += n_sep;
+                }
+                memcpy(s + at, *i, n);
+                at += n;
+        }
+        s[at] = '\0';
+        return s;
 }
 
 void strv_sort(char **l) {

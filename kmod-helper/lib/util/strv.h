@@ -42,6 +42,9 @@ int strv_extendfv(char ***l, const char *fmt, va_list ap) _printf_(2, 0);
 /* A deep copy; NULL l gives an empty vector. 0 or -ENOMEM; *ret untouched on failure. */
 int strv_copy(char *const *l, char ***ret);
 
+/* The strings joined with sep ("" for an empty or NULL vector); NULL on ENOMEM. */
+char *strv_join(char *const *l, const char *sep);
+
 /* Sorts in place with strcmp order. */
 void strv_sort(char **l);
 

@@ -48,35 +48,35 @@ typedef struct Row {
 
 /* Columns: STARTED EXITED READY TIMEOUT USAGE MOD_IN_TREE MOD_OTHER STACK_GONE
  *          UNLOAD_DONE UNLOAD_REFUSED UNLOAD_FAILED UNLOAD_FAILED_UNRESTORED
- *          LOAD_DONE LOAD_FAILED RESTORE_DONE RESTORE_FAILED */
+ *          LOAD_DONE LOAD_FAILED RESTORE_DONE RESTORE_FAILED STOP_REQUESTED */
 static const Row table[_SWAP_STATE_MAX] = {
         { IDLE, &ctx_in_tree, {
                 X(SEEN, UL), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_),
-                X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_) } },
+                X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_) } },
         { SEEN, &ctx_in_tree, {
                 X(SEEN, N_), X(IDLE, N_), X(SEEN, UL), X(FAIL, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(UWD, N_),
-                X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_) } },
+                X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_) } },
         { BLKD, &ctx_in_tree, {
                 X(BLKD, N_), X(IDLE, N_), X(BLKD, UL), X(FAIL, N_), X(BLKD, RC), X(BLKD, N_), X(BLKD, N_), X(UWD, N_),
-                X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_) } },
+                X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_) } },
         { UWD, &ctx_unloaded, {
                 X(UWD, N_), X(RSTG, RS), X(LOAD, LD), X(RSTG, RS), X(UWD, N_), X(SEEN, RR), X(UWD, N_), X(UWD, N_),
-                X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_) } },
+                X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(RSTG, RS) } },
         { LOAD, &ctx_unloaded, {
                 X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_),
-                X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(SWPD, N_), X(RSTG, RS), X(LOAD, N_), X(LOAD, N_) } },
+                X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(SWPD, N_), X(RSTG, RS), X(LOAD, N_), X(LOAD, N_), X(RSTG, RS) } },
         { SWPD, &ctx_swapped, {
                 X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(RSTG, RS),
-                X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_) } },
+                X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_) } },
         { RSTG, &ctx_unloaded, {
                 X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_),
-                X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTD, N_), X(FAIL, N_) } },
+                X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTD, N_), X(FAIL, N_), X(RSTG, N_) } },
         { RSTD, &ctx_in_tree, {
                 X(SEEN, UL), X(IDLE, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_),
-                X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_) } },
+                X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_) } },
         { FAIL, &ctx_in_tree, {
                 X(SEEN, UL), X(IDLE, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_),
-                X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_) } },
+                X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_) } },
 };
 
 Test(swap_state, every_state_times_every_event) {
@@ -101,13 +101,14 @@ Test(swap_state, every_state_times_every_event) {
 /* Whatever the context: the result is a valid state, and the actions that
  * change the kernel only come with the state that says so. */
 Test(swap_state, invariants_over_all_contexts) {
-        for (unsigned bits = 0; bits < 32; bits++) {
+        for (unsigned bits = 0; bits < 64; bits++) {
                 SwapContext ctx = {
                         .unload_at = (bits & 1) ? UNLOAD_AT_DRIVER_READY : UNLOAD_AT_CONTAINER_START,
                         .load_from_container = bits & 2,
                         .ready_present = bits & 4,
                         .stack_loaded = bits & 8,
                         .replacement_loaded = (bits & 8) && (bits & 16),
+                        .stopping = bits & 32,
                 };
 
                 for (int s = 0; s < _SWAP_STATE_MAX; s++)
@@ -126,6 +127,12 @@ Test(swap_state, invariants_over_all_contexts) {
                                 if (e == SWAP_EVENT_CONTAINER_EXITED && swap_state_is_unloaded(s) &&
                                     s != SWAP_STATE_LOADING)
                                         cr_assert_eq(t.action, SWAP_ACTION_RESTORE);
+                                /* ... nor by a stop of the daemon. */
+                                if (e == SWAP_EVENT_STOP_REQUESTED && swap_state_is_unloaded(s))
+                                        cr_assert_eq(t.action, SWAP_ACTION_RESTORE);
+                                /* A stop starts nothing else. */
+                                if (e == SWAP_EVENT_STOP_REQUESTED && !swap_state_is_unloaded(s))
+                                        cr_assert(t.next == s && t.action == SWAP_ACTION_NONE);
                         }
         }
 }
@@ -188,6 +195,22 @@ Test(swap_state, container_seen_exit_with_replacement_is_swapped) {
         SwapTransition t = swap_state_next(SEEN, SWAP_EVENT_CONTAINER_EXITED, &ctx_swapped);
 
         cr_assert_eq(t.next, SWPD);
+}
+
+/* A stop while unloaded restores and ends in idle (the next start swaps
+ * again), not in restored (an abandoned swap the next start keeps). */
+Test(swap_state, stop_while_unloaded_restores_to_idle) {
+        SwapContext ctx = ctx_unloaded;
+
+        ctx.stopping = true;
+        SwapTransition t = swap_state_next(UWD, SWAP_EVENT_STOP_REQUESTED, &ctx);
+        cr_assert_eq(t.next, RSTG);
+        cr_assert_eq(t.action, RS);
+        t = swap_state_next(RSTG, SWAP_EVENT_RESTORE_DONE, &ctx);
+        cr_assert_eq(t.next, IDLE);
+        cr_assert_eq(t.action, N_);
+        t = swap_state_next(RSTG, SWAP_EVENT_RESTORE_FAILED, &ctx);
+        cr_assert_eq(t.next, FAIL);
 }
 
 Test(swap_state, invalid_input) {

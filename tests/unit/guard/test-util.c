@@ -3,8 +3,11 @@
 #include <sys/sysmacros.h>
 
 #include "fake-tree.h"
+#include "host/host-kernel.h"
+#include "util/alloc-util.h"
 #include "util/fileio.h"
 #include "util/parse-util.h"
+#include "util/string-util.h"
 #include "util/strv.h"
 
 Test(util, strv_push_length_contains_free) {
@@ -22,6 +25,60 @@ Test(util, strv_push_length_contains_free) {
         cr_assert_str_eq(l[2], "c1");
         cr_assert_null(l[3]);
         cr_assert_null(strv_free(NULL));
+}
+
+Test(util, strv_join) {
+        char *l[] = { (char *) "nvme", (char *) "nvme_core", NULL };
+        char *none[] = { NULL };
+        _cleanup_free_ char *a = strv_join(l, " "), *b = strv_join(none, ", "), *c = strv_join(NULL, " "),
+                            *d = strv_join(l, "; ");
+
+        cr_assert_str_eq(a, "nvme nvme_core");
+        cr_assert_str_eq(b, "");
+        cr_assert_str_eq(c, "");
+        cr_assert_str_eq(d, "nvme; nvme_core");
+}
+
+Test(util, array_reserve_grows_geometrically) {
+        _cleanup_free_ int *a = NULL;
+        size_t alloc = 0, n = 0;
+
+        for (int i = 0; i < 100; i++) {
+                cr_assert_eq(ARRAY_RESERVE(a, alloc, n, 4), 0);
+                cr_assert_gt(alloc, n);
+                a[n++] = i;
+        }
+        cr_assert_eq(alloc, 124, "4, 12, 28, 60, 124: got %zu", alloc);
+        for (int i = 0; i < 100; i++)
+                cr_assert_eq(a[i], i);
+        alloc = SIZE_MAX / 2;
+        cr_assert_eq(array_reserve((void **) &a, &alloc, alloc, sizeof(int), 4), -ENOMEM);
+        cr_assert_eq(alloc, SIZE_MAX / 2, "untouched on failure");
+}
+
+Test(util, strdup_printf) {
+        _cleanup_free_ char *s = strdup_printf("%s/%d", "nvme", 7);
+
+        cr_assert_str_eq(s, "nvme/7");
+}
+
+/* A fake root has its own kernel: its osrelease, never the real uname. */
+Test(util, host_kernel_release_under_a_fake_root, .fini = fake_tree_remove) {
+        char *release = (char *) "untouched";
+
+        fake_tree_new();
+        cr_assert_eq(host_kernel_release(&release), -ENOENT);
+        cr_assert_str_eq(release, "untouched");
+        fake_write("proc/sys/kernel/osrelease", "6.1.0-57-amd64\n");
+        cr_assert_eq(host_kernel_release(&release), 0);
+        cr_assert_str_eq(release, "6.1.0-57-amd64");
+        free(release);
+        release = (char *) "untouched";
+        fake_write("proc/sys/kernel/osrelease", "../../etc\n");
+        cr_assert_eq(host_kernel_release(&release), -EINVAL);
+        fake_write("proc/sys/kernel/osrelease", "\n");
+        cr_assert_eq(host_kernel_release(&release), -EINVAL);
+        cr_assert_str_eq(release, "untouched");
 }
 
 Test(util, parse_numbers_strictly) {

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The manager's parts, shared by the files that make it up (and by the
+ * tests that build one with scripted guard outcomes):
+ *   manager.c           event sources, their handlers, the dispatch loop
+ *   swap-record.c       what the swap knows: the record, the state file, STATUS=
+ *   swap-report.c       what it tells: journal entries of each step and state
+ *   swap-actions.c      what it does: the context, the actions through GuardOps,
+ *                       their outcomes as events
+ *   driver-container.c  the followed driver container
+ * Nothing outside these files (and their tests) includes this header. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "container-store.h"
+#include "daemon-config.h"
+#include "driver-container.h"
+#include "guard-ops.h"
+#include "manager.h"
+#include "mount-watch.h"
+#include "path-watch.h"
+#include "scope-watch.h"
+#include "state-file.h"
+#include "swap-state.h"
+#include "udev-watch.h"
+
+struct Manager {
+        sd_event *event;
+        const GuardOps *ops;
+        char *config_path;
+        bool config_optional;
+        Config *config;
+
+        /* What the swap knows (swap-record.c). */
+        SwapState state;
+        StateFile record;            /* what the state file says; state mirrors .state */
+        bool started;                /* first reconcile done: events now drive the machine */
+        bool stopping;
+        char *failure;               /* why we are FAILED, for the report */
+        char *last_blockers;         /* to report a block once, not on every re-check */
+        SwapEvent restore_cause;     /* what sent us to restoring: the "why" of the report */
+        char *restore_container;     /* the container it was for (often gone by then) */
+
+        /* The driver container we follow (driver-container.c). */
+        DriverContainer container;
+
+        /* Event sources (manager.c). */
+        bool ready_present;
+        ContainerStore *store;
+        PathWatch *ready;
+        UdevWatch *udev;
+        ScopeWatch *scopes;
+        MountWatch *mounts;
+        sd_event_source *sig_term, *sig_int, *sig_hup;
+        sd_event_source *deadline;
+        sd_event_source *recheck;    /* deferred, coalesced usage re-check */
+};
+
+/* manager.c: feeds one event (and the outcomes of the actions it leads to)
+ * through the state table. */
+void manager_dispatch(Manager *m, SwapEvent ev);

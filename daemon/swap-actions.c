@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "container-privilege.h"
+#include "host/host-kernel.h"
+#include "log.h"
+#include "reload-guard.h"
+#include "swap-actions.h"
+#include "swap-record.h"
+#include "swap-report.h"
+#include "util/strv.h"
+
+char *const *swap_modules_wanted(const Manager *m) {
+        return m->config->modules ?: m->record.modules_before;
+}
+
+/* The replacement counts as loaded only once it drives the PCIe namespaces:
+ * NVIDIA's nvme_core alone (a daemon killed between loading it and nvme,
+ * found by tests/faults, row kill:loading) is not a swap to report and keep,
+ * but a stack to unload and load again. */
+static bool replacement_complete(const Manager *m, const GuardStack *stack) {
+        const GuardModule *nvme = guard_stack_find(stack, "nvme");
+
+        if (!guard_stack_replacement_loaded(stack))
+                return false;
+        return !strv_contains(swap_modules_wanted(m), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
+}
+
+int swap_read_context(Manager *m, SwapContext *ret) {
+        GuardStack *stack = NULL;
+        int r;
+
+        r = m->ops->read_stack(m->ops->userdata, &stack);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the NVMe module stack: %m");
+        *ret = (SwapContext) {
+                .unload_at = m->config->unload_at,
+                .load_from_container = m->config->load_from_container,
+                .ready_present = m->ready_present,
+                .stack_loaded = guard_stack_any_loaded(stack),
+                .replacement_loaded = replacement_complete(m, stack),
+                .stopping = m->stopping,
+        };
+        guard_stack_free(stack);
+        return 0;
+}
+
+/* What we unload is what we must be able to put back: note it first, and
+ * persist it, so a crash in the middle still knows. A record kept from an
+ * unload that was cut short (SIGKILL after nvme_tcp went, found by
+ * tests/faults, rows kill:unloading and kill:restoring) already names what
+ * is gone now: add to it, never replace it, or the restore and the load
+ * would leave those modules out. The same for the namespaces, whose
+ * devices went with the modules. */
+static void record_before_unload(Manager *m) {
+        GuardStack *stack = NULL;
+        GuardNamespaces *ns = NULL;
+        char **names = NULL;
+
+        if (m->ops->read_stack(m->ops->userdata, &stack) >= 0 && guard_stack_loaded_names(stack, &names) >= 0 &&
+            names) {
+                for (char **i = names; *i; i++)
+                        if (!strv_contains(m->record.modules_before, *i))
+                                (void) strv_extend(&m->record.modules_before, *i);
+                strv_free(names);
+        }
+        guard_stack_free(stack);
+        if ((!m->record.namespaces_before || m->record.namespaces_before->n == 0) &&
+            m->ops->scan_namespaces(m->ops->userdata, &ns) >= 0) {
+                guard_namespaces_free(m->record.namespaces_before);
+                m->record.namespaces_before = ns;
+        }
+        swap_record_persist(m);
+}
+
+static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u) {
+        switch (u->outcome) {
+        case GUARD_UNLOAD_REMOVED:
+        case GUARD_UNLOAD_NOT_LOADED:
+                free(m->last_blockers);
+                m->last_blockers = NULL;
+                swap_report_unloaded(m, u->removed);
+                return SWAP_EVENT_UNLOAD_DONE;
+        case GUARD_UNLOAD_REFUSED:
+                swap_report_blockers(m, &u->blockers);
+                return SWAP_EVENT_UNLOAD_REFUSED;
+        case GUARD_UNLOAD_FAILED_RESTORED:
+                swap_report_failure(m, u->failed_module,
+                                    "Unloading %s failed (%s); the modules removed before it were put back.",
+                                    u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
+                return SWAP_EVENT_UNLOAD_FAILED;
+        default:
+                swap_report_failure(m, u->failed_module,
+                                    "Unloading %s failed (%s) and putting the stack back failed too.",
+                                    u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
+                return SWAP_EVENT_UNLOAD_FAILED_UNRESTORED;
+        }
+}
+
+static SwapEvent action_unload(Manager *m) {
+        GuardUnloadResult *u = NULL;
+        SwapEvent ev;
+        int r;
+
+        record_before_unload(m);
+        r = m->ops->unload(m->ops->userdata, &u);
+        if (r < 0) {
+                log_error_errno(r, "Cannot unload the in-tree NVMe stack: %m");
+                return SWAP_EVENT_UNLOAD_FAILED;
+        }
+        ev = unload_outcome(m, u);
+        guard_unload_result_free(u);
+        return ev;
+}
+
+static SwapEvent action_recheck(Manager *m) {
+        GuardBlockers *b = NULL;
+        int r;
+
+        r = m->ops->check_usage(m->ops->userdata, &b);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot check NVMe namespace use, staying blocked: %m");
+                return SWAP_EVENT_UNLOAD_REFUSED;
+        }
+        if (b->n > 0) {
+                swap_report_blockers(m, b);
+                guard_blockers_free(b);
+                return SWAP_EVENT_UNLOAD_REFUSED;
+        }
+        guard_blockers_free(b);
+        log_info("The namespaces that blocked the unload are free now: unloading.");
+        return action_unload(m);
+}
+
+/* 0 with *ret_fd (or -EBADF when there is no pidfd to confirm it with),
+ * -ESRCH when the container's init is gone, -errno. */
+static int open_container_root(Manager *m, int *ret_fd) {
+        int pidfd = m->container.exit_source ? sd_event_source_get_io_fd(m->container.exit_source) : -EBADF;
+
+        *ret_fd = -EBADF;
+        if (pidfd < 0)
+                return 0;
+        return container_root_open(m->container.pid, pidfd, ret_fd);
+}
+
+static SwapEvent action_load(Manager *m) {
+        _cleanup_free_ char *tree = NULL, *loaded = NULL, *release = NULL, *in_root = NULL;
+        _cleanup_close_ int root_fd = -EBADF;
+        GuardLoadResult *l = NULL;
+        int r;
+
+        if (!driver_container_followed(&m->container) || m->container.pid <= 0) {
+                swap_report_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        r = host_kernel_release(&release);
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Cannot tell the running kernel's release: %s.", strerror(-r));
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        r = driver_container_module_tree(&m->container, release, &tree);
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Out of memory.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        /* trust: the container's root as an fd, confirmed through its pidfd
+         * (a reused pid is not the container); its tree is resolved inside
+         * that root. Without a pidfd, the path (the library still keeps every
+         * file inside the tree). */
+        r = open_container_root(m, &root_fd);
+        if (r == -ESRCH) {
+                swap_report_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        if (r < 0)
+                log_warning_errno(r, "Cannot open the driver container's root through its pidfd, using %s: %m", tree);
+        if (root_fd >= 0 && asprintf(&in_root, "lib/modules/%s", release) < 0) {
+                swap_report_failure(m, NULL, "Out of memory.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        r = m->ops->load_from(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd, swap_modules_wanted(m), &l);
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Cannot load the NVMe stack from %s: %s.", tree, strerror(-r));
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        if (l->failed_module) {
+                swap_report_failure(m, l->failed_module, "Loading %s from %s failed: %s (%s).", l->failed_module,
+                                    tree, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
+                guard_load_result_free(l);
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        loaded = strv_join(l->loaded, " ");
+        log_info("Loaded %s from %s.", loaded ?: "the stack", tree);
+        guard_load_result_free(l);
+        return SWAP_EVENT_LOAD_DONE;
+}
+
+/* Out-of-tree modules left by a load that never finished (a daemon killed
+ * mid-load whose container then vanished, found by tests/faults, row
+ * vanish:during-load) would have the in-tree nvme loaded against NVIDIA's
+ * nvme_core: take them out first, through the guard (never forced, refused
+ * if anything is in use). 0 when there was nothing or it is gone. */
+static int remove_partial_replacement(Manager *m) {
+        GuardStack *stack = NULL;
+        GuardUnloadResult *u = NULL;
+        bool foreign = false;
+        int r;
+
+        r = m->ops->read_stack(m->ops->userdata, &stack);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < stack->n_modules; i++)
+                if (stack->modules[i].origin == GUARD_ORIGIN_OUT_OF_TREE ||
+                    stack->modules[i].origin == GUARD_ORIGIN_NVIDIA)
+                        foreign = true;
+        guard_stack_free(stack);
+        if (!foreign)
+                return 0;
+        log_info("Removing the half-loaded out-of-tree NVMe stack before restoring the in-tree one.");
+        r = m->ops->unload(m->ops->userdata, &u);
+        if (r < 0)
+                return r;
+        r = u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_NOT_LOADED ? 0 : -EBUSY;
+        guard_unload_result_free(u);
+        return r;
+}
+
+static SwapEvent action_restore(Manager *m) {
+        GuardLoadResult *l = NULL;
+        SwapEvent ev = SWAP_EVENT_RESTORE_DONE;
+        int r;
+
+        /* Let the in-tree stack come back whatever way the library loads it. */
+        r = reload_guard_remove();
+        if (r < 0)
+                log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ", ignoring: %m");
+        r = remove_partial_replacement(m);
+        if (r < 0) {
+                swap_report_failure(m, NULL,
+                                    "Cannot remove the half-loaded out-of-tree NVMe stack before restoring the "
+                                    "in-tree one: %s.",
+                                    strerror(-r));
+                return SWAP_EVENT_RESTORE_FAILED;
+        }
+        r = m->ops->restore(m->ops->userdata, swap_modules_wanted(m), &l);
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Cannot restore the in-tree NVMe stack: %s. The node has no NVMe driver.",
+                                    strerror(-r));
+                return SWAP_EVENT_RESTORE_FAILED;
+        }
+        if (l->failed_module) {
+                swap_report_failure(m, l->failed_module,
+                                    "Restoring the in-tree %s failed: %s (%s). The node may have no NVMe driver.",
+                                    l->failed_module, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
+                ev = SWAP_EVENT_RESTORE_FAILED;
+        }
+        guard_load_result_free(l);
+        return ev;
+}
+
+SwapEvent swap_actions_run(Manager *m, SwapAction a) {
+        switch (a) {
+        case SWAP_ACTION_UNLOAD:
+                return action_unload(m);
+        case SWAP_ACTION_RECHECK_USAGE:
+                return action_recheck(m);
+        case SWAP_ACTION_LOAD:
+                return action_load(m);
+        case SWAP_ACTION_RESTORE:
+                return action_restore(m);
+        case SWAP_ACTION_REPORT_RELOAD:
+                swap_report_reload(m);
+                return _SWAP_EVENT_INVALID;
+        default:
+                return _SWAP_EVENT_INVALID;
+        }
+}

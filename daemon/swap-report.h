@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* What the swap tells operators in the journal: one entry per step taken
+ * and per state entered (MESSAGE_ID + SWAPGUARD_* fields, see report.h and
+ * catalog/), each also kept as the record's last message. */
+
+#include "manager-internal.h"
+#include "util/macro.h"
+
+/* Compares the namespaces now with those seen before the unload; one entry
+ * when all are back, one per namespace still missing. */
+void swap_report_namespaces(Manager *m, const char *message_id, const char *what);
+/* The modules now loaded, with their origin and GDS hooks, then the namespaces. */
+void swap_report_swapped(Manager *m, const char *by);
+/* One entry per blocker, unless they are the same as last time. */
+void swap_report_blockers(Manager *m, const GuardBlockers *b);
+void swap_report_unloaded(Manager *m, char *const *removed);
+void swap_report_reload(Manager *m);
+/* Sets the failure (the "why" of FAILED) and reports it. */
+void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) _printf_(3, 4);
+/* The reports of entering m->state from old on ev. */
+void swap_report_entered(Manager *m, SwapState old, SwapEvent ev);

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* json-c helpers for every file that builds or reads JSON (the CLI's reports,
+ * the daemon's state file, a container's config.json): the cleanup helper
+ * and typed lookups that treat a missing key and a value of the wrong type
+ * alike. Header-only. */
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdint.h>
+
+#include "util/macro.h"
+#include "util/strv.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
+#define _cleanup_json_ _cleanup_(json_object_putp)
+
+/* The string under key, or NULL when absent or not a string. */
+static inline const char *json_get_string(const json_object *o, const char *key) {
+        json_object *v;
+
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+                return NULL;
+        return json_object_get_string(v);
+}
+
+/* The integer under key, or 0 when absent or not an integer. */
+static inline int64_t json_get_int64(const json_object *o, const char *key) {
+        json_object *v;
+
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+                return 0;
+        return json_object_get_int64(v);
+}
+
+/* Adds v under key; a NULL v is JSON null. v is the object's now, or put
+ * when adding fails (json-c keeps it only when it was added). 0 or -ENOMEM. */
+static inline int json_add(json_object *o, const char *key, json_object *v) {
+        if (json_object_object_add(o, key, v) < 0) {
+                json_object_put(v);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* The same for a value just constructed: NULL is its constructor's failure. */
+static inline int json_add_new(json_object *o, const char *key, json_object *v) {
+        return v ? json_add(o, key, v) : -ENOMEM;
+}
+
+/* Appends v to the array a, or puts it. 0 or -ENOMEM. */
+static inline int json_array_add(json_object *a, json_object *v) {
+        if (!v || json_object_array_add(a, v) < 0) {
+                json_object_put(v);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* A new array of the strings of l (empty for NULL). 0 or -ENOMEM. */
+static inline int json_array_from_strv(char *const *l, json_object **ret) {
+        _cleanup_json_ json_object *a = json_object_new_array();
+        int r;
+
+        if (!a)
+                return -ENOMEM;
+        STRV_FOREACH(s, l) {
+                r = json_array_add(a, json_object_new_string(*s));
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(a);
+        return 0;
+}

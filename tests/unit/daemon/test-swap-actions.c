@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The manager's actions against scripted guard outcomes: a Manager built on
+ * a GuardOps whose "kernel" is two module origins and a queue of unload
+ * outcomes, in a fake root (state file, reload guard). Each test feeds
+ * events through manager_dispatch() and checks the calls made to the guard,
+ * the state reached and the journal entries written (captured from stderr,
+ * where the log goes outside systemd). */
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host/host-root.h"
+#include "log.h"
+#include "manager-internal.h"
+#include "message-ids.h"
+#include "util/strv.h"
+
+#define MAX_OUTCOMES 8
+#define MAX_BLOCKERS 4
+
+typedef struct Script {
+        GuardOrigin nvme_core, nvme;                 /* the "kernel" */
+        GuardUnloadOutcome unload[MAX_OUTCOMES];     /* one per unload call, in order */
+        size_t n_unload, unload_calls;
+        const char *blockers[MAX_BLOCKERS + 1];      /* in use now (NULL-terminated) */
+        bool restore_fails;
+        char **calls;                                /* "unload", "restore", ... in order */
+        size_t check_usage_calls;
+} Script;
+
+static Script script;
+static Manager *manager;
+static FILE *log_file;
+static char root[] = "/tmp/test-swap-actions-XXXXXX";
+
+static int fake_read_stack(void *userdata, GuardStack **ret) {
+        Script *s = userdata;
+        GuardStack *g = calloc(1, sizeof(*g));
+
+        cr_assert_not_null(g);
+        g->modules = calloc(2, sizeof(GuardModule));
+        cr_assert_not_null(g->modules);
+        g->modules[0] = (GuardModule) { .name = strdup("nvme_core"), .origin = s->nvme_core };
+        g->modules[1] = (GuardModule) { .name = strdup("nvme"), .origin = s->nvme };
+        g->n_modules = 2;
+        *ret = g;
+        return 0;
+}
+
+static void blockers_fill(const Script *s, GuardBlockers *b) {
+        for (size_t i = 0; s->blockers[i]; i++) {
+                b->items = realloc(b->items, (b->n + 1) * sizeof(GuardBlocker));
+                cr_assert_not_null(b->items);
+                b->items[b->n++] = (GuardBlocker) { .device = strdup("nvme0n1p1"), .kind = strdup("mounted"),
+                                                    .where = strdup("/data"), .description = strdup(s->blockers[i]) };
+        }
+}
+
+static int fake_unload(void *userdata, GuardUnloadResult **ret) {
+        Script *s = userdata;
+        GuardUnloadResult *u = calloc(1, sizeof(*u));
+
+        cr_assert_not_null(u);
+        cr_assert_lt(s->unload_calls, s->n_unload, "unexpected unload call #%zu", s->unload_calls + 1);
+        (void) strv_extend(&s->calls, "unload");
+        u->outcome = s->unload[s->unload_calls++];
+        switch (u->outcome) {
+        case GUARD_UNLOAD_REMOVED:
+                (void) strv_extend(&u->removed, "nvme");
+                (void) strv_extend(&u->removed, "nvme_core");
+                s->nvme = s->nvme_core = GUARD_ORIGIN_ABSENT;
+                break;
+        case GUARD_UNLOAD_REFUSED:
+                blockers_fill(s, &u->blockers);
+                break;
+        case GUARD_UNLOAD_FAILED_UNRESTORED:
+                /* nvme went, nvme_core refused, nvme could not be put back. */
+                s->nvme = GUARD_ORIGIN_ABSENT;
+                u->failed_module = strdup("nvme_core");
+                u->failed_errno = EBUSY;
+                break;
+        default:
+                u->failed_module = strdup("nvme");
+                u->failed_errno = EBUSY;
+                break;
+        }
+        *ret = u;
+        return 0;
+}
+
+static int fake_restore(void *userdata, char *const *modules, GuardLoadResult **ret) {
+        Script *s = userdata;
+        GuardLoadResult *l = calloc(1, sizeof(*l));
+
+        cr_assert_not_null(l);
+        (void) strv_extend(&s->calls, "restore");
+        if (s->restore_fails) {
+                l->failed_module = strdup("nvme_core");
+                l->failed_errno = ENOEXEC;
+                l->failed_reason = strdup("scripted failure");
+        } else {
+                s->nvme = s->nvme_core = GUARD_ORIGIN_IN_TREE;
+                (void) strv_extend(&l->loaded, "nvme_core");
+                (void) strv_extend(&l->loaded, "nvme");
+        }
+        *ret = l;
+        return 0;
+}
+
+static int fake_load_from(void *userdata, const char *tree, int root_fd, char *const *modules, GuardLoadResult **ret) {
+        Script *s = userdata;
+
+        (void) strv_extend(&s->calls, "load");
+        *ret = calloc(1, sizeof(GuardLoadResult));
+        s->nvme = s->nvme_core = GUARD_ORIGIN_NVIDIA;
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int fake_check_usage(void *userdata, GuardBlockers **ret) {
+        Script *s = userdata;
+        GuardBlockers *b = calloc(1, sizeof(*b));
+
+        cr_assert_not_null(b);
+        s->check_usage_calls++;
+        blockers_fill(s, b);
+        *ret = b;
+        return 0;
+}
+
+static int fake_scan_namespaces(void *userdata, GuardNamespaces **ret) {
+        *ret = calloc(1, sizeof(GuardNamespaces));
+        return *ret ? 0 : -ENOMEM;
+}
+
+static const GuardOps scripted_ops = {
+        .unload = fake_unload,
+        .load_from = fake_load_from,
+        .restore = fake_restore,
+        .read_stack = fake_read_stack,
+        .check_usage = fake_check_usage,
+        .scan_namespaces = fake_scan_namespaces,
+        .userdata = &script,
+};
+
+static void setup(void) {
+        Config *c = NULL;
+        char cmd[128];
+
+        script = (Script) { .nvme_core = GUARD_ORIGIN_IN_TREE, .nvme = GUARD_ORIGIN_IN_TREE };
+        cr_assert_not_null(mkdtemp(root));
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s/run", root);
+        cr_assert_eq(system(cmd), 0);
+        cr_assert_eq(host_root_set(root), 0);
+        /* The journal entries, one line each with their KEY=value fields. */
+        log_file = tmpfile();
+        cr_assert_not_null(log_file);
+        cr_assert_geq(dup2(fileno(log_file), STDERR_FILENO), 0);
+        log_set_target(LOG_TARGET_STDERR);
+        cr_assert_eq(config_new_default(&c), 0);
+        cr_assert_eq(manager_new(&(ManagerOptions) { .config_path = "/nonexistent.conf", .config_optional = true,
+                                                     .ops = &scripted_ops },
+                                 c, &manager),
+                     0);
+        manager->started = true; /* as after the first reconcile: events drive the machine */
+}
+
+static void teardown(void) {
+        char cmd[128];
+
+        manager = manager_free(manager);
+        script.calls = strv_free(script.calls);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+        (void) system(cmd);
+}
+
+/* How many journal entries with this MESSAGE_ID were written so far. */
+static unsigned entries(const char *message_id) {
+        char *line = NULL, needle[64];
+        size_t n = 0;
+        unsigned count = 0;
+
+        fflush(stderr);
+        snprintf(needle, sizeof(needle), "MESSAGE_ID=%s", message_id);
+        rewind(log_file);
+        while (getline(&line, &n, log_file) > 0)
+                if (strstr(line, needle))
+                        count++;
+        free(line);
+        return count;
+}
+
+static char *calls(void) {
+        static char buf[256];
+        size_t len = 0;
+
+        buf[0] = '\0';
+        STRV_FOREACH(c, script.calls)
+                len += (size_t) snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? " " : "", *c);
+        return buf;
+}
+
+TestSuite(swap_actions, .init = setup, .fini = teardown);
+
+Test(swap_actions, a_refusal_reports_its_blockers_once) {
+        script.unload[script.n_unload++] = GUARD_UNLOAD_REFUSED;
+        script.blockers[0] = "nvme0n1p1 is mounted on /data";
+
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_BLOCKED), 1);
+
+        /* Re-checks that find the same blockers say nothing new. */
+        for (int i = 0; i < 3; i++)
+                manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
+        cr_assert_eq(script.check_usage_calls, 3);
+        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_BLOCKED), 1, "the same blockers were reported again");
+        cr_assert_eq(strv_length(manager->record.blockers), 1);
+
+        /* Different blockers are news: one entry per blocker, once. */
+        script.blockers[1] = "swap on nvme0n1p2";
+        manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
+        manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_BLOCKED), 3);
+        cr_assert_eq(strv_length(manager->record.blockers), 2);
+
+        /* Cleared: the re-check unloads, and the record forgets the blockers. */
+        script.blockers[0] = script.blockers[1] = NULL;
+        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
+        manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
+        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
+        cr_assert_str_eq(calls(), "unload unload");
+        cr_assert_null(manager->record.blockers);
+        cr_assert_null(manager->last_blockers);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_BLOCKED), 3);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_UNLOADED), 1);
+}
+
+Test(swap_actions, an_unload_failed_unrestored_leads_to_a_restore) {
+        script.unload[script.n_unload++] = GUARD_UNLOAD_FAILED_UNRESTORED;
+
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        cr_assert_str_eq(calls(), "unload restore");
+        cr_assert_eq(manager->state, SWAP_STATE_RESTORED);
+        cr_assert_eq(script.nvme, GUARD_ORIGIN_IN_TREE);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_FAILED), 1);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_RESTORED), 1);
+        /* What the unload took away is what the restore was asked for. */
+        cr_assert(strv_contains(manager->record.modules_before, "nvme"));
+        cr_assert(strv_contains(manager->record.modules_before, "nvme_core"));
+}
+
+Test(swap_actions, an_unrestored_failure_whose_restore_fails_is_failed) {
+        script.unload[script.n_unload++] = GUARD_UNLOAD_FAILED_UNRESTORED;
+        script.restore_fails = true;
+
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        cr_assert_str_eq(calls(), "unload restore");
+        cr_assert_eq(manager->state, SWAP_STATE_FAILED);
+        cr_assert_not_null(strstr(manager->failure, "nvme_core"), "failure: %s", manager->failure);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_RESTORED), 0);
+}
+
+/* A daemon killed mid-load whose container then vanished: NVIDIA's
+ * nvme_core is loaded alone. The restore takes it out first. */
+Test(swap_actions, a_half_loaded_build_is_removed_before_the_restore) {
+        manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
+        script.nvme_core = GUARD_ORIGIN_NVIDIA;
+        script.nvme = GUARD_ORIGIN_ABSENT;
+        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
+
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_EXITED);
+        cr_assert_str_eq(calls(), "unload restore");
+        cr_assert_eq(manager->state, SWAP_STATE_RESTORED);
+        cr_assert_eq(script.nvme_core, GUARD_ORIGIN_IN_TREE);
+}
+
+Test(swap_actions, a_half_loaded_build_that_cannot_go_is_not_restored_over) {
+        manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
+        script.nvme_core = GUARD_ORIGIN_NVIDIA;
+        script.nvme = GUARD_ORIGIN_ABSENT;
+        script.unload[script.n_unload++] = GUARD_UNLOAD_REFUSED;
+
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_EXITED);
+        cr_assert_str_eq(calls(), "unload", "restored over a half-loaded build: %s", calls());
+        cr_assert_eq(manager->state, SWAP_STATE_FAILED);
+        cr_assert_eq(script.nvme_core, GUARD_ORIGIN_NVIDIA);
+}
+
+Test(swap_actions, nothing_half_loaded_restores_right_away) {
+        manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
+        script.nvme_core = script.nvme = GUARD_ORIGIN_ABSENT;
+
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_EXITED);
+        cr_assert_str_eq(calls(), "restore");
+        cr_assert_eq(manager->state, SWAP_STATE_RESTORED);
+}
+
+/* SIGTERM while unloaded: stop-requested restores and ends in idle, with
+ * the stop's own entry rather than an abandoned swap's. */
+Test(swap_actions, a_stop_while_unloaded_restores_to_idle) {
+        manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
+        script.nvme_core = script.nvme = GUARD_ORIGIN_ABSENT;
+        manager->stopping = true;
+
+        manager_dispatch(manager, SWAP_EVENT_STOP_REQUESTED);
+        cr_assert_str_eq(calls(), "restore");
+        cr_assert_eq(manager->state, SWAP_STATE_IDLE);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_STOP_RESTORED), 1);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_RESTORED), 0);
+}
+
+Test(swap_actions, a_stop_elsewhere_touches_nothing) {
+        script.unload[script.n_unload++] = GUARD_UNLOAD_REFUSED;
+        script.blockers[0] = "nvme0n1p1 is mounted on /data";
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        manager->stopping = true;
+
+        manager_dispatch(manager, SWAP_EVENT_STOP_REQUESTED);
+        cr_assert_str_eq(calls(), "unload");
+        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_STOP_RESTORED), 0);
+}
