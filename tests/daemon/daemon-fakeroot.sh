@@ -227,6 +227,27 @@ expect_no_kernel "init_module"
 stop_daemon
 stop_container
 
+# --- trust, issue 10 row 5: SIGKILL while unloaded, container gone, state
+# file truncated: the drives have no driver (a PCI NVMe function without a
+# driver link), so the restart restores whatever the file says.
+case=truncated-state
+new_node
+mkdir -p "$root/sys/bus/pci/devices/0000:00:04.0"
+echo 0x010802 > "$root/sys/bus/pci/devices/0000:00:04.0/class"
+start_daemon
+start_container
+wait_state unloaded-waiting-driver
+kill -9 "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
+stop_container
+head -c 20 "$root/run/nvme-swapguard/state.json" > "$tmp/half" && mv "$tmp/half" "$root/run/nvme-swapguard/state.json"
+: > "$tmp/kernel.log"
+start_daemon
+wait_state restored
+expect_log "previous state none.*stack absent.*resuming in unloaded-waiting-driver then container-exited"
+expect_kernel "init_module nvme .*-> 0"
+"$FAKE_NODE" "$root" loaded nvme && ok || fail "nvme not back after the restart"
+stop_daemon
+
 # --- ready timeout: restore ---------------------------------------------------
 case=ready-timeout
 new_node
