@@ -331,16 +331,20 @@ static long do_finit_module(int fd, const char *args, unsigned flags) {
         return r;
 }
 
-static long do_module_call(const ModuleCall *c) {
+/* All of them are the fake kernel's to answer. */
+static bool answer_module_call(const ModuleCall *c, long *ret) {
         switch (c->kind) {
         case MODULE_CALL_DELETE:
-                return do_delete_module(c->name, c->flags);
+                *ret = do_delete_module(c->name, c->flags);
+                return true;
         case MODULE_CALL_INIT:
-                return do_load("init_module", c->image, c->size, 0);
+                *ret = do_load("init_module", c->image, c->size, 0);
+                return true;
         case MODULE_CALL_FINIT:
-                return do_finit_module(c->fd, c->args, c->flags);
+                *ret = do_finit_module(c->fd, c->args, c->flags);
+                return true;
         default:
-                return fail_with(ENOSYS);
+                return false;
         }
 }
 
@@ -359,20 +363,7 @@ int finit_module(int fd, const char *args, int flags) {
         return (int) do_finit_module(fd, args, (unsigned) flags);
 }
 
-EXPORT long syscall(long number, ...);
-long syscall(long number, ...) {
-        SyscallArgs s;
-        ModuleCall c;
-        va_list ap;
-
-        va_start(ap, number);
-        syscall_args_unpack(&s, number, ap);
-        va_end(ap);
-
-        if (module_call_from_syscall(&s, &c))
-                return do_module_call(&c);
-        return syscall_args_forward(&s);
-}
+FAKE_SYSCALL_INTERPOSER(answer_module_call)
 
 /* ---- exclusive opens ---------------------------------------------------- */
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The fake node's skeleton: the directories and files every node has, and
  * its kernel release (see fake-node.h). The parts live beside it:
- * fake-node-modules.c, -nvme.c, -users.c, -claim.c, -ko.c, -depmod.c. */
+ * fake-node-modules.c, -nvme.c, -users.c, -claim.c, -ko.c, -depmod.c,
+ * -containers.c; fake-node-files.c has the file primitives they share. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,9 +9,10 @@
  *
  * Used by the fake-root tests, the fake kernel (fake-kernel.c: it keeps the
  * tree consistent when modules are inserted and removed), the `fake-node`
- * command for shell tests, the daemon tests, the benchmarks and the
- * fuzzers. Every call works on the files only, so a tree can be built by
- * several processes one step after another. All calls return 0 or -errno. */
+ * command for shell tests, the daemon tests and the benchmarks, all through
+ * one static library; each part of the node has its own header, below.
+ * Every call works on the files only, so a tree can be built by several
+ * processes one step after another. All calls return 0 or -errno. */
 
 #define FAKE_NODE_DEFAULT_RELEASE "6.1.0-fake-amd64"
 

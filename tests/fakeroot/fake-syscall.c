@@ -15,7 +15,7 @@ void syscall_args_unpack(SyscallArgs *ret, long number, va_list ap) {
                 ret->a[i] = va_arg(ap, long);
 }
 
-long syscall_args_forward(const SyscallArgs *s) {
+static long syscall_args_forward(const SyscallArgs *s) {
         static long (*next)(long, ...);
 
         if (!next)
@@ -23,7 +23,7 @@ long syscall_args_forward(const SyscallArgs *s) {
         return next(s->number, s->a[0], s->a[1], s->a[2], s->a[3], s->a[4], s->a[5]);
 }
 
-bool module_call_from_syscall(const SyscallArgs *s, ModuleCall *ret) {
+static bool module_call_from_syscall(const SyscallArgs *s, ModuleCall *ret) {
         switch (s->number) {
         case __NR_delete_module:
                 *ret = (ModuleCall) { .kind = MODULE_CALL_DELETE, .name = (const char *) s->a[0],
@@ -40,6 +40,15 @@ bool module_call_from_syscall(const SyscallArgs *s, ModuleCall *ret) {
         default:
                 return false;
         }
+}
+
+long syscall_dispatch(const SyscallArgs *s, ModuleCallHandler handler) {
+        ModuleCall c;
+        long r;
+
+        if (module_call_from_syscall(s, &c) && handler(&c, &r))
+                return r;
+        return syscall_args_forward(s);
 }
 
 bool module_call_matches(const char *pattern, const char *call) {

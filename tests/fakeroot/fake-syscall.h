@@ -46,10 +46,27 @@ typedef struct SyscallArgs {
 /* Fills *ret from the arguments after number; ap is started by the caller
  * (va_start only works in the variadic function itself). */
 FAKE_SYSCALL_INTERNAL void syscall_args_unpack(SyscallArgs *ret, long number, va_list ap);
-/* The next syscall() (libc's, or another shim's) with the same arguments. */
-FAKE_SYSCALL_INTERNAL long syscall_args_forward(const SyscallArgs *s);
-/* true and *ret when s is delete_module, init_module or finit_module. */
-FAKE_SYSCALL_INTERNAL bool module_call_from_syscall(const SyscallArgs *s, ModuleCall *ret);
+
+/* What a shim does with a module call: true and *ret when it answers the
+ * call itself, false to pass it on to the next syscall(). */
+typedef bool (*ModuleCallHandler)(const ModuleCall *c, long *ret);
+
+/* Module calls to handler; every other number, and the module calls it
+ * passes on, to the next syscall() (libc's, or another shim's). */
+FAKE_SYSCALL_INTERNAL long syscall_dispatch(const SyscallArgs *s, ModuleCallHandler handler);
+
+/* Defines the shim's exported syscall() around syscall_dispatch(). */
+#define FAKE_SYSCALL_INTERPOSER(handler)                                       \
+        __attribute__((visibility("default"))) long syscall(long number, ...); \
+        long syscall(long number, ...) {                                       \
+                SyscallArgs s_;                                                \
+                va_list ap_;                                                   \
+                                                                               \
+                va_start(ap_, number);                                         \
+                syscall_args_unpack(&s_, number, ap_);                         \
+                va_end(ap_);                                                   \
+                return syscall_dispatch(&s_, handler);                         \
+        }
 
 /* Whether a scripted call name selects call ("delete_module",
  * "init_module", "finit_module"): its own name, or "load" for either load. */

@@ -190,6 +190,15 @@ static void assert_touched_nothing(const CliRun *r, char *before) {
         assert_module_state_is(before, "the module state changed");
 }
 
+/* Refused (exit 3), naming each of what blocks it (NULL-terminated), and
+ * nothing touched. */
+static void assert_refused_untouched(const CliRun *r, char *before, const char *const *named) {
+        cr_assert_eq(r->exit_code, 3);
+        for (const char *const *s = named; *s; s++)
+                cr_assert(strstr(r->out, *s), "blocker not named: %s", *s);
+        assert_touched_nothing(r, before);
+}
+
 static void assert_never_forced(const char *klog) {
         for (const char *p = strstr(klog, "flags=0x"); p; p = strstr(p + 1, "flags=0x")) {
                 unsigned long flags = strtoul(p + 8, NULL, 16);
@@ -446,9 +455,7 @@ Test(fakeroot, unload_refused_when_in_use_touches_nothing) {
         before = module_state();
         RUN(&r, NULL, "unload");
         dump(&r);
-        cr_assert_eq(r.exit_code, 3);
-        cr_assert(strstr(r.out, "nvme0n1p1") && strstr(r.out, "/var/lib/containers"), "blocker not named");
-        assert_touched_nothing(&r, before);
+        assert_refused_untouched(&r, before, HOLDERS("nvme0n1p1", "/var/lib/containers"));
         cli_run_done(&r);
 }
 
@@ -658,9 +665,7 @@ Test(fakeroot, unload_refused_when_plan_blocked) {
         before = module_state();
         RUN(&r, NULL, "unload", "--json");
         dump(&r);
-        cr_assert_eq(r.exit_code, 3);
-        cr_assert(strstr(r.out, "refused-blocked") && strstr(r.out, "nvme_core"), "blocker not named");
-        assert_touched_nothing(&r, before);
+        assert_refused_untouched(&r, before, HOLDERS("refused-blocked", "nvme_core"));
         cli_run_done(&r);
 }
 

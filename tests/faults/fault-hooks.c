@@ -88,7 +88,8 @@ static void before_finit(int fd) {
         module_image_unmap(&image);
 }
 
-static void before_module_call(const ModuleCall *c) {
+/* The hook runs first; the call itself is the fake kernel's (or libc's). */
+static bool before_module_call(const ModuleCall *c, long *ret) {
         switch (c->kind) {
         case MODULE_CALL_DELETE:
                 maybe_stall("delete_module", c->name);
@@ -102,22 +103,10 @@ static void before_module_call(const ModuleCall *c) {
         default:
                 break;
         }
+        return false;
 }
 
-EXPORT long syscall(long number, ...);
-long syscall(long number, ...) {
-        SyscallArgs s;
-        ModuleCall c;
-        va_list ap;
-
-        va_start(ap, number);
-        syscall_args_unpack(&s, number, ap);
-        va_end(ap);
-
-        if (module_call_from_syscall(&s, &c))
-                before_module_call(&c);
-        return syscall_args_forward(&s);
-}
+FAKE_SYSCALL_INTERPOSER(before_module_call)
 
 EXPORT long delete_module(const char *name, unsigned int flags);
 long delete_module(const char *name, unsigned int flags) {

@@ -266,26 +266,25 @@ Test(swap_actions, an_unrestored_failure_whose_restore_fails_is_failed) {
 }
 
 /* A daemon killed mid-load whose container then vanished: NVIDIA's
- * nvme_core is loaded alone. The restore takes it out first. */
-Test(swap_actions, a_half_loaded_build_is_removed_before_the_restore) {
+ * nvme_core is loaded alone, the container exits while we wait, and the
+ * guard's unload of that half has the given outcome. */
+static void container_exits_over_a_half_loaded_build(GuardUnloadOutcome outcome) {
         manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
         script.nvme_core = GUARD_ORIGIN_NVIDIA;
         script.nvme = GUARD_ORIGIN_ABSENT;
-        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
-
+        script.unload[script.n_unload++] = outcome;
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_EXITED);
+}
+
+Test(swap_actions, a_half_loaded_build_is_removed_before_the_restore) {
+        container_exits_over_a_half_loaded_build(GUARD_UNLOAD_REMOVED);
         cr_assert_str_eq(calls(), "unload restore");
         cr_assert_eq(manager->state, SWAP_STATE_RESTORED);
         cr_assert_eq(script.nvme_core, GUARD_ORIGIN_IN_TREE);
 }
 
 Test(swap_actions, a_half_loaded_build_that_cannot_go_is_not_restored_over) {
-        manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
-        script.nvme_core = GUARD_ORIGIN_NVIDIA;
-        script.nvme = GUARD_ORIGIN_ABSENT;
-        script.unload[script.n_unload++] = GUARD_UNLOAD_REFUSED;
-
-        manager_dispatch(manager, SWAP_EVENT_CONTAINER_EXITED);
+        container_exits_over_a_half_loaded_build(GUARD_UNLOAD_REFUSED);
         cr_assert_str_eq(calls(), "unload", "restored over a half-loaded build: %s", calls());
         cr_assert_eq(manager->state, SWAP_STATE_FAILED);
         cr_assert_eq(script.nvme_core, GUARD_ORIGIN_NVIDIA);

@@ -197,20 +197,24 @@ Test(swap_state, container_seen_exit_with_replacement_is_swapped) {
         cr_assert_eq(t.next, SWPD);
 }
 
+static void expect_transition(SwapState s, SwapEvent e, const SwapContext *ctx, SwapState next, SwapAction a) {
+        SwapTransition t = swap_state_next(s, e, ctx);
+
+        cr_expect(t.next == next && t.action == a, "%s + %s: got %s/%s, want %s/%s", swap_state_to_string(s),
+                  swap_event_to_string(e), swap_state_to_string(t.next), swap_action_to_string(t.action),
+                  swap_state_to_string(next), swap_action_to_string(a));
+}
+
 /* A stop while unloaded restores and ends in idle (the next start swaps
  * again), not in restored (an abandoned swap the next start keeps). */
 Test(swap_state, stop_while_unloaded_restores_to_idle) {
         SwapContext ctx = ctx_unloaded;
 
         ctx.stopping = true;
-        SwapTransition t = swap_state_next(UWD, SWAP_EVENT_STOP_REQUESTED, &ctx);
-        cr_assert_eq(t.next, RSTG);
-        cr_assert_eq(t.action, RS);
-        t = swap_state_next(RSTG, SWAP_EVENT_RESTORE_DONE, &ctx);
-        cr_assert_eq(t.next, IDLE);
-        cr_assert_eq(t.action, N_);
-        t = swap_state_next(RSTG, SWAP_EVENT_RESTORE_FAILED, &ctx);
-        cr_assert_eq(t.next, FAIL);
+        expect_transition(UWD, SWAP_EVENT_STOP_REQUESTED, &ctx, RSTG, RS);
+        expect_transition(LOAD, SWAP_EVENT_STOP_REQUESTED, &ctx, RSTG, RS);
+        expect_transition(RSTG, SWAP_EVENT_RESTORE_DONE, &ctx, IDLE, N_);
+        expect_transition(RSTG, SWAP_EVENT_RESTORE_FAILED, &ctx, FAIL, N_);
 }
 
 Test(swap_state, invalid_input) {
