@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
+#include <syslog.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +14,7 @@
 #include "container-match.h"
 #include "container-privilege.h"
 #include "log.h"
+#include "report.h"
 #include "host/host-root.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -108,22 +111,28 @@ int container_root_open(pid_t pid, int pidfd, int *ret_fd) {
         return 0;
 }
 
+static void refused(const ContainerIdentity *c, pid_t pid, const char *why) {
+        (void) report_event(LOG_WARNING, SWAPGUARD_MESSAGE_CONTAINER_REFUSED,
+                            &(ReportFields) { .pid = pid, .container_id = c->id, .pod = c->pod_name },
+                            "Container %.12s (%s/%s in namespace %s, pid %d) matches, but is not privileged (%s): "
+                            "refusing to load kernel code from it.",
+                            c->id, c->pod_name, c->container_name, c->pod_namespace, (int) pid, why);
+}
+
 bool container_privilege_allows(const ContainerIdentity *c, pid_t pid) {
+        _cleanup_free_ char *why = NULL;
         ContainerPrivilege p;
         int r;
 
         r = container_privilege_read(pid, &p);
         if (r < 0) {
-                log_warning_errno(r, "Container %.12s (%s/%s in namespace %s, pid %d) matches, but whether it is "
-                                  "privileged cannot be read: not loading kernel code from it: %m",
-                                  c->id, c->pod_name, c->container_name, c->pod_namespace, (int) pid);
+                if (asprintf(&why, "cannot read it: %s", strerror(-r)) < 0)
+                        why = NULL;
+                refused(c, pid, why ?: "cannot read it");
                 return false;
         }
         if (!container_privilege_trusted(&p)) {
-                log_warning("Container %.12s (%s/%s in namespace %s, pid %d) matches, but is not privileged (%s): "
-                            "refusing to load kernel code from it.",
-                            c->id, c->pod_name, c->container_name, c->pod_namespace, (int) pid,
-                            container_privilege_missing(&p));
+                refused(c, pid, container_privilege_missing(&p));
                 return false;
         }
         return true;

@@ -70,7 +70,7 @@ new_node() {
 
 # A process standing in for the container's init, with its cgroup and root.
 start_container() {
-  local ns=${1:-nvidia-network-operator} name=${2:-mofed-container} capeff=${3:-000001ffffffffff}
+  local ns=${1:-nvidia-network-operator} name=${2:-mofed-container} capeff=${3:-000001ffffffffff} userns=${4:-}
   sleep 600 &
   container_pid=$!
   local croot=/proc/$container_pid/root/lib/modules/$rel
@@ -79,7 +79,7 @@ start_container() {
   fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops
   fn modules-dep $croot
   # last: the store entry is what tells the daemon the container started
-  fn container $container_pid $ID "$ns" "$name" "$capeff"
+  fn container $container_pid $ID "$ns" "$name" "$capeff" $userns
 }
 
 stop_container() {
@@ -219,11 +219,24 @@ sleep 1
 wait_state idle
 expect_log "matches, but is not privileged \(no CAP_SYS_MODULE in CapEff\): refusing to load kernel code from it"
 expect_log "mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p/mofed-container in namespace nvidia-network-operator"
+expect_log "MESSAGE_ID=fd5fb014bc8b4c0199cdd59500d8f8b6"
 expect_no_kernel "delete_module"
 ready
 sleep 0.5
 expect_no_kernel "init_module"
 "$FAKE_NODE" "$root" loaded nvme && ok || fail "the in-tree nvme is not loaded at the end"
+stop_daemon
+stop_container
+
+# --- trust: all capabilities, but in a user namespace of its own ----------
+case=own-userns-container
+new_node
+start_daemon
+start_container nvidia-network-operator mofed-container 000001ffffffffff own-userns
+sleep 1
+wait_state idle
+expect_log "is not privileged \(not in the host's user namespace\)"
+expect_no_kernel "delete_module"
 stop_daemon
 stop_container
 
