@@ -39,6 +39,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "daemon-config.h"
 #include "util/macro.h"
@@ -91,20 +94,32 @@ typedef struct ParseState {
 } ParseState;
 
 static void check_syntax(ParseState *p, const char *line);
+_printf_(2, 3) static int parse_error(ParseState *p, const char *fmt, ...);
 
+/* One physical line per call, so that inih's line count is ours. */
 static char *parse_reader(char *str, int num, void *stream) {
         ParseState *p = stream;
         const char *nl;
         size_t n;
 
-        if (!p->text || *p->text == '\0' || num <= 1)
+        if (!p->text || *p->text == '\0' || num <= 2)
                 return NULL;
+        /* A UTF-8 byte order mark (editors on other systems write one) is
+         * not part of the first line. */
+        if (p->line == 0 && strneq(p->text, "\xef\xbb\xbf", 3))
+                p->text += 3;
+        p->line++;
         nl = strchr(p->text, '\n');
         n = nl ? (size_t) (nl - p->text) + 1 : strlen(p->text);
-        if (n > (size_t) num - 1)
-                n = (size_t) num - 1; /* inih reports the rest of an overlong line */
-        else
-                p->line++;
+        if (n > (size_t) num - 1) {
+                /* Too long for inih's buffer: one error on this line, and inih
+                 * gets a blank line instead of the pieces (each piece would be
+                 * read as a line of its own, with errors on lines that are fine). */
+                (void) parse_error(p, "line longer than %d characters", num - 2);
+                p->text += n;
+                strcpy(str, "\n");
+                return str;
+        }
         memcpy(str, p->text, n);
         str[n] = '\0';
         p->text += n;
@@ -312,12 +327,26 @@ int config_parse_string(Config *c, const char *name, const char *text, char ***e
 #define CONFIG_FILE_MAX (1024 * 1024)
 
 static int read_text_file(const char *path, char **ret) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *buf = NULL;
+        struct stat st;
         size_t n;
+        int fd;
 
-        if (!f)
+        /* O_NONBLOCK: a FIFO in conf.d must not hang the start. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0)
                 return -errno;
+        if (fstat(fd, &st) < 0 || !(f = fdopen(fd, "r"))) {
+                int r = -errno;
+
+                close(fd);
+                return r;
+        }
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
         buf = malloc(CONFIG_FILE_MAX + 1);
         if (!buf)
                 return -ENOMEM;
@@ -340,10 +369,14 @@ static int parse_file(Config *c, const char *path, bool optional, char ***errors
         r = read_text_file(path, &text);
         if (r == -ENOENT && optional)
                 return 0;
-        if (r == -EFBIG || r == -EBADMSG) {
+        if (r == -EFBIG || r == -EBADMSG || r == -EISDIR || r == -EBADFD) {
                 char *line;
 
-                if (asprintf(&line, "%s: %s", path, r == -EFBIG ? "file larger than 1 MiB" : "not a text file") < 0)
+                if (asprintf(&line, "%s: %s", path,
+                             r == -EFBIG ? "file larger than 1 MiB" :
+                             r == -EBADMSG ? "not a text file" :
+                             r == -EISDIR ? "is a directory, not a configuration file" :
+                                            "not a regular file") < 0)
                         return -ENOMEM;
                 return strv_push(errors, line);
         }

@@ -8,6 +8,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 
+#include "container-privilege.h"
 #include "container-store.h"
 #include "log.h"
 #include "path-watch.h"
@@ -127,6 +128,7 @@ typedef struct Entry {
         EntryState state;
         ContainerIdentity *identity;
         pid_t pid;
+        bool privileged;   /* its init may give us kernel code (container-privilege.h) */
         PathWatch *watch;  /* config.json while pending, pidfile while wanted */
         struct Entry *next;
 } Entry;
@@ -220,6 +222,15 @@ static void entry_read_pid(Entry *e) {
         if (pid == e->pid)
                 return;
         e->pid = pid;
+        /* trust: only a privileged container in the host's user namespace;
+         * the refusal is logged there, naming it. */
+        e->privileged = container_privilege_allows(e->identity, pid);
+        if (!e->privileged)
+                return;
+        for (Entry *o = e->store->entries; o; o = o->next)
+                if (o != e && o->state == ENTRY_WANTED && o->privileged)
+                        log_warning("Two privileged driver containers match: %.12s (%s) and %.12s (%s).", o->id,
+                                    o->identity->pod_name, e->id, e->identity->pod_name);
         e->store->handler(e->store, CONTAINER_STORE_PID, e->identity, pid, e->store->userdata);
 }
 

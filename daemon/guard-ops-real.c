@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvme/nvme-unbound.h"
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
 #include "guard-ops.h"
@@ -101,14 +102,15 @@ static int real_unload(void *userdata, GuardUnloadResult **ret) {
         return 0;
 }
 
-static int load(const char *tree, char *const *modules, GuardLoadResult **ret) {
+static int load(const char *tree, int root_fd, char *const *modules, GuardLoadResult **ret) {
         _cleanup_(load_result_freep) LoadResult *l = NULL;
         _cleanup_(guard_load_result_freep) GuardLoadResult *g = calloc(1, sizeof(*g));
         /* A half-loaded NVIDIA stack is removed again before the restore that
          * follows: otherwise the in-tree nvme loads against NVIDIA's nvme_core
          * and the node ends with a mixed stack (found by tests/faults, row
          * daemon:load:nvme:EPERM:free). A restore keeps what it loaded. */
-        LoadOptions opts = { .module_tree = tree, .modules = (char **) modules, .rollback_on_failure = tree != NULL };
+        LoadOptions opts = { .module_tree = tree, .in_root = root_fd >= 0, .root_fd = root_fd,
+                             .modules = (char **) modules, .rollback_on_failure = tree != NULL };
         int r;
 
         if (!g)
@@ -130,12 +132,23 @@ static int load(const char *tree, char *const *modules, GuardLoadResult **ret) {
         return 0;
 }
 
-static int real_load_from(void *userdata, const char *tree, char *const *modules, GuardLoadResult **ret) {
-        return load(tree, modules, ret);
+static int real_load_from(void *userdata, const char *tree, int root_fd, char *const *modules,
+                          GuardLoadResult **ret) {
+        return load(tree, root_fd, modules, ret);
 }
 
 static int real_restore(void *userdata, char *const *modules, GuardLoadResult **ret) {
-        return load(NULL, modules, ret);
+        return load(NULL, -1, modules, ret);
+}
+
+static int real_nvme_driverless(void *userdata, bool *ret) {
+        unsigned n;
+        int r = nvme_controllers_unbound(&n);
+
+        if (r < 0)
+                return r;
+        *ret = n > 0;
+        return 0;
 }
 
 static GuardOrigin origin_from_library(ModuleOrigin o) {
@@ -224,6 +237,7 @@ static int real_scan_namespaces(void *userdata, GuardNamespaces **ret) {
 const GuardOps guard_ops_real = {
         .unload = real_unload,
         .load_from = real_load_from,
+        .nvme_driverless = real_nvme_driverless,
         .restore = real_restore,
         .read_stack = real_read_stack,
         .check_usage = real_check_usage,

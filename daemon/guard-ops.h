@@ -88,12 +88,19 @@ typedef struct GuardNamespaces {
  * outcome of an attempt (refused, failed and restored ...) is in *ret. */
 typedef struct GuardOps {
         int (*unload)(void *userdata, GuardUnloadResult **ret);
-        /* modules NULL: the library's default (nvme, and through it nvme_core). */
-        int (*load_from)(void *userdata, const char *module_tree, char *const *modules, GuardLoadResult **ret);
+        /* modules NULL: the library's default (nvme, and through it nvme_core).
+         * root_fd >= 0: module_tree is a path inside that directory (the driver
+         * container's root, opened through its pidfd: lib/modules/<release>),
+         * resolved with it as "/"; -1: module_tree is a host path. */
+        int (*load_from)(void *userdata, const char *module_tree, int root_fd, char *const *modules,
+                         GuardLoadResult **ret);
         int (*restore)(void *userdata, char *const *modules, GuardLoadResult **ret);
         int (*read_stack)(void *userdata, GuardStack **ret);
         int (*check_usage)(void *userdata, GuardBlockers **ret);
         int (*scan_namespaces)(void *userdata, GuardNamespaces **ret);
+        /* NVMe controllers with no driver bound exist (nvme-unbound.h); may be
+         * NULL (tests), then taken as none. */
+        int (*nvme_driverless)(void *userdata, bool *ret);
         void *userdata;
 } GuardOps;
 

@@ -6,6 +6,7 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
+#include "util/escape.h"
 
 static LogTarget target = LOG_TARGET_AUTO;
 static int max_level = LOG_INFO;
@@ -59,12 +60,17 @@ static void write_stderr(int level, const struct iovec *fields, size_t n, const 
         fflush(stderr);
 }
 
-int log_structured_iov(int level, const struct iovec *fields, size_t n, const char *message) {
-        _cleanup_free_ char *msg = NULL, *prio = NULL;
+int log_structured_iov(int level, const struct iovec *fields, size_t n, const char *raw_message) {
+        _cleanup_free_ char *msg = NULL, *prio = NULL, *message = NULL;
         struct iovec iov[n + 2];
 
         if (level > max_level)
                 return 0;
+        /* MESSAGE= is read as lines of text; the SWAPGUARD_* fields keep the
+         * exact bytes (the journal's fields are binary-safe). */
+        message = escape_control(raw_message);
+        if (!message)
+                return -ENOMEM;
         if (log_get_target() == LOG_TARGET_STDERR) {
                 write_stderr(level, fields, n, message);
                 return 0;

@@ -457,6 +457,7 @@ static void reconcile(Manager *m) {
         StateFile *previous = NULL;
         SwapContext ctx;
         ReconcileDecision d;
+        bool driverless = false;
         int r;
 
         r = state_file_read(&previous);
@@ -472,11 +473,17 @@ static void reconcile(Manager *m) {
                 state_file_free(previous);
                 return;
         }
+        /* trust: drives left without a driver mean restore, whatever the
+         * state file says (issue 10 row 5). */
+        if (!ctx.stack_loaded && m->ops->nvme_driverless &&
+            (r = m->ops->nvme_driverless(m->ops->userdata, &driverless)) < 0)
+                log_warning_errno(r, "Cannot tell whether NVMe controllers lack a driver, ignoring: %m");
         d = reconcile_decide(&(ReconcileInput) {
                 .previous = previous,
                 .container_id = m->container.identity ? m->container.identity->id : NULL,
                 .stack_loaded = ctx.stack_loaded,
                 .replacement_loaded = ctx.replacement_loaded,
+                .nvme_driverless = driverless,
         });
         m->record.modules_before = strv_free(m->record.modules_before);
         if (d.keep_record && previous) {

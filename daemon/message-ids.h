@@ -16,3 +16,5 @@
 #define SWAPGUARD_MESSAGE_RELOAD_DETECTED  "33be6ddb5194470aa0a57242da70fff5"
 #define SWAPGUARD_MESSAGE_CONFIG_INVALID   "fe059e9bddeb411f9d74061da2390426"
 #define SWAPGUARD_MESSAGE_STOP_RESTORED    "7bc368d6005b4d99b5e15d0902c4c229"
+/* trust (issue 10): a matching container that may not give us kernel code */
+#define SWAPGUARD_MESSAGE_CONTAINER_REFUSED "fd5fb014bc8b4c0199cdd59500d8f8b6"

@@ -16,6 +16,7 @@ typedef struct ReconcileInput {
         const char *container_id;    /* the running driver container, NULL when none */
         bool stack_loaded;
         bool replacement_loaded;
+        bool nvme_driverless;        /* NVMe controllers with no driver bound (nvme-unbound.h) */
 } ReconcileInput;
 
 typedef struct ReconcileDecision {

@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "report.h"
+#include "util/escape.h"
 #include "util/string-util.h"
 #include "util/strv.h"
 
@@ -68,7 +69,7 @@ int report_event(int priority, const char *message_id, const ReportFields *f, co
 }
 
 void report_status(const char *fmt, ...) {
-        _cleanup_free_ char *status = NULL;
+        _cleanup_free_ char *status = NULL, *escaped = NULL;
         va_list ap;
 
         va_start(ap, fmt);
@@ -76,5 +77,10 @@ void report_status(const char *fmt, ...) {
         va_end(ap);
         if (!status)
                 return;
-        (void) sd_notifyf(0, "STATUS=%s", status);
+        /* One datagram of KEY=value lines: a newline in a name we report
+         * (a container's, a mount point) would add a line of its own, such as
+         * MAINPID= or STOPPING=1. */
+        escaped = escape_control(status);
+        if (escaped)
+                (void) sd_notifyf(0, "STATUS=%s", escaped);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container-privilege.h"
 #include "host/host-kernel.h"
 #include "log.h"
 #include "reload-guard.h"
@@ -134,8 +135,20 @@ static SwapEvent action_recheck(Manager *m) {
         return action_unload(m);
 }
 
+/* 0 with *ret_fd (or -EBADF when there is no pidfd to confirm it with),
+ * -ESRCH when the container's init is gone, -errno. */
+static int open_container_root(Manager *m, int *ret_fd) {
+        int pidfd = m->container.exit_source ? sd_event_source_get_io_fd(m->container.exit_source) : -EBADF;
+
+        *ret_fd = -EBADF;
+        if (pidfd < 0)
+                return 0;
+        return container_root_open(m->container.pid, pidfd, ret_fd);
+}
+
 static SwapEvent action_load(Manager *m) {
-        _cleanup_free_ char *tree = NULL, *loaded = NULL, *release = NULL;
+        _cleanup_free_ char *tree = NULL, *loaded = NULL, *release = NULL, *in_root = NULL;
+        _cleanup_close_ int root_fd = -EBADF;
         GuardLoadResult *l = NULL;
         int r;
 
@@ -153,7 +166,22 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        r = m->ops->load_from(m->ops->userdata, tree, swap_modules_wanted(m), &l);
+        /* trust: the container's root as an fd, confirmed through its pidfd
+         * (a reused pid is not the container); its tree is resolved inside
+         * that root. Without a pidfd, the path (the library still keeps every
+         * file inside the tree). */
+        r = open_container_root(m, &root_fd);
+        if (r == -ESRCH) {
+                swap_report_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        if (r < 0)
+                log_warning_errno(r, "Cannot open the driver container's root through its pidfd, using %s: %m", tree);
+        if (root_fd >= 0 && asprintf(&in_root, "lib/modules/%s", release) < 0) {
+                swap_report_failure(m, NULL, "Out of memory.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        r = m->ops->load_from(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd, swap_modules_wanted(m), &l);
         if (r < 0) {
                 swap_report_failure(m, NULL, "Cannot load the NVMe stack from %s: %s.", tree, strerror(-r));
                 return SWAP_EVENT_LOAD_FAILED;

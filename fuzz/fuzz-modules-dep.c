@@ -3,6 +3,7 @@
  * input): parse into an index, look modules up, and name every path. */
 #include <assert.h>
 
+#include "actions/module-file.h"
 #include "actions/module-tree.h"
 #include "fuzz-util.h"
 
@@ -20,6 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         const ModuleTreeEntry *e = &t->entries[i];
 
                         assert(e->name && e->path && e->depends);
+                        /* Never a path that leaves the tree (issue 10 row 4). */
+                        assert(module_relpath_valid(e->relpath));
+                        assert(e->relpath[0] != '/' && strncmp(e->relpath, "../", 3) != 0 && !strstr(e->relpath, "/../"));
                         assert(module_tree_find(t, e->name));
                 }
                 (void) module_tree_find(t, "nvme_core");

@@ -15,6 +15,7 @@
 #include "actions/stack-unload.h"
 #include "config.h"
 #include "host/host-root.h"
+#include "host/kernel-target.h"
 #include "modules/module-stack.h"
 #include "modules/removal-plan.h"
 #include "nvme/nvme-inventory.h"
@@ -329,6 +330,16 @@ int main(int argc, char *argv[]) {
         }
         if (a.dry_run && !streq(a.command, "unload"))
                 fprintf(stderr, "%s: --dry-run only applies to unload, ignoring it\n", program);
+        /* Decisions from a fake tree must not become calls to the real kernel. */
+        if ((streq(a.command, "load") || streq(a.command, "restore") || (streq(a.command, "unload") && !a.dry_run)) &&
+            kernel_target_check() < 0) {
+                fprintf(stderr,
+                        "%s: refusing to %s: the root is %s (--root or NVME_SWAPGUARD_ROOT), not /, but module "
+                        "calls would reach the real kernel; only the test fake kernel may receive them\n",
+                        program, a.command, host_root());
+                strv_free(a.modules);
+                return EXIT_FAILURE;
+        }
 
         for (size_t i = 0; i < ELEMENTSOF(commands); i++)
                 if (streq(a.command, commands[i].name)) {

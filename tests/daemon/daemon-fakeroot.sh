@@ -70,7 +70,7 @@ new_node() {
 
 # A process standing in for the container's init, with its cgroup and root.
 start_container() {
-  local ns=${1:-nvidia-network-operator} name=${2:-mofed-container}
+  local ns=${1:-nvidia-network-operator} name=${2:-mofed-container} capeff=${3:-000001ffffffffff} userns=${4:-}
   sleep 600 &
   container_pid=$!
   local croot=/proc/$container_pid/root/lib/modules/$rel
@@ -79,7 +79,7 @@ start_container() {
   fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops
   fn modules-dep $croot
   # last: the store entry is what tells the daemon the container started
-  fn container $container_pid $ID "$ns" "$name"
+  fn container $container_pid $ID "$ns" "$name" "$capeff" $userns
 }
 
 stop_container() {
@@ -209,6 +209,57 @@ wait_state idle
 expect_no_kernel "delete_module"
 stop_daemon
 stop_container
+
+# --- trust, issue 10 row 1: a matching container without CAP_SYS_MODULE ------
+case=unprivileged-container
+new_node
+start_daemon
+start_container nvidia-network-operator mofed-container 00000000a80425fb
+sleep 1
+wait_state idle
+expect_log "matches, but is not privileged \(no CAP_SYS_MODULE in CapEff\): refusing to load kernel code from it"
+expect_log "mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p/mofed-container in namespace nvidia-network-operator"
+expect_log "MESSAGE_ID=fd5fb014bc8b4c0199cdd59500d8f8b6"
+expect_no_kernel "delete_module"
+ready
+sleep 0.5
+expect_no_kernel "init_module"
+"$FAKE_NODE" "$root" loaded nvme && ok || fail "the in-tree nvme is not loaded at the end"
+stop_daemon
+stop_container
+
+# --- trust: all capabilities, but in a user namespace of its own ----------
+case=own-userns-container
+new_node
+start_daemon
+start_container nvidia-network-operator mofed-container 000001ffffffffff own-userns
+sleep 1
+wait_state idle
+expect_log "is not privileged \(not in the host's user namespace\)"
+expect_no_kernel "delete_module"
+stop_daemon
+stop_container
+
+# --- trust, issue 10 row 5: SIGKILL while unloaded, container gone, state
+# file truncated: the drives have no driver (a PCI NVMe function without a
+# driver link), so the restart restores whatever the file says.
+case=truncated-state
+new_node
+mkdir -p "$root/sys/bus/pci/devices/0000:00:04.0"
+echo 0x010802 > "$root/sys/bus/pci/devices/0000:00:04.0/class"
+start_daemon
+start_container
+wait_state unloaded-waiting-driver
+kill -9 "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
+stop_container
+head -c 20 "$root/run/nvme-swapguard/state.json" > "$tmp/half" && mv "$tmp/half" "$root/run/nvme-swapguard/state.json"
+: > "$tmp/kernel.log"
+start_daemon
+wait_state restored
+expect_log "previous state none.*stack absent.*resuming in unloaded-waiting-driver then container-exited"
+expect_kernel "init_module nvme .*-> 0"
+"$FAKE_NODE" "$root" loaded nvme && ok || fail "nvme not back after the restart"
+stop_daemon
 
 # --- ready timeout: restore ---------------------------------------------------
 case=ready-timeout

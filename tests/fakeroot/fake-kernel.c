@@ -51,6 +51,10 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* Declares this library to the product (kmod-helper/lib/host/kernel-target.h):
+ * under a fake root, module calls are sent only when this symbol exists. */
+EXPORT const int nvme_swapguard_fake_kernel = 1;
+
 typedef struct Rule {
         char call[32];
         char module[64];

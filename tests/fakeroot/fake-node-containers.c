@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "fake-node-private.h"
 
@@ -27,6 +28,29 @@ static char *container_config(const FakeContainer *c) {
         return s;
 }
 
+/* What the daemon checks before it takes kernel code from the container
+ * (daemon/container-privilege.c): CapEff in status, and whether ns/user is
+ * the host's (the same inode as proc/1/ns/user). */
+static int container_privilege(FakeNode *n, const FakeContainer *c) {
+        _auto_free_ char *status = NULL, *host = fnode_rpath(n, "proc/1/ns/user"),
+                         *ours = fnode_rpath(n, "proc/%d/ns/user", (int) c->pid),
+                         *host_dir = fnode_rpath(n, "proc/1/ns"), *our_dir = fnode_rpath(n, "proc/%d/ns", (int) c->pid);
+        int r;
+
+        if (!host || !ours || !host_dir || !our_dir ||
+            asprintf(&status, "Name:\tentrypoint\nCapEff:\t%s\n", c->capeff ? c->capeff : "000001ffffffffff") < 0)
+                return -ENOMEM;
+        if ((r = fnode_writef(n, status, "proc/%d/status", (int) c->pid)) < 0 || (r = fnode_mkdir_p(host_dir)) < 0 ||
+            (r = fnode_mkdir_p(our_dir)) < 0)
+                return r;
+        if (!fnode_exists_rel(n, "proc/1/ns/user") && (r = fnode_write_file(host, "user:[4026531837]\n")) < 0)
+                return r;
+        (void) unlink(ours);
+        if (c->own_userns)
+                return fnode_write_file(ours, "user:[4026532512]\n");
+        return link(host, ours) < 0 ? -errno : 0;
+}
+
 int fake_node_add_container(FakeNode *n, const FakeContainer *c) {
         _auto_free_ char *proc = NULL, *cgroup = NULL, *userdata = NULL, *config = NULL, *pid = NULL;
         int r;
@@ -42,7 +66,7 @@ int fake_node_add_container(FakeNode *n, const FakeContainer *c) {
                 return -ENOMEM;
         if ((r = fnode_mkdir_p(proc)) < 0 || (r = fnode_mkdir_p(userdata)) < 0)
                 return r;
-        if ((r = fnode_writef(n, cgroup, "proc/%d/cgroup", (int) c->pid)) < 0 ||
+        if ((r = fnode_writef(n, cgroup, "proc/%d/cgroup", (int) c->pid)) < 0 || (r = container_privilege(n, c)) < 0 ||
             (r = fnode_writef(n, config, STORE "/%s/userdata/config.json", c->id)) < 0)
                 return r;
         return fnode_writef(n, pid, STORE "/%s/userdata/pidfile", c->id);

@@ -4,6 +4,7 @@
 /* A container as CRI-O shows it on the node (fake-node-containers.c); part
  * of fake-node.h. */
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 typedef struct FakeNode FakeNode;
@@ -13,9 +14,14 @@ typedef struct FakeContainer {
         pid_t pid;             /* its init process (a real process in tests that follow it) */
         const char *namespace; /* io.kubernetes.pod.namespace; NULL: nvidia-network-operator */
         const char *name;      /* io.kubernetes.container.name; NULL: mofed-container */
+        const char *capeff;    /* its init's CapEff (16 hex digits); NULL: 000001ffffffffff,
+                                  a privileged container (CAP_SYS_MODULE is bit 16) */
+        bool own_userns;       /* in a user namespace of its own, not the host's */
 } FakeContainer;
 
-/* proc/<pid>/cgroup in the container's crio-<id>.scope, then CRI-O's store
+/* proc/<pid>/cgroup in the container's crio-<id>.scope, proc/<pid>/status
+ * (CapEff) and proc/<pid>/ns/user (a hard link of proc/1/ns/user, the host's
+ * user namespace: one inode, unless own_userns), then CRI-O's store
  * entry run/containers/storage/overlay-containers/<id>/userdata/config.json
  * (OCI spec with the pod annotations) and its pidfile, each written
  * atomically and in that order, as a watcher of the store sees a container

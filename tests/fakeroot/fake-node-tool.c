@@ -15,8 +15,12 @@
  *   osrelease RELEASE
  *   loaded NAME                         exit 0 when loaded, 1 when not
  *   refcnt NAME                         prints the refcnt
- *   container PID ID [NAMESPACE [NAME]] CRI-O's view of a container: its
- *                                       cgroup, then its store entry */
+ *   container PID ID [NAMESPACE [NAME [CAPEFF|- [own-userns]]]]
+ *                                       CRI-O's view of a container: its
+ *                                       cgroup, status (CapEff; default
+ *                                       privileged) and user namespace (the
+ *                                       host's unless own-userns), then its
+ *                                       store entry */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +125,8 @@ static int run(FakeNode *n, int argc, char **argv) {
                         .id = argv[2],
                         .namespace = argc > 3 ? argv[3] : NULL,
                         .name = argc > 4 ? argv[4] : NULL,
+                        .capeff = argc > 5 && strcmp(argv[5], "-") ? argv[5] : NULL,
+                        .own_userns = argc > 6 && strcmp(argv[6], "own-userns") == 0,
                 });
         }
         if (strcmp(cmd, "loaded") == 0) {

@@ -80,7 +80,6 @@ need = {
     "SystemCallFilter=~@module": False,                   # the same, at the filter
     "CapabilityBoundingSet=~CAP_SYS_PTRACE": False,       # /proc/<pid>/root, /proc/<pid>/fd
     "PrivateDevices=": False,                             # exclusive open of /dev/nvme*
-    "ProtectProc=": False,                                # other users /proc/<pid>/fd
     "RestrictAddressFamilies=~AF_NETLINK": False,         # uevents
     "RestrictAddressFamilies=~AF_UNIX": False,            # sd_notify, journal, D-Bus
     "CapabilityBoundingSet=~CAP_SYS_ADMIN": True,         # and no more than that
@@ -98,6 +97,18 @@ for name, want in need.items():
         print(f"ok: {name} protected={want}")
 sys.exit(bad)
 '
+# issue 10: what a compromised daemon would want is denied, and it cannot
+# take the node's memory or fork without bound.
+for sc in process_vm_readv process_vm_writev userfaultfd io_uring_setup @keyring kcmp; do
+        grep -qE "^SystemCallFilter=~(.* )?$sc( |$)" "$unit" || { echo "FAIL: $sc is not denied"; exit 1; }
+done
+# Other users' /proc/<pid>/fd must stay visible: ProtectProc=ptraceable shows
+# every process we may ptrace (all, with CAP_SYS_PTRACE, asserted above);
+# invisible or noaccess would hide them.
+if grep -qE '^ProtectProc=(invisible|noaccess)' "$unit"; then echo "FAIL: ProtectProc= hides other users' processes"; exit 1; fi
+for opt in '^MemoryMax=' '^TasksMax=' '^PrivateIPC=yes' '^DynamicUser=yes' '^ProtectProc=ptraceable'; do
+        grep -qE "$opt" "$unit" || { echo "FAIL: $opt lost"; exit 1; }
+done
 grep -q '^RuntimeDirectoryPreserve=yes' "$unit" || { echo "FAIL: RuntimeDirectoryPreserve=yes lost: a restart would drop the state file"; exit 1; }
 grep -q '^Type=notify' "$unit" || { echo "FAIL: Type=notify lost"; exit 1; }
 echo "unit-check: passed"

@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "actions/kmod-util.h"
+#include "actions/module-elf.h"
+#include "actions/module-file.h"
 #include "actions/module-tree.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -58,6 +61,7 @@ static int rank_of(const char *relpath) {
 static void entry_done(ModuleTreeEntry *e) {
         free(e->name);
         free(e->path);
+        free(e->relpath);
         strv_free(e->depends);
 }
 
@@ -69,11 +73,20 @@ ModuleTree *module_tree_free(ModuleTree *t) {
         free(t->entries);
         if (t->ctx)
                 kmod_unref(t->ctx);
+        if (t->has_fds)
+                close(t->root_fd);
+        free(t->in_root);
         free(t->dir);
         free(t);
         return NULL;
 }
 
+#define SWAP_ENTRY(a, b)                        \
+        do {                                    \
+                ModuleTreeEntry _t_ = (a);      \
+                (a) = (b);                      \
+                (b) = _t_;                      \
+        } while (0)
 
 static ModuleTreeEntry *find_mutable(const ModuleTree *t, const char *name) {
         for (size_t i = 0; i < t->n_entries; i++)
@@ -86,49 +99,56 @@ const ModuleTreeEntry *module_tree_find(const ModuleTree *t, const char *name) {
         return t ? find_mutable(t, name) : NULL;
 }
 
-/* Takes ownership of name, path and depends in every case. */
-static int tree_add(ModuleTree *t, char *name, char *path, char **depends, int rank) {
+/* Takes ownership of name and depends in every case; relpath is copied. */
+static int tree_add(ModuleTree *t, char *name, const char *relpath, char **depends) {
+        ModuleTreeEntry new = { .name = name, .depends = depends, .rank = rank_of(relpath) };
         ModuleTreeEntry *e, *n;
+
+        if (asprintf(&new.path, "%s/%s", t->dir, relpath) < 0)
+                new.path = NULL;
+        new.relpath = strdup(relpath);
+        if (!new.path || !new.relpath) {
+                entry_done(&new);
+                return -ENOMEM;
+        }
 
         e = find_mutable(t, name);
         if (e) {
-                if (rank < e->rank) {
-                        entry_done(e);
-                        *e = (ModuleTreeEntry) { name, path, depends, rank };
-                        return 0;
-                }
-                free(name);
-                free(path);
-                strv_free(depends);
+                if (new.rank < e->rank)
+                        SWAP_ENTRY(*e, new);
+                entry_done(&new);
                 return 0;
         }
 
         n = reallocarray(t->entries, t->n_entries + 1, sizeof(*n));
         if (!n) {
-                free(name);
-                free(path);
-                strv_free(depends);
+                entry_done(&new);
                 return -ENOMEM;
         }
         t->entries = n;
-        t->entries[t->n_entries++] = (ModuleTreeEntry) { name, path, depends, rank };
+        t->entries[t->n_entries++] = new;
         return 0;
 }
 
 /* modules.dep paths are relative to the tree; depmods before kmod wrote
  * absolute /lib/modules/<release>/... paths, which inside a container's
- * root mean the same tree. */
+ * root mean the same tree. Anything else absolute, and any ".." or "."
+ * component, is refused: the index must not name a file outside the tree
+ * (extra/../../../x/nvme.ko). */
 static const char *relative_module_path(const char *p) {
-        if (p[0] != '/')
-                return p;
-        if (!strneq(p, "/lib/modules/", 13))
-                return NULL;
-        p = strchr(p + 13, '/');
-        return p && p[1] ? p + 1 : NULL;
+        if (p[0] == '/') {
+                if (!strneq(p, "/lib/modules/", 13))
+                        return NULL;
+                p = strchr(p + 13, '/');
+                if (!p || !p[1])
+                        return NULL;
+                p++;
+        }
+        return module_relpath_valid(p) ? p : NULL;
 }
 
 static int parse_dep_line(ModuleTree *t, char *line) {
-        _cleanup_free_ char *name = NULL, *path = NULL;
+        _cleanup_free_ char *name = NULL;
         _cleanup_strv_free_ char **deps = NULL;
         char *colon, *rel, *tok, *save = NULL;
         int r;
@@ -140,8 +160,6 @@ static int parse_dep_line(ModuleTree *t, char *line) {
         rel = (char *) relative_module_path(line);
         if (!rel || module_name_from_path(rel, &name) < 0)
                 return 0;
-        if (asprintf(&path, "%s/%s", t->dir, rel) < 0)
-                return -ENOMEM;
         deps = strv_new_empty();
         if (!deps)
                 return -ENOMEM;
@@ -151,11 +169,17 @@ static int parse_dep_line(ModuleTree *t, char *line) {
 
                 if (module_name_from_path(tok, &dep) < 0)
                         continue;
+                if (!module_name_valid(dep)) {
+                        free(dep);
+                        continue;
+                }
                 r = strv_push(&deps, dep);
                 if (r < 0)
                         return r;
         }
-        return tree_add(t, TAKE_PTR(name), TAKE_PTR(path), TAKE_PTR(deps), rank_of(rel));
+        if (!module_name_valid(name))
+                return 0;
+        return tree_add(t, TAKE_PTR(name), rel, TAKE_PTR(deps));
 }
 
 int module_tree_parse_modules_dep(ModuleTree *t, const char *text) {
@@ -173,132 +197,169 @@ int module_tree_parse_modules_dep(ModuleTree *t, const char *text) {
         return 0;
 }
 
-/* Appends the non-empty comma-separated fields of a modinfo `depends`. */
-static int depends_split_append(char ***l, const char *s) {
-        _cleanup_free_ char *copy = strdup(s);
-        char *tok, *save = NULL;
-        int r;
-
-        if (!copy)
+static int tree_path(const ModuleTree *t, const char *relpath, char **ret) {
+        if (asprintf(ret, "%s%s%s", t->in_root, t->in_root[0] && relpath[0] ? "/" : "", relpath) < 0)
                 return -ENOMEM;
-        for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                for (char *c = tok; *c; c++)
-                        if (*c == '-')
-                                *c = '_';
-                r = strv_extend(l, tok);
-                if (r < 0)
-                        return r;
-        }
         return 0;
 }
 
-/* Without modules.dep, a module's dependencies are its modinfo `depends`. */
-int module_tree_modinfo_depends(const ModuleTree *t, const char *path, char ***ret) {
-        _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
-        _cleanup_(kmod_module_info_free_listp) struct kmod_list *info = NULL;
-        _cleanup_strv_free_ char **deps = NULL;
-        struct kmod_list *l;
+int module_tree_open_module(const ModuleTree *t, const ModuleTreeEntry *e, int *ret_fd, size_t *ret_size) {
+        _cleanup_free_ char *p = NULL;
         int r;
 
-        deps = strv_new_empty();
-        if (!deps)
-                return -ENOMEM;
-        r = kmod_module_new_from_path(t->ctx, path, &mod);
+        if (!t->has_fds || !module_relpath_valid(e->relpath))
+                return -EINVAL;
+        r = tree_path(t, e->relpath, &p);
         if (r < 0)
                 return r;
-        r = kmod_module_get_info(mod, &info);
+        return module_file_open(t->root_fd, p, MODULE_FILE_MAX, ret_fd, ret_size);
+}
+
+/* Without modules.dep, a module's dependencies are its modinfo `depends`,
+ * read from the file itself. A compressed file's cannot be read without
+ * decompressing it: the load reads them then (the host's tree), or refuses
+ * the file (a container's, see stack-load.c). */
+static int walk_file_depends(ModuleTree *t, const char *relpath, char ***ret) {
+        _cleanup_free_ char *p = NULL, *image = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        ModuleMeta meta = {};
+        size_t size;
+        int r;
+
+        r = tree_path(t, relpath, &p);
+        if (r >= 0)
+                r = module_file_open(t->root_fd, p, MODULE_FILE_MAX, &fd, &size);
+        if (r >= 0)
+                r = module_file_read(fd, size, &image, &size);
         if (r < 0)
                 return r;
-
-        kmod_list_foreach(l, info) {
-                const char *v = kmod_module_info_get_value(l);
-
-                if (!streq(kmod_module_info_get_key(l), "depends") || !v)
-                        continue;
-                r = depends_split_append(&deps, v);
-                if (r < 0)
-                        return r;
+        if (module_image_kind_is_compressed(module_image_kind(image, size))) {
+                *ret = strv_new_empty();
+                return *ret ? 0 : -ENOMEM;
         }
-        *ret = TAKE_PTR(deps);
+        r = module_meta_parse(image, size, &meta);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(meta.depends);
+        module_meta_done(&meta);
         return 0;
 }
 
+static int walk(ModuleTree *t, const char *rel, unsigned depth);
+
+static int walk_entry(ModuleTree *t, const char *rel, const struct dirent *de, unsigned depth) {
+        _cleanup_free_ char *sub = NULL, *name = NULL;
+        char **deps = NULL;
+
+        if (de->d_name[0] == '.')
+                return 0;
+        if (asprintf(&sub, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) < 0)
+                return -ENOMEM;
+        if (de->d_type == DT_DIR)
+                return walk(t, sub, depth + 1);
+        if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+                return 0; /* symlinks are not followed: no loops */
+        if (module_name_from_path(de->d_name, &name) < 0 || !module_name_valid(name))
+                return 0;
+        if (walk_file_depends(t, sub, &deps) < 0)
+                return 0; /* not a readable module: skip it, a load would fail anyway */
+        return tree_add(t, TAKE_PTR(name), sub, deps);
+}
+
+/* Every directory is opened inside the root, by fd: a directory swapped
+ * for a symlink while we walk still cannot take us outside. */
 static int walk(ModuleTree *t, const char *rel, unsigned depth) {
-        _cleanup_free_ char *abs = NULL;
-        DIR *d;
+        _cleanup_free_ char *p = NULL;
+        _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
-        int r = 0;
+        int fd, r;
 
         if (depth > TREE_WALK_MAX_DEPTH)
                 return 0;
-        if (asprintf(&abs, "%s%s%s", t->dir, rel[0] ? "/" : "", rel) < 0)
-                return -ENOMEM;
-        d = opendir(abs);
-        if (!d)
-                return depth == 0 ? -errno : 0; /* an unreadable subdirectory is skipped */
-
-        while (r >= 0 && (de = readdir(d))) {
-                _cleanup_free_ char *sub = NULL, *name = NULL, *path = NULL;
-                char **deps = NULL;
-
-                if (de->d_name[0] == '.')
-                        continue;
-                if (asprintf(&sub, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
-                if (de->d_type == DT_DIR) {
-                        r = walk(t, sub, depth + 1);
-                        continue;
-                }
-                if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-                        continue; /* symlinks are not followed: no loops */
-                if (module_name_from_path(de->d_name, &name) < 0)
-                        continue;
-                if (asprintf(&path, "%s/%s", t->dir, sub) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
-                if (module_tree_modinfo_depends(t, path, &deps) < 0)
-                        continue; /* not a readable module: skip it, a load would fail anyway */
-                r = tree_add(t, TAKE_PTR(name), TAKE_PTR(path), deps, rank_of(sub));
+        r = tree_path(t, rel, &p);
+        if (r < 0)
+                return r;
+        r = module_dir_open(t->root_fd, p, &fd);
+        if (r < 0)
+                return depth == 0 ? r : 0; /* an unreadable subdirectory is skipped */
+        d = fdopendir(fd);
+        if (!d) {
+                r = -errno;
+                close(fd);
+                return r;
         }
-        closedir(d);
-        return r;
+        while ((de = readdir(d))) {
+                r = walk_entry(t, rel, de, depth);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int read_index(ModuleTree *t) {
+        _cleanup_free_ char *p = NULL, *text = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        size_t size;
+        int r;
+
+        r = tree_path(t, "modules.dep", &p);
+        if (r < 0)
+                return r;
+        r = module_file_open(t->root_fd, p, MODULE_DEP_FILE_MAX, &fd, &size);
+        if (r == -ENOENT)
+                return walk(t, "", 0);
+        if (r >= 0)
+                r = module_file_read(fd, size, &text, &size);
+        if (r < 0)
+                return r;
+        t->from_modules_dep = true;
+        return module_tree_parse_modules_dep(t, text);
+}
+
+static int tree_new(int root_fd, const char *in_root, const char *display, ModuleTree **ret) {
+        _cleanup_(module_tree_freep) ModuleTree *t = calloc(1, sizeof(*t));
+        _cleanup_close_ int check = -EBADF;
+        int r;
+
+        if (!t) {
+                close(root_fd);
+                return -ENOMEM;
+        }
+        t->root_fd = root_fd;
+        t->has_fds = true;
+        t->dir = strdup(display);
+        t->in_root = strdup(in_root);
+        if (!t->dir || !t->in_root)
+                return -ENOMEM;
+        r = module_dir_open(t->root_fd, t->in_root, &check);
+        if (r < 0)
+                return r;
+        t->ctx = kmod_new_quiet(display);
+        if (!t->ctx)
+                return -ENOMEM;
+        r = read_index(t);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(t);
+        return 0;
 }
 
 int module_tree_open(const char *dir, ModuleTree **ret) {
-        _cleanup_(module_tree_freep) ModuleTree *t = NULL;
-        _cleanup_free_ char *dep_path = NULL, *text = NULL;
-        struct stat st;
-        int r;
+        int fd;
 
-        if (stat(dir, &st) < 0)
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOTDIR ? -ENOTDIR : -errno;
+        return tree_new(fd, "", dir, ret); /* takes the fd, also on failure */
+}
+
+int module_tree_open_at(int root_fd, const char *in_root, const char *display, ModuleTree **ret) {
+        int fd;
+
+        if (!in_root || (in_root[0] && !module_relpath_valid(in_root)))
+                return -EINVAL;
+        fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
                 return -errno;
-        if (!S_ISDIR(st.st_mode))
-                return -ENOTDIR;
-
-        t = calloc(1, sizeof(*t));
-        if (!t)
-                return -ENOMEM;
-        t->dir = strdup(dir);
-        if (!t->dir)
-                return -ENOMEM;
-        t->ctx = kmod_new_quiet(dir);
-        if (!t->ctx)
-                return -ENOMEM;
-
-        if (asprintf(&dep_path, "%s/modules.dep", dir) < 0)
-                return -ENOMEM;
-        r = read_full_file(dep_path, &text, NULL);
-        if (r >= 0) {
-                t->from_modules_dep = true;
-                r = module_tree_parse_modules_dep(t, text);
-        } else if (r == -ENOENT)
-                r = walk(t, "", 0);
-        if (r < 0)
-                return r;
-
-        *ret = TAKE_PTR(t);
-        return 0;
+        return tree_new(fd, in_root, display, ret);
 }

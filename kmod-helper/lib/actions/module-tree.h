@@ -18,33 +18,47 @@ struct kmod_ctx;
 
 typedef struct ModuleTreeEntry {
         char *name;     /* kernel spelling: nvme_core */
-        char *path;     /* openable path of the .ko (the tree's dir + relative path) */
+        char *path;     /* the .ko as seen from the host (the tree's dir + relpath): for
+                           messages and for libkmod on the host's own tree only */
+        char *relpath;  /* relative to the tree; never absolute, never a ".." component */
         char **depends; /* NULL-terminated module names; never NULL */
         int rank;       /* 0 updates/, 1 extra/, 2 anything else: lower wins */
 } ModuleTreeEntry;
 
 typedef struct ModuleTree {
-        char *dir;
+        char *dir;            /* as seen from the host: for messages */
+        bool has_fds;         /* root_fd is ours (a calloc'd tree in tests has none) */
+        int root_fd;          /* every file of the tree is resolved inside this root */
+        char *in_root;        /* the tree's path inside root_fd ("" when the tree is the root) */
         struct kmod_ctx *ctx; /* kmod_new(dir) with no configuration files */
         bool from_modules_dep;
         ModuleTreeEntry *entries;
         size_t n_entries;
 } ModuleTree;
 
-/* dir is an openable path (already through host_path()). -ENOENT when it is
- * not a directory; 0 or -errno; *ret untouched on failure. */
+/* dir is an openable path (already through host_path()), and the root of
+ * its own resolution: nothing it holds can name a file outside it.
+ * -ENOTDIR when it is not a directory; 0 or -errno; *ret untouched on failure. */
 int module_tree_open(const char *dir, ModuleTree **ret);
+/* The same for a tree inside a root directory fd (a driver container's
+ * root, opened through its pidfd): in_root is the tree's path inside that
+ * root (lib/modules/<release>), resolved with the root as "/", so that the
+ * container's own absolute symlinks mean its own files. root_fd is
+ * duplicated; display is the host path for messages. */
+int module_tree_open_at(int root_fd, const char *in_root, const char *display, ModuleTree **ret);
+
+/* Opens a module file of the tree (see module-file.h): 0 with *ret_fd and
+ * *ret_size, or -errno (-EXDEV: it resolves outside the root). */
+int module_tree_open_module(const ModuleTree *t, const ModuleTreeEntry *e, int *ret_fd, size_t *ret_size);
 ModuleTree *module_tree_free(ModuleTree *t);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleTree *, module_tree_free);
 const ModuleTreeEntry *module_tree_find(const ModuleTree *t, const char *name);
 
-/* The `depends` of a .ko's modinfo, '-' spelled '_'. A container's depmod
- * leaves out what its tree lacks (t10_pi, ...); the modinfo never does. */
-int module_tree_modinfo_depends(const ModuleTree *t, const char *path, char ***ret);
 
 /* Pure: adds the entries of a modules.dep text to t (paths relative to
  * t->dir, or absolute /lib/modules/<release>/... as old depmods wrote them).
- * Malformed lines are skipped. 0 or -ENOMEM. */
+ * Malformed lines, and lines naming a path with a ".." component or another
+ * absolute path, are skipped. 0 or -ENOMEM. */
 int module_tree_parse_modules_dep(ModuleTree *t, const char *text);
 
 /* Pure: the module name of a .ko path ("kernel/x/nvme-core.ko.xz" -> "nvme_core").

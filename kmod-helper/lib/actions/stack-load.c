@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <fcntl.h>
 #include <libkmod.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "actions/kmod-util.h"
+#include "actions/module-elf.h"
+#include "actions/module-file.h"
 #include "actions/module-live.h"
 #include "actions/module-tree.h"
 #include "actions/stack-load.h"
 #include "host/host-kernel.h"
 #include "host/host-root.h"
+#include "host/kernel-target.h"
+#include "modules/module-stack.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -28,19 +35,31 @@ typedef struct LoadStep {
         const ModuleTreeEntry *entry; /* NULL when already loaded */
         const ModuleTree *tree;
         bool already_loaded;
+        int fd;          /* the one fd of the file: its modinfo was read from it and
+                            finit_module() gets it; -EBADF for the host's own
+                            compressed files, which libkmod decompresses by path */
+        ModuleMeta meta; /* name, vermagic, depends of the bytes behind fd */
 } LoadStep;
 
 typedef struct Loader {
         ModuleTree *tree;  /* the tree asked for */
         ModuleTree *host;  /* the host's tree; NULL when it is the same or missing */
+        bool from_container; /* the tree asked for is not the host's: stack modules
+                                come from it alone */
+        uint64_t deadline; /* CLOCK_MONOTONIC usec */
+        unsigned timeout_sec;
         LoadStep *steps;   /* in load order */
         size_t n_steps;
         LoadResult *result;
 } Loader;
 
 static void loader_done(Loader *l) {
-        for (size_t i = 0; i < l->n_steps; i++)
+        for (size_t i = 0; i < l->n_steps; i++) {
                 free(l->steps[i].name);
+                if (l->steps[i].fd >= 0)
+                        close(l->steps[i].fd);
+                module_meta_done(&l->steps[i].meta);
+        }
         free(l->steps);
         module_tree_free(l->tree);
         module_tree_free(l->host);
@@ -93,25 +112,193 @@ static const LoadStep *find_step(const Loader *l, const char *name) {
         return NULL;
 }
 
+/* Takes fd and meta in every case. */
 static int add_step(Loader *l, const char *name, const ModuleTree *tree, const ModuleTreeEntry *e,
-                    bool already_loaded) {
+                    bool already_loaded, int fd, ModuleMeta *meta) {
         LoadStep *n = reallocarray(l->steps, l->n_steps + 1, sizeof(*n));
+        ModuleMeta none = {};
 
-        if (!n)
+        if (!meta)
+                meta = &none;
+        if (!n) {
+                if (fd >= 0)
+                        close(fd);
+                module_meta_done(meta);
                 return -ENOMEM;
+        }
         l->steps = n;
-        l->steps[l->n_steps] = (LoadStep) { strdup(name), e, tree, already_loaded };
-        if (!l->steps[l->n_steps].name)
-                return -ENOMEM;
+        l->steps[l->n_steps] = (LoadStep) { strdup(name), e, tree, already_loaded, fd, *meta };
+        *meta = (ModuleMeta) {};
         l->n_steps++;
+        return l->steps[l->n_steps - 1].name ? 0 : -ENOMEM;
+}
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
+}
+
+/* 1 and the failure recorded when the load's deadline has passed. */
+static int past_deadline(Loader *l, const char *module, const char *step) {
+        int r;
+
+        if (now_usec() < l->deadline)
+                return 0;
+        r = load_fail(l->result, module, ETIMEDOUT, "%s: the load took longer than %u s; stopped before %s",
+                      module, l->timeout_sec, step);
+        return r < 0 ? r : 1;
+}
+
+static bool is_stack_module(const char *name) {
+        for (const char *const *m = nvme_stack_modules; *m; m++)
+                if (streq(*m, name))
+                        return true;
+        return false;
+}
+
+/* The host's own compressed modules (RHEL 9 ships .ko.xz): libkmod reads and
+ * decompresses them by path. Only for the host's tree, which is the host's. */
+static int meta_from_libkmod(const ModuleTree *t, const ModuleTreeEntry *e, ModuleMeta *ret) {
+        _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
+        _cleanup_(kmod_module_info_free_listp) struct kmod_list *info = NULL;
+        _cleanup_(module_meta_done) ModuleMeta m = {};
+        struct kmod_list *i;
+        int r;
+
+        m.depends = strv_new_empty();
+        if (!m.depends)
+                return -ENOMEM;
+        r = kmod_module_new_from_path(t->ctx, e->path, &mod);
+        if (r >= 0)
+                r = kmod_module_get_info(mod, &info);
+        if (r < 0)
+                return r;
+        kmod_list_foreach(i, info) {
+                const char *k = kmod_module_info_get_key(i), *v = kmod_module_info_get_value(i);
+                char **target = streq(k, "name") ? &m.name : streq(k, "vermagic") ? &m.vermagic : NULL;
+
+                if (!v)
+                        continue;
+                if (target && !*target && !(*target = strndup(v, strcspn(v, " "))))
+                        return -ENOMEM;
+                if (streq(k, "depends")) {
+                        _cleanup_free_ char *copy = strdup(v);
+                        char *save = NULL;
+
+                        if (!copy)
+                                return -ENOMEM;
+                        for (char *t2 = strtok_r(copy, ",", &save); t2; t2 = strtok_r(NULL, ",", &save)) {
+                                for (char *c = t2; *c; c++)
+                                        if (*c == '-')
+                                                *c = '_';
+                                if (strv_extend(&m.depends, t2) < 0)
+                                        return -ENOMEM;
+                        }
+                }
+        }
+        if (!m.name || !module_name_valid(m.name))
+                return -EBADMSG;
+        *ret = m;
+        m = (ModuleMeta) {};
         return 0;
+}
+
+/* Opens the module once and reads what a load checks from those bytes.
+ * 1 with *ret_fd and *ret_meta, 0 when the result records why not, -ENOMEM. */
+static int open_module(Loader *l, const char *name, const ModuleTree *tree, const ModuleTreeEntry *e, int *ret_fd,
+                       ModuleMeta *ret_meta) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *image = NULL;
+        _cleanup_(module_meta_done) ModuleMeta meta = {};
+        ModuleImageKind kind;
+        size_t size;
+        int r;
+
+        r = module_tree_open_module(tree, e, &fd, &size);
+        if (r == -EBADFD)
+                return load_fail(l->result, name, EBADFD, "%s: %s is not a regular file", name, e->path) ?: 0;
+        if (r == -EFBIG)
+                return load_fail(l->result, name, EFBIG, "%s: %s is larger than %u MiB", name, e->path,
+                                 MODULE_FILE_MAX >> 20) ?: 0;
+        if (r == -EXDEV || r == -ELOOP)
+                return load_fail(l->result, name, EXDEV, "%s: %s leads outside %s (symlink or magic link)", name,
+                                 e->path, tree->dir) ?: 0;
+        if (r >= 0)
+                r = module_file_read(fd, size, &image, &size);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return load_fail(l->result, name, -r, "%s: cannot read %s: %s", name, e->path, strerror(-r)) ?: 0;
+
+        kind = module_image_kind(image, size);
+        if (module_image_kind_is_compressed(kind) && tree != l->host && l->from_container)
+                /* Neither libkmod 28 (it decompresses by path, unbounded: a
+                 * 72 KB nvme.ko.zst cost 34 s and 2.1 GB) nor the kernel
+                 * (MODULE_INIT_COMPRESSED_FILE: Linux 5.17, not RHEL 9's 5.14,
+                 * and no cap either) can bound the decompressed size, and the
+                 * driver containers install their builds uncompressed. */
+                return load_fail(l->result, name, EMEDIUMTYPE,
+                                 "%s: %s is %s-compressed: compressed modules are not loaded from a container "
+                                 "(their decompressed size cannot be bounded)",
+                                 name, e->path, module_image_kind_to_string(kind)) ?: 0;
+        if (module_image_kind_is_compressed(kind)) {
+                close(TAKE_FD(fd)); /* the host's own file: libkmod by path */
+                r = meta_from_libkmod(tree, e, &meta);
+        } else
+                r = module_meta_parse(image, size, &meta);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return load_fail(l->result, name, ENOEXEC, "%s: %s is not a kernel module with a valid modinfo",
+                                 name, e->path) ?: 0;
+        if (!streq(meta.name, name))
+                return load_fail(l->result, name, EBADMSG, "%s: %s says it is module \"%s\", not %s", name,
+                                 e->path, meta.name, name) ?: 0;
+        *ret_fd = TAKE_FD(fd);
+        *ret_meta = meta;
+        meta = (ModuleMeta) {};
+        return 1;
+}
+
+/* Where a module comes from: a stack module from the tree asked for and
+ * nowhere else (a container without a build of it must not get the host's
+ * in-tree one mixed into NVIDIA's stack); any other module from that tree,
+ * or the host's when the tree lacks it (t10_pi, crc64_rocksoft). 1 with
+ * *ret_tree and *ret_entry, 0 when the result records why not. */
+static int find_module(Loader *l, const char *name, const ModuleTree **ret_tree, const ModuleTreeEntry **ret_entry) {
+        const ModuleTreeEntry *e = module_tree_find(l->tree, name);
+        int r;
+
+        if (e) {
+                *ret_tree = l->tree;
+                *ret_entry = e;
+                return 1;
+        }
+        if (l->from_container && is_stack_module(name)) {
+                r = load_fail(l->result, name, ENOPKG,
+                              "%s: the container's tree %s has no build of %s; nothing is loaded from the host for it",
+                              name, l->tree->dir, name);
+                return r < 0 ? r : 0;
+        }
+        e = module_tree_find(l->host, name);
+        if (!e) {
+                r = load_fail(l->result, name, ENOENT, "%s: not found in %s%s%s", name, l->tree->dir,
+                              l->host ? " nor in " : "", l->host ? l->host->dir : "");
+                return r < 0 ? r : 0;
+        }
+        *ret_tree = l->host;
+        *ret_entry = e;
+        return 1;
 }
 
 /* Depth-first: every dependency gets its step before the module itself.
  * Returns 1 when resolved, 0 when the result records why not, -errno. */
 static int resolve(Loader *l, const char *name, unsigned depth) {
-        _cleanup_strv_free_ char **modinfo_deps = NULL;
-        const ModuleTree *tree = l->tree;
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_(module_meta_done) ModuleMeta meta = {};
+        const ModuleTree *tree;
         const ModuleTreeEntry *e;
         int r;
 
@@ -121,65 +308,36 @@ static int resolve(Loader *l, const char *name, unsigned depth) {
                 r = load_fail(l->result, name, ELOOP, "%s: dependency cycle in %s", name, l->tree->dir);
                 return r < 0 ? r : 0;
         }
+        r = past_deadline(l, name, "resolving it");
+        if (r != 0)
+                return r < 0 ? r : 0;
 
         r = module_is_present(name);
         if (r < 0)
                 return r;
         if (r > 0)
-                return add_step(l, name, NULL, NULL, true) < 0 ? -ENOMEM : 1;
+                return add_step(l, name, NULL, NULL, true, -EBADF, NULL) < 0 ? -ENOMEM : 1;
 
-        e = module_tree_find(l->tree, name);
-        if (!e) {
-                tree = l->host;
-                e = module_tree_find(l->host, name);
-        }
-        if (!e) {
-                r = load_fail(l->result, name, ENOENT, "%s: not found in %s%s%s", name, l->tree->dir,
-                              l->host ? " nor in " : "", l->host ? l->host->dir : "");
-                return r < 0 ? r : 0;
-        }
+        r = find_module(l, name, &tree, &e);
+        if (r <= 0)
+                return r;
+        r = open_module(l, name, tree, e, &fd, &meta);
+        if (r <= 0)
+                return r;
 
         /* modules.dep and the module's own modinfo: a container's depmod
          * leaves out the dependencies its tree lacks. */
-        r = module_tree_modinfo_depends(tree, e->path, &modinfo_deps);
-        if (r < 0 && r != -ENOMEM)
-                modinfo_deps = NULL; /* unreadable: the vermagic check will say so */
-        else if (r < 0)
-                return r;
         STRV_FOREACH(d, e->depends) {
                 r = resolve(l, *d, depth + 1);
                 if (r <= 0)
                         return r;
         }
-        STRV_FOREACH(d, modinfo_deps) {
+        STRV_FOREACH(d, meta.depends) {
                 r = resolve(l, *d, depth + 1);
                 if (r <= 0)
                         return r;
         }
-        return add_step(l, name, tree, e, false) < 0 ? -ENOMEM : 1;
-}
-
-static int module_vermagic(const LoadStep *s, char **ret) {
-        _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
-        _cleanup_(kmod_module_info_free_listp) struct kmod_list *info = NULL;
-        struct kmod_list *i;
-        int r;
-
-        r = kmod_module_new_from_path(s->tree->ctx, s->entry->path, &mod);
-        if (r < 0)
-                return r;
-        r = kmod_module_get_info(mod, &info);
-        if (r < 0)
-                return r;
-        kmod_list_foreach(i, info)
-                if (streq(kmod_module_info_get_key(i), "vermagic")) {
-                        const char *v = kmod_module_info_get_value(i);
-
-                        *ret = strndup(v, strcspn(v, " "));
-                        return *ret ? 0 : -ENOMEM;
-                }
-        *ret = NULL;
-        return 0;
+        return add_step(l, name, tree, e, false, TAKE_FD(fd), &meta) < 0 ? -ENOMEM : 1;
 }
 
 /* Before anything is inserted: a module built for another kernel would be
@@ -188,14 +346,12 @@ static int check_vermagic(Loader *l, const char *release) {
         for (size_t i = 0; i < l->n_steps; i++) {
                 const LoadStep *s = &l->steps[i];
                 _cleanup_free_ char *vermagic = NULL;
-                int r;
 
                 if (s->already_loaded)
                         continue;
-                r = module_vermagic(s, &vermagic);
-                if (r < 0)
-                        return load_fail(l->result, s->name, -r, "%s: cannot read %s: %s", s->name,
-                                         s->entry->path, strerror(-r));
+                vermagic = s->meta.vermagic ? strdup(s->meta.vermagic) : NULL;
+                if (s->meta.vermagic && !vermagic)
+                        return -ENOMEM;
                 if (!vermagic || !streq(vermagic, release))
                         return load_fail(l->result, s->name, ENOEXEC,
                                          "%s: %s was built for kernel %s, the running kernel is %s",
@@ -222,10 +378,38 @@ static int record(LoadResult *res, const char *name, const char *path, bool alre
         return 0;
 }
 
-static int insert_one(Loader *l, const LoadStep *s) {
+/* finit_module() on the fd the modinfo was read from; the host's own
+ * compressed files through libkmod, which decompresses them. */
+static int step_insert(const LoadStep *s) {
         _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
         int r;
 
+        if (s->fd >= 0)
+                return syscall(SYS_finit_module, s->fd, "", 0) < 0 ? -errno : 0;
+        r = kmod_module_new_from_path(s->tree->ctx, s->entry->path, &mod);
+        return r < 0 ? r : kmod_module_insert_module(mod, 0, NULL);
+}
+
+/* The kernel took it: it must now be in /sys/module under the name we
+ * checked, or the insert did not do what was asked (restore follows). */
+static int check_inserted(Loader *l, const LoadStep *s) {
+        int r = module_is_present(s->name);
+
+        if (r > 0)
+                return record(l->result, s->name, s->entry->path, false);
+        r = record(l->result, s->name, s->entry->path, false); /* so that a roll back tries it */
+        if (r < 0)
+                return r;
+        return load_fail(l->result, s->name, ENOENT, "%s: the kernel accepted %s, but /sys/module/%s does not exist",
+                         s->name, s->entry->path, s->name);
+}
+
+static int insert_one(Loader *l, const LoadStep *s) {
+        int r;
+
+        r = past_deadline(l, s->name, "inserting it");
+        if (r != 0)
+                return r < 0 ? r : 0;
         /* Someone (udev, the driver container) may have loaded it meanwhile. */
         r = module_is_present(s->name);
         if (r < 0)
@@ -233,14 +417,14 @@ static int insert_one(Loader *l, const LoadStep *s) {
         if (r > 0)
                 return record(l->result, s->name, s->entry->path, true);
 
-        r = kmod_module_new_from_path(s->tree->ctx, s->entry->path, &mod);
+        r = 0;
         /* EAGAIN/EBUSY pass (a dependency still settling, the module of the
          * same name still going away): a few tries, as the unload does, so
          * that a restore does not leave the node without a driver for a
          * transient answer (found by tests/faults, rows
          * daemon:restore:<module>:EAGAIN|EBUSY). */
         for (unsigned i = 1, backoff_ms = 10; r >= 0; i++, backoff_ms *= 2) {
-                r = kmod_module_insert_module(mod, 0, NULL);
+                r = step_insert(s);
                 if ((r != -EAGAIN && r != -EBUSY) || i >= LOAD_BUSY_ATTEMPTS)
                         break;
                 r = 0;
@@ -255,7 +439,7 @@ static int insert_one(Loader *l, const LoadStep *s) {
                 return load_fail(l->result, s->name, -r, "%s: loading %s failed: %s%s", s->name,
                                  s->entry->path, strerror(-r), why);
         }
-        return record(l->result, s->name, s->entry->path, false);
+        return check_inserted(l, s);
 }
 
 /* Undo this call's inserts, newest first; best effort, each one recorded. */
@@ -285,6 +469,25 @@ static int roll_back(LoadResult *res) {
         return 0;
 }
 
+/* The host's own tree, resolved inside the host's root (not inside the
+ * tree): RHEL's weak-updates/ holds absolute symlinks to other releases'
+ * extra/ modules, which are the host's own files. */
+static int open_host_tree(const char *release, const char *display, ModuleTree **ret) {
+        _cleanup_free_ char *root = NULL, *in_root = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        r = host_path("/", &root);
+        if (r < 0)
+                return r;
+        if (asprintf(&in_root, "lib/modules/%s", release) < 0)
+                return -ENOMEM;
+        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        return module_tree_open_at(fd, in_root, display, ret);
+}
+
 static int open_trees(Loader *l, const LoadOptions *opts, const char *release) {
         _cleanup_free_ char *host_dir = NULL, *tree_dir = NULL;
         int r;
@@ -292,19 +495,23 @@ static int open_trees(Loader *l, const LoadOptions *opts, const char *release) {
         r = host_pathf(&host_dir, "/lib/modules/%s", release);
         if (r < 0)
                 return r;
-        if (opts && opts->module_tree) {
+        if (opts && opts->module_tree && opts->in_root) {
+                if (asprintf(&tree_dir, "(container root)/%s", opts->module_tree) < 0)
+                        return -ENOMEM;
+                r = module_tree_open_at(opts->root_fd, opts->module_tree, tree_dir, &l->tree);
+        } else if (opts && opts->module_tree) {
                 r = host_path(opts->module_tree, &tree_dir);
-                if (r < 0)
-                        return r;
-        }
-
-        r = module_tree_open(tree_dir ? tree_dir : host_dir, &l->tree);
+                if (r >= 0)
+                        r = module_tree_open(tree_dir, &l->tree);
+        } else
+                r = open_host_tree(release, host_dir, &l->tree);
         if (r < 0)
                 return r;
+        l->from_container = tree_dir && !streq(tree_dir, host_dir);
         /* The host tree only fills gaps; a host without one is not an error
          * as long as the asked-for tree is complete. */
         if (tree_dir && !streq(tree_dir, host_dir)) {
-                r = module_tree_open(host_dir, &l->host);
+                r = open_host_tree(release, host_dir, &l->host);
                 if (r < 0 && r != -ENOENT && r != -ENOTDIR)
                         return r;
         }
@@ -352,6 +559,10 @@ int stack_load(const LoadOptions *opts, LoadResult **ret) {
         Loader l = {};
         int r;
 
+        /* A fake root's decisions must never reach the real kernel. */
+        r = kernel_target_check();
+        if (r < 0)
+                return r;
         r = host_kernel_release(&release);
         if (r < 0)
                 return r;
@@ -363,6 +574,8 @@ int stack_load(const LoadOptions *opts, LoadResult **ret) {
                 return -ENOMEM;
 
         l.result = res;
+        l.timeout_sec = opts && opts->timeout_sec ? opts->timeout_sec : LOAD_TIMEOUT_SEC_DEFAULT;
+        l.deadline = now_usec() + (uint64_t) l.timeout_sec * 1000000ULL;
         r = open_trees(&l, opts, release);
         if (r >= 0) {
                 res->tree = strdup(l.tree->dir);

@@ -4,8 +4,11 @@
 /* Loads the NVMe host stack from a module tree: NVIDIA's build from the
  * driver container's root (/proc/<pid>/root/lib/modules/<release>, RPM
  * extra/ or DKMS updates/ layout), or the in-tree build from the host's
- * /lib/modules/<release> (restore). Dependencies missing from the given tree
- * (t10_pi, crc64_rocksoft, ...) come from the host tree. A module whose
+ * /lib/modules/<release> (restore). Dependencies outside the NVMe stack
+ * missing from the given tree (t10_pi, crc64_rocksoft, ...) come from the
+ * host tree; the stack's own modules come from the given tree only.
+ * Each file is opened once, inside its tree (module-file.h), and its name,
+ * vermagic and depends are read from that fd, which finit_module() gets. A module whose
  * vermagic does not match the running kernel is refused before any load.
  *
  * Order: the wanted modules and their dependencies are resolved first (the
@@ -23,10 +26,25 @@
 
 #include "util/macro.h"
 
+/* The whole load (resolving, reading, inserting) must end within this: a
+ * hostile or broken tree must not hold the node without a driver. It is
+ * checked before every step; each step is bounded by itself (O_NONBLOCK
+ * opens, regular files only, size caps, no decompression of a container's
+ * files), except the kernel's own module init, which no caller can
+ * interrupt. Below the daemon's WatchdogSec=2min. */
+#define LOAD_TIMEOUT_SEC_DEFAULT 60u
+
 typedef struct LoadOptions {
         const char *module_tree; /* a host path (it goes through host_path(), like
-                                    /proc/<pid>/root/lib/modules/<release>);
+                                    /proc/<pid>/root/lib/modules/<release>), and the
+                                    root of its own resolution; with in_root, a
+                                    path inside root_fd (lib/modules/<release>);
                                     NULL: the host's /lib/modules/<release> */
+        bool in_root;            /* module_tree is inside root_fd (a driver container's
+                                    root, opened through its pidfd): its absolute
+                                    symlinks mean the container's own files */
+        int root_fd;
+        unsigned timeout_sec;    /* 0: LOAD_TIMEOUT_SEC_DEFAULT */
         char **modules;          /* NULL-terminated list of stack modules wanted;
                                     NULL: nvme (and through it nvme_core) */
         bool rollback_on_failure; /* see above; a restore leaves it off: some
@@ -43,9 +61,16 @@ typedef struct LoadResult {
         LoadedModule *modules; /* in load order, dependencies first */
         size_t n_modules;
         char *failed_module;   /* NULL on success */
-        int failed_errno;      /* positive errno: ENOEXEC for a vermagic mismatch,
-                                  EKEYREJECTED for a rejected signature, ENOENT when
-                                  the tree lacks the module, ... */
+        int failed_errno;      /* positive errno: ENOEXEC for a vermagic mismatch or
+                                  not a module, EKEYREJECTED for a rejected
+                                  signature, ENOENT when no tree has the module,
+                                  ENOPKG when a container's tree has no build of a
+                                  stack module (nothing is then loaded from the
+                                  host for it), EBADMSG when the file's modinfo
+                                  names another module, EXDEV when it resolves
+                                  outside its tree, EBADFD not a regular file,
+                                  EFBIG too large, EMEDIUMTYPE compressed (from a
+                                  container), ETIMEDOUT past the deadline, ... */
         char *failed_reason;   /* one line for the operator */
         char **rolled_back;    /* NULL-terminated: modules this call inserted and
                                   removed again after the failure */
@@ -54,7 +79,8 @@ typedef struct LoadResult {
 } LoadResult;
 
 /* 0 with *ret (check failed_module); -errno only when the request itself was
- * impossible (no such tree, no memory). */
+ * impossible (no such tree, no memory; -EPERM under a fake root without the
+ * test fake kernel, see host/kernel-target.h). */
 int stack_load(const LoadOptions *opts, LoadResult **ret);
 bool load_result_ok(const LoadResult *r);
 

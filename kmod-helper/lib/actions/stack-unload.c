@@ -10,6 +10,7 @@
 #include "actions/module-live.h"
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
+#include "host/kernel-target.h"
 #include "modules/module-stack.h"
 #include "modules/removal-plan.h"
 #include "util/macro.h"
@@ -269,6 +270,9 @@ int stack_unload(const UnloadOptions *opts, UnloadResult **ret) {
         _cleanup_(removal_plan_freep) RemovalPlan *plan = NULL;
         int r;
 
+        /* A fake root's decisions must never reach the real kernel (trust). */
+        if (!(opts && opts->dry_run) && kernel_target_check() < 0)
+                return -EPERM;
         r = result_new(&res);
         if (r < 0)
                 return r;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/report-text.h"
+#include "util/escape.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
@@ -13,8 +14,18 @@ static void print_list(FILE *f, char *const *l, const char *sep) {
                 fputs("-", f);
                 return;
         }
-        STRV_FOREACH(s, l)
-                fprintf(f, "%s%s", s == l ? "" : sep, *s);
+        STRV_FOREACH(s, l) {
+                fputs(s == l ? "" : sep, f);
+                (void) fputs_escaped(*s, f);
+        }
+}
+
+/* prefix, then s escaped (it may come from outside: a mount point, a
+ * command name, a container's path), then a newline. */
+static void print_line(FILE *f, const char *prefix, const char *s) {
+        fputs(prefix, f);
+        (void) fputs_escaped(s, f);
+        fputc('\n', f);
 }
 
 static int print_usages(FILE *f, const UsageReport *usage, const char *indent) {
@@ -25,7 +36,7 @@ static int print_usages(FILE *f, const UsageReport *usage, const char *indent) {
                 r = usage_describe(&usage->usages[i], &text);
                 if (r < 0)
                         return r;
-                fprintf(f, "%s%s\n", indent, text);
+                print_line(f, indent, text);
         }
         return 0;
 }
@@ -80,12 +91,14 @@ static void status_inventory(const NvmeInventory *inv, FILE *f) {
 
                 for (size_t j = 0; j < s->n_controllers; j++) {
                         const NvmeInventoryController *c = &s->controllers[j];
+                        _cleanup_free_ char *addr = escape_control(c->address ? c->address : "-"),
+                                            *serial = escape_control(c->serial ? c->serial : "-"),
+                                            *model = escape_control(c->model ? c->model : "-");
 
                         fprintf(f, "%-14s %-10s %-9s %-24s %-20s %s\n", s->name, c->name,
-                                c->transport ? c->transport : "-", c->address ? c->address : "-",
-                                c->serial ? c->serial : "-", c->model ? c->model : "-");
+                                c->transport ? c->transport : "-", addr ?: "?", serial ?: "?", model ?: "?");
                 }
-                fprintf(f, "  nqn: %s\n", s->nqn ? s->nqn : "-");
+                print_line(f, "  nqn: ", s->nqn ? s->nqn : "-");
         }
 }
 
@@ -106,13 +119,15 @@ int report_status_text(const ModuleStack *stack, const UsageReport *usage, const
                 fputs("(no NVMe namespaces)\n", f);
         for (size_t i = 0; usage->devices && i < usage->devices->n_devices; i++) {
                 const NvmeBlockDevice *d = &usage->devices->devices[i];
+                _cleanup_free_ char *serial = NULL;
                 char size[16];
 
                 if (d->is_partition)
                         continue;
+                serial = escape_control(d->serial ? d->serial : "-");
                 format_size(d->size_bytes, size);
                 fprintf(f, "%-12s %8s %-9s %-20s %s\n", d->name, size, yes_no(d->multipath_head),
-                        d->serial ? d->serial : "-", yes_no(usage_report_device_in_use(usage, d->name)));
+                        serial ?: "?", yes_no(usage_report_device_in_use(usage, d->name)));
         }
         r = print_usages(f, usage, "  ");
         if (r < 0)
@@ -132,7 +147,7 @@ int report_check_text(const UsageReport *usage, FILE *f) {
         } else
                 fprintf(f, "free: none of the %zu NVMe block device%s is in use\n", n, n == 1 ? "" : "s");
         STRV_FOREACH(s, usage->notes)
-                fprintf(f, "note: %s\n", *s);
+                print_line(f, "note: ", *s);
         return ferror(f) ? -EIO : 0;
 }
 
@@ -145,7 +160,7 @@ int report_plan_text(const RemovalPlan *plan, const UsageReport *usage, FILE *f)
         print_list(f, plan->order, " ");
         fputc('\n', f);
         STRV_FOREACH(s, plan->blockers)
-                fprintf(f, "blocked: %s\n", *s);
+                print_line(f, "blocked: ", *s);
         if (in_use) {
                 fputs("in use:\n", f);
                 r = print_usages(f, usage, "  ");
@@ -165,11 +180,12 @@ static void print_restore(const UnloadResult *res, FILE *f) {
                 print_list(f, res->restored, " ");
                 fputc('\n', f);
         }
-        if (res->outcome == UNLOAD_OUTCOME_FAILED_UNRESTORED)
-                fprintf(f, "putting back %s failed: %s\nthe NVMe devices may have no driver: run "
-                        "'nvme-swapguard-kmod restore'\n",
-                        res->restore_failed_module ? res->restore_failed_module : "the removed modules",
-                        res->restore_failed_reason ? res->restore_failed_reason : "unknown error");
+        if (res->outcome == UNLOAD_OUTCOME_FAILED_UNRESTORED) {
+                fprintf(f, "putting back %s failed: ",
+                        res->restore_failed_module ? res->restore_failed_module : "the removed modules");
+                print_line(f, "", res->restore_failed_reason ? res->restore_failed_reason : "unknown error");
+                fputs("the NVMe devices may have no driver: run 'nvme-swapguard-kmod restore'\n", f);
+        }
 }
 
 int report_unload_text(const UnloadResult *res, bool dry_run, FILE *f) {
@@ -197,7 +213,7 @@ int report_unload_text(const UnloadResult *res, bool dry_run, FILE *f) {
                 fprintf(f, "refused: the removal plan is blocked%s\n",
                         touched ? " (found right before the next removal)" : ", nothing unloaded");
                 STRV_FOREACH(s, res->plan_blockers)
-                        fprintf(f, "  %s\n", *s);
+                        print_line(f, "  ", *s);
                 break;
         case UNLOAD_OUTCOME_FAILED_RESTORED:
         case UNLOAD_OUTCOME_FAILED_UNRESTORED:
@@ -224,11 +240,13 @@ int report_load_text(const LoadResult *res, FILE *f) {
 
                 if (m->already_loaded)
                         fprintf(f, "already loaded: %s\n", m->name);
-                else
-                        fprintf(f, "loaded: %s from %s\n", m->name, m->path ? m->path : "?");
+                else {
+                        fprintf(f, "loaded: %s from ", m->name);
+                        print_line(f, "", m->path ? m->path : "?");
+                }
         }
         if (res->failed_module) {
-                fprintf(f, "failed: %s\n", res->failed_reason ? res->failed_reason : res->failed_module);
+                print_line(f, "failed: ", res->failed_reason ? res->failed_reason : res->failed_module);
                 if (res->rolled_back && res->rolled_back[0]) {
                         fputs("removed again: ", f);
                         print_list(f, res->rolled_back, " ");

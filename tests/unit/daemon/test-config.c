@@ -199,3 +199,49 @@ Test(config, binary_or_huge_file_is_an_error_not_a_crash) {
         strv_free(errors);
         free(p);
 }
+
+/* Issue 10 row 9: an overlong value is one error on its own line only. */
+Test(config, overlong_line_is_one_error_on_its_line) {
+        Config *c = NULL;
+        char **errors = NULL, *text = NULL, value[509];
+
+        memset(value, 'a', 508);
+        value[508] = '\0';
+        cr_assert(asprintf(&text, "[Container]\nPodNamePrefix=%s\nName=mofed-container\n[Swap]\nBogus=1\n", value) > 0);
+        cr_assert_eq(config_new_default(&c), 0);
+        cr_assert_eq(config_parse_string(c, "t.conf", text, &errors), 0);
+        cr_assert_eq(strv_length(errors), 2, "got %zu errors: %s | %s | %s", strv_length(errors),
+                     errors ? errors[0] : "", errors && errors[0] ? errors[1] ?: "" : "",
+                     errors && errors[0] && errors[1] ? errors[2] ?: "" : "");
+        cr_assert(errors_contain(errors, "t.conf:2: line longer than"), "%s", errors[0]);
+        cr_assert(errors_contain(errors, "t.conf:5: unknown key \"Bogus\""), "the lines after keep their numbers");
+        cr_assert_str_eq(c->container_name, "mofed-container", "the next line is still read");
+        strv_free(errors);
+        config_free(c);
+        free(text);
+}
+
+Test(config, utf8_bom_is_accepted) {
+        Config *c = NULL;
+        char **errors = NULL;
+
+        cr_assert_eq(config_new_default(&c), 0);
+        cr_assert_eq(config_parse_string(c, "t.conf", "\xef\xbb\xbf[Container]\nName=x-container\n", &errors), 0);
+        cr_assert_null(errors, "got %s", errors ? errors[0] : "");
+        cr_assert_str_eq(c->container_name, "x-container");
+        config_free(c);
+}
+
+Test(config, directory_is_a_clear_error) {
+        char *p = NULL;
+        Config *c = NULL;
+        char **errors = NULL;
+
+        cr_assert(asprintf(&p, "%s/adir.conf", dir) > 0);
+        cr_assert_eq(mkdir(p, 0755), 0);
+        cr_assert_eq(config_load(p, false, &c, &errors), CONFIG_E_INVALID);
+        cr_assert(errors_contain(errors, "adir.conf: is a directory, not a configuration file"), "%s",
+                  errors ? errors[0] : "(none)");
+        strv_free(errors);
+        free(p);
+}

@@ -82,3 +82,17 @@ Test(reconcile, node_without_nvme_and_no_history_is_left_alone) {
         cr_assert_eq(d.state, SWAP_STATE_IDLE);
         cr_assert_eq(d.event, _SWAP_EVENT_INVALID);
 }
+
+/* Issue 10 row 5: SIGKILL while unloaded, container gone, state file
+ * truncated (previous NULL): the drives have no driver, so restore. */
+Test(reconcile, driverless_drives_restore_without_a_state_file) {
+        ReconcileDecision d = reconcile_decide(&(ReconcileInput) { .nvme_driverless = true });
+
+        cr_assert_eq(d.state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
+        cr_assert_eq(d.event, SWAP_EVENT_CONTAINER_EXITED, "the restore path");
+
+        d = reconcile_decide(&(ReconcileInput) { .nvme_driverless = false });
+        cr_assert_eq(d.state, SWAP_STATE_IDLE, "no drives without a driver, nothing known: idle");
+        d = reconcile_decide(&(ReconcileInput) { .nvme_driverless = true, .stack_loaded = true });
+        cr_assert_eq(d.state, SWAP_STATE_IDLE, "the stack is loaded: a controller without a driver is not ours");
+}
