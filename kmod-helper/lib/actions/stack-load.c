@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "actions/guarded-remove.h"
 #include "actions/kmod-util.h"
 #include "actions/module-elf.h"
 #include "actions/module-file.h"
@@ -23,12 +24,16 @@
 #include "modules/module-stack.h"
 #include "util/fileio.h"
 #include "util/macro.h"
+#include "usage/usage-check.h"
+#include "util/retry.h"
 #include "util/strv.h"
 
 /* Far deeper than any real module graph: only a cycle gets there. */
 #define LOAD_MAX_DEPTH 32
 /* Tries per module on EAGAIN/EBUSY: 10+20+40+80 ms between them. */
 #define LOAD_BUSY_ATTEMPTS 5u
+/* guarded_remove()'s stop value: the rollback found a namespace in use. */
+#define ROLLBACK_IN_USE 2
 
 typedef struct LoadStep {
         char *name;
@@ -76,6 +81,7 @@ LoadResult *load_result_free(LoadResult *r) {
         free(r->failed_module);
         free(r->failed_reason);
         strv_free(r->rolled_back);
+        free(r->rollback_stopped);
         free(r->release);
         free(r->tree);
         free(r);
@@ -390,6 +396,10 @@ static int step_insert(const LoadStep *s) {
         return r < 0 ? r : kmod_module_insert_module(mod, 0, NULL);
 }
 
+static int insert_attempt(void *userdata, unsigned attempt) {
+        return step_insert(userdata);
+}
+
 /* The kernel took it: it must now be in /sys/module under the name we
  * checked, or the insert did not do what was asked (restore follows). */
 static int check_inserted(Loader *l, const LoadStep *s) {
@@ -423,13 +433,9 @@ static int insert_one(Loader *l, const LoadStep *s) {
          * that a restore does not leave the node without a driver for a
          * transient answer (found by tests/faults, rows
          * daemon:restore:<module>:EAGAIN|EBUSY). */
-        for (unsigned i = 1, backoff_ms = 10; r >= 0; i++, backoff_ms *= 2) {
-                r = step_insert(s);
-                if ((r != -EAGAIN && r != -EBUSY) || i >= LOAD_BUSY_ATTEMPTS)
-                        break;
-                r = 0;
-                (void) nanosleep(&(struct timespec) { .tv_nsec = (long) backoff_ms * 1000000L }, NULL);
-        }
+        if (r >= 0)
+                r = retry_transient(&(RetryPolicy) { .attempts = LOAD_BUSY_ATTEMPTS, .first_ms = 10, .max_ms = 80 },
+                                    insert_attempt, (void *) s);
         if (r == -EEXIST)
                 return record(l->result, s->name, s->entry->path, true);
         if (r < 0) {
@@ -442,7 +448,39 @@ static int insert_one(Loader *l, const LoadStep *s) {
         return check_inserted(l, s);
 }
 
-/* Undo this call's inserts, newest first; best effort, each one recorded. */
+/* A rollback step's check, right before each attempt: a namespace the
+ * half-loaded build already drives may have been mounted meanwhile (udev
+ * and systemd mount what appears); then the rollback stops there, and the
+ * build stays: some driver under a mounted filesystem is better than none. */
+static int rollback_check(void *userdata, const char *module) {
+        LoadResult *res = userdata;
+        _cleanup_free_ char *why = NULL;
+        UsageReport *usage = NULL;
+        int r;
+
+        r = module_is_present(module);
+        if (r <= 0)
+                return r < 0 ? r : GUARDED_CHECK_GONE;
+        r = usage_check(&usage);
+        if (r < 0)
+                return r;
+        if (!usage_report_in_use(usage)) {
+                usage_report_free(usage);
+                return GUARDED_CHECK_GO;
+        }
+        r = usage_describe(&usage->usages[0], &why);
+        usage_report_free(usage);
+        if (r < 0)
+                return r;
+        free(res->rollback_stopped);
+        if (asprintf(&res->rollback_stopped, "not removing %s: %s", module, why) < 0)
+                res->rollback_stopped = NULL;
+        return ROLLBACK_IN_USE;
+}
+
+/* Undo this call's inserts, newest first, each removal guarded by a fresh
+ * usage check; best effort, each one recorded, stopping at the first
+ * namespace found in use. */
 static int roll_back(LoadResult *res) {
         _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = kmod_new_quiet(NULL);
         int r;
@@ -453,14 +491,16 @@ static int roll_back(LoadResult *res) {
         if (!res->rolled_back)
                 return -ENOMEM;
         for (size_t i = res->n_modules; i > 0; i--) {
-                _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
                 const LoadedModule *m = &res->modules[i - 1];
 
                 if (m->already_loaded)
                         continue;
-                if (kmod_module_new_from_name(ctx, m->name, &mod) < 0)
-                        continue;
-                if (kmod_module_remove_module(mod, 0) < 0)
+                r = guarded_remove(ctx, m->name, LOAD_BUSY_ATTEMPTS, rollback_check, res);
+                if (r == -ENOMEM)
+                        return r;
+                if (r == ROLLBACK_IN_USE)
+                        break;
+                if (r < 0)
                         continue;
                 r = strv_extend(&res->rolled_back, m->name);
                 if (r < 0)

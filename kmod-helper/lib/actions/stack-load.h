@@ -18,7 +18,10 @@
  * insert; with rollback_on_failure the modules this call inserted are then
  * removed again, newest first, so that a restore that follows starts from
  * the state before the call (a half-loaded NVIDIA stack would make the
- * in-tree nvme fail against NVIDIA's nvme_core). Nothing is ever forced. */
+ * in-tree nvme fail against NVIDIA's nvme_core). Each rollback removal is
+ * guarded like an unload's (a usage check before every attempt): it stops
+ * at a namespace in use (rollback_stopped says which). Nothing is ever
+ * forced. */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -74,6 +77,8 @@ typedef struct LoadResult {
         char *failed_reason;   /* one line for the operator */
         char **rolled_back;    /* NULL-terminated: modules this call inserted and
                                   removed again after the failure */
+        char *rollback_stopped; /* why the rollback stopped before the end: "not removing
+                                   nvme: nvme1n1 is mounted on /data (xfs)"; NULL if it did not */
         char *release;         /* the running kernel's release the tree was checked against */
         char *tree;            /* the tree loaded from, as opened */
 } LoadResult;

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "actions/guarded-remove.h"
 #include "actions/kmod-util.h"
 #include "actions/module-live.h"
 #include "actions/stack-load.h"
@@ -13,15 +13,11 @@
 #include "host/kernel-target.h"
 #include "modules/module-stack.h"
 #include "modules/removal-plan.h"
+#include "usage/claim-hold.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
 #define UNLOAD_BUSY_ATTEMPTS_DEFAULT 5u
-/* 10, 20, 40, 80 ms...: a module still settling (EBUSY while coming or
- * going, EAGAIN for a reference being dropped) gets about 150 ms with the
- * default attempts; a real user of the module does not go away that fast. */
-#define UNLOAD_BACKOFF_FIRST_MS 10u
-#define UNLOAD_BACKOFF_MAX_MS 100u
 
 
 static const char *const outcome_table[_UNLOAD_OUTCOME_MAX] = {
@@ -93,52 +89,26 @@ static int replace_blockers(UnloadResult *res, char **blockers) {
         return 0;
 }
 
-static void sleep_ms(unsigned ms) {
-        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L };
-
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
-}
-
-/* Never KMOD_REMOVE_FORCE: a forced removal under a mounted filesystem is
- * exactly the data loss this tool exists to prevent. libkmod adds O_NONBLOCK
- * itself. ENOENT means someone else removed it: the goal is reached, but
- * only if /sys/module agrees; a module still there after ENOENT is a failed
- * removal, or the last module of the plan would count as gone while loaded
- * (found by tests/faults, row cli:unload:nvme_core:ENOENT). */
-static int remove_with_retry(struct kmod_ctx *ctx, const char *name, unsigned attempts) {
-        unsigned backoff = UNLOAD_BACKOFF_FIRST_MS;
-
-        for (unsigned i = 1;; i++) {
-                _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
-                int r;
-
-                r = kmod_module_new_from_name(ctx, name, &mod);
-                if (r < 0)
-                        return r;
-                r = kmod_module_remove_module(mod, 0);
-                if (r >= 0)
-                        return 0;
-                if (r == -ENOENT)
-                        return module_is_present(name) == 0 ? 0 : r;
-                if ((r != -EAGAIN && r != -EBUSY) || i >= attempts)
-                        return r;
-                sleep_ms(backoff);
-                backoff = backoff * 2 > UNLOAD_BACKOFF_MAX_MS ? UNLOAD_BACKOFF_MAX_MS : backoff * 2;
-        }
-}
-
 typedef enum Recheck {
-        RECHECK_GO,
-        RECHECK_GONE,
+        RECHECK_GO = GUARDED_CHECK_GO,
+        RECHECK_GONE = GUARDED_CHECK_GONE,
         RECHECK_IN_USE,
         RECHECK_BLOCKED,
 } Recheck;
 
-/* Right before removing `name`: is the world still what the plan assumed? */
-static int recheck(UnloadResult *res, const char *name, Recheck *ret) {
+/* One unload's removals: the result being written and our own exclusive
+ * claims on the namespaces (claim-hold.h), held across the removals. */
+typedef struct Unloader {
+        UnloadResult *res;
+        ClaimHold *hold;
+} Unloader;
+
+/* Right before each attempt to remove `name` (the first and every retry):
+ * is the world still what the plan assumed? */
+static int recheck(UnloadResult *res, const ClaimHold *hold, const char *name, Recheck *ret) {
         _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
         _cleanup_(removal_plan_freep) RemovalPlan *plan = NULL;
+        _cleanup_strv_free_ char **held = NULL;
         UsageReport *usage = NULL;
         const ModuleInfo *m;
         int r;
@@ -151,8 +121,13 @@ static int recheck(UnloadResult *res, const char *name, Recheck *ret) {
                 *ret = RECHECK_GONE;
                 return 0;
         }
+        /* Our own claims hold references: not users to wait for. */
+        claim_hold_discount(hold, stack);
 
-        r = usage_check(&usage);
+        r = claim_hold_devices(hold, &held);
+        if (r < 0)
+                return r;
+        r = usage_check_holding(held, &usage);
         if (r < 0)
                 return r;
         replace_usage(res, usage);
@@ -181,6 +156,16 @@ static int recheck(UnloadResult *res, const char *name, Recheck *ret) {
         }
         *ret = RECHECK_GO;
         return 0;
+}
+
+/* guarded_remove()'s check: a recheck error is the module's failure. */
+static int recheck_before_attempt(void *userdata, const char *name) {
+        Unloader *u = userdata;
+        Recheck c = RECHECK_GO;
+        int r;
+
+        r = recheck(u->res, u->hold, name, &c);
+        return r < 0 ? r : (int) c;
 }
 
 /* Loads back, from the host tree, what this run removed, newest first. */
@@ -222,37 +207,59 @@ static int put_back(UnloadResult *res) {
         return 1;
 }
 
+/* Removes the plan's modules in order, each guarded by a recheck before
+ * every attempt. The exclusive claims on the namespaces are taken first
+ * and closed module by module: a plain namespace's right before its
+ * transport goes (its open pins the transport), the rest right before
+ * nvme_core, whose recheck then probes every namespace again. */
+static int remove_planned(Unloader *u, struct kmod_ctx *ctx, unsigned attempts, UnloadOutcome *ret_stop) {
+        UnloadResult *res = u->res;
+
+        for (char **m = res->planned; *m; m++) {
+                int r;
+
+                (void) claim_hold_release_pinning(u->hold, *m);
+                r = guarded_remove(ctx, *m, attempts, recheck_before_attempt, u);
+                if (r == -ENOMEM)
+                        return r;
+                if (r == RECHECK_IN_USE || r == RECHECK_BLOCKED) {
+                        *ret_stop = r == RECHECK_IN_USE ? UNLOAD_OUTCOME_REFUSED_IN_USE
+                                                        : UNLOAD_OUTCOME_REFUSED_BLOCKED;
+                        return 0;
+                }
+                if (r < 0) {
+                        res->failed_module = strdup(*m);
+                        res->failed_errno = -r;
+                        *ret_stop = UNLOAD_OUTCOME_FAILED_RESTORED;
+                        return 0;
+                }
+                if (strv_extend(&res->removed, *m) < 0)
+                        return -ENOMEM;
+        }
+        *ret_stop = UNLOAD_OUTCOME_REMOVED;
+        return 0;
+}
+
 static int remove_all(UnloadResult *res, const UnloadOptions *opts) {
         _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = kmod_new_quiet(NULL);
+        _cleanup_(claim_hold_freep) ClaimHold *hold = NULL;
         unsigned attempts = opts && opts->busy_attempts ? opts->busy_attempts : UNLOAD_BUSY_ATTEMPTS_DEFAULT;
         UnloadOutcome stop = UNLOAD_OUTCOME_REMOVED;
+        Unloader u = { .res = res };
         int r;
 
         if (!ctx)
                 return -ENOMEM;
-
-        for (char **m = res->planned; *m && stop == UNLOAD_OUTCOME_REMOVED; m++) {
-                Recheck c = RECHECK_GO;
-
-                r = recheck(res, *m, &c);
-                if (r == -ENOMEM)
-                        return r;
-                if (r >= 0 && c == RECHECK_IN_USE)
-                        stop = UNLOAD_OUTCOME_REFUSED_IN_USE;
-                else if (r >= 0 && c == RECHECK_BLOCKED)
-                        stop = UNLOAD_OUTCOME_REFUSED_BLOCKED;
-                else {
-                        if (r >= 0 && c == RECHECK_GO)
-                                r = remove_with_retry(ctx, *m, attempts);
-                        if (r < 0) {
-                                res->failed_module = strdup(*m);
-                                res->failed_errno = -r;
-                                stop = UNLOAD_OUTCOME_FAILED_RESTORED;
-                        } else if (strv_extend(&res->removed, *m) < 0)
-                                return -ENOMEM;
-                }
-        }
-
+        r = claim_hold_take(res->usage->devices, &hold);
+        if (r < 0)
+                return r;
+        u.hold = hold;
+        r = remove_planned(&u, ctx, attempts, &stop);
+        /* Before anything is put back: a multipath head still held open
+         * would keep its instance, and the reloaded one would get a new name. */
+        hold = claim_hold_free(hold);
+        if (r < 0)
+                return r;
         if (stop == UNLOAD_OUTCOME_REMOVED) {
                 res->outcome = UNLOAD_OUTCOME_REMOVED;
                 return 0;

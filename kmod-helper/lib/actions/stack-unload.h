@@ -5,8 +5,11 @@
  *   1. read the stack and build the removal plan from the live holders graph;
  *   2. refuse, touching nothing, if any namespace is in use (usage_check);
  *   3. remove module by module with libkmod, never forced, re-checking use
- *      right before each removal, retrying a bounded number of times on
- *      EAGAIN/EBUSY;
+ *      right before each attempt (the first and every retry after
+ *      EAGAIN/EBUSY: guarded-remove.h), holding our own exclusive claims on
+ *      the namespaces meanwhile (claim-hold.h: nobody can mount one between
+ *      a re-check and the removal; each is closed before the module its open
+ *      pins, all of them before nvme_core, which is re-checked without);
  *   4. on any failure, put back what was removed (from the host tree) so the
  *      devices have a driver again.
  * Every libnvme handle is closed before step 3 (libnvme 1.3 keeps namespace

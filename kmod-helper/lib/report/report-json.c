@@ -426,7 +426,8 @@ int report_load_json(const LoadResult *res, struct json_object **ret) {
             (r = json_add_string(o, "failed_module", res->failed_module)) < 0 ||
             (r = json_add_errno(o, "failed_errno", "failed_error", res->failed_errno)) < 0 ||
             (r = json_add_string(o, "failed_reason", res->failed_reason)) < 0 ||
-            (r = json_add_strv(o, "rolled_back", res->rolled_back)) < 0)
+            (r = json_add_strv(o, "rolled_back", res->rolled_back)) < 0 ||
+            (r = json_add_string(o, "rollback_stopped", res->rollback_stopped)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
         return 0;

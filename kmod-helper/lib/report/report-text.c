@@ -252,6 +252,8 @@ int report_load_text(const LoadResult *res, FILE *f) {
                         print_list(f, res->rolled_back, " ");
                         fputc('\n', f);
                 }
+                if (res->rollback_stopped)
+                        fprintf(f, "left loaded: %s\n", res->rollback_stopped);
         }
         return ferror(f) ? -EIO : 0;
 }

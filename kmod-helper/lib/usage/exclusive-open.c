@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 
 #include "host/host-root.h"
 #include "usage/exclusive-open.h"
+#include "util/fileio.h"
 #include "util/macro.h"
 
 ExclusiveOpenResult exclusive_open_probe(const char *name, int *ret_errno) {
@@ -71,20 +74,50 @@ static int explained_namespaces(const UsageScan *s, bool **ret) {
         return 0;
 }
 
+/* "The device is gone, and sysfs agrees": the only probe error that is not
+ * a blocker. A /dev node missing while sysfs still lists the device (a
+ * private or stale /dev, a rename race) proves nothing about its use. */
+static bool gone_from_sysfs(const char *name) {
+        _cleanup_free_ char *path = NULL;
+
+        return host_pathf(&path, "/sys/class/block/%s", name) >= 0 && path_exists(path) == 0;
+}
+
+/* Fail closed: every answer but FREE and CLAIMED either proves the device
+ * gone (a note) or leaves its use unknown (a USAGE_UNCHECKED blocker). */
 static int note_probe(UsageScan *s, const char *name, ExclusiveOpenResult res, int err) {
+        _cleanup_free_ char *why = NULL;
+        int r;
+
         switch (res) {
         case EXCLUSIVE_OPEN_GONE:
-                return usage_collector_note(&s->collector, "%s: /dev/%s is gone (%s); the device went away",
-                                            name, name, strerror(err));
+                if (gone_from_sysfs(name))
+                        return usage_collector_note(&s->collector, "%s: /dev/%s is gone (%s) and sysfs no longer "
+                                                    "lists it; the device went away", name, name, strerror(err));
+                r = asprintf(&why, "the exclusive open of /dev/%s failed (%s) but sysfs still lists the device",
+                             name, strerror(err));
+                break;
         case EXCLUSIVE_OPEN_NOT_BLOCK:
-                return usage_collector_note(&s->collector, "%s: /dev/%s is not a block device; exclusive open skipped",
-                                            name, name);
+                r = asprintf(&why, "/dev/%s is not a block device, so the kernel could not be asked whether "
+                             "it is claimed", name);
+                break;
         case EXCLUSIVE_OPEN_FAILED:
-                return usage_collector_note(&s->collector, "%s: exclusive open of /dev/%s failed: %s", name, name,
-                                            strerror(err));
+                r = asprintf(&why, "the exclusive open of /dev/%s failed: %s", name, strerror(err));
+                break;
         default:
                 return 0;
         }
+        if (r < 0)
+                return -ENOMEM;
+        r = usage_collector_add(&s->collector, USAGE_UNCHECKED, name, NULL, why, 0);
+        return r < 0 ? r : 0;
+}
+
+static bool held_by_us(const UsageScan *s, const char *name) {
+        for (char *const *h = s->held; h && *h; h++)
+                if (nvme_name_belongs_to(name, *h))
+                        return true;
+        return false;
 }
 
 /* Probes one namespace group [start, end): the busy partitions are
@@ -96,7 +129,11 @@ static int probe_group(UsageScan *s, size_t start, size_t end, ExclusiveOpenProb
 
         for (size_t i = start; i < end; i++) {
                 const char *name = d->devices[i].name;
-                ExclusiveOpenResult res = probe(name, &err);
+                ExclusiveOpenResult res;
+
+                if (held_by_us(s, name))
+                        continue; /* our own claim: nobody else can hold one */
+                res = probe(name, &err);
 
                 if (res != EXCLUSIVE_OPEN_CLAIMED) {
                         if ((r = note_probe(s, name, res, err)) < 0)

@@ -26,7 +26,10 @@ ExclusiveOpenResult exclusive_open_probe(const char *name, int *ret_errno);
 /* Probes every device of every namespace that no other source found in use
  * (a claimed whole disk makes its partitions busy too, and the reverse, so
  * one explained device explains the namespace) and adds USAGE_KERNEL_CLAIM
- * for the busy ones (a partition rather than its whole disk). 0 or -ENOMEM. */
+ * for the busy ones (a partition rather than its whole disk). Any other
+ * answer is a USAGE_UNCHECKED blocker ("could not check nvme0n1: ..."),
+ * except a device that is gone and that sysfs no longer lists (a note).
+ * 0 or -ENOMEM. */
 int exclusive_open_check(UsageScan *s);
 
 /* The same with another probe (tests script the kernel's answers with it). */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@ typedef struct ProcessWalk {
         UsageScan *scan;
         size_t n_unreadable;
         char *unreadable_pids; /* "12, 34, ..." */
+        int first_error;       /* positive errno of the first unreadable fd directory */
 } ProcessWalk;
 
 static const NvmeBlockDevice *nvme_entry(const UsageScan *s, const DeviceIndexEntry *e, size_t n) {
@@ -42,9 +44,11 @@ const NvmeBlockDevice *process_fd_match(const UsageScan *s, const char *link, bo
         return NULL;
 }
 
-static int note_unreadable(ProcessWalk *w, const char *pid) {
+static int note_unreadable(ProcessWalk *w, const char *pid, int error) {
         char *grown;
 
+        if (w->first_error == 0)
+                w->first_error = error;
         if (w->n_unreadable++ >= UNREADABLE_PIDS_NAMED)
                 return 0;
         if (asprintf(&grown, "%s%s%s", w->unreadable_pids ?: "", w->unreadable_pids ? ", " : "", pid) < 0)
@@ -99,7 +103,7 @@ static int walk_process(ProcessWalk *w, const char *pid) {
         if (r == -ENOENT || r == -ESRCH)
                 return 0; /* exited while we walked */
         if (r < 0)
-                return r == -ENOMEM ? r : note_unreadable(w, pid);
+                return r == -ENOMEM ? r : note_unreadable(w, pid, -r);
         STRV_FOREACH(fd, fds) {
                 _cleanup_free_ char *fd_path = NULL;
                 const NvmeBlockDevice *d;
@@ -120,14 +124,34 @@ static int walk_process(ProcessWalk *w, const char *pid) {
         return 0;
 }
 
-static int note_summary(ProcessWalk *w) {
+/* Fail closed: a process whose open files we could not read may hold any
+ * namespace open (a plain open is no exclusive claim: the kernel's answer
+ * would not show it), so every namespace is unchecked, not free. */
+static int block_every_namespace(UsageScan *s, const char *why) {
+        const NvmeBlockDevices *d = s->devices;
+
+        for (size_t i = 0; i < d->n_devices; i++) {
+                int r;
+
+                if (d->devices[i].is_partition)
+                        continue;
+                r = usage_collector_add(&s->collector, USAGE_UNCHECKED, d->devices[i].name, NULL, why, 0);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int block_unreadable(ProcessWalk *w) {
+        _cleanup_free_ char *why = NULL;
+
         if (w->n_unreadable == 0)
                 return 0;
-        return usage_collector_note(&w->scan->collector,
-                                    "could not read the open files of %zu process(es) (pid %s%s): "
-                                    "a device they hold open would only show as a kernel claim",
-                                    w->n_unreadable, w->unreadable_pids,
-                                    w->n_unreadable > UNREADABLE_PIDS_NAMED ? ", ..." : "");
+        if (asprintf(&why, "could not read the open files of %zu process(es) (pid %s%s: %s), which may hold it open",
+                     w->n_unreadable, w->unreadable_pids, w->n_unreadable > UNREADABLE_PIDS_NAMED ? ", ..." : "",
+                     strerror(w->first_error)) < 0)
+                return -ENOMEM;
+        return block_every_namespace(w->scan, why);
 }
 
 int process_users_read(UsageScan *s) {
@@ -139,8 +163,13 @@ int process_users_read(UsageScan *s) {
         if ((r = host_path("/proc", &proc)) < 0)
                 return r;
         r = read_dir_names(proc, &pids);
-        if (r < 0)
-                return r == -ENOMEM ? r : usage_collector_note(&s->collector, "could not list /proc: %s", strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = NULL;
+
+                if (r == -ENOMEM || asprintf(&why, "could not list the processes in /proc: %s", strerror(-r)) < 0)
+                        return -ENOMEM;
+                return block_every_namespace(s, why);
+        }
         if (asprintf(&self, "%d", (int) getpid()) < 0)
                 return -ENOMEM;
         r = 0;
@@ -148,7 +177,7 @@ int process_users_read(UsageScan *s) {
                 if (is_all_digits(*pid) && !streq(*pid, self) && (r = walk_process(&w, *pid)) < 0)
                         break;
         if (r >= 0)
-                r = note_summary(&w);
+                r = block_unreadable(&w);
         free(w.unreadable_pids);
         return r;
 }

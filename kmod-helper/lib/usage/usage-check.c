@@ -19,6 +19,7 @@ static const char *const kind_names[_USAGE_KIND_MAX] = {
         [USAGE_HOLDER] = "holder",
         [USAGE_OPEN_BY_PROCESS] = "open-by-process",
         [USAGE_KERNEL_CLAIM] = "kernel-claim",
+        [USAGE_UNCHECKED] = "unchecked",
 };
 
 const char *usage_kind_to_string(UsageKind k) {
@@ -78,6 +79,9 @@ int usage_describe(const Usage *u, char **ret) {
                 r = asprintf(ret, "%s is claimed in the kernel (exclusive open: busy) though no mount, swap, "
                              "holder or process shows it: a mount in another mount namespace, or a lazily "
                              "unmounted filesystem still in use?", u->device);
+                break;
+        case USAGE_UNCHECKED:
+                r = asprintf(ret, "could not check %s: %s", u->device, u->what ?: "unknown reason");
                 break;
         default:
                 return -EINVAL;
@@ -168,6 +172,10 @@ static int add_device_notes(const NvmeBlockDevices *d, char ***notes) {
 }
 
 int usage_check(UsageReport **ret) {
+        return usage_check_holding(NULL, ret);
+}
+
+int usage_check_holding(char *const *held, UsageReport **ret) {
         _cleanup_(usage_report_freep) UsageReport *rep = calloc(1, sizeof(UsageReport));
         _cleanup_(usage_scan_done) UsageScan s = {};
         int r;
@@ -179,6 +187,7 @@ int usage_check(UsageReport **ret) {
                 return r;
         if ((r = usage_scan_init(&s, rep->devices)) < 0 || (r = add_device_notes(rep->devices, &s.collector.notes)) < 0)
                 return r;
+        s.held = held;
         r = run_sources(&s);
         if (r < 0)
                 return r;

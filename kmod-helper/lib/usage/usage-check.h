@@ -7,7 +7,12 @@
  * stacked block devices (holders/, recursively: dm, md, LVM), processes with
  * the device open (/proc/<pid>/fd), and the kernel's own answer: an
  * exclusive open that fails with EBUSY (covers mounts in other mount
- * namespaces and lazily unmounted filesystems that no table shows). */
+ * namespaces and lazily unmounted filesystems that no table shows).
+ *
+ * Fail closed: a device we could not check (an exclusive open failing with
+ * anything but EBUSY, except a device that is gone and that sysfs no longer
+ * lists; /proc/<pid>/fd of some process unreadable) is a USAGE_UNCHECKED
+ * blocker, "could not check <device>: <reason>", never "free". */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -23,6 +28,8 @@ typedef enum UsageKind {
         USAGE_HOLDER,           /* where = friendly name (dm name, md name), what = kernel name (dm-0) */
         USAGE_OPEN_BY_PROCESS,  /* pid, where = command (comm) */
         USAGE_KERNEL_CLAIM,     /* exclusive open failed with EBUSY and nothing above explains it */
+        USAGE_UNCHECKED,        /* a check could not be made (what = the reason): the guard fails
+                                   closed, an unknown counts as in use */
         _USAGE_KIND_MAX,
         _USAGE_KIND_INVALID = -EINVAL,
 } UsageKind;
@@ -57,6 +64,11 @@ int usage_describe(const Usage *u, char **ret);
 
 /* Checks every NVMe block device. 0 or -errno; *ret untouched on failure. */
 int usage_check(UsageReport **ret);
+/* The same while we hold exclusive claims of the namespaces named in held
+ * (claim-hold.h): those and their partitions are not probed with an
+ * exclusive open (ours is the only claim there can be); every other source
+ * still looks at them (a process holding one open without O_EXCL). */
+int usage_check_holding(char *const *held, UsageReport **ret);
 UsageReport *usage_report_free(UsageReport *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
 bool usage_report_in_use(const UsageReport *r);

@@ -23,6 +23,8 @@ typedef struct UsageScan {
         UsageCollector collector;
         MountMatch *mounts;
         size_t n_mounts, alloc_mounts;
+        char *const *held; /* borrowed, may be NULL: namespaces we hold with O_EXCL ourselves
+                              (claim-hold.h); the exclusive open does not probe them */
 } UsageScan;
 
 /* Starts a scan over devices (borrowed); holders are read by the caller (or

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/sysmacros.h>
 
 #include "fake-tree.h"
@@ -204,7 +205,6 @@ Test(usage, processes_on_temp_proc) {
         fake_symlink("proc/100/fd/5", "/dev/null");
         fake_write("proc/101/comm", "bash\n");
         fake_symlink("proc/101/fd/0", "/dev/pts/0");
-        fake_write("proc/102/fd", "not a directory"); /* unreadable */
         fake_write("proc/self-like", "");
         scan_start();
         cr_assert_eq(process_users_read(&scan), 0);
@@ -212,8 +212,94 @@ Test(usage, processes_on_temp_proc) {
         cr_assert_eq(scan.collector.usages[0].pid, 100);
         line = describe(0);
         cr_assert_str_eq(line, "nvme0n1 is open by process 100 (fio)");
+        cr_assert_eq(strv_length(scan.collector.notes), 0);
+}
+
+/* Fail closed: a process whose open files cannot be read may hold any
+ * namespace open; every namespace is unchecked, not free. */
+Test(usage, unreadable_fd_directory_blocks_every_namespace) {
+        _cleanup_free_ char *l0 = NULL, *l1 = NULL;
+
+        fake_write("proc/102/fd", "not a directory"); /* unreadable: ENOTDIR */
+        scan_start();
+        cr_assert_eq(process_users_read(&scan), 0);
+        cr_assert_eq(scan.collector.n_usages, 2, "one per namespace, none per partition");
+        cr_assert_eq(scan.collector.usages[0].kind, USAGE_UNCHECKED);
+        l0 = describe(0), l1 = describe(1);
+        cr_assert_str_eq(l0, "could not check nvme0n1: could not read the open files of 1 process(es) "
+                             "(pid 102: Not a directory), which may hold it open");
+        cr_assert_not_null(strstr(l1, "could not check nvme1n1: "), "%s", l1);
+        cr_assert_str_eq(usage_kind_to_string(USAGE_UNCHECKED), "unchecked");
+}
+
+static const char *const *busy_devices;
+static ExclusiveOpenResult scripted_probe(const char *name, int *ret_errno);
+
+static int unlink_in_root(const char *rel) {
+        char path[4096];
+
+        snprintf(path, sizeof(path), "%s/%s", host_root(), rel);
+        return unlink(path);
+}
+
+/* The probe's answers other than free and busy, as the kernel gives them. */
+static int scripted_errno;
+
+static ExclusiveOpenResult failing_probe(const char *name, int *ret_errno) {
+        *ret_errno = scripted_errno;
+        return scripted_errno == ENOENT ? EXCLUSIVE_OPEN_GONE : EXCLUSIVE_OPEN_FAILED;
+}
+
+Test(usage, probe_errors_are_blockers) {
+        _cleanup_free_ char *line = NULL;
+        int errs[] = { EACCES, EIO, EPERM };
+
+        for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+                scripted_errno = errs[i];
+                usage_scan_done(&scan);
+                devices = nvme_block_devices_free(devices);
+                scan_start();
+                cr_assert_eq(exclusive_open_check_with(&scan, failing_probe), 0);
+                cr_assert_eq(scan.collector.n_usages, 3, "nvme0n1, nvme0n1p1, nvme1n1 each unchecked");
+                for (size_t k = 0; k < scan.collector.n_usages; k++)
+                        cr_assert_eq(scan.collector.usages[k].kind, USAGE_UNCHECKED);
+        }
+        line = describe(0);
+        cr_assert_str_eq(line, "could not check nvme0n1: the exclusive open of /dev/nvme0n1 failed: "
+                               "Operation not permitted");
+}
+
+Test(usage, gone_counts_only_when_sysfs_agrees) {
+        _cleanup_free_ char *line = NULL;
+
+        scripted_errno = ENOENT;
+        scan_start(); /* sysfs still lists all three */
+        cr_assert_eq(exclusive_open_check_with(&scan, failing_probe), 0);
+        cr_assert_eq(scan.collector.n_usages, 3);
+        line = describe(2);
+        cr_assert_not_null(strstr(line, "could not check nvme1n1: the exclusive open of /dev/nvme1n1 failed "
+                                        "(No such file or directory) but sysfs still lists the device"), "%s", line);
+
+        /* Gone from sysfs too (the scan was made before): a note, no blocker. */
+        usage_scan_done(&scan);
+        devices = nvme_block_devices_free(devices);
+        scan_start();
+        cr_assert_eq(unlink_in_root("sys/class/block/nvme1n1"), 0);
+        cr_assert_eq(exclusive_open_check_with(&scan, failing_probe), 0);
+        cr_assert_eq(scan.collector.n_usages, 2);
         cr_assert_eq(strv_length(scan.collector.notes), 1);
-        cr_assert_not_null(strstr(scan.collector.notes[0], "1 process(es) (pid 102)"), "%s", scan.collector.notes[0]);
+        cr_assert_not_null(strstr(scan.collector.notes[0], "sysfs no longer lists it"), "%s", scan.collector.notes[0]);
+}
+
+Test(usage, held_namespaces_are_not_probed) {
+        char *held[] = { (char *) "nvme0n1", NULL };
+
+        busy_devices = (const char *const[]) { "nvme0n1", "nvme0n1p1", "nvme1n1", NULL };
+        scan_start();
+        scan.held = held;
+        cr_assert_eq(exclusive_open_check_with(&scan, scripted_probe), 0);
+        cr_assert_eq(scan.collector.n_usages, 1, "our own claim on nvme0n1 (and its partition) is no user");
+        cr_assert_str_eq(scan.collector.usages[0].device, "nvme1n1");
 }
 
 Test(usage, exclusive_open_gone_is_a_note) {
@@ -226,7 +312,6 @@ Test(usage, exclusive_open_gone_is_a_note) {
 }
 
 /* The kernel's scripted answers: which devices an exclusive open finds busy. */
-static const char *const *busy_devices;
 
 static ExclusiveOpenResult scripted_probe(const char *name, int *ret_errno) {
         for (const char *const *b = busy_devices; b && *b; b++)
