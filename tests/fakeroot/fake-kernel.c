@@ -26,7 +26,9 @@
  * call: delete_module, init_module, finit_module, or load (either of the
  * two); result: ok (behave as above) or an errno name (EAGAIN, EBUSY, EPERM,
  * ENOENT, EKEYREJECTED, ENOEXEC, ...: fail without changing anything).
- * then-mount runs after the call: a mount of DEV appears in
+ * "open-excl DEV ERRNO" scripts the exclusive open of /dev/DEV (EACCES,
+ * EIO, ...). then-mount runs after the call, also after a scripted
+ * failure (a mount during the caller's back-off): a mount of DEV appears in
  * proc/1/mountinfo and nvme_core (and nvme, when loaded) gain a reference,
  * as when something starts using a namespace.
  *
@@ -77,6 +79,7 @@ static const struct {
         { "ENOENT", ENOENT }, { "EKEYREJECTED", EKEYREJECTED }, { "ENOEXEC", ENOEXEC }, { "EEXIST", EEXIST },
         { "EINVAL", EINVAL }, { "ENOMEM", ENOMEM }, { "EIO", EIO }, { "EFAULT", EFAULT },
         { "ENOKEY", ENOKEY }, { "EKEYEXPIRED", EKEYEXPIRED }, { "ETXTBSY", ETXTBSY }, { "EINTR", EINTR },
+        { "EACCES", EACCES },
 };
 
 static const char *errno_name(int e) {
@@ -234,7 +237,7 @@ static long do_delete_module(const char *name, unsigned flags) {
 
         klog("delete_module %s flags=0x%x -> %s%s", name, flags, e ? errno_name(e) : "0",
              rule && rule->error ? " scripted" : "");
-        if (!e)
+        if (!e || (rule && rule->error)) /* a scripted failure's then-mount: a mount during the back-off */
                 run_then(n, rule);
         fake_node_free(n);
         return e ? fail_with(e) : 0;
@@ -312,7 +315,7 @@ static long do_load(const char *call, const void *image, size_t size, unsigned f
         }
         klog("%s %s flags=0x%x -> %s%s", call, name ? name : "?", flags, e ? errno_name(e) : "0",
              rule && rule->error ? " scripted" : "");
-        if (!e)
+        if (!e || (rule && rule->error))
                 run_then(n, rule);
         free(name);
         fake_node_free(n);
@@ -367,10 +370,14 @@ FAKE_SYSCALL_INTERPOSER(answer_module_call)
 
 /* ---- exclusive opens ---------------------------------------------------- */
 
+/* The errno an exclusive open of <root>/dev/X gets: a scripted
+ * "open-excl X <ERRNO>" rule (EACCES, EIO: the probe errors the guard must
+ * treat as blockers), EBUSY when the node says X is claimed, else 0. */
 static int excl_busy(const char *path, int flags) {
         const char *root = fake_root();
         size_t rl;
         FakeNode *n;
+        Rule *rule;
         int busy;
 
         if (!(flags & O_EXCL) || (flags & O_CREAT) || !root || !path)
@@ -378,6 +385,11 @@ static int excl_busy(const char *path, int flags) {
         rl = strlen(root);
         if (strncmp(path, root, rl) != 0 || strncmp(path + rl, "/dev/", 5) != 0)
                 return 0;
+        rule = take_rule("open-excl", path + rl + 5);
+        if (rule && rule->error) {
+                klog("open-excl %s -> %s scripted", path + rl + 5, errno_name(rule->error));
+                return rule->error;
+        }
         n = node();
         if (!n)
                 return 0;
@@ -385,7 +397,7 @@ static int excl_busy(const char *path, int flags) {
         fake_node_free(n);
         if (getenv("FAKE_KERNEL_LOG_OPENS"))
                 klog("open-excl %s -> %s", path + rl + 5, busy ? "EBUSY" : "0");
-        return busy;
+        return busy ? EBUSY : 0;
 }
 
 #define OPEN_MODE(flags, mode)                                  \
@@ -404,8 +416,9 @@ static int excl_busy(const char *path, int flags) {
                 static int (*real)(const char *, int, ...);                     \
                 int mode = 0;                                                   \
                 OPEN_MODE(flags, mode);                                         \
-                if (excl_busy(path, flags))                                     \
-                        return (int) fail_with(EBUSY);                          \
+                int e_ = excl_busy(path, flags);                                \
+                if (e_)                                                         \
+                        return (int) fail_with(e_);                             \
                 if (!real)                                                      \
                         real = (int (*)(const char *, int, ...)) dlsym(RTLD_NEXT, #fn); \
                 return real(path, flags, mode);                                 \
@@ -420,8 +433,9 @@ DEFINE_OPEN(open64)
                 static int (*real)(int, const char *, int, ...);                \
                 int mode = 0;                                                   \
                 OPEN_MODE(flags, mode);                                         \
-                if (path[0] == '/' && excl_busy(path, flags))                  \
-                        return (int) fail_with(EBUSY);                          \
+                int e_ = path[0] == '/' ? excl_busy(path, flags) : 0;           \
+                if (e_)                                                         \
+                        return (int) fail_with(e_);                             \
                 if (!real)                                                      \
                         real = (int (*)(int, const char *, int, ...)) dlsym(RTLD_NEXT, #fn); \
                 return real(dirfd, path, flags, mode);                          \
