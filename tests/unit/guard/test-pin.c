@@ -12,6 +12,7 @@
 #include "nvme-fixtures.h"
 #include "nvme/nvme-controllers.h"
 #include "usage/claim-hold.h"
+#include "usage/mount-fingerprint.h"
 #include "usage/usage-collector.h"
 #include "usage/usage-pin.h"
 #include "util/retry.h"
@@ -183,4 +184,43 @@ Test(pin, retry_is_bounded_and_stops_on_anything_else) {
         calls = 0;
         cr_assert_eq(retry_transient(&p, always_busy, &answer), 3);
         cr_assert_eq(calls, 1);
+}
+
+/* ---- the watch's cheap filter -------------------------------------------- */
+
+static MountFingerprint fp(const char *text) {
+        MountFingerprint f;
+
+        cr_assert_eq(mount_fingerprint_of_text(text, strlen(text), &f), 0);
+        return f;
+}
+
+Test(pin, fingerprint_sees_devices_not_churn) {
+        const char *base = "22 1 259:1 / / rw - ext4 /dev/nvme0n1p1 rw\n"
+                           "23 22 0:21 / /proc rw - proc proc rw\n";
+        MountFingerprint a = fp(base), b, c, d, e;
+        char text[1024];
+
+        cr_assert_eq(a.n_keys, 1);
+        cr_assert_eq(a.n_lines, 2);
+        /* a pod: overlay, tmpfs, a bind mount of a directory of the root disk */
+        snprintf(text, sizeof(text), "%s%s", base,
+                 "900 22 0:55 / /run/containers/x/merged rw - overlay overlay rw\n"
+                 "901 22 0:56 / /var/lib/kubelet/pods/p/volumes/t rw - tmpfs tmpfs rw\n"
+                 "902 22 259:1 /var/lib/data /var/lib/kubelet/pods/p/volumes/d rw - ext4 /dev/nvme0n1p1 rw\n");
+        b = fp(text);
+        cr_assert(mount_fingerprint_equal(&a, &b), "container churn changes nothing");
+        /* a new device mounted: changes */
+        snprintf(text, sizeof(text), "%s%s", base, "903 22 259:2 / /data rw - xfs /dev/nvme1n1 rw\n");
+        c = fp(text);
+        cr_assert_not(mount_fingerprint_equal(&a, &c));
+        /* order does not matter */
+        snprintf(text, sizeof(text), "%s%s", "903 22 259:2 / /data rw - xfs /dev/nvme1n1 rw\n", base);
+        d = fp(text);
+        cr_assert(mount_fingerprint_equal(&c, &d));
+        /* btrfs: anonymous device number, told apart by its /dev source */
+        snprintf(text, sizeof(text), "%s%s", base, "904 22 0:60 / /b rw - btrfs /dev/nvme1n1 rw\n");
+        e = fp(text);
+        cr_assert_not(mount_fingerprint_equal(&a, &e));
+        cr_assert_eq(e.n_keys, 2);
 }
