@@ -6,15 +6,17 @@
  * module under it fails with EAGAIN, whoever calls it (openibd's
  * `modprobe -r nvme`, a person's `rmmod nvme`).
  *
- * What opening /dev/nvmeN pins, read in drivers/nvme/host/core.c (6.1,
- * nvme_dev_open) and seen on Linux 6.1 under QEMU (tests/daemon/vm/
- * daemon-pin.sh): the open takes a reference on the controller's transport
- * module (ctrl->ops->module: nvme for PCIe, nvme_tcp, nvme_rdma, nvme_fc)
- * and, as the owner of the char device's file operations, on nvme_core.
- * So `rmmod nvme` fails with EAGAIN while the fd is open, and nvme_core
- * stays as the dependency of a module that cannot go. That matters most
- * for a multipath head (nvmeXnY over hidden paths nvmeXcYnZ): a mount of a
- * head takes a reference on nvme_core only, so without the pin `rmmod nvme`
+ * What opening /dev/nvmeN pins, read in drivers/nvme/host/core.c (6.1:
+ * nvme_cdev_add gives the cdev the transport as owner, nvme_dev_open takes
+ * ctrl->ops->module, the file operations belong to nvme_core) and seen on
+ * Linux 6.1 under QEMU (tests/kmod-helper/vm/guard-pin-refs.sh): two
+ * references on the controller's transport module (nvme for PCIe,
+ * nvme_tcp, nvme_rdma, nvme_fc) and one on nvme_core. So `rmmod nvme`
+ * fails with EAGAIN while the fd is open, and nvme_core stays as the
+ * dependency of a module that cannot go. That matters most for a
+ * multipath head (nvmeXnY over hidden paths nvmeXcYnZ): a mount of a head
+ * takes a reference on nvme_core only (the same case shows an exclusive
+ * open of a head: nvme_core +1, nvme +0), so without the pin `rmmod nvme`
  * succeeds under a mounted filesystem (FIELD-NOTES section 3). A head is
  * served by every controller of its subsystem: all of them are pinned.
  * The open fails with EWOULDBLOCK while a controller is not live
