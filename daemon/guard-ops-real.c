@@ -12,6 +12,7 @@
 #include "nvme/nvme-unbound.h"
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
+#include "guard-ops-pin.h"
 #include "guard-ops.h"
 #include "modules/module-stack.h"
 #include "nvme/nvme-block-devices.h"
@@ -47,6 +48,7 @@ static const char *usage_kind_short(UsageKind k) {
         case USAGE_HOLDER: return "holder";
         case USAGE_OPEN_BY_PROCESS: return "open";
         case USAGE_KERNEL_CLAIM: return "kernel-claim";
+        case USAGE_UNCHECKED: return "unchecked";
         default: return "unknown";
         }
 }
@@ -75,6 +77,9 @@ static int real_unload(void *userdata, GuardUnloadResult **ret) {
 
         if (!g)
                 return -ENOMEM;
+        /* Never held across our own guarded unload: its descriptors would
+         * make every removal fail (the caller refreshes it afterwards). */
+        guard_pin_release_real(userdata);
         r = stack_unload(&opts, &u);
         if (r < 0)
                 return r;
@@ -242,4 +247,6 @@ const GuardOps guard_ops_real = {
         .read_stack = real_read_stack,
         .check_usage = real_check_usage,
         .scan_namespaces = real_scan_namespaces,
+        .pin_refresh = guard_pin_refresh_real,
+        .pin_release = guard_pin_release_real,
 };

@@ -156,3 +156,18 @@ int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespace
         *ret = missing;
         return 0;
 }
+
+GuardPin *guard_pin_free(GuardPin *p) {
+        if (!p)
+                return NULL;
+        strv_free(p->modules);
+        strv_free(p->reasons);
+        strv_free(p->problems);
+        strv_free(p->devices);
+        free(p);
+        return NULL;
+}
+
+bool guard_pin_held(const GuardPin *p) {
+        return p && p->modules && p->modules[0];
+}

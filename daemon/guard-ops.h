@@ -84,6 +84,16 @@ typedef struct GuardNamespaces {
         size_t n;
 } GuardNamespaces;
 
+/* What the pin holds (kmod-helper/lib/usage/usage-pin.h): the controllers
+ * of every namespace in use kept open, so that nobody removes the modules
+ * under it. */
+typedef struct GuardPin {
+        char **modules;  /* NULL-terminated, may be empty: the modules pinned ("nvme") */
+        char **reasons;  /* one per usage: "nvme pinned: /dev/nvme1n1 mounted at /data (ext4)" */
+        char **problems; /* "could not pin nvme1: ..." */
+        char **devices;  /* the devices in use ("nvme1n1"), one per reason */
+} GuardPin;
+
 /* Each returns 0 with *ret, or -errno when it could not even try. Every
  * outcome of an attempt (refused, failed and restored ...) is in *ret. */
 typedef struct GuardOps {
@@ -101,6 +111,11 @@ typedef struct GuardOps {
         /* NVMe controllers with no driver bound exist (nvme-unbound.h); may be
          * NULL (tests), then taken as none. */
         int (*nvme_driverless)(void *userdata, bool *ret);
+        /* The pin (both NULL where a test does not pin): match it to a fresh
+         * usage check, and let go of it. The real unload lets go of it
+         * itself before removing anything: never held across our own unload. */
+        int (*pin_refresh)(void *userdata, GuardPin **ret);
+        void (*pin_release)(void *userdata);
         void *userdata;
 } GuardOps;
 
@@ -130,6 +145,9 @@ GuardLoadResult *guard_load_result_free(GuardLoadResult *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(GuardLoadResult *, guard_load_result_free);
 GuardNamespaces *guard_namespaces_free(GuardNamespaces *n);
 DEFINE_TRIVIAL_CLEANUP_FUNC(GuardNamespaces *, guard_namespaces_free);
+GuardPin *guard_pin_free(GuardPin *p);
+/* Whether anything is pinned. */
+bool guard_pin_held(const GuardPin *p);
 /* The namespaces of `before` (serial + nsid) missing from `now`, NULL-terminated
  * "serial/nsid (name)" lines; NULL when all are back. -ENOMEM on failure. */
 int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespaces *now, char ***ret);

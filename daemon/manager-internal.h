@@ -22,10 +22,12 @@
 #include "manager.h"
 #include "mount-watch.h"
 #include "path-watch.h"
+#include "pin-holder.h"
 #include "scope-watch.h"
 #include "state-file.h"
 #include "swap-state.h"
 #include "udev-watch.h"
+#include "usage-watch.h"
 
 struct Manager {
         sd_event *event;
@@ -57,6 +59,10 @@ struct Manager {
         sd_event_source *sig_term, *sig_int, *sig_hup;
         sd_event_source *deadline;
         sd_event_source *recheck;    /* deferred, coalesced usage re-check */
+
+        /* The pin and its always-on watch (swap-pin.c). */
+        PinHolder *pin;
+        UsageWatch *usage;
 };
 
 /* manager.c: feeds one event (and the outcomes of the actions it leads to)

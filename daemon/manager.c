@@ -18,6 +18,7 @@
 #include "reload-guard.h"
 #include "report.h"
 #include "swap-actions.h"
+#include "swap-pin.h"
 #include "swap-record.h"
 #include "swap-report.h"
 #include "util/strv.h"
@@ -121,6 +122,7 @@ static void container_exited(Manager *m, const char *why) {
         if (!driver_container_followed(&m->container))
                 return;
         log_info("Driver container %.12s is gone (%s).", m->container.identity->id, why);
+        pin_holder_driver_container(m->pin, m->container.identity->id, m->container.identity->pod_name, false);
         driver_container_forget(&m->container);
         if (m->started)
                 manager_dispatch(m, SWAP_EVENT_CONTAINER_EXITED);
@@ -143,6 +145,7 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
                 container_exited(m, "its process is gone");
         if (r != DRIVER_CONTAINER_FOLLOWED)
                 return;
+        pin_holder_driver_container(m->pin, c->id, c->pod_name, true);
         if (m->started)
                 manager_dispatch(m, SWAP_EVENT_CONTAINER_STARTED);
 }
@@ -209,6 +212,16 @@ static void on_mounts(MountWatch *w, void *userdata) {
         schedule_recheck(userdata);
 }
 
+/* The always-on watch saw the namespaces' use change (coalesced). */
+static void on_usage(UsageWatch *w, void *userdata) {
+        Manager *m = userdata;
+
+        if (!m->started)
+                return;
+        swap_pin_refresh(m);
+        schedule_recheck(m);
+}
+
 static void module_added(Manager *m, const char *name) {
         GuardStack *stack = NULL;
         const GuardModule *x;
@@ -254,9 +267,14 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                         manager_dispatch(m, SWAP_EVENT_STACK_GONE);
                 break;
         case UDEV_WATCH_BLOCK_CHANGE:
+                usage_watch_poke(m->usage);
                 schedule_recheck(m);
                 break;
+        case UDEV_WATCH_BLOCK_OTHER:
+                usage_watch_poke(m->usage); /* a holder (dm, md) may have come or gone */
+                break;
         case UDEV_WATCH_OVERFLOW:
+                usage_watch_poke(m->usage);
                 rescan_all(m);
                 break;
         }
@@ -333,6 +351,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
          * (for operators who cleared them, and where no mount events come). */
         if (m->state == SWAP_STATE_BLOCKED)
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
+        swap_pin_refresh(m);
         swap_status_update(m);
         return 0;
 }
@@ -350,6 +369,8 @@ Manager *manager_free(Manager *m) {
         udev_watch_free(m->udev);
         scope_watch_free(m->scopes);
         mount_watch_free(m->mounts);
+        usage_watch_free(m->usage);
+        pin_holder_free(m->pin);
         sd_event_source_disable_unref(m->sig_term);
         sd_event_source_disable_unref(m->sig_int);
         sd_event_source_disable_unref(m->sig_hup);
@@ -379,6 +400,9 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
                 return -ENOMEM;
         m->config_optional = opts->config_optional;
         m->ops = opts->ops;
+        m->pin = pin_holder_new(m->ops);
+        if (!m->pin)
+                return -ENOMEM;
         m->state = SWAP_STATE_IDLE;
         m->record.state = SWAP_STATE_IDLE;
         m->restore_cause = _SWAP_EVENT_INVALID;
@@ -425,6 +449,16 @@ static void add_optional_watches(Manager *m) {
         if (r < 0)
                 log_info("Cannot poll /proc/1/mountinfo (%s): blocked swaps are re-checked on block uevents only.",
                          strerror(-r));
+        {
+                const char *missing = NULL;
+
+                r = usage_watch_new(m->event, on_usage, m, &m->usage, &missing);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot watch NVMe namespace use: the pin follows our own checks "
+                                          "only: %m");
+                else if (missing)
+                        log_info("Cannot poll %s: the pin follows block uevents only.", missing);
+        }
 }
 
 static int add_watches(Manager *m) {
@@ -515,6 +549,9 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
         reconcile(m);
+        /* Pinned again before READY=1: a restart leaves no window after it
+         * claims to be up (the one while we were down, nothing can close). */
+        swap_pin_refresh(m);
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_STARTED,
                      &(ReportFields) { .state = swap_state_to_string(m->state),
                                        .container_id = swap_record_container_id(m) },

@@ -68,6 +68,13 @@ int report_event(int priority, const char *message_id, const ReportFields *f, co
         return r;
 }
 
+static char *status_suffix;
+
+void report_status_suffix(const char *suffix) {
+        free(status_suffix);
+        status_suffix = suffix ? strdup(suffix) : NULL;
+}
+
 void report_status(const char *fmt, ...) {
         _cleanup_free_ char *status = NULL, *escaped = NULL;
         va_list ap;
@@ -75,6 +82,12 @@ void report_status(const char *fmt, ...) {
         va_start(ap, fmt);
         status = strdup_vprintf(fmt, ap);
         va_end(ap);
+        if (status && status_suffix) { /* escaped with the rest: a mount point may hold a newline */
+                char *joined = strdup_printf("%s; %s", status, status_suffix);
+
+                free(status);
+                status = joined;
+        }
         if (!status)
                 return;
         /* One datagram of KEY=value lines: a newline in a name we report

@@ -25,3 +25,6 @@ typedef struct ReportFields {
 int report_event(int priority, const char *message_id, const ReportFields *f, const char *fmt, ...) _printf_(4, 5);
 /* STATUS= for systemctl status (a no-op outside systemd). */
 void report_status(const char *fmt, ...) _printf_(1, 2);
+/* A standing addition to every STATUS= ("nvme pinned: ..."), NULL for none;
+ * applies from the next report_status(). */
+void report_status_suffix(const char *suffix);

@@ -21,6 +21,7 @@ void state_file_clear(StateFile *s) {
         guard_namespaces_free(s->namespaces_before);
         free(s->message);
         strv_free(s->blockers);
+        strv_free(s->pins);
         strv_free(s->missing_namespaces);
         *s = (StateFile) { .state = SWAP_STATE_IDLE };
 }
@@ -98,6 +99,8 @@ int state_file_to_json(const StateFile *s, char **ret) {
                 r = json_add_new(o, DAEMON_STATE_KEY_BLOCKERS, strv_to_json(s->blockers));
         if (r >= 0)
                 r = json_add_new(o, DAEMON_STATE_KEY_MISSING_NAMESPACES, strv_to_json(s->missing_namespaces));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_PINS, strv_to_json(s->pins));
         if (r < 0)
                 return r;
         text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -202,6 +205,8 @@ static int state_file_from_object(json_object *o, StateFile **ret) {
                 r = strv_from_json(o, DAEMON_STATE_KEY_BLOCKERS, &s->blockers);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_MISSING_NAMESPACES, &s->missing_namespaces);
+        if (r >= 0)
+                r = strv_from_json(o, DAEMON_STATE_KEY_PINS, &s->pins);
         if (r >= 0)
                 r = namespaces_from_json(o, &s->namespaces_before);
         if (r < 0)

@@ -30,6 +30,8 @@ typedef struct StateFile {
         char *message;                /* the last report, one line */
         char **blockers;              /* when blocked */
         char **missing_namespaces;    /* after a swap or restore: not back (yet) */
+        char **pins;                  /* what the pin holds now: "nvme pinned: /dev/nvme1n1
+                                         mounted at /data (ext4)" (pin-holder.h) */
 } StateFile;
 
 StateFile *state_file_free(StateFile *s);

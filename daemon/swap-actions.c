@@ -9,6 +9,7 @@
 #include "log.h"
 #include "reload-guard.h"
 #include "swap-actions.h"
+#include "swap-pin.h"
 #include "swap-record.h"
 #include "swap-report.h"
 #include "util/strv.h"
@@ -107,6 +108,7 @@ static SwapEvent action_unload(Manager *m) {
 
         record_before_unload(m);
         r = m->ops->unload(m->ops->userdata, &u);
+        swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
                 log_error_errno(r, "Cannot unload the in-tree NVMe stack: %m");
                 return SWAP_EVENT_UNLOAD_FAILED;
@@ -203,7 +205,7 @@ static SwapEvent action_load(Manager *m) {
  * vanish:during-load) would have the in-tree nvme loaded against NVIDIA's
  * nvme_core: take them out first, through the guard (never forced, refused
  * if anything is in use). 0 when there was nothing or it is gone. */
-static int remove_partial_replacement(Manager *m) {
+static int remove_partial_replacement(Manager *m, char **ret_why) {
         GuardStack *stack = NULL;
         GuardUnloadResult *u = NULL;
         bool foreign = false;
@@ -221,14 +223,20 @@ static int remove_partial_replacement(Manager *m) {
                 return 0;
         log_info("Removing the half-loaded out-of-tree NVMe stack before restoring the in-tree one.");
         r = m->ops->unload(m->ops->userdata, &u);
+        swap_pin_refresh(m);
         if (r < 0)
                 return r;
         r = u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_NOT_LOADED ? 0 : -EBUSY;
+        /* In use: say by what (a mount that came during the load's rollback),
+         * not only "busy"; the half-loaded build stays and drives it. */
+        if (u->outcome == GUARD_UNLOAD_REFUSED && ret_why)
+                *ret_why = guard_blockers_join(&u->blockers);
         guard_unload_result_free(u);
         return r;
 }
 
 static SwapEvent action_restore(Manager *m) {
+        _cleanup_free_ char *why = NULL;
         GuardLoadResult *l = NULL;
         SwapEvent ev = SWAP_EVENT_RESTORE_DONE;
         int r;
@@ -237,12 +245,13 @@ static SwapEvent action_restore(Manager *m) {
         r = reload_guard_remove();
         if (r < 0)
                 log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ", ignoring: %m");
-        r = remove_partial_replacement(m);
+        r = remove_partial_replacement(m, &why);
         if (r < 0) {
                 swap_report_failure(m, NULL,
                                     "Cannot remove the half-loaded out-of-tree NVMe stack before restoring the "
-                                    "in-tree one: %s.",
-                                    strerror(-r));
+                                    "in-tree one: %s%s.",
+                                    why && *why ? why : strerror(-r),
+                                    why && *why ? "; it stays loaded and keeps driving the namespaces" : "");
                 return SWAP_EVENT_RESTORE_FAILED;
         }
         r = m->ops->restore(m->ops->userdata, swap_modules_wanted(m), &l);

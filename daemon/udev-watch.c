@@ -27,8 +27,9 @@ static void dispatch_device(UdevWatch *w, struct udev_device *d) {
                         w->handler(w, UDEV_WATCH_MODULE_ADD, name, w->userdata);
                 else if (streq(action, "remove"))
                         w->handler(w, UDEV_WATCH_MODULE_REMOVE, name, w->userdata);
-        } else if (streq(subsystem, "block") && strneq(name, "nvme", 4))
-                w->handler(w, UDEV_WATCH_BLOCK_CHANGE, name, w->userdata);
+        } else if (streq(subsystem, "block"))
+                w->handler(w, strneq(name, "nvme", 4) ? UDEV_WATCH_BLOCK_CHANGE : UDEV_WATCH_BLOCK_OTHER, name,
+                           w->userdata);
 }
 
 static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userdata) {

@@ -16,6 +16,8 @@ typedef enum UdevWatchEvent {
         UDEV_WATCH_MODULE_ADD,     /* name: the module */
         UDEV_WATCH_MODULE_REMOVE,
         UDEV_WATCH_BLOCK_CHANGE,   /* name: nvme* block device, any action */
+        UDEV_WATCH_BLOCK_OTHER,    /* name: any other block device (dm-0, md0: a holder may have
+                                      come or gone), any action */
         UDEV_WATCH_OVERFLOW,       /* name: NULL */
 } UdevWatchEvent;
 

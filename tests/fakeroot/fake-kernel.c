@@ -20,6 +20,10 @@
  *   claimed partition of X), as the kernel answers for mounted, swapped or
  *   stacked devices. Non-exclusive opens are not touched.
  *
+ * open of <root>/dev/nvmeN (a controller): while it is open, delete_module
+ *   of the controller's transport and of nvme_core fails with EWOULDBLOCK
+ *   (fake-kernel-pins.h), as on Linux 6.1.
+ *
  * FAKE_KERNEL_SCRIPT=file scripts results, one rule per line, consumed in
  * order per (call, module), counts kept per process:
  *   <call> <module> <result> [xN|always] [then-mount DEV MOUNTPOINT [FSTYPE]]
@@ -48,6 +52,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fake-kernel-pins.h"
 #include "fake-node.h"
 #include "fake-syscall.h"
 
@@ -229,7 +234,7 @@ static long do_delete_module(const char *name, unsigned flags) {
                 e = ENOENT;
         else if (fake_node_module_holders(n, name, &holders) < 0 || fake_node_module_refcnt(n, name, &refcnt) < 0)
                 e = EIO;
-        else if ((holders && holders[0]) || refcnt > 0)
+        else if ((holders && holders[0]) || refcnt > 0 || fake_pins_hold(fake_root(), name))
                 e = EWOULDBLOCK;
         else if (fake_node_module_removed(n, name) < 0)
                 e = EIO;
@@ -400,6 +405,15 @@ static int excl_busy(const char *path, int flags) {
         return busy ? EBUSY : 0;
 }
 
+/* An open /dev/nvmeN pins its transport and nvme_core (fake-kernel-pins.h). */
+static int pin_if_controller(const char *path, int fd) {
+        const char *root = fake_root();
+
+        if (fd >= 0 && root && path)
+                fake_pins_opened(root, path, fd);
+        return fd;
+}
+
 #define OPEN_MODE(flags, mode)                                  \
         do {                                                    \
                 if ((flags) & (O_CREAT | O_TMPFILE)) {           \
@@ -421,7 +435,7 @@ static int excl_busy(const char *path, int flags) {
                         return (int) fail_with(e_);                             \
                 if (!real)                                                      \
                         real = (int (*)(const char *, int, ...)) dlsym(RTLD_NEXT, #fn); \
-                return real(path, flags, mode);                                 \
+                return pin_if_controller(path, real(path, flags, mode));        \
         }
 
 DEFINE_OPEN(open)
@@ -438,7 +452,8 @@ DEFINE_OPEN(open64)
                         return (int) fail_with(e_);                             \
                 if (!real)                                                      \
                         real = (int (*)(int, const char *, int, ...)) dlsym(RTLD_NEXT, #fn); \
-                return real(dirfd, path, flags, mode);                          \
+                return path[0] == '/' ? pin_if_controller(path, real(dirfd, path, flags, mode)) \
+                                      : real(dirfd, path, flags, mode);        \
         }
 
 DEFINE_OPENAT(openat)

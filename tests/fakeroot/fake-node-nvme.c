@@ -60,7 +60,10 @@ int fake_node_add_controller(FakeNode *n, unsigned ctrl, const char *transport, 
                 return r;
         if ((r = fnode_symlink_rel(n, c, link)) < 0 || (r = fnode_symlink_rel(n, s, slink)) < 0)
                 return r;
-        return fnode_symlink_rel(n, c, inlink);
+        if ((r = fnode_symlink_rel(n, c, inlink)) < 0)
+                return r;
+        /* The controller's char device: what the daemon's pin holds open. */
+        return fnode_writef(n, "", "dev/nvme%u", ctrl);
 }
 
 static int next_minor(FakeNode *n) {

@@ -57,7 +57,6 @@ MID_RELOAD=33be6ddb5194470aa0a57242da70fff5
 # passes fails the run (XPASS) until it is taken off the list.
 declare -A KNOWN_BUGS=(
   # [row]="why it fails, where the fix belongs"
-  [pin:daemon:rollback:nvme_fabrics]="safe (nothing removed under the mount) but the restore's journal entry says 'Device or resource busy', not the mounted namespace: daemon/manager.c remove_partial_replacement(), after the manager split"
 )
 
 strerror_of() {
@@ -111,6 +110,7 @@ list_rows() {
   echo "pin:cli:rollback:nvme_fabrics"; echo "pin:daemon:rollback:nvme_fabrics"
   for e in EACCES EIO; do echo "pin:cli:probe:$e"; echo "pin:daemon:probe:$e"; done
   echo "pin:cli:probe:fd-dir"; echo "pin:daemon:probe:fd-dir"
+  echo "pin:daemon:foreign:-"
 }
 
 # ---- one row: the world --------------------------------------------------
@@ -741,8 +741,62 @@ run_pin_cli_row() {
   pin_invariant
 }
 
+# foreign_delete MODULE: what a foreign `rmmod` asks the kernel (the raw
+# delete_module, through the fake kernel); prints OK or the errno name.
+foreign_delete() {
+  LD_PRELOAD=$FAKE_KERNEL_SO FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log python3 -c '
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.syscall(176, sys.argv[1].encode(), os.O_NONBLOCK)
+print("OK" if r == 0 else errno.errorcode[ctypes.get_errno()])' "$1"
+}
+
+# pin:daemon:foreign: the daemon pins a mounted multipath head; a foreign
+# delete_module of nvme and of nvme_core fails (EAGAIN) while it runs and
+# again after a restart (SIGKILL: the kernel drops an exited process's
+# opens, the new one pins at start); the state file and the CLI's status
+# show the pin; a driver container starting meanwhile is told why it cannot
+# restart its drivers; once the namespace is free the pin goes and the
+# guarded swap completes.
+run_pin_foreign_row() {
+  new_node
+  : > "$tmp/fault.script"
+  usage=inuse
+  mount_in_use
+  start_daemon; wait_state idle
+  wait_log "nvme pinned: /dev/nvme1n1 mounted at /var/lib/kubelet \(xfs\).*MESSAGE_ID=a4e7c19ea7fa4bbda25cd3fc5b2dd7cf"
+  [ "$(foreign_delete nvme)" = EAGAIN ] || fail "a foreign delete_module(nvme) was not refused while pinned"
+  [ "$(foreign_delete nvme_core)" = EAGAIN ] || fail "a foreign delete_module(nvme_core) was not refused while pinned"
+  slurp "$root/run/nvme-swapguard/state.json"
+  [[ $REPLY == *'"pins"'*'nvme pinned: /dev/nvme1n1 mounted at /var/lib/kubelet (xfs)'* ]] ||
+    fail "the state file does not list the pin: $REPLY"
+  local st
+  st=$(NVME_SWAPGUARD_ROOT=$root "$SWAPGUARD_KMOD" --root "$root" status 2>&1)
+  grep -qF "nvme pinned: /dev/nvme1n1 mounted at /var/lib/kubelet (xfs)" <<<"$st" ||
+    fail "nvme-swapguard-kmod status does not show the pin: $st"
+  # a driver container starting now is told why it cannot restart its drivers
+  start_container
+  wait_log "MESSAGE_ID=4706cc61103247d4bfb4e6dc8c3f3de3"
+  wait_state blocked
+  kill_daemon
+  start_daemon
+  wait_log "previous state blocked"
+  [ "$(foreign_delete nvme)" = EAGAIN ] || fail "not pinned again after the restart"
+  # free: SIGHUP is "look again" where no mount event comes (a fake root)
+  sed -i '\#/var/lib/kubelet#d' "$root/proc/1/mountinfo"
+  usage=free
+  kill -HUP "$daemon_pid"
+  wait_log "Pin released.*MESSAGE_ID=0b9d1b06c37c408593b8bb66ca442675"
+  wait_state "unloaded-waiting-driver|$SETTLED"
+  ready; wait_state swapped
+  verdict=$(node_verdict)
+  [ "$verdict" = swapped ] || fail "after the pin went, the guarded swap did not complete: $verdict"
+  stop_daemon
+}
+
 run_pin_daemon_row() {
   local kind=$1 arg=$2 words
+  [ "$kind" = foreign ] && { run_pin_foreign_row; return; }
   pin_world "$kind" "$arg" daemon
   words=$(pin_words "$kind" "$arg")
   start_daemon

@@ -39,7 +39,7 @@ int daemon_state_read(struct json_object **ret) {
 }
 
 int daemon_state_print(const struct json_object *state, FILE *f) {
-        struct json_object *container;
+        struct json_object *container, *pins;
         const char *message;
 
         if (!state) {
@@ -53,5 +53,12 @@ int daemon_state_print(const struct json_object *state, FILE *f) {
                 fprintf(f, "  driver container %s (pod %s)\n",
                         json_get_string(container, DAEMON_STATE_KEY_CONTAINER_ID) ?: "?",
                         json_get_string(container, DAEMON_STATE_KEY_CONTAINER_POD) ?: "?");
+        if (json_object_object_get_ex(state, DAEMON_STATE_KEY_PINS, &pins) && json_object_is_type(pins, json_type_array))
+                for (size_t i = 0; i < json_object_array_length(pins); i++) {
+                        struct json_object *p = json_object_array_get_idx(pins, i);
+
+                        if (json_object_is_type(p, json_type_string))
+                                fprintf(f, "  %s\n", json_object_get_string(p));
+                }
         return ferror(f) ? -EIO : 0;
 }

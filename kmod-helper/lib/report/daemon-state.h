@@ -31,6 +31,7 @@
 #define DAEMON_STATE_KEY_MESSAGE            "message"             /* the last report, one line */
 #define DAEMON_STATE_KEY_BLOCKERS           "blockers"            /* [string], when blocked */
 #define DAEMON_STATE_KEY_MISSING_NAMESPACES "missing_namespaces"  /* [string] */
+#define DAEMON_STATE_KEY_PINS               "pins"                /* [string]: what the pin holds */
 
 /* Pure: the text of the file as a JSON object; -EBADMSG when it is not one. */
 int daemon_state_parse(const char *text, struct json_object **ret);

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The manager's use of the pin (pin-holder.h): match it to the namespaces'
+ * use now, and when what is pinned changed, say it in STATUS= and the
+ * state file too (the journal entries come from pin-holder.c). Called at
+ * start (before READY=1), on every change the usage watch sees, and right
+ * after each of our own unloads (which let go of the pin first). */
+
+#include "manager-internal.h"
+
+void swap_pin_refresh(Manager *m);
