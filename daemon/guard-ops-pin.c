@@ -8,8 +8,6 @@
 #include "util/macro.h"
 #include "util/strv.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(UsageReport *, usage_report_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(GuardPin *, guard_pin_free);
 
 /* The daemon's one pin: its descriptors must outlive every call. */
 static UsagePin *pin;

@@ -146,6 +146,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(GuardLoadResult *, guard_load_result_free);
 GuardNamespaces *guard_namespaces_free(GuardNamespaces *n);
 DEFINE_TRIVIAL_CLEANUP_FUNC(GuardNamespaces *, guard_namespaces_free);
 GuardPin *guard_pin_free(GuardPin *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardPin *, guard_pin_free);
 /* Whether anything is pinned. */
 bool guard_pin_held(const GuardPin *p);
 /* The namespaces of `before` (serial + nsid) missing from `now`, NULL-terminated
