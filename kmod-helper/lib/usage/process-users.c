@@ -77,13 +77,17 @@ static int report(UsageScan *s, const char *pid, const NvmeBlockDevice *d) {
  * are stat'ed: a stat of a file on a hung NFS or FUSE mount would block us,
  * and a block device fd always reads as a path under some /dev (the node
  * may have another name there, in a container's own /dev: hence st_rdev). */
-static const NvmeBlockDevice *inspect_fd(const UsageScan *s, const char *fd_path) {
+static const NvmeBlockDevice *inspect_fd(const UsageScan *s, const char *fd_path, int *ret_denied) {
         _cleanup_free_ char *link = NULL;
         struct stat st;
         bool has_rdev = false;
+        int r;
 
-        if (read_link(fd_path, &link) < 0)
-                return NULL;
+        r = read_link(fd_path, &link);
+        if (r == -EACCES || r == -EPERM)
+                *ret_denied = -r; /* listed but not readable: as unknown as an unreadable directory */
+        if (r < 0)
+                return NULL; /* ENOENT: closed while we looked */
         if (host_root_is_real() && strneq(link, "/dev/", 5) && stat(fd_path, &st) == 0 && S_ISBLK(st.st_mode))
                 has_rdev = true;
         return process_fd_match(s, link, has_rdev, has_rdev ? st.st_rdev : 0);
@@ -94,7 +98,7 @@ static int walk_process(ProcessWalk *w, const char *pid) {
         _cleanup_free_ char *dir = NULL;
         const NvmeBlockDevice *seen[16];
         size_t n_seen = 0;
-        int r;
+        int r, denied = 0;
 
         r = host_pathf(&dir, "/proc/%s/fd", pid);
         if (r < 0)
@@ -111,7 +115,7 @@ static int walk_process(ProcessWalk *w, const char *pid) {
 
                 if (asprintf(&fd_path, "%s/%s", dir, *fd) < 0)
                         return -ENOMEM;
-                d = inspect_fd(w->scan, fd_path);
+                d = inspect_fd(w->scan, fd_path, &denied);
                 for (size_t i = 0; d && i < n_seen; i++)
                         dup = dup || seen[i] == d;
                 if (!d || dup)
@@ -121,7 +125,7 @@ static int walk_process(ProcessWalk *w, const char *pid) {
                 if ((r = report(w->scan, pid, d)) < 0)
                         return r;
         }
-        return 0;
+        return denied ? note_unreadable(w, pid, denied) : 0;
 }
 
 /* Fail closed: a process whose open files we could not read may hold any
