@@ -31,28 +31,9 @@ failures=0 checks=0
 fail() { echo "FAIL [$case]: $*"; failures=$((failures + 1)); }
 ok() { checks=$((checks + 1)); }
 
-# node NAME BOOT_ID ROLE [LABEL=VALUE]: a Node object as `oc get node -o json` has it.
-node() {
-  mkdir -p "$cluster/nodes/$1"
-  python3 - "$cluster/nodes/$1/node.json" "$@" <<'PY'
-import json, sys
-path, name, boot, role, *extra = sys.argv[1:]
-labels = {"kubernetes.io/hostname": name, f"node-role.kubernetes.io/{role}": ""}
-labels.update(dict(e.split("=", 1) for e in extra))
-n = sum(map(ord, name)) % 200 + 10
-json.dump({"apiVersion": "v1", "kind": "Node",
-           "metadata": {"name": name, "labels": labels},
-           "status": {"addresses": [{"type": "InternalIP", "address": f"10.0.0.{n}"}],
-                      "nodeInfo": {"bootID": boot, "kernelVersion": "5.14.0-427.el9_4.x86_64"}}},
-          open(path, "w"), indent=2)
-PY
-}
-# serve NAME CASE: the node's /var/log/nvme-swapguard/status.json and journal from the daemon's run.
-serve() {
-  mkdir -p "$cluster/nodes/$1/var/log/nvme-swapguard"
-  cp "$docs/$2/status.json" "$cluster/nodes/$1/var/log/nvme-swapguard/status.json"
-  cp "$docs/$2/journal.json" "$cluster/nodes/$1/journal.json"
-}
+. "$here/lib-cluster.sh"
+node() { cluster_node "$@"; }
+serve() { cluster_serve "$@"; }
 
 i=0
 for c in swapped blocked restored failed idle; do
