@@ -97,6 +97,12 @@ case=unreachable-only
 run status worker-7
 expect_rc 3
 
+case=no-boot-id
+node other-0 "" gpu; serve other-0 idle
+run status other-0
+expect_rc 0
+row other-0 "^other-0 +idle .*boot not checked \(no boot id from the node\)$"
+
 case=json
 run status --role worker -o json
 expect_rc 1
