@@ -3,7 +3,8 @@
 # The output shown in README.md ("Roll out to a pool"), reproducible: the
 # plugin against the `oc` stand-in, on a four-node pool whose documents and
 # journals the daemon wrote in the last `meson test --suite fleet` run
-# (BUILD/tests/fleet/documents/). Not a cluster: see README for what that
+# (BUILD/tests/fleet/documents/), plus, when the vm suite has run, a node
+# whose document and journal come from the VM case. Not a cluster: see README for what that
 # leaves unverified.
 #   tests/fleet/pool-example.sh BUILD [plugin arguments...]
 set -euo pipefail
@@ -21,6 +22,14 @@ cluster_node gpu-worker-0 "$(cat "$docs/swapped/boot_id")" worker; cluster_serve
 cluster_node gpu-worker-1 "$(cat "$docs/blocked/boot_id")" worker; cluster_serve gpu-worker-1 blocked
 cluster_node gpu-worker-2 "$(cat "$docs/idle/boot_id")" worker; cluster_serve gpu-worker-2 idle
 cluster_node gpu-worker-3 "$(cat /proc/sys/kernel/random/uuid)" worker
+# the real kernel's: the VM case's document and journald's JSON, when the vm
+# suite has run (tests/fleet/vm-documents.sh); its NVIDIA stand-in is the
+# kernel's own nvme sources built out of tree: no mlx_compat, no GDS hooks
+vmdocs=$(cd "$build" && pwd)/tests/fleet/vm-documents
+if [ -e "$vmdocs/swapped/status.json" ]; then
+  docs=$vmdocs cluster_node gpu-worker-4 "$(cat "$vmdocs/swapped/boot_id")" worker
+  docs=$vmdocs cluster_serve gpu-worker-4 swapped
+fi
 cluster_node master-0 "$(cat /proc/sys/kernel/random/uuid)" master
 export OC_STANDIN_CLUSTER=$cluster PATH=$here:$PATH
 exec "$here/../../plugin/kubectl-swapguard" "${@:-status}"
