@@ -91,3 +91,86 @@ Test(gds_generation, match) {
         cr_assert_eq(gds_generations_match("v1", NULL), GDS_MATCH_UNKNOWN);
         cr_assert_str_eq(gds_match_to_string(GDS_MATCH_DIFFERENT), "different");
 }
+
+/* The whole check on a fake node: nvidia_fs loaded, its file in the
+ * nvidia-fs-ctr container's tree only, asking for v1 while nvme exports v2. */
+#include "actions/nvfs-check.h"
+#include "fake-tree.h"
+
+#define REL "6.1.0-fake-amd64"
+
+static void fake_node(const char *kallsyms_nvme_gen) {
+        fake_tree_new();
+        fake_write("/proc/sys/kernel/osrelease", REL "\n");
+        fake_writef("/proc/kallsyms", "ffffffffc0a01230 T nvme_%s_register_nvfs_dma_ops\t[nvme]\n", kallsyms_nvme_gen);
+        fake_mkdir("/sys/module/nvidia_fs");
+        fake_write("/lib/modules/" REL "/modules.dep", "kernel/drivers/nvme/host/nvme.ko: nvme-core.ko\n");
+        fake_write("/lib/modules/" REL "/kernel/drivers/nvme/host/nvme.ko", "");
+        fake_write("/ctr/lib/modules/" REL "/modules.dep", "extra/nvidia-fs.ko:\n");
+        fake_mkdir("/ctr/lib/modules/" REL "/extra");
+}
+
+static NvfsCheck *run_check(void) {
+        char *trees[] = { (char *) "/ctr/lib/modules/" REL, NULL };
+        NvfsCheck *c = NULL;
+
+        cr_assert_eq(nvfs_check(trees, &c), 0);
+        return c;
+}
+
+Test(nvfs_check, different_generations_warn_with_the_remedy) {
+        NvfsCheck *c;
+        char *d;
+
+        fake_node("v2");
+        /* Found at the start of the file: the name nvidia-fs hands __symbol_get. */
+        fake_write("/ctr/lib/modules/" REL "/extra/nvidia-fs.ko", "nvme_v1_register_nvfs_dma_ops");
+        c = run_check();
+        cr_assert(c->loaded);
+        cr_assert(strstr(c->ko_path, "/ctr/lib/modules/"), "found in the container's tree: %s", c->ko_path);
+        cr_assert_str_eq(c->wanted[0], "v1");
+        cr_assert_str_eq(c->exported, "v2");
+        cr_assert_eq(c->match, GDS_MATCH_DIFFERENT);
+        d = nvfs_check_describe(c);
+        cr_assert(strstr(d, "compatibility mode") && strstr(d, "#87"), "%s", d);
+        free(d);
+        nvfs_check_free(c);
+        fake_tree_remove();
+}
+
+Test(nvfs_check, same_generation) {
+        NvfsCheck *c;
+
+        fake_node("v1");
+        fake_write("/ctr/lib/modules/" REL "/extra/nvidia-fs.ko", "nvme_v1_register_nvfs_dma_ops");
+        c = run_check();
+        cr_assert_eq(c->match, GDS_MATCH_SAME);
+        nvfs_check_free(c);
+        fake_tree_remove();
+}
+
+Test(nvfs_check, not_loaded_or_not_found) {
+        NvfsCheck *c;
+        char *d;
+
+        fake_node("v1");
+        c = run_check();
+        /* The tree lists it, the file is not there. */
+        cr_assert_eq(c->read_error, ENOENT);
+        cr_assert_eq(c->match, GDS_MATCH_UNKNOWN);
+        d = nvfs_check_describe(c);
+        cr_assert(strstr(d, "cannot read"), "%s", d);
+        free(d);
+        nvfs_check_free(c);
+        fake_tree_remove();
+        fake_tree_new();
+        fake_write("/proc/sys/kernel/osrelease", REL "\n");
+        c = run_check();
+        cr_assert_not(c->loaded);
+        cr_assert_eq(c->match, GDS_MATCH_UNKNOWN);
+        d = nvfs_check_describe(c);
+        cr_assert(strstr(d, "not loaded"), "%s", d);
+        free(d);
+        nvfs_check_free(c);
+        fake_tree_remove();
+}
