@@ -543,3 +543,41 @@ int container_store_new(sd_event *e, const char *store_dir, ContainerStoreWant w
 int container_store_rescan(ContainerStore *s) {
         return s->children ? scan(s) : 0;
 }
+
+int container_store_find_running(const char *store_dir, const char *container_name, pid_t *ret_pid) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_(closedirp) DIR *d = NULL;
+        uint64_t best_created = 0;
+        pid_t best = 0;
+        struct dirent *de;
+
+        if (asprintf(&dir, "%s/overlay-containers", store_dir) < 0)
+                return -ENOMEM;
+        d = opendir(dir);
+        if (!d)
+                return -errno;
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *config = NULL, *pidfile = NULL;
+                _cleanup_(container_identity_freep) ContainerIdentity *c = NULL;
+                pid_t pid;
+
+                if (!container_id_valid(de->d_name))
+                        continue;
+                if (asprintf(&config, "%s/%s/userdata/config.json", dir, de->d_name) < 0 ||
+                    asprintf(&pidfile, "%s/%s/userdata/pidfile", dir, de->d_name) < 0)
+                        return -ENOMEM;
+                if (container_config_read(config, de->d_name, &c) < 0 || !streq(c->container_name, container_name))
+                        continue;
+                if (container_pidfile_read(pidfile, &pid) < 0 ||
+                    container_process_state(pid) != CONTAINER_PROCESS_STARTED)
+                        continue;
+                if (!best || c->created_usec > best_created) {
+                        best = pid;
+                        best_created = c->created_usec;
+                }
+        }
+        if (!best)
+                return -ENOENT;
+        *ret_pid = best;
+        return 0;
+}
