@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -94,4 +96,15 @@ ReadyFreshness ready_file_freshness(uint64_t file_usec, uint64_t created_usec) {
          * anything the container made is later. No tolerance: an earlier
          * instance's file is older by at least its whole run. */
         return file_usec >= created_usec ? READY_FRESH : READY_STALE;
+}
+
+int file_made_usec(const char *path, uint64_t *ret) {
+        struct statx sx;
+        const struct statx_timestamp *t;
+
+        if (statx(AT_FDCWD, path, AT_STATX_SYNC_AS_STAT, STATX_BTIME | STATX_MTIME, &sx) < 0)
+                return -errno;
+        t = (sx.stx_mask & STATX_BTIME) ? &sx.stx_btime : &sx.stx_mtime;
+        *ret = (uint64_t) t->tv_sec * 1000000ULL + t->tv_nsec / 1000U;
+        return 0;
 }

@@ -24,3 +24,7 @@ typedef enum ReadyFreshness {
  * filesystem has one, else its mtime); created_usec: the container's
  * creation, 0 when unknown. */
 ReadyFreshness ready_file_freshness(uint64_t file_usec, uint64_t created_usec);
+
+/* When the file at path (already through host_path()) was made: statx's
+ * birth time where the filesystem keeps one, else its mtime. 0 or -errno. */
+int file_made_usec(const char *path, uint64_t *ret);

@@ -44,3 +44,21 @@ Test(container_time, ready_file_freshness) {
         cr_assert_eq(ready_file_freshness(created - 1, created), READY_STALE, "left by the earlier instance");
         cr_assert_eq(ready_file_freshness(created - 1, 0), READY_UNKNOWN);
 }
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+Test(container_time, file_made_usec_is_now_for_a_new_file) {
+        char p[] = "/tmp/sg-ready-XXXXXX";
+        int fd = mkstemp(p);
+        uint64_t made, now = (uint64_t) time(NULL) * 1000000ULL;
+
+        cr_assert_geq(fd, 0);
+        close(fd);
+        cr_assert_eq(file_made_usec(p, &made), 0);
+        cr_assert(made + 5000000ULL >= now && made <= now + 5000000ULL, "made %llu, now %llu",
+                  (unsigned long long) made, (unsigned long long) now);
+        unlink(p);
+        cr_assert_eq(file_made_usec(p, &made), -ENOENT);
+}

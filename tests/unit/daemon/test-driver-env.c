@@ -71,3 +71,45 @@ Test(driver_env, restore_on_termination_unset_is_said) {
         cr_assert(strstr(d.assumed, "RESTORE_DRIVER_ON_POD_TERMINATION"));
         cr_assert_str_eq(env_flag_to_string(ENV_FLAG_UNSET), "unset");
 }
+
+/* What the container's tree holds at its start (container-tree.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "container-tree.h"
+
+static void touch(const char *p) {
+        FILE *f = fopen(p, "w");
+
+        cr_assert_not_null(f, "%s", p);
+        fclose(f);
+}
+
+Test(container_tree, rpm_dkms_and_empty_layouts) {
+        char base[] = "/tmp/sg-tree-XXXXXX", p[512];
+
+        cr_assert_not_null(mkdtemp(base));
+        snprintf(p, sizeof(p), "%s/none", base);
+        cr_assert_eq(container_tree_build(p, "nvme"), TREE_BUILD_ABSENT, "no tree at all: nothing built yet");
+        snprintf(p, sizeof(p), "mkdir -p %s/rpm/kernel/drivers/nvme/host %s/rpm/extra/mlnx-nvme/host "
+                 "%s/dkms/updates/dkms %s/empty/extra", base, base, base, base);
+        cr_assert_eq(system(p), 0);
+        snprintf(p, sizeof(p), "%s/rpm/kernel/drivers/nvme/host/nvme.ko.xz", base);
+        touch(p);
+        snprintf(p, sizeof(p), "%s/rpm", base);
+        cr_assert_eq(container_tree_build(p, "nvme"), TREE_BUILD_ABSENT, "the in-tree copy under kernel/ is not a build");
+        snprintf(p, sizeof(p), "%s/rpm/extra/mlnx-nvme/host/nvme-core.ko", base);
+        touch(p);
+        snprintf(p, sizeof(p), "%s/rpm", base);
+        cr_assert_eq(container_tree_build(p, "nvme_core"), TREE_BUILD_PRESENT, "nvme-core.ko is nvme_core");
+        cr_assert_eq(container_tree_build(p, "nvme"), TREE_BUILD_ABSENT);
+        snprintf(p, sizeof(p), "%s/dkms/updates/dkms/nvme.ko", base);
+        touch(p);
+        snprintf(p, sizeof(p), "%s/dkms", base);
+        cr_assert_eq(container_tree_build(p, "nvme"), TREE_BUILD_PRESENT);
+        snprintf(p, sizeof(p), "%s/empty", base);
+        cr_assert_eq(container_tree_build(p, "nvme"), TREE_BUILD_ABSENT);
+        snprintf(p, sizeof(p), "rm -rf %s", base);
+        cr_assert_eq(system(p), 0);
+}
