@@ -156,3 +156,13 @@ int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespace
         *ret = missing;
         return 0;
 }
+
+GuardGds *guard_gds_free(GuardGds *g) {
+        if (!g)
+                return NULL;
+        free(g->exported);
+        free(g->wanted);
+        free(g->description);
+        free(g);
+        return NULL;
+}

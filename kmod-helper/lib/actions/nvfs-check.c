@@ -7,12 +7,12 @@
 #include "actions/module-tree.h"
 #include "actions/nvfs-check.h"
 #include "actions/stack-load.h"
+#include "host/host-kernel.h"
 #include "host/host-root.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleTree *, module_tree_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NvfsCheck *, nvfs_check_free);
 
 NvfsCheck *nvfs_check_free(NvfsCheck *c) {
@@ -46,7 +46,7 @@ static int find_module_file(char *const *trees, char **ret) {
         int r;
 
         *ret = NULL;
-        if (running_kernel_release(&release) >= 0 && host_pathf(&host, "/lib/modules/%s", release) >= 0) {
+        if (host_kernel_release(&release) >= 0 && host_pathf(&host, "/lib/modules/%s", release) >= 0) {
                 r = find_in_tree(host, ret);
                 if (r < 0 || *ret)
                         return r;
