@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "container-time.h"
 #include "container-tree.h"
@@ -223,7 +224,9 @@ bool lifecycle_tree_lacks_build(Manager *m, const char *tree) {
         char *const *wanted = swap_modules_wanted(m);
         _cleanup_free_ char *path = NULL;
 
-        if (host_path(tree, &path) < 0)
+        /* No tree at all (the root went with the container): a load failure
+         * to report as such, not a container without a build. */
+        if (host_path(tree, &path) < 0 || access(path, F_OK) < 0)
                 return false;
         for (size_t i = 0; i < ELEMENTSOF(must); i++) {
                 if (wanted && !strv_contains(wanted, must[i]))

@@ -103,6 +103,12 @@ list_rows() {
   for c in dir-then-kill kill-then-dir kill-and-ready during-load; do echo "vanish:$c"; done
   for c in root-gone tree-gone; do echo "noroot:$c"; done
   for c in container-start driver-ready blocked; do echo "noready:$c"; done
+  # The driver container's whole life (issue 8).
+  for c in earlier-build earlier-build-driver-ready earlier-build-inuse stale-ready no-build no-nfsrdma \
+           broken-behind kill-no-build; do
+    echo "lifecycle:$c"
+  done
+  for e in EPERM EAGAIN; do echo "lifecycle:earlier-build-unload:nvme:$e"; done
 }
 
 # ---- one row: the world --------------------------------------------------
@@ -665,6 +671,134 @@ run_noready_row() {
   finish_daemon_row
 }
 
+# ---- lifecycle:<case>: the driver container's whole life (issue 8) -------
+
+# new_container ID [ENV_JSON] [notree]: another driver container (a pod
+# restart, an upgrade): its own id, CRI-O's Created annotation, env.
+new_container() {
+  local id=$1 env=${2:-'"ENABLE_NFSRDMA=true"'} tree=${3:-}
+  sleep 600 &
+  container_pid=$!
+  mkdir -p "$root/proc/$container_pid"
+  echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$id.scope" > "$root/proc/$container_pid/cgroup"
+  if [ "$tree" = notree ]; then
+    mkdir -p "$root/proc/$container_pid/root/lib/modules/$rel"
+  else
+    container_tree $container_pid
+  fi
+  local d=$root/run/containers/storage/overlay-containers/$id/userdata
+  mkdir -p "$d"
+  cat > "$d/.config.json.tmp" <<JSON
+{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"],"env":[$env]},
+ "annotations":{"io.kubernetes.container.name":"mofed-container",
+  "io.kubernetes.cri-o.Created":"$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)",
+  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-${id:0:5}",
+  "io.kubernetes.pod.namespace":"nvidia-network-operator"}}
+JSON
+  mv "$d/.config.json.tmp" "$d/config.json"
+  echo "$container_pid" > "$d/.pidfile.tmp" && mv "$d/.pidfile.tmp" "$d/pidfile"
+}
+
+ID2=b2b2b2b2b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
+MID_EARLIER=d3322a26406e4cb0a41aa7fb1159b157
+MID_EARLIER_BLOCKED=adbd67853e784137868988641d7019cc
+MID_STACK_BROKEN=a81ba0c10e82421d97e29bd6c629dd9a
+MID_NO_BUILD=dabe24b8d8c343048eb79349235b3955
+MID_READY_STALE=da64cc3df69d42e9a148cb5be8ac23b1
+MID_ENV_NO_NFSRDMA=054b86adf25a4f10a662535e9e900ff9
+
+unready() { rm -f "$root/run/mellanox/drivers/.driver-ready"; }
+
+# A swap with the first container, then its pod goes (it removes its ready
+# file; its build stays, RESTORE_DRIVER_ON_POD_TERMINATION=false).
+swapped_then_pod_gone() {
+  start_daemon "$@"; wait_state idle; start_container; wait_state "unloaded-waiting-driver|container-seen"
+  ready; wait_state swapped
+  unready; container_vanish_proc; container_vanish_dir
+}
+
+# delete_module of one module, behind the daemon's back (openibd, an operator).
+rmmod_behind() {
+  NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log LD_PRELOAD=$FAKE_KERNEL_SO \
+    python3 -c 'import ctypes, sys; ctypes.CDLL(None).delete_module(sys.argv[1].encode(), 0)' "$1"
+}
+
+run_lifecycle_row() {
+  local c=$1 module=${2:-} err=${3:-}
+  new_node
+  : > "$tmp/fault.script"
+  case $c in
+    earlier-build|earlier-build-driver-ready)
+      [ $c = earlier-build-driver-ready ] && config UnloadAt=driver-ready
+      swapped_then_pod_gone
+      new_container $ID2
+      wait_log "MESSAGE_ID=$MID_EARLIER"
+      if [ $c = earlier-build-driver-ready ]; then
+        wait_state container-seen   # the in-tree stack back meanwhile
+        [ "$(node_verdict)" = in-tree ] || fail "driver-ready: the node is $(node_verdict) while waiting"
+      else
+        wait_state unloaded-waiting-driver
+      fi
+      ready; wait_state swapped
+      grep -q "\"build_container\":\"$ID2\"" "$root/run/nvme-swapguard/state.json" ||
+        fail "the state file does not name the new container's build" ;;
+    earlier-build-unload)
+      swapped_then_pod_gone
+      echo "delete_module $module $err" > "$tmp/fault.script"
+      new_container $ID2
+      wait_log "MESSAGE_ID=$MID_EARLIER"
+      wait_state "unloaded-waiting-driver|failed|swapped"
+      : > "$tmp/fault.script"
+      if [ "$(state)" = unloaded-waiting-driver ]; then ready; wait_state swapped; fi ;;
+    earlier-build-inuse)
+      swapped_then_pod_gone
+      usage=inuse; mount_in_use
+      new_container $ID2
+      wait_state blocked
+      wait_log "MESSAGE_ID=$MID_EARLIER_BLOCKED"
+      check_not_touched_while_in_use
+      usage=free ;;
+    stale-ready)
+      ready; nap 1.1
+      start_daemon; wait_state idle
+      new_container $ID2
+      wait_log "MESSAGE_ID=$MID_READY_STALE"
+      wait_state unloaded-waiting-driver
+      grep -qE '^(init|finit)_module' "$tmp/kernel.log" && fail "loaded at a stale ready file"
+      unready; nap 0.2; ready; wait_state swapped ;;
+    no-build)
+      start_daemon; wait_state idle
+      new_container $ID2 '"ENABLE_NFSRDMA=true"' notree
+      wait_state unloaded-waiting-driver
+      ready; wait_state no-build
+      wait_log "MESSAGE_ID=$MID_NO_BUILD" ;;
+    no-nfsrdma)
+      start_daemon; wait_state idle
+      new_container $ID2 '"ENABLE_NFSRDMA=false"' notree
+      wait_state no-build
+      wait_log "MESSAGE_ID=$MID_ENV_NO_NFSRDMA"
+      grep -q '^delete_module' "$tmp/kernel.log" 2>/dev/null && fail "unloaded for a build that cannot come" ;;
+    broken-behind)
+      # openibd restart of a new container: nvme goes, nvme_core stays. The
+      # uevents are lost (the fake root has none but the overflow).
+      mkfifo "$tmp/uevents"
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      ready; wait_state swapped
+      rmmod_behind nvme_tcp; rmmod_behind nvme
+      overflow
+      wait_log "MESSAGE_ID=$MID_STACK_BROKEN"
+      wait_state "restored|failed" ;;
+    kill-no-build)
+      start_daemon; wait_state idle
+      new_container $ID2 '"ENABLE_NFSRDMA=false"' notree
+      wait_state no-build
+      kill_daemon
+      start_daemon; wait_log "previous state no-build"; wait_state no-build
+      grep -q '^delete_module' "$tmp/kernel.log" 2>/dev/null && fail "unloaded for a build that cannot come" ;;
+  esac
+  finish_daemon_row
+}
+
 run_row() {
   local spec=$1
   local IFS=:
@@ -680,6 +814,7 @@ run_row() {
     vanish) run_vanish_row "$2" ;;
     noroot) run_noroot_row "$2" ;;
     noready) run_noready_row "$2" ;;
+    lifecycle) [ "$2" = earlier-build-unload ] && run_lifecycle_row "$2" "$3" "$4" || run_lifecycle_row "$2" ;;
     *) fail "unknown row $spec" ;;
   esac
 }
@@ -744,7 +879,7 @@ xfail=$(grep -c "^XFAIL" "$out/results")
 failed=$(grep -cE "^(FAIL|XPASS)" "$out/results")
 nodriver=$(grep -c "^PASS .*node no driver" "$out/results")
 grep -v '^PASS' "$out/results"
-for k in cli daemon kill enobufs vanish noroot noready; do
+for k in cli daemon kill enobufs vanish noroot noready lifecycle; do
   printf '  %-8s %3d rows, %3d passed\n' "$k" "$(grep -c "^$k:" "$out/rows")" \
     "$(grep -c "^PASS $k:" "$out/results")"
 done
