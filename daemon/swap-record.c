@@ -117,6 +117,13 @@ void swap_status_update(Manager *m) {
         case SWAP_STATE_FAILED:
                 report_status("failed: %s", m->failure ?: "see the journal");
                 break;
+        case SWAP_STATE_REPAIRING:
+                report_status("repairing: in-tree NVMe stack back until the driver container is ready");
+                break;
+        case SWAP_STATE_NO_BUILD:
+                report_status("no-build: driver container %.12s has no NVMe build, in-tree stack kept",
+                              swap_record_container_id(m) ?: "?");
+                break;
         default:
                 break;
         }

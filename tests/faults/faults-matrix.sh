@@ -699,7 +699,7 @@ JSON
   echo "$container_pid" > "$d/.pidfile.tmp" && mv "$d/.pidfile.tmp" "$d/pidfile"
 }
 
-ID2=b2b2b2b2b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
+ID2=b2b2${ID:4}
 MID_EARLIER=d3322a26406e4cb0a41aa7fb1159b157
 MID_EARLIER_BLOCKED=adbd67853e784137868988641d7019cc
 MID_STACK_BROKEN=a81ba0c10e82421d97e29bd6c629dd9a
