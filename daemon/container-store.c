@@ -13,6 +13,7 @@
 #include "container-store.h"
 #include "container-time.h"
 #include "exec-watch.h"
+#include "host/host-root.h"
 #include "log.h"
 #include "path-watch.h"
 #include "util/fileio.h"
@@ -176,6 +177,8 @@ typedef struct Entry {
         bool privileged;   /* its init may give us kernel code (container-privilege.h) */
         bool awaiting_exec;  /* created: its process still runs the runtime's init */
         bool reported;       /* its pid was reported as started */
+        sd_event_source *start_check; /* without the process connector: look again for the start */
+        uint64_t start_check_usec;    /* the next interval, doubling */
         PathWatch *watch;  /* config.json while pending, pidfile while wanted */
         struct Entry *next;
 } Entry;
@@ -197,6 +200,7 @@ static Entry *entry_free(Entry *e) {
         if (!e)
                 return NULL;
         path_watch_free(e->watch);
+        sd_event_source_disable_unref(e->start_check);
         container_identity_free(e->identity);
         free(e);
         return NULL;
@@ -293,6 +297,48 @@ static void entry_report_started(Entry *e) {
 
 static void store_update_exec_watch(ContainerStore *s);
 
+/* Between CRI-O's create and start lie milliseconds, unless the start
+ * fails (then the runtime kills the process). Where the process connector
+ * cannot be had (the shipped unit runs with PrivateNetwork=yes, and the
+ * connector lives in the initial network namespace only), the start is
+ * looked for again: 50 ms, doubling to 2 s, until it started or is gone. */
+#define START_CHECK_FIRST_USEC (50ULL * 1000ULL)
+#define START_CHECK_MAX_USEC (2ULL * 1000000ULL)
+
+static void entry_check_started(Entry *e);
+
+static int on_start_check(sd_event_source *src, uint64_t usec, void *userdata) {
+        Entry *e = userdata;
+
+        entry_check_started(e);
+        return 0;
+}
+
+static void entry_arm_start_check(Entry *e) {
+        int r;
+
+        if (e->start_check_usec == 0)
+                e->start_check_usec = START_CHECK_FIRST_USEC;
+        else if (e->start_check_usec < START_CHECK_MAX_USEC / 2)
+                e->start_check_usec *= 2;
+        else
+                e->start_check_usec = START_CHECK_MAX_USEC;
+        if (e->start_check) {
+                (void) sd_event_source_set_time_relative(e->start_check, e->start_check_usec);
+                (void) sd_event_source_set_enabled(e->start_check, SD_EVENT_ONESHOT);
+                return;
+        }
+        r = sd_event_add_time_relative(e->store->event, &e->start_check, CLOCK_MONOTONIC, e->start_check_usec,
+                                       10000ULL, on_start_check, e);
+        if (r < 0) {
+                log_warning_errno(r, "Container %.12s: cannot look for its start again, counting it as started: %m",
+                                  e->id);
+                entry_report_started(e);
+                return;
+        }
+        (void) sd_event_source_set_description(e->start_check, "container-start-check");
+}
+
 static void entry_check_started(Entry *e) {
         switch (container_process_state(e->pid)) {
         case CONTAINER_PROCESS_GONE:
@@ -300,19 +346,19 @@ static void entry_check_started(Entry *e) {
                 e->awaiting_exec = false;
                 return;
         case CONTAINER_PROCESS_CREATED:
-                if (!e->store->execs_unavailable) {
-                        if (!e->awaiting_exec)
-                                log_info("Container %.12s is created (pid %d), not started: waiting for it to "
-                                         "exec its entrypoint.", e->id, (int) e->pid);
-                        e->awaiting_exec = true;
-                        return;
-                }
-                log_info("Container %.12s is created, not started, and execs cannot be watched: counting it "
-                         "as started.", e->id);
-                break;
+                if (!e->awaiting_exec || !e->start_check_usec)
+                        log_info("Container %.12s is created (pid %d), not started: waiting for it to "
+                                 "exec its entrypoint.", e->id, (int) e->pid);
+                e->awaiting_exec = true;
+                if (e->store->execs_unavailable)
+                        entry_arm_start_check(e);
+                return;
         case CONTAINER_PROCESS_STARTED:
                 break;
         }
+        if (e->start_check)
+                (void) sd_event_source_set_enabled(e->start_check, SD_EVENT_OFF);
+        e->start_check_usec = 0;
         entry_report_started(e);
 }
 
@@ -383,6 +429,11 @@ static void store_update_exec_watch(ContainerStore *s) {
         }
         if (s->execs || s->execs_unavailable)
                 return;
+        if (!host_root_is_real()) {
+                /* A fake root's processes exec nothing we could see: look again instead. */
+                s->execs_unavailable = true;
+                return;
+        }
         r = exec_watch_new(s->event, on_exec, s, &s->execs);
         if (r < 0) {
                 log_warning_errno(r, "Cannot watch execs through the process connector; a created container "

@@ -78,6 +78,8 @@ start_container() {
   container_pid=$pid
   local croot=/proc/$pid/root/lib/modules/$rel
   mkdir -p "$root/proc/$pid" "$root$croot"
+  # CREATED=1: CRI-O's create without the start: the runtime's init (runc) waits
+  [ -n "${CREATED:-}" ] && ln -sfn /usr/bin/runc "$root/proc/$pid/exe"
   echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$id.scope" > "$root/proc/$pid/cgroup"
   if [ "$tree" = build ]; then
     fn ko $croot extra/mlnx-nvme/host/nvme-core.ko nvme_core t10-pi - fake_taint=OE
@@ -187,6 +189,20 @@ expect_log "MESSAGE_ID=b04f49eafd25476a88a3ebd98a66aad2"
 expect_no_kernel "delete_module"
 python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["container_notes"]; sys.exit(0 if any("ENABLE_NFSRDMA" in x for x in n) else 1)' \
   "$root/run/nvme-swapguard/state.json" && ok || fail "the state file's container_notes do not say why"
+stop_daemon
+
+# --- created is not started: the runtime's init waits for the start ------
+case=created-not-started
+new_node
+start_daemon
+CREATED=1 start_container $ID_A build
+sleep 2
+[ "$(state)" = idle ] && ok || fail "a created, not started container was acted on: state $(state)"
+expect_log "is created \(pid $container_pid\), not started"
+expect_no_kernel "delete_module"
+# StartContainer: the process execs the entrypoint
+ln -sfn /usr/bin/bash "$root/proc/$container_pid/exe"
+wait_state unloaded-waiting-driver
 stop_daemon
 
 echo "$checks checks, $failures failures"

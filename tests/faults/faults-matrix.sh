@@ -421,8 +421,8 @@ finish_daemon_row() {
       fail "swapped but no SWAPPED journal entry"
     [ "$(state)" = swapped ] || fail "swapped but the daemon says $(state)"
   elif [ "$verdict" = in-tree ]; then
-    grep -qE "MESSAGE_ID=($MID_RESTORED|$MID_FAILED|$MID_BLOCKED|$MID_STOP_RESTORED)" "$tmp/daemon.log" ||
-      fail "in-tree stack, but no RESTORED/FAILED/BLOCKED journal entry says why"
+    grep -qE "MESSAGE_ID=($MID_RESTORED|$MID_FAILED|$MID_BLOCKED|$MID_STOP_RESTORED|$MID_NO_BUILD|$MID_ENV_NO_NFSRDMA)" "$tmp/daemon.log" ||
+      fail "in-tree stack, but no RESTORED/FAILED/BLOCKED/NO_BUILD journal entry says why"
     if [ -n "$expect_fault_module" ]; then
       grep -E "MESSAGE_ID=($MID_FAILED|$MID_BLOCKED)" "$tmp/daemon.log" | grep -q -- "$expect_fault_module" ||
         fail "no FAILED/BLOCKED journal entry names $expect_fault_module"
@@ -751,13 +751,22 @@ run_lifecycle_row() {
       : > "$tmp/fault.script"
       if [ "$(state)" = unloaded-waiting-driver ]; then ready; wait_state swapped; fi ;;
     earlier-build-inuse)
+      # In use: the earlier build stays (the new container will crash-loop,
+      # the journal says why); once the use ends, the swap goes on.
+      mkfifo "$tmp/uevents"
       swapped_then_pod_gone
+      : > "$tmp/kernel.log"
       usage=inuse; mount_in_use
       new_container $ID2
       wait_state blocked
       wait_log "MESSAGE_ID=$MID_EARLIER_BLOCKED"
       check_not_touched_while_in_use
-      usage=free ;;
+      [ "$(node_verdict)" = swapped ] || fail "blocked, but the earlier build is not intact: $(node_verdict)"
+      usage=free
+      sed -i '\#/var/lib/kubelet#d' "$root/proc/1/mountinfo"
+      overflow
+      wait_state unloaded-waiting-driver
+      ready; wait_state swapped ;;
     stale-ready)
       ready; nap 1.1
       start_daemon; wait_state idle
