@@ -734,7 +734,7 @@ run_lifecycle_row() {
       new_container $ID2
       wait_log "MESSAGE_ID=$MID_EARLIER"
       if [ $c = earlier-build-driver-ready ]; then
-        wait_state container-seen   # the in-tree stack back meanwhile
+        wait_log "State repairing -> container-seen"   # the in-tree stack back meanwhile
         [ "$(node_verdict)" = in-tree ] || fail "driver-ready: the node is $(node_verdict) while waiting"
       else
         wait_state unloaded-waiting-driver
@@ -823,7 +823,7 @@ run_row() {
     vanish) run_vanish_row "$2" ;;
     noroot) run_noroot_row "$2" ;;
     noready) run_noready_row "$2" ;;
-    lifecycle) [ "$2" = earlier-build-unload ] && run_lifecycle_row "$2" "$3" "$4" || run_lifecycle_row "$2" ;;
+    lifecycle) run_lifecycle_row "$2" "${3:-}" "${4:-}" ;;
     *) fail "unknown row $spec" ;;
   esac
 }
