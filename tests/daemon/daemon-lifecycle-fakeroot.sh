@@ -81,6 +81,11 @@ start_container() {
   # CREATED=1: CRI-O's create without the start: the runtime's init (runc) waits
   [ -n "${CREATED:-}" ] && ln -sfn /usr/bin/runc "$root/proc/$pid/exe"
   echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$id.scope" > "$root/proc/$pid/cgroup"
+  # privileged, in the host's user namespace (trust's check; as fake-node's `container` writes it)
+  printf 'Name:\tentrypoint\nCapEff:\t000001ffffffffff\n' > "$root/proc/$pid/status"
+  mkdir -p "$root/proc/1/ns" "$root/proc/$pid/ns"
+  [ -e "$root/proc/1/ns/user" ] || echo "user:[4026531837]" > "$root/proc/1/ns/user"
+  ln -f "$root/proc/1/ns/user" "$root/proc/$pid/ns/user"
   if [ "$tree" = build ]; then
     fn ko $croot extra/mlnx-nvme/host/nvme-core.ko nvme_core t10-pi - fake_taint=OE
     fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops

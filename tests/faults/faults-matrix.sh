@@ -684,6 +684,11 @@ new_container() {
   container_pid=$!
   mkdir -p "$root/proc/$container_pid"
   echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$id.scope" > "$root/proc/$container_pid/cgroup"
+  # privileged, in the host's user namespace (trust's check; as fake-node's `container` writes it)
+  printf 'Name:\tentrypoint\nCapEff:\t000001ffffffffff\n' > "$root/proc/$container_pid/status"
+  mkdir -p "$root/proc/1/ns" "$root/proc/$container_pid/ns"
+  [ -e "$root/proc/1/ns/user" ] || echo "user:[4026531837]" > "$root/proc/1/ns/user"
+  ln -f "$root/proc/1/ns/user" "$root/proc/$container_pid/ns/user"
   if [ "$tree" = notree ]; then
     mkdir -p "$root/proc/$container_pid/root/lib/modules/$rel"
   else
