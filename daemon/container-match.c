@@ -4,6 +4,7 @@
 
 #include "container-match.h"
 #include "util/macro.h"
+#include "util/strv.h"
 
 ContainerIdentity *container_identity_free(ContainerIdentity *c) {
         if (!c)
@@ -13,8 +14,34 @@ ContainerIdentity *container_identity_free(ContainerIdentity *c) {
         free(c->pod_name);
         free(c->container_name);
         free(c->pod_uid);
+        strv_free(c->env);
         free(c);
         return NULL;
+}
+
+ContainerIdentity *container_identity_copy(const ContainerIdentity *c) {
+        ContainerIdentity *n = calloc(1, sizeof(*n));
+
+        if (!n)
+                return NULL;
+        n->id = strdup(c->id);
+        n->pod_namespace = strdup(c->pod_namespace);
+        n->pod_name = strdup(c->pod_name);
+        n->container_name = strdup(c->container_name);
+        n->pod_uid = c->pod_uid ? strdup(c->pod_uid) : NULL;
+        n->created_usec = c->created_usec;
+        if (!n->id || !n->pod_namespace || !n->pod_name || !n->container_name || (c->pod_uid && !n->pod_uid) ||
+            (c->env && strv_copy(c->env, &n->env) < 0))
+                return container_identity_free(n);
+        return n;
+}
+
+bool container_newer(const ContainerIdentity *a, const ContainerIdentity *b) {
+        if (!b)
+                return true;
+        if (!a)
+                return false;
+        return a->created_usec > b->created_usec;
 }
 
 bool container_match(const ContainerIdentity *c, const char *pod_namespace, const char *container_name,

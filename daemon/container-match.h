@@ -6,6 +6,7 @@
  * the sandbox, so we match on namespace + container name (+ pod name prefix). */
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "util/macro.h"
 
@@ -15,10 +16,18 @@ typedef struct ContainerIdentity {
         char *pod_name;       /* io.kubernetes.pod.name */
         char *container_name; /* io.kubernetes.container.name */
         char *pod_uid;        /* io.kubernetes.pod.uid; NULL when absent */
+        uint64_t created_usec; /* io.kubernetes.cri-o.Created, else the store directory's
+                                  mtime; 0 when unknown */
+        char **env;           /* process.env ("KEY=value"), NULL-terminated; NULL when absent */
 } ContainerIdentity;
 
 ContainerIdentity *container_identity_free(ContainerIdentity *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ContainerIdentity *, container_identity_free);
+/* A deep copy; NULL on ENOMEM. */
+ContainerIdentity *container_identity_copy(const ContainerIdentity *c);
+/* Which of two containers is newer by creation time (a wins ties and unknowns
+ * only when b's time is unknown too): the one to follow when pods overlap. */
+bool container_newer(const ContainerIdentity *a, const ContainerIdentity *b);
 
 /* pod_name_prefix NULL or "" matches any pod name. */
 bool container_match(const ContainerIdentity *c, const char *pod_namespace, const char *container_name,

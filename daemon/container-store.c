@@ -9,12 +9,17 @@
 #include <sys/stat.h>
 
 #include "container-privilege.h"
+#include "container-started.h"
 #include "container-store.h"
+#include "container-time.h"
+#include "exec-watch.h"
+#include "host/host-root.h"
 #include "log.h"
 #include "path-watch.h"
 #include "util/fileio.h"
 #include "util/json-util.h"
 #include "util/macro.h"
+#include "util/strv.h"
 
 
 static int annotation(json_object *annotations, const char *key, bool required, char **ret) {
@@ -37,6 +42,43 @@ static size_t strspn_tail(const char *s, size_t len) {
         while (n < len && strchr(" \t\r\n", s[len - 1 - n]) && s[len - 1 - n] != '\0')
                 n++;
         return n;
+}
+
+/* process.env: the strings only; anything else in the array is not ours to judge. */
+static int process_env(json_object *root, char ***ret) {
+        json_object *process = NULL, *env = NULL;
+        char **l = NULL;
+
+        *ret = NULL;
+        if (!json_object_object_get_ex(root, "process", &process) || !json_object_is_type(process, json_type_object) ||
+            !json_object_object_get_ex(process, "env", &env) || !json_object_is_type(env, json_type_array))
+                return 0;
+        for (size_t i = 0; i < json_object_array_length(env); i++) {
+                json_object *v = json_object_array_get_idx(env, i);
+
+                if (!json_object_is_type(v, json_type_string))
+                        continue;
+                if (strv_extend(&l, json_object_get_string(v)) < 0) {
+                        strv_free(l);
+                        return -ENOMEM;
+                }
+        }
+        *ret = l;
+        return 0;
+}
+
+/* CRI-O's creation time; an unparsable one is unknown (0), not an error. */
+static int created_annotation(json_object *annotations, uint64_t *ret) {
+        _cleanup_free_ char *created = NULL;
+        int r;
+
+        *ret = 0;
+        r = annotation(annotations, "io.kubernetes.cri-o.Created", false, &created);
+        if (r < 0)
+                return r;
+        if (created && rfc3339_parse_usec(created, ret) < 0)
+                *ret = 0;
+        return 0;
 }
 
 int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret) {
@@ -80,6 +122,10 @@ int container_config_parse(const char *id, const char *json, size_t len, Contain
                 r = annotation(annotations, "io.kubernetes.container.name", true, &c->container_name);
         if (r >= 0)
                 r = annotation(annotations, "io.kubernetes.pod.uid", false, &c->pod_uid);
+        if (r >= 0)
+                r = created_annotation(annotations, &c->created_usec);
+        if (r >= 0)
+                r = process_env(root, &c->env);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(c);
@@ -129,6 +175,10 @@ typedef struct Entry {
         ContainerIdentity *identity;
         pid_t pid;
         bool privileged;   /* its init may give us kernel code (container-privilege.h) */
+        bool awaiting_exec;  /* created: its process still runs the runtime's init */
+        bool reported;       /* its pid was reported as started */
+        sd_event_source *start_check; /* without the process connector: look again for the start */
+        uint64_t start_check_usec;    /* the next interval, doubling */
         PathWatch *watch;  /* config.json while pending, pidfile while wanted */
         struct Entry *next;
 } Entry;
@@ -138,6 +188,8 @@ struct ContainerStore {
         char *dir;                 /* <store>/overlay-containers */
         PathWatch *dir_watch;      /* overlay-containers/ existing or not */
         sd_event_source *children; /* inotify on overlay-containers/ itself */
+        ExecWatch *execs;          /* only while a wanted container is created, not started */
+        bool execs_unavailable;    /* the process connector refused us once: stop asking */
         Entry *entries;
         ContainerStoreWant want;
         ContainerStoreHandler handler;
@@ -148,6 +200,7 @@ static Entry *entry_free(Entry *e) {
         if (!e)
                 return NULL;
         path_watch_free(e->watch);
+        sd_event_source_disable_unref(e->start_check);
         container_identity_free(e->identity);
         free(e);
         return NULL;
@@ -177,6 +230,19 @@ static int entry_watch(Entry *e, const char *file) {
         return path_watch_new(e->store->event, p, desc, on_entry_file, e, &e->watch);
 }
 
+/* Without CRI-O's Created annotation, the directory made at CreateContainer
+ * stands for it. */
+static void entry_created_fallback(Entry *e) {
+        _cleanup_free_ char *p = NULL;
+        struct stat st;
+
+        if (e->identity->created_usec != 0 || asprintf(&p, "%s/%s", e->store->dir, e->id) < 0)
+                return;
+        if (stat(p, &st) >= 0)
+                e->identity->created_usec =
+                        (uint64_t) st.st_mtim.tv_sec * 1000000ULL + (uint64_t) st.st_mtim.tv_nsec / 1000ULL;
+}
+
 static void entry_read_identity(Entry *e) {
         _cleanup_free_ char *p = NULL;
         int r;
@@ -198,12 +264,102 @@ static void entry_read_identity(Entry *e) {
                 e->watch = path_watch_free(e->watch);
                 return;
         }
+        entry_created_fallback(e);
         log_info("Container %.12s is %s/%s in namespace %s: following it.", e->id, e->identity->pod_name,
                  e->identity->container_name, e->identity->pod_namespace);
         e->state = ENTRY_WANTED;
         r = entry_watch(e, "pidfile");
         if (r < 0)
                 log_warning_errno(r, "Container %.12s: cannot watch its pidfile, relying on the store: %m", e->id);
+}
+
+/* A wanted container already reported that was created after e: pods
+ * overlap during an upgrade; the newest one is the driver container. */
+static const Entry *entry_newer_reported(const Entry *e) {
+        for (const Entry *i = e->store->entries; i; i = i->next)
+                if (i != e && i->reported && container_newer(i->identity, e->identity))
+                        return i;
+        return NULL;
+}
+
+static void entry_report_started(Entry *e) {
+        const Entry *newer = entry_newer_reported(e);
+
+        e->awaiting_exec = false;
+        if (newer) {
+                log_info("Container %.12s was created before %.12s: not following it.", e->id, newer->id);
+                return;
+        }
+        e->reported = true;
+        /* The handler may free the store's entries: this is the last use of e. */
+        e->store->handler(e->store, CONTAINER_STORE_PID, e->identity, e->pid, e->store->userdata);
+}
+
+static void store_update_exec_watch(ContainerStore *s);
+
+/* Between CRI-O's create and start lie milliseconds, unless the start
+ * fails (then the runtime kills the process). Where the process connector
+ * cannot be had (the shipped unit runs with PrivateNetwork=yes, and the
+ * connector lives in the initial network namespace only), the start is
+ * looked for again: 50 ms, doubling to 2 s, until it started or is gone. */
+#define START_CHECK_FIRST_USEC (50ULL * 1000ULL)
+#define START_CHECK_MAX_USEC (2ULL * 1000000ULL)
+
+static void entry_check_started(Entry *e);
+
+static int on_start_check(sd_event_source *src, uint64_t usec, void *userdata) {
+        Entry *e = userdata;
+
+        entry_check_started(e);
+        return 0;
+}
+
+static void entry_arm_start_check(Entry *e) {
+        int r;
+
+        if (e->start_check_usec == 0)
+                e->start_check_usec = START_CHECK_FIRST_USEC;
+        else if (e->start_check_usec < START_CHECK_MAX_USEC / 2)
+                e->start_check_usec *= 2;
+        else
+                e->start_check_usec = START_CHECK_MAX_USEC;
+        if (e->start_check) {
+                (void) sd_event_source_set_time_relative(e->start_check, e->start_check_usec);
+                (void) sd_event_source_set_enabled(e->start_check, SD_EVENT_ONESHOT);
+                return;
+        }
+        r = sd_event_add_time_relative(e->store->event, &e->start_check, CLOCK_MONOTONIC, e->start_check_usec,
+                                       10000ULL, on_start_check, e);
+        if (r < 0) {
+                log_warning_errno(r, "Container %.12s: cannot look for its start again, counting it as started: %m",
+                                  e->id);
+                entry_report_started(e);
+                return;
+        }
+        (void) sd_event_source_set_description(e->start_check, "container-start-check");
+}
+
+static void entry_check_started(Entry *e) {
+        switch (container_process_state(e->pid)) {
+        case CONTAINER_PROCESS_GONE:
+                log_debug("Container %.12s: pid %d is gone before it started.", e->id, (int) e->pid);
+                e->awaiting_exec = false;
+                return;
+        case CONTAINER_PROCESS_CREATED:
+                if (!e->awaiting_exec || !e->start_check_usec)
+                        log_info("Container %.12s is created (pid %d), not started: waiting for it to "
+                                 "exec its entrypoint.", e->id, (int) e->pid);
+                e->awaiting_exec = true;
+                if (e->store->execs_unavailable)
+                        entry_arm_start_check(e);
+                return;
+        case CONTAINER_PROCESS_STARTED:
+                break;
+        }
+        if (e->start_check)
+                (void) sd_event_source_set_enabled(e->start_check, SD_EVENT_OFF);
+        e->start_check_usec = 0;
+        entry_report_started(e);
 }
 
 static void entry_read_pid(Entry *e) {
@@ -222,6 +378,7 @@ static void entry_read_pid(Entry *e) {
         if (pid == e->pid)
                 return;
         e->pid = pid;
+        e->reported = false;
         /* trust: only a privileged container in the host's user namespace;
          * the refusal is logged there, naming it. */
         e->privileged = container_privilege_allows(e->identity, pid);
@@ -231,7 +388,12 @@ static void entry_read_pid(Entry *e) {
                 if (o != e && o->state == ENTRY_WANTED && o->privileged)
                         log_warning("Two privileged driver containers match: %.12s (%s) and %.12s (%s).", o->id,
                                     o->identity->pod_name, e->id, e->identity->pod_name);
-        e->store->handler(e->store, CONTAINER_STORE_PID, e->identity, pid, e->store->userdata);
+        /* lifecycle: reported once it runs its entrypoint. Subscribe before
+         * looking, so an exec in between is not missed. */
+        e->awaiting_exec = true;
+        store_update_exec_watch(e->store);
+        entry_check_started(e);
+        store_update_exec_watch(e->store);
 }
 
 static void entry_refresh(Entry *e) {
@@ -240,6 +402,44 @@ static void entry_refresh(Entry *e) {
                 entry_read_identity(e);
         if (e->state == ENTRY_WANTED)
                 entry_read_pid(e);
+}
+
+static void on_exec(ExecWatch *w, pid_t pid, void *userdata) {
+        ContainerStore *s = userdata;
+
+        for (Entry *e = s->entries; e; e = e->next)
+                if (e->awaiting_exec && e->pid == pid) {
+                        entry_check_started(e);
+                        break; /* e and the list may be gone after the handler */
+                }
+        store_update_exec_watch(s);
+}
+
+/* The process connector sees every exec of the node: listen only while a
+ * wanted container waits for its start. */
+static void store_update_exec_watch(ContainerStore *s) {
+        bool needed = false;
+        int r;
+
+        for (Entry *e = s->entries; e; e = e->next)
+                needed = needed || e->awaiting_exec;
+        if (!needed) {
+                s->execs = exec_watch_free(s->execs);
+                return;
+        }
+        if (s->execs || s->execs_unavailable)
+                return;
+        if (!host_root_is_real()) {
+                /* A fake root's processes exec nothing we could see: look again instead. */
+                s->execs_unavailable = true;
+                return;
+        }
+        r = exec_watch_new(s->event, on_exec, s, &s->execs);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot watch execs through the process connector; a created container "
+                                  "will count as started: %m");
+                s->execs_unavailable = true;
+        }
 }
 
 static Entry **entry_find(ContainerStore *s, const char *id) {
@@ -277,9 +477,10 @@ static void container_removed(ContainerStore *s, const char *id) {
                 return;
         e = *i;
         *i = e->next;
-        if (e->state == ENTRY_WANTED)
+        if (e->state == ENTRY_WANTED && e->reported)
                 s->handler(s, CONTAINER_STORE_REMOVED, e->identity, e->pid, s->userdata);
         entry_free(e);
+        store_update_exec_watch(s);
 }
 
 static void remove_all(ContainerStore *s) {
@@ -357,6 +558,7 @@ ContainerStore *container_store_free(ContainerStore *s) {
                 entry_free(e);
         }
         sd_event_source_disable_unref(s->children);
+        exec_watch_free(s->execs);
         path_watch_free(s->dir_watch);
         sd_event_unref(s->event);
         free(s->dir);
@@ -391,4 +593,42 @@ int container_store_new(sd_event *e, const char *store_dir, ContainerStoreWant w
 
 int container_store_rescan(ContainerStore *s) {
         return s->children ? scan(s) : 0;
+}
+
+int container_store_find_running(const char *store_dir, const char *container_name, pid_t *ret_pid) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_(closedirp) DIR *d = NULL;
+        uint64_t best_created = 0;
+        pid_t best = 0;
+        struct dirent *de;
+
+        if (asprintf(&dir, "%s/overlay-containers", store_dir) < 0)
+                return -ENOMEM;
+        d = opendir(dir);
+        if (!d)
+                return -errno;
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *config = NULL, *pidfile = NULL;
+                _cleanup_(container_identity_freep) ContainerIdentity *c = NULL;
+                pid_t pid;
+
+                if (!container_id_valid(de->d_name))
+                        continue;
+                if (asprintf(&config, "%s/%s/userdata/config.json", dir, de->d_name) < 0 ||
+                    asprintf(&pidfile, "%s/%s/userdata/pidfile", dir, de->d_name) < 0)
+                        return -ENOMEM;
+                if (container_config_read(config, de->d_name, &c) < 0 || !streq(c->container_name, container_name))
+                        continue;
+                if (container_pidfile_read(pidfile, &pid) < 0 ||
+                    container_process_state(pid) != CONTAINER_PROCESS_STARTED)
+                        continue;
+                if (!best || c->created_usec > best_created) {
+                        best = pid;
+                        best_created = c->created_usec;
+                }
+        }
+        if (!best)
+                return -ENOENT;
+        *ret_pid = best;
+        return 0;
 }

@@ -28,6 +28,11 @@ int container_config_read(const char *path, const char *id, ContainerIdentity **
 /* Reads a pidfile: 0 with *ret > 0; -EBADMSG when it holds no pid. */
 int container_pidfile_read(const char *path, pid_t *ret);
 
+/* One look, no watch: the newest started container named container_name (any
+ * namespace) in the store, e.g. the GPU Operator's nvidia-fs-ctr whose root
+ * holds nvidia-fs.ko. 0 with *ret_pid; -ENOENT when there is none. */
+int container_store_find_running(const char *store_dir, const char *container_name, pid_t *ret_pid);
+
 typedef struct ContainerStore ContainerStore;
 
 typedef enum ContainerStoreEvent {

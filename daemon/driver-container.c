@@ -47,21 +47,6 @@ static bool pid_in_container(pid_t pid, const char *id) {
         return false;
 }
 
-static ContainerIdentity *identity_copy(const ContainerIdentity *c) {
-        ContainerIdentity *n = calloc(1, sizeof(*n));
-
-        if (!n)
-                return NULL;
-        n->id = strdup(c->id);
-        n->pod_namespace = strdup(c->pod_namespace);
-        n->pod_name = strdup(c->pod_name);
-        n->container_name = strdup(c->container_name);
-        n->pod_uid = c->pod_uid ? strdup(c->pod_uid) : NULL;
-        if (!n->id || !n->pod_namespace || !n->pod_name || !n->container_name)
-                return container_identity_free(n);
-        return n;
-}
-
 /* Without the pidfd we still see the exit through the store and the scopes. */
 static void watch_exit(DriverContainer *d, sd_event *e, int *pidfd, sd_event_io_handler_t on_exit, void *userdata) {
         int r;
@@ -93,7 +78,7 @@ int driver_container_follow(DriverContainer *d, sd_event *e, const ContainerIden
         if (d->identity && !streq(d->identity->id, c->id))
                 log_info("Following the newer driver container %.12s instead of %.12s.", c->id, d->identity->id);
         driver_container_forget(d);
-        d->identity = identity_copy(c);
+        d->identity = container_identity_copy(c);
         if (!d->identity)
                 return -ENOMEM;
         d->pid = pid;

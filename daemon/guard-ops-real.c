@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nvme/nvme-unbound.h"
+#include "actions/nvfs-check.h"
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
 #include "guard-ops-pin.h"
@@ -239,6 +240,38 @@ static int real_scan_namespaces(void *userdata, GuardNamespaces **ret) {
         return 0;
 }
 
+DEFINE_TRIVIAL_CLEANUP_FUNC(NvfsCheck *, nvfs_check_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardGds *, guard_gds_free);
+
+static GuardGdsMatch gds_match_from_library(GdsMatch m) {
+        switch (m) {
+        case GDS_MATCH_SAME: return GUARD_GDS_SAME;
+        case GDS_MATCH_DIFFERENT: return GUARD_GDS_DIFFERENT;
+        case GDS_MATCH_NO_HOOKS: return GUARD_GDS_NO_HOOKS;
+        default: return GUARD_GDS_UNKNOWN;
+        }
+}
+
+static int real_check_gds(void *userdata, char *const *trees, GuardGds **ret) {
+        _cleanup_(nvfs_check_freep) NvfsCheck *c = NULL;
+        _cleanup_(guard_gds_freep) GuardGds *g = calloc(1, sizeof(*g));
+        int r;
+
+        if (!g)
+                return -ENOMEM;
+        r = nvfs_check(trees, &c);
+        if (r < 0)
+                return r;
+        g->nvfs_loaded = c->loaded;
+        g->match = gds_match_from_library(c->match);
+        g->description = nvfs_check_describe(c);
+        if (!g->description || (c->exported && !(g->exported = strdup(c->exported))) ||
+            (c->wanted && c->wanted[0] && !(g->wanted = strdup(c->wanted[0]))))
+                return -ENOMEM;
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
 const GuardOps guard_ops_real = {
         .unload = real_unload,
         .load_from = real_load_from,
@@ -249,4 +282,5 @@ const GuardOps guard_ops_real = {
         .scan_namespaces = real_scan_namespaces,
         .pin_refresh = guard_pin_refresh_real,
         .pin_release = guard_pin_release_real,
+        .check_gds = real_check_gds,
 };

@@ -171,3 +171,13 @@ GuardPin *guard_pin_free(GuardPin *p) {
 bool guard_pin_held(const GuardPin *p) {
         return p && p->modules && p->modules[0];
 }
+
+GuardGds *guard_gds_free(GuardGds *g) {
+        if (!g)
+                return NULL;
+        free(g->exported);
+        free(g->wanted);
+        free(g->description);
+        free(g);
+        return NULL;
+}

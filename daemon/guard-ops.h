@@ -93,6 +93,24 @@ typedef struct GuardPin {
         char **problems; /* "could not pin nvme1: ..." */
         char **devices;  /* the devices in use ("nvme1n1"), one per reason */
 } GuardPin;
+/* GDS hook generations (issue 8): what nvme exports and what the loaded
+ * nvidia-fs asks for (gds-nvidia-fs #87). */
+typedef enum GuardGdsMatch {
+        GUARD_GDS_UNKNOWN,     /* nvidia_fs not loaded, or its file not found/readable */
+        GUARD_GDS_SAME,
+        GUARD_GDS_DIFFERENT,   /* compatibility mode: warn with the remedy */
+        GUARD_GDS_NO_HOOKS,    /* nvme exports none */
+} GuardGdsMatch;
+
+typedef struct GuardGds {
+        bool nvfs_loaded;
+        char *exported;        /* nvme's generations ("v1,v2"); NULL: none */
+        char *wanted;          /* nvidia-fs's ("v1"); NULL: unknown */
+        GuardGdsMatch match;
+        char *description;     /* one line, with the remedy when they differ */
+} GuardGds;
+
+GuardGds *guard_gds_free(GuardGds *g);
 
 /* Each returns 0 with *ret, or -errno when it could not even try. Every
  * outcome of an attempt (refused, failed and restored ...) is in *ret. */
@@ -116,6 +134,8 @@ typedef struct GuardOps {
          * itself before removing anything: never held across our own unload. */
         int (*pin_refresh)(void *userdata, GuardPin **ret);
         void (*pin_release)(void *userdata);
+        /* trees: more module trees (host paths) to find nvidia_fs in; NULL op: not checked. */
+        int (*check_gds)(void *userdata, char *const *trees, GuardGds **ret);
         void *userdata;
 } GuardOps;
 

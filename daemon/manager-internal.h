@@ -18,6 +18,7 @@
 #include "container-store.h"
 #include "daemon-config.h"
 #include "driver-container.h"
+#include "driver-env.h"
 #include "guard-ops.h"
 #include "manager.h"
 #include "mount-watch.h"
@@ -63,6 +64,13 @@ struct Manager {
         /* The pin and its always-on watch (swap-pin.c). */
         PinHolder *pin;
         UsageWatch *usage;
+        /* The driver container's whole life (issue 8, swap-lifecycle.c). */
+        DriverEnvDecision env;         /* what the followed container's environment decided */
+        char *env_reported_for;        /* the container whose decisions were reported */
+        bool build_ruled_out;          /* no NVMe build will come from the followed container */
+        bool earlier_build;            /* the build loaded came from before the followed container */
+        bool ready_stale;              /* the ready file exists but predates the followed container */
+        sd_event_source *stack_settle; /* judges the stack once module uevents settle */
 };
 
 /* manager.c: feeds one event (and the outcomes of the actions it leads to)

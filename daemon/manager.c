@@ -4,6 +4,7 @@
  * returns (swap-actions.c) and keeps the record and the reports up to date
  * (swap-record.c, swap-report.c). */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "reload-guard.h"
 #include "report.h"
 #include "swap-actions.h"
+#include "swap-lifecycle.h"
 #include "swap-pin.h"
 #include "swap-record.h"
 #include "swap-report.h"
@@ -106,6 +108,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                 m->state = t.next;
                 apply_state(m);
                 swap_report_entered(m, old, ev);
+                lifecycle_entered(m, old, ev);
                 swap_record_persist(m);
                 swap_status_update(m);
                 log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
@@ -146,8 +149,12 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
         if (r != DRIVER_CONTAINER_FOLLOWED)
                 return;
         pin_holder_driver_container(m->pin, c->id, c->pod_name, true);
-        if (m->started)
-                manager_dispatch(m, SWAP_EVENT_CONTAINER_STARTED);
+        lifecycle_container_followed(m);
+        if (!m->started)
+                return;
+        manager_dispatch(m, SWAP_EVENT_CONTAINER_STARTED);
+        if (m->ready_stale)
+                manager_dispatch(m, SWAP_EVENT_READY_STALE);
 }
 
 static bool want_container(const ContainerIdentity *c, void *userdata) {
@@ -165,11 +172,30 @@ static void on_store(ContainerStore *s, ContainerStoreEvent ev, const ContainerI
                 container_exited(m, "removed from the container store");
 }
 
+/* Whether the followed container's process is still there, as its pidfd
+ * says (POLLIN once it exited). No pidfd: unknown, false. */
+static bool container_alive(const Manager *m) {
+        struct pollfd p = { .events = POLLIN };
+
+        if (!m->container.exit_source)
+                return false;
+        p.fd = sd_event_source_get_io_fd(m->container.exit_source);
+        return p.fd >= 0 && poll(&p, 1, 0) == 0;
+}
+
 static void on_scope(ScopeWatch *w, const char *id, bool added, void *userdata) {
         Manager *m = userdata;
 
-        if (!added && driver_container_is(&m->container, id))
-                container_exited(m, "its crio scope was removed");
+        if (added || !driver_container_is(&m->container, id))
+                return;
+        /* A UnitRemoved is a hint (systemd sends one for every unit on
+         * daemon-reload, systemd#376): the pidfd says whether it exited. */
+        if (container_alive(m)) {
+                log_info("The crio scope of driver container %.12s was removed but its process runs: not an exit "
+                         "(systemd reload?).", id);
+                return;
+        }
+        container_exited(m, "its crio scope was removed");
 }
 
 /* ---- ready file, uevents, mounts -------------------------------------- */
@@ -177,11 +203,26 @@ static void on_scope(ScopeWatch *w, const char *id, bool added, void *userdata) 
 static void on_ready(PathWatch *w, bool exists, void *userdata) {
         Manager *m = userdata;
 
-        if (exists == m->ready_present)
+        if (!exists) {
+                if (m->ready_present || m->ready_stale)
+                        log_info("Ready file %s is gone.", m->config->ready_file);
+                m->ready_present = m->ready_stale = false;
                 return;
-        m->ready_present = exists;
-        log_info("Ready file %s %s.", m->config->ready_file, exists ? "appeared" : "is gone");
-        if (exists && m->started)
+        }
+        /* Only a ready file made for the followed container counts. */
+        if (!lifecycle_ready_counts(m)) {
+                log_info("Ready file %s appeared but predates driver container %.12s.", m->config->ready_file,
+                         m->container.identity ? m->container.identity->id : "?");
+                m->ready_present = false;
+                if (m->started)
+                        manager_dispatch(m, SWAP_EVENT_READY_STALE);
+                return;
+        }
+        if (m->ready_present)
+                return;
+        m->ready_present = true;
+        log_info("Ready file %s appeared.", m->config->ready_file);
+        if (m->started)
                 manager_dispatch(m, SWAP_EVENT_READY_APPEARED);
 }
 
@@ -241,6 +282,7 @@ static void rescan_all(Manager *m) {
 
         log_warning("Kernel uevents were lost (ENOBUFS): rescanning modules, containers and devices.");
         (void) container_store_rescan(m->store);
+        lifecycle_stack_changed(m); /* a lost module uevent may hide a broken stack */
         if (swap_read_context(m, &ctx) < 0)
                 return;
         if (swap_state_is_unloaded(m->state) && ctx.stack_loaded)
@@ -259,11 +301,16 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                 return;
         switch (ev) {
         case UDEV_WATCH_MODULE_ADD:
-                if (nvme_stack_module(name))
+                if (nvme_stack_module(name)) {
+                        lifecycle_stack_changed(m);
                         module_added(m, name);
+                }
                 break;
         case UDEV_WATCH_MODULE_REMOVE:
-                if (nvme_stack_module(name) && swap_read_context(m, &ctx) >= 0 && !ctx.stack_loaded)
+                if (!nvme_stack_module(name))
+                        break;
+                lifecycle_stack_changed(m);
+                if (swap_read_context(m, &ctx) >= 0 && !ctx.stack_loaded)
                         manager_dispatch(m, SWAP_EVENT_STACK_GONE);
                 break;
         case UDEV_WATCH_BLOCK_CHANGE:
@@ -376,6 +423,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->sig_hup);
         sd_event_source_disable_unref(m->deadline);
         sd_event_source_disable_unref(m->recheck);
+        lifecycle_free(m);
         sd_event_unref(m->event);
         driver_container_forget(&m->container);
         config_free(m->config);
@@ -501,6 +549,12 @@ static void reconcile(Manager *m) {
          * is complete (replacement_complete()); dropped below unless kept. */
         if (previous && previous->modules_before && !m->record.modules_before)
                 (void) strv_copy(previous->modules_before, &m->record.modules_before);
+        /* Which container the loaded build came from is a fact about the
+         * kernel, kept whatever is decided below; it tells a new container's
+         * start over an earlier build from a restart of the daemon. */
+        if (previous && previous->build_container_id && !m->record.build_container_id)
+                m->record.build_container_id = strdup(previous->build_container_id);
+        lifecycle_container_followed(m);
         if (swap_read_context(m, &ctx) < 0) {
                 /* Cannot see the modules: do nothing rather than guess. */
                 m->state = SWAP_STATE_FAILED;

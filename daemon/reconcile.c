@@ -9,6 +9,7 @@ static bool we_unloaded(const StateFile *p) {
         if (!p)
                 return false;
         return swap_state_is_unloaded(p->state) || p->state == SWAP_STATE_RESTORING ||
+               p->state == SWAP_STATE_REPAIRING ||
                ((p->state == SWAP_STATE_CONTAINER_SEEN || p->state == SWAP_STATE_BLOCKED) && p->modules_before);
 }
 
@@ -45,7 +46,8 @@ ReconcileDecision reconcile_decide(const ReconcileInput *in) {
         same = p && p->container_id && streq(p->container_id, in->container_id);
         if (same) {
                 /* We gave up on this container already: do not loop. */
-                if ((p->state == SWAP_STATE_RESTORED || p->state == SWAP_STATE_FAILED) && in->stack_loaded &&
+                if ((p->state == SWAP_STATE_RESTORED || p->state == SWAP_STATE_FAILED ||
+                     p->state == SWAP_STATE_NO_BUILD) && in->stack_loaded &&
                     !in->replacement_loaded)
                         return D(p->state, _SWAP_EVENT_INVALID, true);
                 if (p->state == SWAP_STATE_SWAPPED && in->replacement_loaded)

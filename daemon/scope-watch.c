@@ -16,13 +16,32 @@ struct ScopeWatch {
         sd_bus *bus;
         ScopeWatchHandler handler;
         void *userdata;
+        bool reloading;   /* between Reloading(true) and Reloading(false) */
 };
 
 static void unit_seen(ScopeWatch *w, const char *unit, bool added) {
         char id[65];
 
-        if (container_id_from_scope(unit, id))
-                w->handler(w, id, added, w->userdata);
+        if (!container_id_from_scope(unit, id))
+                return;
+        /* `systemctl daemon-reload` sends UnitRemoved, then UnitNew, for every
+         * unit, crio scopes included (systemd#376): not an exit. */
+        if (!added && w->reloading) {
+                log_debug("Ignoring UnitRemoved of %s during systemd's reload.", unit);
+                return;
+        }
+        w->handler(w, id, added, w->userdata);
+}
+
+static int on_reloading(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        ScopeWatch *w = userdata;
+        int active = 0;
+
+        if (sd_bus_message_read(m, "b", &active) < 0)
+                return 0;
+        w->reloading = active;
+        log_debug("systemd %s reloading.", active ? "is" : "finished");
+        return 0;
 }
 
 static int on_unit_signal(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -86,9 +105,13 @@ int scope_watch_new(sd_event *e, ScopeWatchHandler handler, void *userdata, Scop
         r = sd_bus_attach_event(w->bus, e, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return r;
-        /* Matches first, then Subscribe, then the listing: nothing falls between. */
-        r = sd_bus_match_signal_async(w->bus, NULL, SD_DEST, SD_PATH, SD_MANAGER, "UnitNew", on_unit_signal,
+        /* Matches first, then Subscribe, then the listing: nothing falls between.
+         * Reloading first of all: the UnitRemoved it brackets must be seen in it. */
+        r = sd_bus_match_signal_async(w->bus, NULL, SD_DEST, SD_PATH, SD_MANAGER, "Reloading", on_reloading,
                                       NULL, w);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(w->bus, NULL, SD_DEST, SD_PATH, SD_MANAGER, "UnitNew",
+                                              on_unit_signal, NULL, w);
         if (r >= 0)
                 r = sd_bus_match_signal_async(w->bus, NULL, SD_DEST, SD_PATH, SD_MANAGER, "UnitRemoved",
                                               on_unit_signal, NULL, w);

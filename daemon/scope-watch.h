@@ -6,7 +6,12 @@
  * processes are gone. We subscribe to systemd's Manager signals on the
  * system bus (UnitNew/UnitRemoved) and list the existing scopes at start.
  * Without a system bus (fake roots, containers) the caller logs once and
- * relies on the pidfile and the store. */
+ * relies on the pidfile and the store.
+ *
+ * A UnitRemoved is a hint, not an exit: systemd sends one for every unit on
+ * `systemctl daemon-reload` (ignored here between its Reloading(true) and
+ * Reloading(false) signals); the handler confirms an exit through the pidfd
+ * of the container's process before acting on it. */
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>

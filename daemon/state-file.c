@@ -23,6 +23,9 @@ void state_file_clear(StateFile *s) {
         strv_free(s->blockers);
         strv_free(s->pins);
         strv_free(s->missing_namespaces);
+        free(s->build_container_id);
+        free(s->gds);
+        strv_free(s->container_notes);
         *s = (StateFile) { .state = SWAP_STATE_IDLE };
 }
 
@@ -101,6 +104,12 @@ int state_file_to_json(const StateFile *s, char **ret) {
                 r = json_add_new(o, DAEMON_STATE_KEY_MISSING_NAMESPACES, strv_to_json(s->missing_namespaces));
         if (r >= 0)
                 r = json_add_new(o, DAEMON_STATE_KEY_PINS, strv_to_json(s->pins));
+        if (r >= 0 && s->build_container_id)
+                r = json_add_new(o, DAEMON_STATE_KEY_BUILD_CONTAINER, json_object_new_string(s->build_container_id));
+        if (r >= 0 && s->gds)
+                r = json_add_new(o, DAEMON_STATE_KEY_GDS, json_object_new_string(s->gds));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_CONTAINER_NOTES, strv_to_json(s->container_notes));
         if (r < 0)
                 return r;
         text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -184,7 +193,7 @@ static int container_from_json(json_object *o, StateFile *s) {
 
 static int state_file_from_object(json_object *o, StateFile **ret) {
         _cleanup_(state_file_freep) StateFile *s = calloc(1, sizeof(*s));
-        const char *message;
+        const char *message, *build, *gds;
         int r;
 
         if (!s)
@@ -200,6 +209,12 @@ static int state_file_from_object(json_object *o, StateFile **ret) {
         message = json_get_string(o, DAEMON_STATE_KEY_MESSAGE);
         if (message && !(s->message = strdup(message)))
                 return -ENOMEM;
+        build = json_get_string(o, DAEMON_STATE_KEY_BUILD_CONTAINER);
+        if (build && !(s->build_container_id = strdup(build)))
+                return -ENOMEM;
+        gds = json_get_string(o, DAEMON_STATE_KEY_GDS);
+        if (gds && !(s->gds = strdup(gds)))
+                return -ENOMEM;
         r = strv_from_json(o, DAEMON_STATE_KEY_MODULES_BEFORE, &s->modules_before);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_BLOCKERS, &s->blockers);
@@ -207,6 +222,8 @@ static int state_file_from_object(json_object *o, StateFile **ret) {
                 r = strv_from_json(o, DAEMON_STATE_KEY_MISSING_NAMESPACES, &s->missing_namespaces);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_PINS, &s->pins);
+        if (r >= 0)
+                r = strv_from_json(o, DAEMON_STATE_KEY_CONTAINER_NOTES, &s->container_notes);
         if (r >= 0)
                 r = namespaces_from_json(o, &s->namespaces_before);
         if (r < 0)

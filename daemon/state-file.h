@@ -32,6 +32,10 @@ typedef struct StateFile {
         char **missing_namespaces;    /* after a swap or restore: not back (yet) */
         char **pins;                  /* what the pin holds now: "nvme pinned: /dev/nvme1n1
                                          mounted at /data (ext4)" (pin-holder.h) */
+        /* The driver container's whole life (issue 8): */
+        char *build_container_id;     /* the container the loaded build came from; NULL: none/unknown */
+        char *gds;                    /* the GDS hook generation report, one line; NULL: none */
+        char **container_notes;       /* what the container's environment decided or left assumed */
 } StateFile;
 
 StateFile *state_file_free(StateFile *s);

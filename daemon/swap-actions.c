@@ -9,6 +9,7 @@
 #include "log.h"
 #include "reload-guard.h"
 #include "swap-actions.h"
+#include "swap-lifecycle.h"
 #include "swap-pin.h"
 #include "swap-record.h"
 #include "swap-report.h"
@@ -46,6 +47,7 @@ int swap_read_context(Manager *m, SwapContext *ret) {
                 .stopping = m->stopping,
         };
         guard_stack_free(stack);
+        lifecycle_context(m, ret);
         return 0;
 }
 
@@ -87,6 +89,7 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u) {
                 return SWAP_EVENT_UNLOAD_DONE;
         case GUARD_UNLOAD_REFUSED:
                 swap_report_blockers(m, &u->blockers);
+                lifecycle_report_earlier_blocked(m, &u->blockers);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         case GUARD_UNLOAD_FAILED_RESTORED:
                 swap_report_failure(m, u->failed_module,
@@ -129,6 +132,7 @@ static SwapEvent action_recheck(Manager *m) {
         }
         if (b->n > 0) {
                 swap_report_blockers(m, b);
+                lifecycle_report_earlier_blocked(m, b);
                 guard_blockers_free(b);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         }
@@ -150,6 +154,7 @@ static int open_container_root(Manager *m, int *ret_fd) {
 
 static SwapEvent action_load(Manager *m) {
         _cleanup_free_ char *tree = NULL, *loaded = NULL, *release = NULL, *in_root = NULL;
+        _cleanup_strv_free_ char **modules = NULL;
         _cleanup_close_ int root_fd = -EBADF;
         GuardLoadResult *l = NULL;
         int r;
@@ -168,6 +173,14 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
+        /* lifecycle (issue 8): stack modules come only from the container's
+         * tree: none there is not a swap, whatever the host's tree has. */
+        if (lifecycle_tree_lacks_build(m, tree))
+                return SWAP_EVENT_LOAD_NO_BUILD;
+        if (lifecycle_modules_to_load(m, &modules) < 0) {
+                swap_report_failure(m, NULL, "Out of memory.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
         /* trust: the container's root as an fd, confirmed through its pidfd
          * (a reused pid is not the container); its tree is resolved inside
          * that root. Without a pidfd, the path (the library still keeps every
@@ -183,10 +196,16 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        r = m->ops->load_from(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd, swap_modules_wanted(m), &l);
+        r = m->ops->load_from(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd, modules, &l);
         if (r < 0) {
                 swap_report_failure(m, NULL, "Cannot load the NVMe stack from %s: %s.", tree, strerror(-r));
                 return SWAP_EVENT_LOAD_FAILED;
+        }
+        if (l->failed_module && l->failed_errno == ENOPKG) {
+                /* The library: a stack module the container's tree lacks. */
+                lifecycle_load_no_build(m, l->failed_module, l->failed_reason ?: "not in the container's tree");
+                guard_load_result_free(l);
+                return SWAP_EVENT_LOAD_NO_BUILD;
         }
         if (l->failed_module) {
                 swap_report_failure(m, l->failed_module, "Loading %s from %s failed: %s (%s).", l->failed_module,
@@ -282,6 +301,9 @@ SwapEvent swap_actions_run(Manager *m, SwapAction a) {
                 return action_restore(m);
         case SWAP_ACTION_REPORT_RELOAD:
                 swap_report_reload(m);
+                return _SWAP_EVENT_INVALID;
+        case SWAP_ACTION_REPORT_STALE_READY:
+                lifecycle_report_stale_ready(m);
                 return _SWAP_EVENT_INVALID;
         default:
                 return _SWAP_EVENT_INVALID;

@@ -14,6 +14,8 @@ static const char *const state_names[_SWAP_STATE_MAX] = {
         [SWAP_STATE_RESTORING] = "restoring",
         [SWAP_STATE_RESTORED] = "restored",
         [SWAP_STATE_FAILED] = "failed",
+        [SWAP_STATE_REPAIRING] = "repairing",
+        [SWAP_STATE_NO_BUILD] = "no-build",
 };
 
 static const char *const event_names[_SWAP_EVENT_MAX] = {
@@ -34,6 +36,9 @@ static const char *const event_names[_SWAP_EVENT_MAX] = {
         [SWAP_EVENT_RESTORE_DONE] = "restore-done",
         [SWAP_EVENT_RESTORE_FAILED] = "restore-failed",
         [SWAP_EVENT_STOP_REQUESTED] = "stop-requested",
+        [SWAP_EVENT_STACK_BROKEN] = "stack-broken",
+        [SWAP_EVENT_LOAD_NO_BUILD] = "load-no-build",
+        [SWAP_EVENT_READY_STALE] = "ready-stale",
 };
 
 static const char *const action_names[_SWAP_ACTION_MAX] = {
@@ -43,6 +48,7 @@ static const char *const action_names[_SWAP_ACTION_MAX] = {
         [SWAP_ACTION_LOAD] = "load",
         [SWAP_ACTION_RESTORE] = "restore",
         [SWAP_ACTION_REPORT_RELOAD] = "report-reload",
+        [SWAP_ACTION_REPORT_STALE_READY] = "report-stale-ready",
 };
 
 static const char *const unload_at_names[_UNLOAD_AT_MAX] = {
@@ -61,20 +67,35 @@ static SwapTransition stack_absent_and_ready(const SwapContext *ctx) {
         return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
 }
 
-/* The in-tree stack is gone (we removed it, or someone else did). */
+/* The stack is gone (we removed the in-tree one or an earlier container's
+ * build, or someone else did) while a driver container is followed. */
 static SwapTransition stack_removed(const SwapContext *ctx) {
+        if (ctx->container_running && ctx->build_ruled_out)
+                /* No build will come: never leave the node driverless waiting for it. */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
         if (ctx->ready_present)
                 return stack_absent_and_ready(ctx);
+        if (ctx->unload_at == UNLOAD_AT_DRIVER_READY && ctx->container_running)
+                /* Keep the drives up until the ready file: the in-tree stack back meanwhile. */
+                return T(SWAP_STATE_REPAIRING, SWAP_ACTION_RESTORE);
         return T(SWAP_STATE_UNLOADED_WAITING_DRIVER, SWAP_ACTION_NONE);
 }
 
 static SwapTransition container_started(const SwapContext *ctx) {
+        if (ctx->earlier_build_loaded)
+                /* A new container is a new swap: take the earlier build out (guarded)
+                 * before this container's openibd restart trips on it; swap in this
+                 * container's build at its ready file. */
+                return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_UNLOAD);
         if (ctx->replacement_loaded)
                 /* Already swapped (older image, or a daemon restart): report at ready. */
                 return ctx->ready_present ? T(SWAP_STATE_SWAPPED, SWAP_ACTION_NONE)
                                           : T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_NONE);
         if (!ctx->stack_loaded)
                 return stack_removed(ctx);
+        if (ctx->build_ruled_out)
+                /* Never unload for a build that cannot come. */
+                return T(SWAP_STATE_NO_BUILD, SWAP_ACTION_NONE);
         if (ctx->unload_at == UNLOAD_AT_CONTAINER_START || ctx->ready_present)
                 return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_UNLOAD);
         return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_NONE);
@@ -82,8 +103,14 @@ static SwapTransition container_started(const SwapContext *ctx) {
 
 /* The ready file appeared while we wait for it in `state`. */
 static SwapTransition ready_appeared(SwapState state, const SwapContext *ctx) {
+        if (ctx->earlier_build_loaded)
+                /* Still the earlier container's build (the unload was refused): try again. */
+                return T(state, SWAP_ACTION_UNLOAD);
         if (ctx->replacement_loaded)
                 return T(SWAP_STATE_SWAPPED, SWAP_ACTION_NONE);
+        if (ctx->container_running && ctx->build_ruled_out)
+                return ctx->stack_loaded ? T(SWAP_STATE_NO_BUILD, SWAP_ACTION_NONE)
+                                         : T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
         if (ctx->stack_loaded)
                 /* In-tree still there (driver-ready mode, blocked, or reloaded behind
                  * our back): unload now; the guard refuses if anything is in use. */
@@ -107,12 +134,25 @@ static SwapTransition unload_result(SwapState state, SwapEvent event, const Swap
         }
 }
 
+/* The stack is broken (nvme_core without nvme, a transport without its
+ * core, two builds mixed), whoever broke it: put the in-tree stack back,
+ * guarded (the restore takes out what is left of an out-of-tree build
+ * first). While a driver container is still expected, go on waiting for it
+ * afterwards; otherwise settle in restored. */
+static SwapTransition stack_broken(const SwapContext *ctx, bool waiting) {
+        if (waiting && ctx->container_running && !ctx->build_ruled_out)
+                return T(SWAP_STATE_REPAIRING, SWAP_ACTION_RESTORE);
+        return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+}
+
 /* Waiting for the container to finish compiling, in-tree stack (or an
  * earlier swap's build) still loaded: CONTAINER_SEEN and BLOCKED. */
 static SwapTransition next_before_unload(SwapState state, SwapEvent event, const SwapContext *ctx) {
         switch (event) {
         case SWAP_EVENT_CONTAINER_EXITED:
-                /* Nothing of ours to undo. */
+                /* Nothing of ours to undo, unless the stack went meanwhile. */
+                if (!ctx->stack_loaded)
+                        return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
                 return T(ctx->replacement_loaded ? SWAP_STATE_SWAPPED : SWAP_STATE_IDLE, SWAP_ACTION_NONE);
         case SWAP_EVENT_READY_APPEARED:
                 return ready_appeared(state, ctx);
@@ -127,6 +167,8 @@ static SwapTransition next_before_unload(SwapState state, SwapEvent event, const
                 /* E.g. openibd restart of a new driver container took away the
                  * previous swap's build: wait for this container's. */
                 return stack_removed(ctx);
+        case SWAP_EVENT_STACK_BROKEN:
+                return stack_broken(ctx, true);
         case SWAP_EVENT_UNLOAD_DONE:
         case SWAP_EVENT_UNLOAD_REFUSED:
         case SWAP_EVENT_UNLOAD_FAILED:
@@ -155,29 +197,55 @@ static SwapTransition next_unloaded_waiting(SwapEvent event, const SwapContext *
                 /* Something loaded the in-tree stack behind the reload guard.
                  * Report it; do not fight it now, swap again at ready. */
                 return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_REPORT_RELOAD);
+        case SWAP_EVENT_STACK_BROKEN:
+                return stack_broken(ctx, true);
         default:
                 return T(s, SWAP_ACTION_NONE);
         }
 }
 
+/* A restore finished: settle, or go on waiting for the container when the
+ * restore only bridged the time until its ready file (repairing). */
+static SwapTransition restore_done(SwapState state, const SwapContext *ctx) {
+        if (ctx->stopping)
+                /* A restore for a stop is not an abandoned swap: the next
+                 * start swaps again, from idle. */
+                return T(SWAP_STATE_IDLE, SWAP_ACTION_NONE);
+        if (ctx->container_running && ctx->build_ruled_out)
+                return T(SWAP_STATE_NO_BUILD, SWAP_ACTION_NONE);
+        if (state == SWAP_STATE_RESTORING || !ctx->container_running)
+                return T(SWAP_STATE_RESTORED, SWAP_ACTION_NONE);
+        if (ctx->ready_present)
+                /* It got ready meanwhile: swap now. */
+                return ready_appeared(SWAP_STATE_CONTAINER_SEEN, ctx);
+        return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_NONE);
+}
+
+static SwapTransition next_restoring(SwapState state, SwapEvent event, const SwapContext *ctx) {
+        if (event == SWAP_EVENT_RESTORE_DONE)
+                return restore_done(state, ctx);
+        if (event == SWAP_EVENT_RESTORE_FAILED)
+                return T(SWAP_STATE_FAILED, SWAP_ACTION_NONE);
+        return T(state, SWAP_ACTION_NONE);
+}
+
 static SwapTransition next_settled(SwapState state, SwapEvent event, const SwapContext *ctx) {
-        /* IDLE, SWAPPED, RESTORED, FAILED: only a new container or the loss
-         * of the swapped build makes us act. */
+        /* IDLE, SWAPPED, RESTORED, FAILED, NO_BUILD: only a new container or
+         * the loss of a working stack makes us act. */
         switch (event) {
         case SWAP_EVENT_CONTAINER_STARTED:
                 return container_started(ctx);
         case SWAP_EVENT_CONTAINER_EXITED:
-                if (state == SWAP_STATE_RESTORED)
-                        return T(SWAP_STATE_IDLE, SWAP_ACTION_NONE);
-                if (state == SWAP_STATE_FAILED)
+                if (state == SWAP_STATE_RESTORED || state == SWAP_STATE_NO_BUILD || state == SWAP_STATE_FAILED)
                         return ctx->stack_loaded ? T(SWAP_STATE_IDLE, SWAP_ACTION_NONE)
                                                  : T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
                 return T(state, SWAP_ACTION_NONE);
         case SWAP_EVENT_STACK_GONE:
-                if (state == SWAP_STATE_SWAPPED)
-                        /* Someone removed the build we swapped in. */
-                        return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
-                return T(state, SWAP_ACTION_NONE);
+                /* Someone removed the build we swapped in, or the in-tree stack:
+                 * never idle with no NVMe driver. */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        case SWAP_EVENT_STACK_BROKEN:
+                return stack_broken(ctx, false);
         default:
                 return T(state, SWAP_ACTION_NONE);
         }
@@ -186,6 +254,10 @@ static SwapTransition next_settled(SwapState state, SwapEvent event, const SwapC
 SwapTransition swap_state_next(SwapState state, SwapEvent event, const SwapContext *ctx) {
         if (state < 0 || state >= _SWAP_STATE_MAX || event < 0 || event >= _SWAP_EVENT_MAX || !ctx)
                 return T(_SWAP_STATE_INVALID, SWAP_ACTION_NONE);
+
+        if (event == SWAP_EVENT_READY_STALE)
+                /* Left by an earlier instance: it says nothing about this one. */
+                return T(state, SWAP_ACTION_REPORT_STALE_READY);
 
         switch (state) {
         case SWAP_STATE_CONTAINER_SEEN:
@@ -199,17 +271,15 @@ SwapTransition swap_state_next(SwapState state, SwapEvent event, const SwapConte
         case SWAP_STATE_LOADING:
                 if (event == SWAP_EVENT_LOAD_DONE)
                         return T(SWAP_STATE_SWAPPED, SWAP_ACTION_NONE);
-                if (event == SWAP_EVENT_LOAD_FAILED || event == SWAP_EVENT_STOP_REQUESTED)
+                if (event == SWAP_EVENT_LOAD_FAILED || event == SWAP_EVENT_LOAD_NO_BUILD ||
+                    event == SWAP_EVENT_STOP_REQUESTED)
+                        /* No build: the manager marks the container's build ruled out,
+                         * and the restore ends in no-build, never swapped. */
                         return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
                 return T(state, SWAP_ACTION_NONE);
         case SWAP_STATE_RESTORING:
-                if (event == SWAP_EVENT_RESTORE_DONE)
-                        /* A restore for a stop is not an abandoned swap: the next
-                         * start swaps again, from idle. */
-                        return T(ctx->stopping ? SWAP_STATE_IDLE : SWAP_STATE_RESTORED, SWAP_ACTION_NONE);
-                if (event == SWAP_EVENT_RESTORE_FAILED)
-                        return T(SWAP_STATE_FAILED, SWAP_ACTION_NONE);
-                return T(state, SWAP_ACTION_NONE);
+        case SWAP_STATE_REPAIRING:
+                return next_restoring(state, event, ctx);
         default:
                 return next_settled(state, event, ctx);
         }

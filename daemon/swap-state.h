@@ -20,6 +20,11 @@ typedef enum SwapState {
         SWAP_STATE_RESTORING,                /* putting the in-tree stack back */
         SWAP_STATE_RESTORED,                 /* in-tree stack back after an abandoned swap */
         SWAP_STATE_FAILED,                   /* gave up; see the journal */
+        /* The driver container's whole life (issue 8): */
+        SWAP_STATE_REPAIRING,                /* putting the in-tree stack back while a driver
+                                                container is still expected (then container-seen) */
+        SWAP_STATE_NO_BUILD,                 /* the container has (or will have) no NVMe build:
+                                                not a swap, in-tree stack kept */
         _SWAP_STATE_MAX,
         _SWAP_STATE_INVALID = -EINVAL,
 } SwapState;
@@ -42,6 +47,13 @@ typedef enum SwapEvent {
         SWAP_EVENT_RESTORE_DONE,
         SWAP_EVENT_RESTORE_FAILED,
         SWAP_EVENT_STOP_REQUESTED,           /* SIGTERM/SIGINT: the daemon is about to exit */
+        /* The driver container's whole life (issue 8), in their own block: */
+        SWAP_EVENT_STACK_BROKEN,             /* the loaded stack stays incomplete or mixed:
+                                                nvme_core without nvme, a transport without
+                                                its core, builds of two origins */
+        SWAP_EVENT_LOAD_NO_BUILD,            /* result of a load: the container's tree has no
+                                                build of a stack module, nothing was loaded */
+        SWAP_EVENT_READY_STALE,              /* a ready file that predates the container */
         _SWAP_EVENT_MAX,
         _SWAP_EVENT_INVALID = -EINVAL,
 } SwapEvent;
@@ -53,6 +65,7 @@ typedef enum SwapAction {
         SWAP_ACTION_LOAD,            /* load the build from the container's module tree */
         SWAP_ACTION_RESTORE,         /* load the in-tree stack from the host tree */
         SWAP_ACTION_REPORT_RELOAD,   /* report that the in-tree stack came back by itself */
+        SWAP_ACTION_REPORT_STALE_READY, /* report the ignored ready file; nothing changes */
         _SWAP_ACTION_MAX,
         _SWAP_ACTION_INVALID = -EINVAL,
 } SwapAction;
@@ -72,6 +85,14 @@ typedef struct SwapContext {
         bool stack_loaded;           /* any module of the stack is loaded */
         bool replacement_loaded;     /* nvme is loaded and is not the in-tree build */
         bool stopping;               /* stop-requested came: a restore ends in idle */
+        /* The driver container's whole life (issue 8): */
+        bool earlier_build_loaded;   /* the replacement loaded came from an earlier driver
+                                        container (or was there before this one started):
+                                        this container's openibd restart would trip on it */
+        bool container_running;      /* a driver container is followed */
+        bool build_ruled_out;        /* this container will give no NVMe build: its environment
+                                        rules one out (ENABLE_NFSRDMA) or its tree was found
+                                        lacking a stack module. Only with container_running. */
 } SwapContext;
 
 typedef struct SwapTransition {

@@ -111,6 +111,16 @@ list_rows() {
   for e in EACCES EIO; do echo "pin:cli:probe:$e"; echo "pin:daemon:probe:$e"; done
   echo "pin:cli:probe:fd-dir"; echo "pin:daemon:probe:fd-dir"
   echo "pin:daemon:foreign:-"
+
+  # The driver container's whole life (issue 8).
+  for c in earlier-build earlier-build-driver-ready earlier-build-inuse stale-ready no-build no-nfsrdma \
+           broken-behind kill-no-build; do
+    echo "lifecycle:$c"
+  done
+  # A transient answer while the earlier build is taken out is absorbed by
+  # the guard's retry. (A permanent one leaves the earlier build working and
+  # the daemon failed: covered by the state table, not a row here.)
+  for m in nvme nvme_core; do echo "lifecycle:earlier-build-unload:$m:EAGAIN"; done
 }
 
 # ---- one row: the world --------------------------------------------------
@@ -423,8 +433,8 @@ finish_daemon_row() {
       fail "swapped but no SWAPPED journal entry"
     [ "$(state)" = swapped ] || fail "swapped but the daemon says $(state)"
   elif [ "$verdict" = in-tree ]; then
-    grep -qE "MESSAGE_ID=($MID_RESTORED|$MID_FAILED|$MID_BLOCKED|$MID_STOP_RESTORED)" "$tmp/daemon.log" ||
-      fail "in-tree stack, but no RESTORED/FAILED/BLOCKED journal entry says why"
+    grep -qE "MESSAGE_ID=($MID_RESTORED|$MID_FAILED|$MID_BLOCKED|$MID_STOP_RESTORED|$MID_NO_BUILD|$MID_ENV_NO_NFSRDMA)" "$tmp/daemon.log" ||
+      fail "in-tree stack, but no RESTORED/FAILED/BLOCKED/NO_BUILD journal entry says why"
     if [ -n "$expect_fault_module" ]; then
       grep -E "MESSAGE_ID=($MID_FAILED|$MID_BLOCKED)" "$tmp/daemon.log" | grep -q -- "$expect_fault_module" ||
         fail "no FAILED/BLOCKED journal entry names $expect_fault_module"
@@ -822,6 +832,152 @@ run_pin_daemon_row() {
   pin_invariant
 }
 
+# ---- lifecycle:<case>: the driver container's whole life (issue 8) -------
+
+# new_container ID [ENV_JSON] [notree]: another driver container (a pod
+# restart, an upgrade): its own id, CRI-O's Created annotation, env.
+new_container() {
+  local id=$1 env=${2:-'"ENABLE_NFSRDMA=true"'} tree=${3:-}
+  sleep 600 &
+  container_pid=$!
+  mkdir -p "$root/proc/$container_pid"
+  echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$id.scope" > "$root/proc/$container_pid/cgroup"
+  # privileged, in the host's user namespace (trust's check; as fake-node's `container` writes it)
+  printf 'Name:\tentrypoint\nCapEff:\t000001ffffffffff\n' > "$root/proc/$container_pid/status"
+  mkdir -p "$root/proc/1/ns" "$root/proc/$container_pid/ns"
+  [ -e "$root/proc/1/ns/user" ] || echo "user:[4026531837]" > "$root/proc/1/ns/user"
+  ln -f "$root/proc/1/ns/user" "$root/proc/$container_pid/ns/user"
+  if [ "$tree" = notree ]; then
+    mkdir -p "$root/proc/$container_pid/root/lib/modules/$rel"
+  else
+    container_tree $container_pid
+  fi
+  local d=$root/run/containers/storage/overlay-containers/$id/userdata
+  mkdir -p "$d"
+  cat > "$d/.config.json.tmp" <<JSON
+{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"],"env":[$env]},
+ "annotations":{"io.kubernetes.container.name":"mofed-container",
+  "io.kubernetes.cri-o.Created":"$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)",
+  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-${id:0:5}",
+  "io.kubernetes.pod.namespace":"nvidia-network-operator"}}
+JSON
+  mv "$d/.config.json.tmp" "$d/config.json"
+  echo "$container_pid" > "$d/.pidfile.tmp" && mv "$d/.pidfile.tmp" "$d/pidfile"
+}
+
+ID2=b2b2${ID:4}
+MID_EARLIER=d3322a26406e4cb0a41aa7fb1159b157
+MID_EARLIER_BLOCKED=adbd67853e784137868988641d7019cc
+MID_STACK_BROKEN=a81ba0c10e82421d97e29bd6c629dd9a
+MID_NO_BUILD=dabe24b8d8c343048eb79349235b3955
+MID_READY_STALE=da64cc3df69d42e9a148cb5be8ac23b1
+MID_ENV_NO_NFSRDMA=054b86adf25a4f10a662535e9e900ff9
+
+unready() { rm -f "$root/run/mellanox/drivers/.driver-ready"; }
+
+# A swap with the first container, then its pod goes (it removes its ready
+# file; its build stays, RESTORE_DRIVER_ON_POD_TERMINATION=false).
+swapped_then_pod_gone() {
+  start_daemon "$@"; wait_state idle; start_container; wait_state "unloaded-waiting-driver|container-seen"
+  ready; wait_state swapped
+  unready; container_vanish_proc; container_vanish_dir
+}
+
+# delete_module of one module, behind the daemon's back (openibd, an operator).
+rmmod_behind() {
+  NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log LD_PRELOAD=$FAKE_KERNEL_SO \
+    python3 -c 'import ctypes, sys; ctypes.CDLL(None).delete_module(sys.argv[1].encode(), 0)' "$1"
+}
+
+run_lifecycle_row() {
+  local c=$1 module=${2:-} err=${3:-}
+  new_node
+  : > "$tmp/fault.script"
+  case $c in
+    earlier-build|earlier-build-driver-ready)
+      [ $c = earlier-build-driver-ready ] && config UnloadAt=driver-ready
+      swapped_then_pod_gone
+      new_container $ID2
+      wait_log "MESSAGE_ID=$MID_EARLIER"
+      if [ $c = earlier-build-driver-ready ]; then
+        wait_log "State repairing -> container-seen"   # the in-tree stack back meanwhile
+        [ "$(node_verdict)" = in-tree ] || fail "driver-ready: the node is $(node_verdict) while waiting"
+      else
+        wait_state unloaded-waiting-driver
+      fi
+      ready; wait_state swapped
+      grep -q "\"build_container\":\"$ID2\"" "$root/run/nvme-swapguard/state.json" ||
+        fail "the state file does not name the new container's build" ;;
+    earlier-build-unload)
+      swapped_then_pod_gone
+      # the fake kernel reads its script when the daemon starts: restart it
+      # (swapped is kept across a restart)
+      stop_daemon
+      echo "delete_module $module $err" > "$tmp/fault.script"
+      start_daemon; wait_state swapped
+      new_container $ID2
+      wait_log "MESSAGE_ID=$MID_EARLIER"
+      wait_state unloaded-waiting-driver
+      fault_fired || fail "the fault on $module never fired"
+      ready; wait_state swapped ;;
+    earlier-build-inuse)
+      # In use: the earlier build stays (the new container will crash-loop,
+      # the journal says why); once the use ends, the swap goes on.
+      mkfifo "$tmp/uevents"
+      swapped_then_pod_gone
+      : > "$tmp/kernel.log"
+      usage=inuse; mount_in_use
+      new_container $ID2
+      wait_state blocked
+      wait_log "MESSAGE_ID=$MID_EARLIER_BLOCKED"
+      check_not_touched_while_in_use
+      [ "$(node_verdict)" = swapped ] || fail "blocked, but the earlier build is not intact: $(node_verdict)"
+      usage=free
+      sed -i '\#/var/lib/kubelet#d' "$root/proc/1/mountinfo"
+      overflow
+      wait_state unloaded-waiting-driver
+      ready; wait_state swapped ;;
+    stale-ready)
+      ready; nap 1.1
+      start_daemon; wait_state idle
+      new_container $ID2
+      wait_log "MESSAGE_ID=$MID_READY_STALE"
+      wait_state unloaded-waiting-driver
+      grep -qE '^(init|finit)_module' "$tmp/kernel.log" && fail "loaded at a stale ready file"
+      unready; nap 0.2; ready; wait_state swapped ;;
+    no-build)
+      start_daemon; wait_state idle
+      new_container $ID2 '"ENABLE_NFSRDMA=true"' notree
+      wait_state unloaded-waiting-driver
+      ready; wait_state no-build
+      wait_log "MESSAGE_ID=$MID_NO_BUILD" ;;
+    no-nfsrdma)
+      start_daemon; wait_state idle
+      new_container $ID2 '"ENABLE_NFSRDMA=false"' notree
+      wait_state no-build
+      wait_log "MESSAGE_ID=$MID_ENV_NO_NFSRDMA"
+      grep -q '^delete_module' "$tmp/kernel.log" 2>/dev/null && fail "unloaded for a build that cannot come" ;;
+    broken-behind)
+      # openibd restart of a new container: nvme goes, nvme_core stays. The
+      # uevents are lost (the fake root has none but the overflow).
+      mkfifo "$tmp/uevents"
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      ready; wait_state swapped
+      rmmod_behind nvme_tcp; rmmod_behind nvme
+      overflow
+      wait_log "MESSAGE_ID=$MID_STACK_BROKEN"
+      wait_state "restored|failed" ;;
+    kill-no-build)
+      start_daemon; wait_state idle
+      new_container $ID2 '"ENABLE_NFSRDMA=false"' notree
+      wait_state no-build
+      kill_daemon
+      start_daemon; wait_log "previous state no-build"; wait_state no-build
+      grep -q '^delete_module' "$tmp/kernel.log" 2>/dev/null && fail "unloaded for a build that cannot come" ;;
+  esac
+  finish_daemon_row
+}
+
 run_row() {
   local spec=$1
   local IFS=:
@@ -838,6 +994,7 @@ run_row() {
     noroot) run_noroot_row "$2" ;;
     noready) run_noready_row "$2" ;;
     pin) if [ "$2" = cli ]; then run_pin_cli_row "$3" "$4"; else run_pin_daemon_row "$3" "$4"; fi ;;
+    lifecycle) run_lifecycle_row "$2" "${3:-}" "${4:-}" ;;
     *) fail "unknown row $spec" ;;
   esac
 }
@@ -902,7 +1059,7 @@ xfail=$(grep -c "^XFAIL" "$out/results")
 failed=$(grep -cE "^(FAIL|XPASS)" "$out/results")
 nodriver=$(grep -c "^PASS .*node no driver" "$out/results")
 grep -v '^PASS' "$out/results"
-for k in cli daemon kill enobufs vanish noroot noready pin; do
+for k in cli daemon kill enobufs vanish noroot noready pin lifecycle; do
   printf '  %-8s %3d rows, %3d passed\n' "$k" "$(grep -c "^$k:" "$out/rows")" \
     "$(grep -c "^PASS $k:" "$out/results")"
 done

@@ -209,6 +209,11 @@ case $rc in ''|*[!0-9]*) rc=1 ;; esac
 timing=$([ -f "$res/timing" ] && tr '\n' ' ' <"$res/timing" || :)
 echo "run-vm: $name: $verdict; prep $(elapsed "$t_prep" "$t_start")s," \
 	"vm wall $(elapsed "$t_start" "$t_end")s; guest uptime: $timing" >&2
+# VM_SAVE_TO: what a passing script left in results/save/ is copied there,
+# for checks on the host after the VM (tests/fleet/vm-documents.sh).
+if [ "$rc" = 0 ] && [ -n "${VM_SAVE_TO:-}" ] && [ -d "$res/save" ]; then
+	mkdir -p "$VM_SAVE_TO" && cp -r "$res/save/." "$VM_SAVE_TO/"
+fi
 if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 	echo "run-vm: FAILED, kept $run (console: $res/console.log, kernel log: $res/dmesg.txt)" >&2
 	if [ ! -f "$res/rc" ]; then

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,4 +138,234 @@ int kallsyms_gds_modules_read(char ***ret) {
         strv_sort(modules);
         *ret = TAKE_PTR(modules);
         return 0;
+}
+
+/* ---- generations ------------------------------------------------------ */
+
+const char *gds_hook_generation(const char *symbol, size_t len, char gen[static 8]) {
+        size_t suffix_len = strlen(GDS_HOOK_SUFFIX), end, start;
+
+        gen[0] = '\0';
+        if (len <= suffix_len || memcmp(symbol + len - suffix_len, GDS_HOOK_SUFFIX, suffix_len) != 0)
+                return NULL;
+        /* "<prefix>_v<digits>" before the suffix */
+        end = len - suffix_len;
+        start = end;
+        while (start > 0 && symbol[start - 1] >= '0' && symbol[start - 1] <= '9')
+                start--;
+        if (start < end && end - start <= 5 && start >= 2 && symbol[start - 1] == 'v' && symbol[start - 2] == '_') {
+                gen[0] = 'v';
+                memcpy(gen + 1, symbol + start, end - start);
+                gen[1 + end - start] = '\0';
+        }
+        return gen;
+}
+
+static int consider_hook_line(const char *line, char ***hooks) {
+        const char *sym, *mod;
+        size_t sym_len, mod_len;
+        char gen[8], *entry = NULL;
+
+        if (!strstr(line, GDS_HOOK_SUFFIX))
+                return 0;
+        if (!split_line(line, &sym, &sym_len, &mod, &mod_len))
+                return 0;
+        if (!gds_hook_generation(sym, sym_len, gen) || sym_len <= strlen(GDS_HOOK_SUFFIX))
+                return 0;
+        if (asprintf(&entry, "%.*s:%s", (int) mod_len, mod, gen) < 0)
+                return -ENOMEM;
+        return add_unique(hooks, entry);
+}
+
+int kallsyms_gds_hooks_parse(const char *text, char ***ret) {
+        _cleanup_strv_free_ char **hooks = strv_new_empty();
+        _cleanup_free_ char *line = NULL;
+        int r;
+
+        if (!hooks)
+                return -ENOMEM;
+        for (const char *p = text; p && *p;) {
+                size_t len = strcspn(p, "\n");
+
+                free(line);
+                line = strndup(p, len);
+                if (!line)
+                        return -ENOMEM;
+                r = consider_hook_line(line, &hooks);
+                if (r < 0)
+                        return r;
+                p += len;
+                if (*p == '\n')
+                        p++;
+        }
+        strv_sort(hooks);
+        *ret = TAKE_PTR(hooks);
+        return 0;
+}
+
+int kallsyms_gds_hooks_read(char ***ret) {
+        _cleanup_strv_free_ char **hooks = strv_new_empty();
+        _cleanup_free_ char *path = NULL, *line = NULL, *buffer = NULL;
+        _cleanup_fclose_ FILE *f = NULL; /* declared after buffer: closed before it is freed */
+        size_t alloc = 0;
+        int r;
+
+        if (!hooks)
+                return -ENOMEM;
+        buffer = malloc(KALLSYMS_READ_BUFFER);
+        if (!buffer)
+                return -ENOMEM;
+        r = host_path("/proc/kallsyms", &path);
+        if (r < 0)
+                return r;
+        f = fopen(path, "re");
+        if (!f) {
+                if (errno != ENOENT && errno != EACCES && errno != EPERM)
+                        return -errno;
+                *ret = TAKE_PTR(hooks);
+                return 0;
+        }
+        (void) setvbuf(f, buffer, _IOFBF, KALLSYMS_READ_BUFFER);
+        for (errno = 0; getline(&line, &alloc, f) >= 0; errno = 0) {
+                r = consider_hook_line(line, &hooks);
+                if (r < 0)
+                        return r;
+        }
+        if (ferror(f))
+                return errno > 0 ? -errno : -EIO;
+        strv_sort(hooks);
+        *ret = TAKE_PTR(hooks);
+        return 0;
+}
+
+int gds_hooks_generations_of(char *const *hooks, const char *module, char **ret) {
+        _cleanup_free_ char *joined = NULL;
+        size_t n = strlen(module);
+        bool any = false;
+
+        STRV_FOREACH(h, hooks) {
+                char *next = NULL;
+                const char *gen;
+
+                if (strncmp(*h, module, n) != 0 || (*h)[n] != ':')
+                        continue;
+                gen = *h + n + 1;
+                if (asprintf(&next, "%s%s%s", joined ?: "", joined ? "," : "", *gen ? gen : "unversioned") < 0)
+                        return -ENOMEM;
+                free(joined);
+                joined = next;
+                any = true;
+        }
+        *ret = any ? TAKE_PTR(joined) : NULL;
+        return 0;
+}
+
+#define NVME_HOOK_PREFIX "nvme_v"
+
+int gds_wanted_generations_scan(const char *buf, size_t len, char ***ret) {
+        _cleanup_strv_free_ char **gens = strv_new_empty();
+        const size_t prefix_len = strlen(NVME_HOOK_PREFIX);
+        const char *p = buf, *end = buf + len;
+
+        if (!gens)
+                return -ENOMEM;
+        while (p && (size_t) (end - p) > prefix_len &&
+               (p = memmem(p, (size_t) (end - p), NVME_HOOK_PREFIX, prefix_len))) {
+                const char *q = p + prefix_len, *d = q;
+                size_t suffix_len = strlen(GDS_HOOK_SUFFIX);
+
+                while (d < end && *d >= '0' && *d <= '9' && d - q < 5)
+                        d++;
+                /* "nvme_v1_register_nvfs_dma_ops", not "nvme_rdma_v1_..." (that
+                 * one does not start with "nvme_v") nor a longer name. */
+                if (d > q && (size_t) (end - d) >= suffix_len && memcmp(d, GDS_HOOK_SUFFIX, suffix_len) == 0 &&
+                    (p == buf || p[-1] == '\0' || p[-1] == '.')) {
+                        char *g = NULL;
+
+                        if (asprintf(&g, "v%.*s", (int) (d - q), q) < 0)
+                                return -ENOMEM;
+                        if (add_unique(&gens, g) < 0)
+                                return -ENOMEM;
+                }
+                p = q;
+        }
+        strv_sort(gens);
+        *ret = TAKE_PTR(gens);
+        return 0;
+}
+
+#define KO_READ_MAX (256u * 1024u * 1024u)
+
+static bool compressed_module(const char *path) {
+        static const char *const suffixes[] = { ".xz", ".zst", ".gz" };
+        size_t n = strlen(path);
+
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
+                if (n > strlen(suffixes[i]) && streq(path + n - strlen(suffixes[i]), suffixes[i]))
+                        return true;
+        return false;
+}
+
+int gds_wanted_generations_read(const char *path, char ***ret) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        struct stat st;
+        size_t n = 0;
+
+        if (compressed_module(path))
+                return -EPROTONOSUPPORT;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADMSG;
+        if ((uint64_t) st.st_size > KO_READ_MAX)
+                return -EFBIG;
+        buf = malloc((size_t) st.st_size + 1);
+        if (!buf)
+                return -ENOMEM;
+        while (n < (size_t) st.st_size) {
+                ssize_t k = read(fd, buf + n, (size_t) st.st_size - n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+        }
+        return gds_wanted_generations_scan(buf, n, ret);
+}
+
+GdsMatch gds_generations_match(const char *exported, char *const *wanted) {
+        if (!wanted || !wanted[0])
+                return GDS_MATCH_UNKNOWN;
+        if (!exported)
+                return GDS_MATCH_NO_HOOKS;
+        STRV_FOREACH(w, wanted) {
+                size_t n = strlen(*w);
+
+                for (const char *p = exported; *p;) {
+                        size_t len = strcspn(p, ",");
+
+                        if (len == n && strncmp(p, *w, n) == 0)
+                                return GDS_MATCH_SAME;
+                        p += len;
+                        if (*p == ',')
+                                p++;
+                }
+        }
+        return GDS_MATCH_DIFFERENT;
+}
+
+const char *gds_match_to_string(GdsMatch m) {
+        switch (m) {
+        case GDS_MATCH_SAME: return "same";
+        case GDS_MATCH_DIFFERENT: return "different";
+        case GDS_MATCH_NO_HOOKS: return "no-hooks";
+        default: return "unknown";
+        }
 }

@@ -28,7 +28,7 @@ bool nvme_stack_module(const char *name) {
 /* The state that is read once per stack read and shared by every module. */
 typedef struct StackReadContext {
         ProcModules *proc;
-        char **gds_modules; /* NULL until the first loaded module needs it */
+        char **gds_hooks;   /* "<module>:<generation>"; NULL until the first loaded module needs it */
 } StackReadContext;
 
 void module_name_normalize(char *name) {
@@ -49,6 +49,7 @@ static void module_info_done(ModuleInfo *m) {
         strv_free(m->holders);
         free(m->taint);
         free(m->srcversion);
+        free(m->gds_generations);
 }
 
 ModuleStack *module_stack_free(ModuleStack *s) {
@@ -138,15 +139,18 @@ static int read_mlx_compat_dependency(const char *name, bool *ret) {
 
 /* kallsyms is large and slow to generate (~0.2 s): read it once per stack
  * read, and only when some module is loaded at all. */
-static int has_gds_hooks(const char *name, StackReadContext *ctx, bool *ret) {
+static int read_gds_hooks(ModuleInfo *m, StackReadContext *ctx) {
         int r;
 
-        if (!ctx->gds_modules) {
-                r = kallsyms_gds_modules_read(&ctx->gds_modules);
+        if (!ctx->gds_hooks) {
+                r = kallsyms_gds_hooks_read(&ctx->gds_hooks);
                 if (r < 0)
                         return r;
         }
-        *ret = strv_contains(ctx->gds_modules, name);
+        r = gds_hooks_generations_of(ctx->gds_hooks, m->name, &m->gds_generations);
+        if (r < 0)
+                return r;
+        m->has_gds_hooks = m->gds_generations != NULL;
         return 0;
 }
 
@@ -173,7 +177,7 @@ static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, StackReadCon
         r = read_mlx_compat_dependency(m->name, &m->depends_on_mlx_compat);
         if (r < 0)
                 return r;
-        return has_gds_hooks(m->name, ctx, &m->has_gds_hooks);
+        return read_gds_hooks(m, ctx);
 }
 
 static inline void module_info_donep(ModuleInfo *m) {
@@ -259,7 +263,7 @@ static int append_outside_holders(ModuleStack *s, StackReadContext *ctx, size_t 
 
 static void stack_read_context_done(StackReadContext *ctx) {
         proc_modules_free(ctx->proc);
-        strv_free(ctx->gds_modules);
+        strv_free(ctx->gds_hooks);
 }
 
 int module_stack_read(ModuleStack **ret) {

@@ -31,6 +31,8 @@ typedef struct ModuleInfo {
         char *srcversion;           /* NULL when absent or not exported */
         bool depends_on_mlx_compat; /* /sys/module/mlx_compat/holders/<name> exists */
         bool has_gds_hooks;         /* exports *_register_nvfs_dma_ops (/proc/kallsyms) */
+        char *gds_generations;      /* which: "v1", "v2", "v1,v2" ("unversioned" for a name
+                                       without one); NULL when none (gds-nvidia-fs #87) */
         ModuleOrigin origin;
 } ModuleInfo;
 

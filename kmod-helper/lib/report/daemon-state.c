@@ -39,7 +39,7 @@ int daemon_state_read(struct json_object **ret) {
 }
 
 int daemon_state_print(const struct json_object *state, FILE *f) {
-        struct json_object *container, *pins;
+        struct json_object *container, *pins, *notes;
         const char *message;
 
         if (!state) {
@@ -59,6 +59,19 @@ int daemon_state_print(const struct json_object *state, FILE *f) {
 
                         if (json_object_is_type(p, json_type_string))
                                 fprintf(f, "  %s\n", json_object_get_string(p));
+                }
+        /* The driver container's whole life (issue 8). */
+        if (json_get_string(state, DAEMON_STATE_KEY_BUILD_CONTAINER))
+                fprintf(f, "  loaded build from container %s\n", json_get_string(state, DAEMON_STATE_KEY_BUILD_CONTAINER));
+        if (json_get_string(state, DAEMON_STATE_KEY_GDS))
+                fprintf(f, "  GDS: %s\n", json_get_string(state, DAEMON_STATE_KEY_GDS));
+        if (json_object_object_get_ex(state, DAEMON_STATE_KEY_CONTAINER_NOTES, &notes) &&
+            json_object_is_type(notes, json_type_array))
+                for (size_t i = 0; i < json_object_array_length(notes); i++) {
+                        struct json_object *n = json_object_array_get_idx(notes, i);
+
+                        if (json_object_is_type(n, json_type_string))
+                                fprintf(f, "  container: %s\n", json_object_get_string(n));
                 }
         return ferror(f) ? -EIO : 0;
 }

@@ -32,6 +32,10 @@
 #define DAEMON_STATE_KEY_BLOCKERS           "blockers"            /* [string], when blocked */
 #define DAEMON_STATE_KEY_MISSING_NAMESPACES "missing_namespaces"  /* [string] */
 #define DAEMON_STATE_KEY_PINS               "pins"                /* [string]: what the pin holds */
+/* The driver container's whole life (issue 8). */
+#define DAEMON_STATE_KEY_BUILD_CONTAINER    "build_container"     /* the container the loaded build came from */
+#define DAEMON_STATE_KEY_GDS                "gds"                 /* GDS hook generations, one line */
+#define DAEMON_STATE_KEY_CONTAINER_NOTES    "container_notes"     /* [string]: environment decisions, assumptions */
 
 /* Pure: the text of the file as a JSON object; -EBADMSG when it is not one. */
 int daemon_state_parse(const char *text, struct json_object **ret);

@@ -68,7 +68,8 @@ int report_module_json(const ModuleInfo *m, struct json_object **ret) {
             (r = json_add_string(o, "taint", m->taint)) < 0 ||
             (r = json_add_string(o, "srcversion", m->srcversion)) < 0 ||
             (r = json_add_bool(o, "holds_mlx_compat", m->depends_on_mlx_compat)) < 0 ||
-            (r = json_add_bool(o, "gds_hooks", m->has_gds_hooks)) < 0)
+            (r = json_add_bool(o, "gds_hooks", m->has_gds_hooks)) < 0 ||
+            (r = json_add_string(o, "gds_generations", m->gds_generations)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
         return 0;

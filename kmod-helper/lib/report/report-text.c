@@ -73,7 +73,7 @@ static int status_modules(const ModuleStack *stack, FILE *f) {
                         m->taint && m->taint[0] ? m->taint : "-");
                 print_list(f, m->holders, ",");
                 if (m->has_gds_hooks)
-                        fputs("  [GDS hooks]", f);
+                        fprintf(f, "  [GDS hooks %s]", m->gds_generations ?: "");
                 if (m->initstate && !streq(m->initstate, "live"))
                         fprintf(f, "  [%s]", m->initstate);
                 fputc('\n', f);

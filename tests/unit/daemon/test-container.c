@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "container-started.h"
 #include "container-store.h"
+#include "util/strv.h"
 
 #define ID "3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3"
 
@@ -175,4 +177,52 @@ Test(container, ids_and_scopes) {
         cr_assert_not(container_id_from_scope("crio-" ID ".service", id));
         cr_assert_not(container_id_from_scope("docker-" ID ".scope", id));
         cr_assert_not(container_id_from_scope(NULL, id));
+}
+
+/* Issue 8: CRI-O's creation time and the container's environment. */
+static const char created_config[] =
+        "{\"process\":{\"env\":[\"PATH=/usr/bin\",\"ENABLE_NFSRDMA=true\",42,\"UNLOAD_STORAGE_MODULES=false\"]},"
+        "\"annotations\":{\"io.kubernetes.container.name\":\"mofed-container\","
+        "\"io.kubernetes.cri-o.Created\":\"2026-12-02T14:32:10.5Z\","
+        "\"io.kubernetes.pod.name\":\"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p\","
+        "\"io.kubernetes.pod.namespace\":\"nvidia-network-operator\"}}";
+
+Test(container, created_and_environment) {
+        int r;
+        ContainerIdentity *c = parse(created_config, &r), *copy;
+
+        cr_assert_eq(r, 0);
+        cr_assert_eq(c->created_usec, 1796221930ULL * 1000000ULL + 500000ULL);
+        cr_assert_eq(strv_length(c->env), 3, "the non-string entry is skipped");
+        cr_assert_str_eq(c->env[1], "ENABLE_NFSRDMA=true");
+        copy = container_identity_copy(c);
+        cr_assert_str_eq(copy->env[2], "UNLOAD_STORAGE_MODULES=false");
+        cr_assert_eq(copy->created_usec, c->created_usec);
+        container_identity_free(copy);
+        container_identity_free(c);
+        /* The older layout: no Created, no env: unknown, not an error. */
+        c = parse(real_config, &r);
+        cr_assert_eq(r, 0);
+        cr_assert_eq(c->created_usec, 0);
+        container_identity_free(c);
+}
+
+Test(container, newest_by_created) {
+        ContainerIdentity old = { .created_usec = 100 }, new = { .created_usec = 200 }, unknown = { 0 };
+
+        cr_assert(container_newer(&new, &old));
+        cr_assert_not(container_newer(&old, &new));
+        cr_assert(container_newer(&old, &unknown));
+        cr_assert(container_newer(&old, NULL));
+}
+
+Test(container, started_is_not_the_runtime_init) {
+        cr_assert(exe_is_runtime_init("/usr/bin/runc"));
+        cr_assert(exe_is_runtime_init("/memfd:runc_cloned:/proc/self/exe (deleted)"));
+        cr_assert(exe_is_runtime_init("/usr/bin/crun"));
+        cr_assert(exe_is_runtime_init("/usr/bin/crun (deleted)"));
+        cr_assert_not(exe_is_runtime_init("/usr/bin/bash"), "the entrypoint's interpreter");
+        cr_assert_not(exe_is_runtime_init("/usr/local/bin/driver-entrypoint"));
+        cr_assert_not(exe_is_runtime_init("/usr/bin/truncate"), "a name that ends like one is not one");
+        cr_assert_not(exe_is_runtime_init(NULL));
 }

@@ -13,6 +13,7 @@
 #define LD (SWAP_ACTION_LOAD)
 #define RS (SWAP_ACTION_RESTORE)
 #define RR (SWAP_ACTION_REPORT_RELOAD)
+#define SR (SWAP_ACTION_REPORT_STALE_READY)
 
 #define IDLE SWAP_STATE_IDLE
 #define SEEN SWAP_STATE_CONTAINER_SEEN
@@ -23,19 +24,32 @@
 #define RSTG SWAP_STATE_RESTORING
 #define RSTD SWAP_STATE_RESTORED
 #define FAIL SWAP_STATE_FAILED
+#define RPRG SWAP_STATE_REPAIRING
+#define NOB SWAP_STATE_NO_BUILD
 
 /* A: in-tree loaded, no ready file (the normal start). */
 static const SwapContext ctx_in_tree = {
         .unload_at = UNLOAD_AT_CONTAINER_START, .load_from_container = true, .stack_loaded = true,
+        .container_running = true,
 };
 /* B: we unloaded it, no ready file yet. */
 static const SwapContext ctx_unloaded = {
-        .unload_at = UNLOAD_AT_CONTAINER_START, .load_from_container = true,
+        .unload_at = UNLOAD_AT_CONTAINER_START, .load_from_container = true, .container_running = true,
 };
 /* C: NVIDIA's build loaded and ready. */
 static const SwapContext ctx_swapped = {
         .unload_at = UNLOAD_AT_CONTAINER_START, .load_from_container = true, .ready_present = true,
-        .stack_loaded = true, .replacement_loaded = true,
+        .stack_loaded = true, .replacement_loaded = true, .container_running = true,
+};
+/* D: repairing: the in-tree stack is back, the container still compiles. */
+static const SwapContext ctx_repairing = {
+        .unload_at = UNLOAD_AT_CONTAINER_START, .load_from_container = true, .stack_loaded = true,
+        .container_running = true,
+};
+/* E: the container will give no NVMe build; the in-tree stack is loaded. */
+static const SwapContext ctx_no_build = {
+        .unload_at = UNLOAD_AT_CONTAINER_START, .load_from_container = true, .stack_loaded = true,
+        .container_running = true, .build_ruled_out = true,
 };
 
 typedef struct Row {
@@ -48,35 +62,53 @@ typedef struct Row {
 
 /* Columns: STARTED EXITED READY TIMEOUT USAGE MOD_IN_TREE MOD_OTHER STACK_GONE
  *          UNLOAD_DONE UNLOAD_REFUSED UNLOAD_FAILED UNLOAD_FAILED_UNRESTORED
- *          LOAD_DONE LOAD_FAILED RESTORE_DONE RESTORE_FAILED STOP_REQUESTED */
+ *          LOAD_DONE LOAD_FAILED RESTORE_DONE RESTORE_FAILED
+ *          STOP_REQUESTED STACK_BROKEN LOAD_NO_BUILD READY_STALE */
 static const Row table[_SWAP_STATE_MAX] = {
         { IDLE, &ctx_in_tree, {
-                X(SEEN, UL), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_),
-                X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_) } },
+                X(SEEN, UL), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(RSTG, RS),
+                X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_),
+                X(IDLE, N_), X(RSTG, RS), X(IDLE, N_), X(IDLE, SR) } },
         { SEEN, &ctx_in_tree, {
                 X(SEEN, N_), X(IDLE, N_), X(SEEN, UL), X(FAIL, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(UWD, N_),
-                X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_) } },
+                X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_),
+                X(SEEN, N_), X(RPRG, RS), X(SEEN, N_), X(SEEN, SR) } },
         { BLKD, &ctx_in_tree, {
                 X(BLKD, N_), X(IDLE, N_), X(BLKD, UL), X(FAIL, N_), X(BLKD, RC), X(BLKD, N_), X(BLKD, N_), X(UWD, N_),
-                X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_) } },
+                X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_),
+                X(BLKD, N_), X(RPRG, RS), X(BLKD, N_), X(BLKD, SR) } },
         { UWD, &ctx_unloaded, {
                 X(UWD, N_), X(RSTG, RS), X(LOAD, LD), X(RSTG, RS), X(UWD, N_), X(SEEN, RR), X(UWD, N_), X(UWD, N_),
-                X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(RSTG, RS) } },
+                X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_),
+                X(RSTG, RS), X(RPRG, RS), X(UWD, N_), X(UWD, SR) } },
         { LOAD, &ctx_unloaded, {
                 X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_),
-                X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(SWPD, N_), X(RSTG, RS), X(LOAD, N_), X(LOAD, N_), X(RSTG, RS) } },
+                X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(SWPD, N_), X(RSTG, RS), X(LOAD, N_), X(LOAD, N_),
+                X(RSTG, RS), X(LOAD, N_), X(RSTG, RS), X(LOAD, SR) } },
         { SWPD, &ctx_swapped, {
                 X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(RSTG, RS),
-                X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_) } },
+                X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_),
+                X(SWPD, N_), X(RSTG, RS), X(SWPD, N_), X(SWPD, SR) } },
         { RSTG, &ctx_unloaded, {
                 X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_),
-                X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTD, N_), X(FAIL, N_), X(RSTG, N_) } },
+                X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTD, N_), X(FAIL, N_),
+                X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, SR) } },
         { RSTD, &ctx_in_tree, {
-                X(SEEN, UL), X(IDLE, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_),
-                X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_) } },
+                X(SEEN, UL), X(IDLE, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTG, RS),
+                X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_),
+                X(RSTD, N_), X(RSTG, RS), X(RSTD, N_), X(RSTD, SR) } },
         { FAIL, &ctx_in_tree, {
-                X(SEEN, UL), X(IDLE, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_),
-                X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_) } },
+                X(SEEN, UL), X(IDLE, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(RSTG, RS),
+                X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_),
+                X(FAIL, N_), X(RSTG, RS), X(FAIL, N_), X(FAIL, SR) } },
+        { RPRG, &ctx_repairing, {
+                X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_),
+                X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(SEEN, N_), X(FAIL, N_),
+                X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, SR) } },
+        { NOB, &ctx_no_build, {
+                X(NOB, N_), X(IDLE, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(RSTG, RS),
+                X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_),
+                X(NOB, N_), X(RSTG, RS), X(NOB, N_), X(NOB, SR) } },
 };
 
 Test(swap_state, every_state_times_every_event) {
@@ -101,14 +133,17 @@ Test(swap_state, every_state_times_every_event) {
 /* Whatever the context: the result is a valid state, and the actions that
  * change the kernel only come with the state that says so. */
 Test(swap_state, invariants_over_all_contexts) {
-        for (unsigned bits = 0; bits < 64; bits++) {
+        for (unsigned bits = 0; bits < 512; bits++) {
                 SwapContext ctx = {
                         .unload_at = (bits & 1) ? UNLOAD_AT_DRIVER_READY : UNLOAD_AT_CONTAINER_START,
                         .load_from_container = bits & 2,
                         .ready_present = bits & 4,
                         .stack_loaded = bits & 8,
                         .replacement_loaded = (bits & 8) && (bits & 16),
-                        .stopping = bits & 32,
+                        .earlier_build_loaded = (bits & 8) && (bits & 16) && (bits & 32),
+                        .container_running = bits & 64,
+                        .build_ruled_out = bits & 128,
+                        .stopping = bits & 256,
                 };
 
                 for (int s = 0; s < _SWAP_STATE_MAX; s++)
@@ -119,10 +154,10 @@ Test(swap_state, invariants_over_all_contexts) {
                                 if (t.action == SWAP_ACTION_LOAD)
                                         cr_assert_eq(t.next, SWAP_STATE_LOADING);
                                 if (t.action == SWAP_ACTION_RESTORE)
-                                        cr_assert_eq(t.next, SWAP_STATE_RESTORING);
+                                        cr_assert(t.next == SWAP_STATE_RESTORING || t.next == SWAP_STATE_REPAIRING);
                                 if (t.action == SWAP_ACTION_UNLOAD)
-                                        cr_assert(ctx.stack_loaded && !ctx.replacement_loaded,
-                                                  "unload of a stack that is not the in-tree one");
+                                        cr_assert(ctx.stack_loaded && (!ctx.replacement_loaded || ctx.earlier_build_loaded),
+                                                  "%s + %s: unload of this container's own build (bits %u)", swap_state_to_string(s), swap_event_to_string(e), bits);
                                 /* A node is never left without a driver by a container exit. */
                                 if (e == SWAP_EVENT_CONTAINER_EXITED && swap_state_is_unloaded(s) &&
                                     s != SWAP_STATE_LOADING)
@@ -133,8 +168,158 @@ Test(swap_state, invariants_over_all_contexts) {
                                 /* A stop starts nothing else. */
                                 if (e == SWAP_EVENT_STOP_REQUESTED && !swap_state_is_unloaded(s))
                                         cr_assert(t.next == s && t.action == SWAP_ACTION_NONE);
+                                if (e == SWAP_EVENT_CONTAINER_EXITED && t.next == SWAP_STATE_IDLE && s != SWAP_STATE_IDLE)
+                                        cr_assert(ctx.stack_loaded, "%s + exit: idle with no NVMe driver",
+                                                  swap_state_to_string(s));
+                                /* A broken stack is repaired wherever we are not acting already. */
+                                if (e == SWAP_EVENT_STACK_BROKEN && s != SWAP_STATE_LOADING &&
+                                    s != SWAP_STATE_RESTORING && s != SWAP_STATE_REPAIRING)
+                                        cr_assert_eq(t.action, SWAP_ACTION_RESTORE, "%s + stack-broken",
+                                                     swap_state_to_string(s));
+                                /* Never unload the in-tree stack nor load for a build that cannot come. */
+                                if (ctx.container_running && ctx.build_ruled_out) {
+                                        cr_assert_neq(t.action, SWAP_ACTION_LOAD);
+                                        if (!ctx.earlier_build_loaded)
+                                                cr_assert_neq(t.action, SWAP_ACTION_UNLOAD, "%s + %s",
+                                                              swap_state_to_string(s), swap_event_to_string(e));
+                                }
+                                /* Swapped is reported only for a build that is there. */
+                                if (t.next == SWAP_STATE_SWAPPED && s != SWAP_STATE_SWAPPED &&
+                                    e != SWAP_EVENT_LOAD_DONE)
+                                        cr_assert(ctx.replacement_loaded);
+                                /* A stale ready file changes nothing. */
+                                if (e == SWAP_EVENT_READY_STALE)
+                                        cr_assert(t.next == s && t.action == SWAP_ACTION_REPORT_STALE_READY);
                         }
         }
+}
+
+/* Issue 8: a new driver container after a swap is a new swap. */
+Test(swap_state, new_container_over_earlier_build_container_start_mode) {
+        SwapContext ctx = ctx_swapped;
+
+        ctx.ready_present = false; /* the new container cleared it */
+        ctx.earlier_build_loaded = true;
+        SwapTransition t = swap_state_next(SWPD, SWAP_EVENT_CONTAINER_STARTED, &ctx);
+        cr_assert_eq(t.next, SEEN);
+        cr_assert_eq(t.action, UL);
+        t = swap_state_next(SEEN, SWAP_EVENT_UNLOAD_DONE, &ctx_unloaded);
+        cr_assert_eq(t.next, UWD);
+        cr_assert_eq(t.action, N_);
+        SwapContext ready = ctx_unloaded;
+        ready.ready_present = true;
+        t = swap_state_next(UWD, SWAP_EVENT_READY_APPEARED, &ready);
+        cr_assert_eq(t.next, LOAD);
+        cr_assert_eq(t.action, LD);
+}
+
+Test(swap_state, new_container_over_earlier_build_driver_ready_mode) {
+        SwapContext ctx = ctx_swapped;
+
+        ctx.unload_at = UNLOAD_AT_DRIVER_READY;
+        ctx.ready_present = false;
+        ctx.earlier_build_loaded = true;
+        SwapTransition t = swap_state_next(SWPD, SWAP_EVENT_CONTAINER_STARTED, &ctx);
+        cr_assert_eq(t.next, SEEN);
+        cr_assert_eq(t.action, UL, "even in driver-ready mode: openibd restart would trip on it");
+        SwapContext gone = ctx_unloaded;
+        gone.unload_at = UNLOAD_AT_DRIVER_READY;
+        t = swap_state_next(SEEN, SWAP_EVENT_UNLOAD_DONE, &gone);
+        cr_assert_eq(t.next, RPRG, "the in-tree stack goes back meanwhile");
+        cr_assert_eq(t.action, RS);
+        SwapContext back = ctx_in_tree;
+        back.unload_at = UNLOAD_AT_DRIVER_READY;
+        t = swap_state_next(RPRG, SWAP_EVENT_RESTORE_DONE, &back);
+        cr_assert_eq(t.next, SEEN);
+        cr_assert_eq(t.action, N_);
+        back.ready_present = true;
+        t = swap_state_next(SEEN, SWAP_EVENT_READY_APPEARED, &back);
+        cr_assert_eq(t.action, UL);
+}
+
+Test(swap_state, new_container_over_earlier_build_refused) {
+        SwapContext ctx = ctx_swapped;
+
+        ctx.earlier_build_loaded = true;
+        SwapTransition t = swap_state_next(SEEN, SWAP_EVENT_UNLOAD_REFUSED, &ctx);
+        cr_assert_eq(t.next, BLKD);
+        /* The container exits (crash loop): the earlier build still drives the node. */
+        t = swap_state_next(BLKD, SWAP_EVENT_CONTAINER_EXITED, &ctx);
+        cr_assert_eq(t.next, SWPD);
+        /* Its ready file (it got that far): the earlier build is still in: try again. */
+        t = swap_state_next(BLKD, SWAP_EVENT_READY_APPEARED, &ctx);
+        cr_assert_eq(t.next, BLKD);
+        cr_assert_eq(t.action, UL);
+}
+
+Test(swap_state, same_container_build_is_not_earlier) {
+        /* An older image loaded its own build: the ready file reports it swapped. */
+        SwapTransition t = swap_state_next(UWD, SWAP_EVENT_READY_APPEARED, &ctx_swapped);
+
+        cr_assert_eq(t.next, SWPD);
+        cr_assert_eq(t.action, N_);
+}
+
+Test(swap_state, environment_rules_out_the_build) {
+        SwapTransition t = swap_state_next(IDLE, SWAP_EVENT_CONTAINER_STARTED, &ctx_no_build);
+
+        cr_assert_eq(t.next, NOB);
+        cr_assert_eq(t.action, N_, "never unload for a build that cannot come");
+        SwapContext absent = ctx_no_build;
+        absent.stack_loaded = false;
+        t = swap_state_next(IDLE, SWAP_EVENT_CONTAINER_STARTED, &absent);
+        cr_assert_eq(t.next, RSTG);
+        t = swap_state_next(RSTG, SWAP_EVENT_RESTORE_DONE, &ctx_no_build);
+        cr_assert_eq(t.next, NOB);
+        /* Over an earlier build: take it out, then the in-tree stack back. */
+        SwapContext earlier = ctx_swapped;
+        earlier.earlier_build_loaded = true;
+        earlier.build_ruled_out = true;
+        earlier.ready_present = false;
+        t = swap_state_next(SWPD, SWAP_EVENT_CONTAINER_STARTED, &earlier);
+        cr_assert_eq(t.action, UL);
+        absent.ready_present = false;
+        t = swap_state_next(SEEN, SWAP_EVENT_UNLOAD_DONE, &absent);
+        cr_assert_eq(t.next, RSTG);
+        cr_assert_eq(t.action, RS);
+}
+
+Test(swap_state, tree_without_a_build_is_never_swapped) {
+        SwapTransition t = swap_state_next(LOAD, SWAP_EVENT_LOAD_NO_BUILD, &ctx_unloaded);
+
+        cr_assert_eq(t.next, RSTG);
+        cr_assert_eq(t.action, RS);
+        t = swap_state_next(RSTG, SWAP_EVENT_RESTORE_DONE, &ctx_no_build);
+        cr_assert_eq(t.next, NOB);
+        t = swap_state_next(NOB, SWAP_EVENT_READY_APPEARED, &ctx_no_build);
+        cr_assert_eq(t.next, NOB);
+        cr_assert_eq(t.action, N_);
+}
+
+Test(swap_state, broken_stack_while_waiting_is_repaired_and_waited_on) {
+        SwapContext broken = ctx_unloaded;
+
+        broken.stack_loaded = true; /* e.g. nvme_core alone */
+        SwapTransition t = swap_state_next(UWD, SWAP_EVENT_STACK_BROKEN, &broken);
+        cr_assert_eq(t.next, RPRG);
+        cr_assert_eq(t.action, RS);
+        t = swap_state_next(RPRG, SWAP_EVENT_RESTORE_DONE, &ctx_in_tree);
+        cr_assert_eq(t.next, SEEN);
+        /* Without a container the repair settles. */
+        SwapContext alone = ctx_in_tree;
+        alone.container_running = false;
+        t = swap_state_next(RPRG, SWAP_EVENT_RESTORE_DONE, &alone);
+        cr_assert_eq(t.next, RSTD);
+        t = swap_state_next(IDLE, SWAP_EVENT_STACK_BROKEN, &alone);
+        cr_assert_eq(t.next, RSTG);
+        cr_assert_eq(t.action, RS);
+}
+
+Test(swap_state, container_exit_with_no_stack_restores) {
+        SwapTransition t = swap_state_next(SEEN, SWAP_EVENT_CONTAINER_EXITED, &ctx_unloaded);
+
+        cr_assert_eq(t.next, RSTG);
+        cr_assert_eq(t.action, RS);
 }
 
 Test(swap_state, driver_ready_mode_waits) {

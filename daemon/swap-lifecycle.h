@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The driver container's whole life (issue 8), the manager's part: what a
+ * newly followed container means (its environment, a build from before it,
+ * a ready file older than it), the modules its build may bring, the stack
+ * broken behind our back, and the GDS hook generation after a swap. The
+ * decisions themselves are pure (driver-env.c, container-time.c,
+ * stack-health.c, swap-state.c); this file gathers their inputs and reports. */
+
+#include "manager-internal.h"
+
+/* A container is now followed (or the record it is judged against was just
+ * read at start): decide and report, once per container. */
+void lifecycle_container_followed(Manager *m);
+/* Whether the ready file at the configured path counts for the followed
+ * container; sets m->ready_stale. Without a container it counts. */
+bool lifecycle_ready_counts(Manager *m);
+/* The stack modules to load from the container: the wanted ones, without
+ * nvme_rdma unless UNLOAD_STORAGE_MODULES=true. *ret NULL: the default. */
+int lifecycle_modules_to_load(Manager *m, char ***ret);
+/* Before a load: the container's tree has no build of nvme (or nvme_core).
+ * Reports and rules the build out; true when so. */
+bool lifecycle_tree_lacks_build(Manager *m, const char *tree);
+/* A load failed with ENOPKG (the library: a stack module not in the tree). */
+void lifecycle_load_no_build(Manager *m, const char *module, const char *reason);
+/* Entering m->state from old on ev: records the build's container, the
+ * GDS report, the reports of repairing/no-build. */
+void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev);
+/* The unload of an earlier build was refused: why the new container's
+ * openibd restart will fail. */
+void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b);
+void lifecycle_report_stale_ready(Manager *m);
+/* A stack module came or went: judge the stack once uevents settle. */
+void lifecycle_stack_changed(Manager *m);
+/* Fills the lifecycle part of the context. */
+void lifecycle_context(Manager *m, SwapContext *ctx);
+void lifecycle_free(Manager *m);

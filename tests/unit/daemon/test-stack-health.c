@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Broken-stack detection: the shapes a real node shows after a driver
+ * container's openibd restart, and the working ones that must not trip it. */
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack-health.h"
+
+#define A GUARD_ORIGIN_ABSENT
+#define I GUARD_ORIGIN_IN_TREE
+#define N GUARD_ORIGIN_NVIDIA
+#define O GUARD_ORIGIN_OUT_OF_TREE
+
+/* core, nvme, fabrics, tcp, rdma, fc, auth */
+static GuardStack *stack(GuardOrigin core, GuardOrigin nvme, GuardOrigin fabrics, GuardOrigin tcp, GuardOrigin rdma,
+                         GuardOrigin fc, GuardOrigin auth) {
+        static const char *const names[] = { "nvme_core", "nvme", "nvme_fabrics", "nvme_tcp",
+                                             "nvme_rdma", "nvme_fc", "nvme_auth" };
+        GuardOrigin o[] = { core, nvme, fabrics, tcp, rdma, fc, auth };
+        GuardStack *s = calloc(1, sizeof(*s));
+
+        s->modules = calloc(7, sizeof(GuardModule));
+        for (size_t i = 0; i < 7; i++)
+                s->modules[i] = (GuardModule) { .name = strdup(names[i]), .origin = o[i] };
+        s->n_modules = 7;
+        return s;
+}
+
+static StackHealth check(GuardStack *s, char *const *wanted) {
+        StackHealth h = stack_health_check(s, wanted);
+        /* The names point into s or are static: copy before freeing. */
+        static char mod[32], other[32];
+
+        if (h.module)
+                h.module = strncpy(mod, h.module, sizeof(mod) - 1);
+        if (h.other)
+                h.other = strncpy(other, h.other, sizeof(other) - 1);
+        guard_stack_free(s);
+        return h;
+}
+
+Test(stack_health, working_stacks) {
+        cr_assert_eq(check(stack(I, I, A, A, A, A, A), NULL).what, STACK_WORKING, "in-tree PCIe");
+        cr_assert_eq(check(stack(N, N, N, N, N, A, A), NULL).what, STACK_WORKING, "NVIDIA's, tcp + rdma");
+        cr_assert_eq(check(stack(N, N, A, A, A, A, I), NULL).what, STACK_WORKING,
+                     "NVIDIA's core with the host's nvme_auth is not a mix");
+        cr_assert_eq(check(stack(O, O, A, A, A, A, A), NULL).what, STACK_WORKING, "another out-of-tree build");
+}
+
+Test(stack_health, absent) {
+        StackHealth h = check(stack(A, A, A, A, A, A, A), NULL);
+
+        cr_assert_eq(h.what, STACK_ABSENT);
+        cr_assert_not(stack_health_broken(h), "absent is judged by the state machine (stack-gone)");
+}
+
+Test(stack_health, openibd_left_nvme_core_alone) {
+        StackHealth h = check(stack(N, A, A, A, A, A, A), NULL);
+
+        cr_assert_eq(h.what, STACK_CORE_WITHOUT_NVME);
+        cr_assert(stack_health_broken(h));
+        cr_assert_str_eq(h.module, "nvme_core");
+}
+
+Test(stack_health, fabrics_only_node_without_nvme_is_fine) {
+        char *wanted[] = { (char *) "nvme_core", (char *) "nvme_fabrics", (char *) "nvme_tcp", NULL };
+
+        cr_assert_eq(check(stack(I, A, I, I, A, A, A), wanted).what, STACK_WORKING);
+        char *with_nvme[] = { (char *) "nvme_core", (char *) "nvme", NULL };
+        cr_assert_eq(check(stack(I, A, I, I, A, A, A), with_nvme).what, STACK_CORE_WITHOUT_NVME);
+}
+
+Test(stack_health, transport_without_its_core) {
+        StackHealth h = check(stack(A, A, N, N, A, A, A), NULL);
+
+        cr_assert_eq(h.what, STACK_MISSING_DEPENDENCY);
+        cr_assert_str_eq(h.module, "nvme_fabrics");
+        cr_assert_str_eq(h.other, "nvme_core");
+        h = check(stack(N, N, A, A, N, A, A), NULL);
+        cr_assert_eq(h.what, STACK_MISSING_DEPENDENCY);
+        cr_assert_str_eq(h.module, "nvme_rdma");
+        cr_assert_str_eq(h.other, "nvme_fabrics");
+}
+
+Test(stack_health, mixed_builds) {
+        StackHealth h = check(stack(N, I, A, A, A, A, A), NULL);
+
+        cr_assert_eq(h.what, STACK_MIXED_BUILDS, "in-tree nvme over NVIDIA's nvme_core");
+        cr_assert_str_eq(h.module, "nvme");
+        cr_assert_str_eq(h.other, "nvme_core");
+        cr_assert_eq(check(stack(I, I, I, N, A, A, A), NULL).what, STACK_MIXED_BUILDS);
+}
+
+Test(stack_health, describe) {
+        char *d = stack_health_describe((StackHealth) { STACK_MISSING_DEPENDENCY, "nvme_tcp", "nvme_fabrics" });
+
+        cr_assert_str_eq(d, "nvme_tcp is loaded without nvme_fabrics");
+        free(d);
+        d = stack_health_describe((StackHealth) { STACK_CORE_WITHOUT_NVME, "nvme_core", "nvme" });
+        cr_assert(strstr(d, "without nvme"));
+        free(d);
+        cr_assert_str_eq(stack_break_to_string(STACK_MIXED_BUILDS), "mixed-builds");
+        cr_assert_null(stack_break_to_string(_STACK_BREAK_MAX));
+}
