@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "log.h"
 #include "report.h"
+#include "status-document.h"
 #include "swap-record.h"
 #include "util/string-util.h"
 #include "util/strv.h"
@@ -50,6 +52,23 @@ void swap_record_forget_swap(Manager *m) {
         m->record.namespaces_before = guard_namespaces_free(m->record.namespaces_before);
 }
 
+/* The status document next to the state file (status-document.h): the same
+ * record plus the modules as they are now, for `oc swapguard status`. No
+ * /var/log at all (a fake root) is not worth a warning on every step. */
+static void swap_record_publish(Manager *m) {
+        GuardStack *stack = NULL;
+        int r;
+
+        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+                stack = NULL; /* written as live build "unknown" */
+        r = status_document_publish(&m->record, stack);
+        guard_stack_free(stack);
+        if (r == -ENOENT)
+                log_debug_errno(r, "No /var/log: not writing " STATUS_DOCUMENT_FILE ".");
+        else if (r < 0)
+                log_warning_errno(r, "Cannot write the status document " STATUS_DOCUMENT_FILE ", ignoring: %m");
+}
+
 void swap_record_persist(Manager *m) {
         const ContainerIdentity *c = m->container.identity;
         int r;
@@ -65,6 +84,7 @@ void swap_record_persist(Manager *m) {
         r = state_file_write(&m->record);
         if (r < 0)
                 log_warning_errno(r, "Cannot write the state file " STATE_FILE ", ignoring: %m");
+        swap_record_publish(m);
 }
 
 void swap_status_update(Manager *m) {

@@ -10,11 +10,14 @@
 # a D-Bus system bus, installs nvme-swapguard as its shipped unit, and plays
 # the current-image case (tests/daemon/vm/daemon-current-image.sh --demo):
 # a simulated NVIDIA driver container starts, the daemon unloads the in-tree
-# NVMe stack while the container "compiles", the ready file appears, the
-# daemon loads the container's build (an out-of-tree build of the kernel's
-# own nvme sources standing in for NVIDIA's) from /proc/<pid>/root, and the
-# drive comes back on it. Then the daemon's journal and
-# `nvme-swapguard-kmod status`.
+# NVMe stack while the container "compiles", the container's `openibd
+# restart` loads mlx_compat, the ready file appears, the daemon loads the
+# container's build from /proc/<pid>/root (the stand-in for NVIDIA's: the
+# kernel's own nvme sources built out of tree with NVIDIA's shape, every
+# module depending on mlx_compat, nvme exporting the GDS hooks, RPM layout;
+# tests/vm/build-oot-nvme.sh), reports it as NVIDIA's with the GDS hooks
+# present (v1), and the drive comes back on it. Then the daemon's journal,
+# `nvme-swapguard-kmod status` and the container's own log.
 #
 # About a minute once built; the first run also builds the project and the
 # stand-in driver (a few minutes). Environment: DEMO_BUILD (build dir,
@@ -55,9 +58,13 @@ phase "3/3 The swap on a real kernel (Linux $(ls /lib/modules | sort -V | tail -
 cat <<'TEXT'
     The VM gets one emulated NVMe drive, on the in-tree nvme driver at boot.
     The stand-in for NVIDIA's driver container: a CRI-O store entry with
-    the real annotations (mofed-container, namespace nvidia-network-operator),
-    its process in crio-<id>.scope, chrooted into a root that holds an
-    out-of-tree nvme build under /lib/modules/<release>/extra/mlnx-nvme/.
+    the real annotations and environment (mofed-container, namespace
+    nvidia-network-operator, ENABLE_NFSRDMA=true), its process in
+    crio-<id>.scope, chrooted into its own root, doing to modules what
+    NVIDIA's entrypoint and its `openibd restart` do. Its build has NVIDIA's
+    shape: /lib/modules/<release>/extra/mlnx-nvme/host/*.ko, every one
+    depending on extra/mlnx-ofa_kernel/compat/mlx_compat.ko, nvme.ko
+    exporting nvme_v1_register_nvfs_dma_ops (the GDS hooks).
     (first run: building that stand-in driver takes a minute or two)
 TEXT
 t=$SECONDS

@@ -3,31 +3,48 @@
 #
 # build-oot-nvme.sh OUTDIR [KVER]
 #
-# Builds the kernel's own drivers/nvme/host (6.1 sources from Debian's
-# linux-source package) as out-of-tree modules against linux-headers-KVER and
-# lays them out like NVIDIA's mlnx-nvme package inside a driver container:
+# The stand-in for NVIDIA's mlnx-nvme build, with its shape (facts in
+# ../shared/FIELD-NOTES.md sections 2 and 8, and tests/vm/standin/*): the
+# kernel's own drivers/nvme/host (6.1 sources from Debian's linux-source
+# package) built out of tree against linux-headers-KVER, plus
 #
-#   OUTDIR/lib/modules/KVER/extra/mlnx-nvme/host/{nvme,nvme-core,...}.ko
-#   OUTDIR/lib/modules/KVER/modules.dep        (depmod -b OUTDIR KVER)
+#  - a small mlx_compat module exporting mlx_backport_dependency_symbol
+#    (standin/compat/main.c, after mlnx-ofa_kernel compat/main.c), and every
+#    stack module compiled with `-include compat-2.6.h` (standin/include/,
+#    after mlnx-ofa_kernel include/linux/compat-2.6.h), so each one
+#    references that symbol: `modinfo -F depends` shows mlx_compat and
+#    /sys/module/mlx_compat/holders/ lists every loaded one;
+#  - the GPUDirect Storage exports (standin/nvme-host/nvfs-hooks.c, after
+#    mlnx-nvme's nvfs-dma.c / nvfs-rdma.c, linked in only with
+#    CONFIG_GPU_DIRECT_STORAGE=y as mlnx-nvme's drivers/nvme/host/Makefile
+#    does): nvme.ko exports nvme_v1_register_nvfs_dma_ops and
+#    nvme_v1_unregister_nvfs_dma_ops, nvme-rdma.ko nvme_rdma_v1_*;
+#  - a second variant whose nvme.ko exports the v2 names (DOCA 26.01+,
+#    gds-nvidia-fs #87); nvme-rdma keeps nvme_rdma_v1_* there (no public
+#    source read here names an rdma v2 export);
+#  - the RPM layout of a RHEL/RHCOS driver container, each variant a
+#    container root of its own, depmod run inside the tree:
 #
-# Such a module loads with taint "OE" (out-of-tree, unsigned), which is what
-# the real NVIDIA build looks like on a node.
+#   OUTDIR/v1/lib/modules/KVER/extra/mlnx-nvme/host/{nvme,nvme-core,...}.ko
+#   OUTDIR/v1/lib/modules/KVER/extra/mlnx-ofa_kernel/compat/mlx_compat.ko
+#   OUTDIR/v1/lib/modules/KVER/modules.dep      (depmod -b OUTDIR/v1 KVER)
+#   OUTDIR/v2/...                               (the same, nvme_v2_* exports)
+#   OUTDIR/v1/oot-deps.txt                      (where each dependency lives)
 #
-# Cross-tree dependencies (checked with `modinfo -F depends` on the result and
-# against /lib/modules/KVER/modules.symbols; see oot-deps.txt in OUTDIR):
-#   YES, they do.  nvme-core depends on t10-pi (t10_pi), which lives only in
-#   the host tree (kernel/block/t10-pi.ko, itself needing crc64-rocksoft,
-#   crc-t10dif, crc64, crct10dif_common); nvme-rdma also needs ib_core and
-#   rdma_cm from the host tree.  nvme, nvme-fabrics, nvme-tcp and nvme-fc
-#   depend only on modules of the container tree.  depmod -b OUTDIR silently
-#   drops the unresolved edges, so OUTDIR's modules.dep lists only the
-#   intra-tree ones (nvme -> nvme-core): a loader must resolve t10_pi & co.
-#   from the HOST tree (/lib/modules/KVER) before insmod'ing nvme-core from
-#   the container tree, as on a real node (where NVIDIA's build adds
-#   mlx_compat, which only openibd loads).
+# The modules load with taint "OE" (out-of-tree, unsigned), as NVIDIA's do.
+#
+# Cross-tree dependencies (`modinfo -F depends` against the trees; see
+# oot-deps.txt): nvme-core depends on t10-pi (t10_pi), which lives only in
+# the host tree (kernel/block/t10-pi.ko, itself needing crc64-rocksoft,
+# crc-t10dif, crc64, crct10dif_common); nvme-rdma also needs ib_core and
+# rdma_cm from the host tree. depmod -b OUTDIR/v1 silently drops those
+# edges, so the tree's modules.dep lists only the intra-tree ones (nvme ->
+# nvme-core, mlx_compat): a loader resolves t10_pi & co. from the HOST tree
+# (/lib/modules/KVER), as on a real node; mlx_compat comes from the
+# container's tree, loaded by its `openibd restart` before the ready file.
 #
 # Cached: the result is reused as long as the source tarball, the headers,
-# the kernel config and this script are unchanged (OUTDIR/.stamp).
+# the kernel config, this script and standin/ are unchanged (OUTDIR/.stamp).
 set -euo pipefail
 
 die() { echo "build-oot-nvme: $*" >&2; exit 1; }
@@ -50,10 +67,14 @@ config=/boot/config-$kver
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
 
+standin=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/standin
+[ -f "$standin/compat/main.c" ] || die "no $standin/compat/main.c"
+
 stamp_key() {
 	stat -c '%n %s %Y' "$src_tar" "$config" "$hdrs/Module.symvers" \
 		"$hdrs/include/config/auto.conf"
 	sha256sum "$0" | cut -d' ' -f1
+	(cd "$standin" && find . -type f | sort | xargs sha256sum)
 	echo "$kver"
 }
 key=$(stamp_key)
@@ -67,15 +88,43 @@ rm -f "$outdir/.stamp"
 
 t0=$(date +%s.%N)
 work=$outdir/build
-rm -rf "${work:?}" "${outdir:?}/lib"
+rm -rf "${work:?}" "${outdir:?}/lib" "${outdir:?}/v1" "${outdir:?}/v2"
 mkdir -p "$work"
+log=$outdir/build.log
+: >"$log"
 
+# --- mlx_compat (mlnx-ofa_kernel compat/) -------------------------------------
+mkdir -p "$work/compat"
+cp "$standin/compat/main.c" "$standin/compat/Kbuild" "$work/compat/"
+make -C "$hdrs" M="$work/compat" -j"$(nproc)" modules >>"$log" 2>&1 ||
+	{ tail -n 30 "$log" >&2; die "mlx_compat build failed, see $log"; }
+
+# --- mlnx-nvme: the kernel's drivers/nvme/host --------------------------------
 # Only the nvme host (and common, for auth on newer kernels) directories.
 tar -C "$work" -xJf "$src_tar" --strip-components=1 --wildcards \
 	'linux-source-*/drivers/nvme/host/*' 'linux-source-*/drivers/nvme/common/*' \
 	2>/dev/null || tar -C "$work" -xJf "$src_tar" --strip-components=1 \
 	--wildcards 'linux-source-*/drivers/nvme/host/*'
-[ -f "$work/drivers/nvme/host/core.c" ] || die "drivers/nvme/host not in $src_tar"
+build_dir=$work/drivers/nvme/host
+[ -f "$build_dir/core.c" ] || die "drivers/nvme/host not in $src_tar"
+
+# NVIDIA's additions, as mlnx-nvme's drivers/nvme/host/Makefile links them
+# (nvme-y += nvfs-dma.o, nvme-rdma-y += nvfs-rdma.o under
+# CONFIG_GPU_DIRECT_STORAGE=y), and the compat header every object of the
+# package is compiled with.
+cp "$standin/nvme-host/nvfs-hooks.c" "$build_dir/nvfs-dma.c"
+cp "$standin/nvme-host/nvfs-hooks.c" "$build_dir/nvfs-rdma.c"
+cat >>"$build_dir/Makefile" <<'MAKE'
+
+# --- nvme-swapguard stand-in (tests/vm/build-oot-nvme.sh): NVIDIA's shape ---
+ccflags-y += -include $(SWAPGUARD_COMPAT_H)
+ifeq ($(CONFIG_GPU_DIRECT_STORAGE),y)
+nvme-y += nvfs-dma.o
+nvme-rdma-y += nvfs-rdma.o
+CFLAGS_nvfs-dma.o += -DNVFS_MODULE_PREFIX=$(SWAPGUARD_NVFS_NVME)
+CFLAGS_nvfs-rdma.o += -DNVFS_MODULE_PREFIX=nvme_rdma_v1
+endif
+MAKE
 
 # Take the CONFIG_NVME_* choices of the kernel we build for, so the module set
 # and the code paths (multipath, hwmon) match the in-tree build.  autoconf.h in
@@ -84,55 +133,87 @@ tar -C "$work" -xJf "$src_tar" --strip-components=1 --wildcards \
 mapfile -t cfg < <(grep -E '^CONFIG_(BLK_DEV_NVME|NVME_[A-Z_]+)=' "$config" |
 	grep -v '^CONFIG_NVME_TARGET')
 # nvme-apple is arm64-only.
-cfg+=(CONFIG_NVME_APPLE=n)
+cfg+=(CONFIG_NVME_APPLE=n CONFIG_GPU_DIRECT_STORAGE=y)
+# mlx_backport_dependency_symbol resolves against mlx_compat's exports, so
+# modpost records mlx_compat in each module's "depends".
+cfg+=(KBUILD_EXTRA_SYMBOLS="$work/compat/Module.symvers"
+	SWAPGUARD_COMPAT_H="$standin/include/linux/compat-2.6.h")
 
-# nvme-rdma needs the RDMA headers from the full source tree (only partly in
-# linux-headers); build it when it compiles, skip it otherwise.
-build_dir=$work/drivers/nvme/host
-log=$outdir/build.log
-if ! make -C "$hdrs" M="$build_dir" "${cfg[@]}" -j"$(nproc)" modules >"$log" 2>&1; then
-	if grep -q 'rdma' "$log"; then
+# nvme_make GENERATION: (re)build; only nvfs-dma.o and nvme.ko change between
+# the v1 and v2 generations (kbuild rebuilds what its command line changed).
+nvme_make() {
+	local gen=$1
+	if ! make -C "$hdrs" M="$build_dir" "${cfg[@]}" SWAPGUARD_NVFS_NVME="nvme_$gen" \
+		-j"$(nproc)" modules >>"$log" 2>&1; then
+		# nvme-rdma needs the RDMA headers from the full source tree (only
+		# partly in linux-headers); build it when it compiles.
+		grep -q 'rdma' "$log" || { tail -n 30 "$log" >&2; die "build failed, see $log"; }
 		echo "build-oot-nvme: nvme-rdma failed to build, retrying without it" >>"$log"
-		make -C "$hdrs" M="$build_dir" "${cfg[@]}" CONFIG_NVME_RDMA=n \
+		cfg+=(CONFIG_NVME_RDMA=n)
+		make -C "$hdrs" M="$build_dir" "${cfg[@]}" SWAPGUARD_NVFS_NVME="nvme_$gen" \
 			-j"$(nproc)" modules >>"$log" 2>&1 || { tail -n 30 "$log" >&2; die "build failed, see $log"; }
-	else
-		tail -n 30 "$log" >&2
-		die "build failed, see $log"
 	fi
-fi
+}
 
-dest=$outdir/lib/modules/$kver/extra/mlnx-nvme/host
-mkdir -p "$dest"
-cp "$build_dir"/*.ko "$dest"/
-# A real container tree carries the kernel's modules.builtin*; give depmod
-# those and a modules.order so it runs quietly.
-for f in modules.builtin modules.builtin.modinfo; do
-	cp "/lib/modules/$kver/$f" "$outdir/lib/modules/$kver/" 2>/dev/null || :
-done
-(cd "$outdir/lib/modules/$kver" && ls extra/mlnx-nvme/host/*.ko) \
-	>"$outdir/lib/modules/$kver/modules.order"
-depmod -b "$outdir" "$kver"
+# layout ROOT: the RPM layout of a driver container root, depmod run inside.
+layout() {
+	local root=$1 tree=$1/lib/modules/$kver f
+	mkdir -p "$tree/extra/mlnx-nvme/host" "$tree/extra/mlnx-ofa_kernel/compat"
+	cp "$build_dir"/*.ko "$tree/extra/mlnx-nvme/host/"
+	cp "$work/compat/mlx_compat.ko" "$tree/extra/mlnx-ofa_kernel/compat/"
+	# A real container tree carries the kernel's modules.builtin*; give
+	# depmod those and a modules.order so it runs quietly.
+	for f in modules.builtin modules.builtin.modinfo; do
+		cp "/lib/modules/$kver/$f" "$tree/" 2>/dev/null || :
+	done
+	(cd "$tree" && ls extra/mlnx-ofa_kernel/compat/*.ko extra/mlnx-nvme/host/*.ko) >"$tree/modules.order"
+	depmod -b "$root" "$kver"
+}
+
+# check_shape ROOT GENERATION: what NVIDIA's build shows, or no cache entry.
+check_shape() {
+	local tree=$1/lib/modules/$kver ko
+	for ko in "$tree"/extra/mlnx-nvme/host/*.ko; do
+		# (grep without -q: an early exit would fail the pipe, pipefail)
+		modinfo -F depends "$ko" | tr , '\n' | grep -x mlx_compat >/dev/null ||
+			die "$(basename "$ko") does not depend on mlx_compat"
+	done
+	nm "$tree/extra/mlnx-nvme/host/nvme.ko" | grep " __ksymtab_nvme_$2_register_nvfs_dma_ops$" >/dev/null ||
+		die "nvme.ko does not export nvme_$2_register_nvfs_dma_ops"
+}
+
+nvme_make v1
+layout "$outdir/v1"
+check_shape "$outdir/v1" v1
+nvme_make v2
+layout "$outdir/v2"
+check_shape "$outdir/v2" v2
 
 # Document the dependencies that the container tree cannot satisfy itself.
+dest=$outdir/v1/lib/modules/$kver/extra
 {
 	echo "# modinfo depends of the out-of-tree build, and where each dep lives"
-	for ko in "$dest"/*.ko; do
+	for ko in "$dest"/mlnx-nvme/host/*.ko "$dest"/mlnx-ofa_kernel/compat/*.ko; do
 		deps=$(modinfo -F depends "$ko")
 		echo "$(basename "$ko"): $deps"
 		IFS=, read -ra d <<<"$deps"
 		for m in "${d[@]}"; do
 			[ -n "$m" ] || continue
 			f=${m//_/-}
-			if [ -e "$dest/$f.ko" ] || [ -e "$dest/$m.ko" ]; then
+			if [ -n "$(find "$dest" -name "$f.ko" -o -name "$m.ko" | head -n1)" ]; then
 				echo "    $m: container tree"
 			else
 				echo "    $m: HOST tree only ($(modinfo -k "$kver" -n "$m" 2>/dev/null || echo '?'))"
 			fi
 		done
 	done
-} >"$outdir/oot-deps.txt"
+	echo "# exports of the GDS hooks (v1 tree; v2 tree: nvme_v2_*)"
+	for ko in "$dest"/mlnx-nvme/host/*.ko; do
+		nm "$ko" | sed -n "s/.* __ksymtab_\(.*_nvfs_dma_ops\)$/$(basename "$ko"): \1/p"
+	done
+} >"$outdir/v1/oot-deps.txt"
 
 rm -rf "$work"
 t1=$(date +%s.%N)
-awk -v a="$t0" -v b="$t1" -v d="$dest" 'BEGIN { printf "build-oot-nvme: built %s in %.1fs\n", d, b - a }' >&2
+awk -v a="$t0" -v b="$t1" -v d="$outdir" 'BEGIN { printf "build-oot-nvme: built %s/{v1,v2} in %.1fs\n", d, b - a }' >&2
 echo "$key" >"$outdir/.stamp"

@@ -125,9 +125,12 @@ assert_unload_result() {
 # $OOT_TREE_ROOT if set, e.g. /proc/<pid>/root), after
 # loading, from the HOST tree, the dependencies that the container tree does
 # not have (t10_pi & co.): the cross-tree resolution a real loader needs.
+# The container tree has NVIDIA's RPM layout: the nvme stack in
+# extra/mlnx-nvme/host, mlx_compat (which every one of them depends on) in
+# extra/mlnx-ofa_kernel/compat.
 oot_ko() {
-	local f=${1//_/-}
-	ls "${OOT_TREE_ROOT:-$VM_OOT_ROOT}/lib/modules/$VM_KVER/extra/mlnx-nvme/host/$f.ko" 2>/dev/null
+	local f=${1//_/-} t=${OOT_TREE_ROOT:-$VM_OOT_ROOT}/lib/modules/$VM_KVER/extra
+	ls "$t/mlnx-nvme/host/$f.ko" 2>/dev/null || ls "$t/mlnx-ofa_kernel/compat/$1.ko" 2>/dev/null
 }
 load_oot() {
 	local m ko dep deps

@@ -18,8 +18,10 @@
 #                       [$VM_BUILD_ROOT, $MESON_BUILD_ROOT or <repo>/build]
 #   -c, --cache DIR     cache for initramfs / oot build    [$VM_CACHE,
 #                       BUILD_ROOT/vm-cache or ~/.cache/nvme-swapguard-vm]
-#       --oot           build (cached) the out-of-tree nvme modules and pass
-#                       their fake container root as $VM_OOT_ROOT
+#       --oot           build (cached) the NVIDIA-shaped stand-in (build-oot-nvme.sh:
+#                       mlx_compat, GDS exports, RPM layout) and pass its
+#                       container roots as $VM_OOT_ROOT (v1 hooks) and
+#                       $VM_OOT_ROOT_V2 (nvme_v2_* hooks)
 #   -u, --udev          script mode: start udevd and coldplug (nvme then comes
 #                       from udev instead of an explicit modprobe)
 #   -s, --smp N         vCPUs                              [1]
@@ -93,10 +95,11 @@ else
 	boot_kernel=$cache/vmlinux-$kver
 	"$here/extract-vmlinux.sh" "$boot_kernel" "$kver"
 fi
-oot_root=
+oot_root= oot_root_v2=
 if [ $oot = 1 ]; then
-	oot_root=$cache/oot-nvme-$kver
-	"$here/build-oot-nvme.sh" "$oot_root" "$kver"
+	"$here/build-oot-nvme.sh" "$cache/oot-nvme-$kver" "$kver"
+	oot_root=$cache/oot-nvme-$kver/v1
+	oot_root_v2=$cache/oot-nvme-$kver/v2
 fi
 
 name=$(basename "$script" .sh)
@@ -139,6 +142,7 @@ esac
 	printf 'VM_BUILD_ROOT=%q\n' "$build_root"
 	printf 'VM_CACHE=%q\n' "$cache"
 	printf 'VM_OOT_ROOT=%q\n' "$oot_root"
+	printf 'VM_OOT_ROOT_V2=%q\n' "$oot_root_v2"
 	printf 'VM_EXPECT_NS=%q\n' "$expect_ns"
 	printf 'VM_KVER=%q\n' "$kver"
 	printf 'VM_UDEV=%q\n' "$udev"
@@ -205,6 +209,11 @@ case $rc in ''|*[!0-9]*) rc=1 ;; esac
 timing=$([ -f "$res/timing" ] && tr '\n' ' ' <"$res/timing" || :)
 echo "run-vm: $name: $verdict; prep $(elapsed "$t_prep" "$t_start")s," \
 	"vm wall $(elapsed "$t_start" "$t_end")s; guest uptime: $timing" >&2
+# VM_SAVE_TO: what a passing script left in results/save/ is copied there,
+# for checks on the host after the VM (tests/fleet/vm-documents.sh).
+if [ "$rc" = 0 ] && [ -n "${VM_SAVE_TO:-}" ] && [ -d "$res/save" ]; then
+	mkdir -p "$VM_SAVE_TO" && cp -r "$res/save/." "$VM_SAVE_TO/"
+fi
 if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 	echo "run-vm: FAILED, kept $run (console: $res/console.log, kernel log: $res/dmesg.txt)" >&2
 	if [ ! -f "$res/rc" ]; then

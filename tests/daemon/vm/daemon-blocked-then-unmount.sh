@@ -10,20 +10,17 @@
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
 sg_require
 
+# The namespace is mounted before the daemon starts.
 dev=$(first_namespace) || vm_fatal "no namespace"
 mnt=/mnt/nvme-data
 # Before the mount: a real node's / is shared (see lib-swapguard.sh).
 sg_node_like_propagation
-sg_assert_in_tree
 mkfs_ext4 "$dev" || vm_fatal "mkfs $dev"
 mount_fs "$dev" "$mnt" || vm_fatal "mount $dev"
 write_unsynced "$mnt/payload" 256
 sync -f "$mnt/payload"
 
-sg_start_dbus
-sg_install_unit
-sg_start
-sg_wait_state idle
+sg_setup
 
 sg_container_new mofed-container nvidia-network-operator
 sg_container_start

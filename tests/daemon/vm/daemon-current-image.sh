@@ -3,32 +3,30 @@
 # End to end on a real kernel (tests/vm, systemd mode, --oot): the daemon runs
 # as its shipped unit (sandbox included) under the host's systemd as PID 1,
 # with a real system bus; CRI-O is simulated faithfully (lib-swapguard.sh).
-# Current image: the daemon unloads the in-tree stack while the container
-# "compiles", then loads the container's build from /proc/<pid>/root when the
-# ready file appears. With the argument --demo (tests/demo.sh; run-vm.sh
-# hands script arguments to the guest) it narrates the steps and prints the
-# daemon's journal and `nvme-swapguard-kmod status` at the end.
+# Current image, the first swap with the NVIDIA-shaped stand-in (issue 8):
+# the daemon unloads the in-tree stack while the container "compiles"; the
+# container's `openibd restart` loads mlx_compat from its tree; at the ready
+# file the daemon loads the container's build from /proc/<pid>/root and
+# reports it as NVIDIA's (origin nvidia: every module holds mlx_compat) with
+# the GDS hooks present (nvme exports nvme_v1_register_nvfs_dma_ops); the
+# namespace comes back; the pod's stop clears the ready file. With the
+# argument --demo (tests/demo.sh; run-vm.sh hands script arguments to the
+# guest) it narrates the steps and prints the daemon's journal and
+# `nvme-swapguard-kmod status` at the end.
 [ "${1:-}" = --demo ] && DEMO=1
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
-sg_require
 
-dev=$(first_namespace) || vm_fatal "no namespace"
-sg_step "The node: Linux $(uname -r) under QEMU, NVMe namespace $dev on the in-tree driver"
-sg_assert_in_tree
-
-sg_step "Starting nvme-swapguard.service (the shipped unit) with a D-Bus system bus"
-bus=0
-sg_start_dbus && bus=1
-sg_install_unit
-sg_start
-sg_wait_state idle
-[ $bus = 1 ] && sg_assert_on_bus
+sg_step "The node: Linux $(uname -r) under QEMU, its NVMe namespace on the in-tree driver; starting nvme-swapguard.service (the shipped unit) with a D-Bus system bus"
+sg_setup
+dev=$SG_DEV
+[ "$SG_BUS" = 1 ] && sg_assert_on_bus
 sg_assert_daemon_sees_kallsyms
 
 sg_step "CRI-O starts the NVIDIA driver container (mofed-container in nvidia-network-operator)"
 sg_container_new mofed-container nvidia-network-operator
 sg_container_start
+assert_contains "$(cat "$SG_UD/config.json")" '"ENABLE_NFSRDMA=true"' "the container's process.env"
 vm_log "container ${SG_CID:0:12}: pid $SG_CPID in crio-${SG_CID:0:12}...scope, root $SG_CROOT"
 
 sg_step "While the container compiles, the daemon unloads the in-tree NVMe stack"
@@ -38,9 +36,21 @@ assert_not_loaded nvme_core
 assert_file "$SG_GUARD"
 assert_fails modprobe nvme
 assert_journal UNLOADED SWAPGUARD_CONTAINER_ID="$SG_CID"
+assert_not_loaded mlx_compat
 
-sg_step "The container finished compiling and creates the ready file $SG_READY"
+sg_step "The compile ends: the container installs its build (NVIDIA's RPM layout) and runs openibd restart, which loads mlx_compat from its tree"
 sg_container_compiled
+ctree=/proc/$SG_CPID/root/lib/modules/$VM_KVER
+assert_file "$ctree/extra/mlnx-nvme/host/nvme.ko"
+assert_file "$ctree/extra/mlnx-ofa_kernel/compat/mlx_compat.ko"
+assert_contains "$(modinfo -F depends "$ctree/extra/mlnx-nvme/host/nvme.ko")" mlx_compat "the container's nvme.ko depends"
+assert_contains "$(modinfo -F depends "$ctree/extra/mlnx-nvme/host/nvme-core.ko")" mlx_compat "the container's nvme-core.ko depends"
+assert_loaded mlx_compat
+assert_contains "$(module_taint mlx_compat)" O "mlx_compat taint"
+assert_not_loaded nvme
+assert_eq unloaded-waiting-driver "$(sg_state)" "daemon state before the ready file"
+
+sg_step "The container creates the ready file $SG_READY"
 sg_ready
 
 sg_step "The daemon loads the container's build from /proc/$SG_CPID/root/lib/modules/$VM_KVER"
@@ -49,7 +59,14 @@ sg_assert_oot
 assert_no_file "$SG_GUARD"
 wait_for_block "$dev" 30
 assert_ok test -b "$dev"
-assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=out-of-tree
+assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=nvidia SWAPGUARD_GDS_HOOKS=yes
+assert_journal SWAPPED SWAPGUARD_MODULE=nvme_core SWAPGUARD_ORIGIN=nvidia
+assert_contains "$(sg_journal_entries SWAPPED SWAPGUARD_MODULE=nvme)" "GDS hooks present" "swap report"
+sg_assert_mlx_compat_holders nvme nvme_core
+hooks=$(awk '$4 == "[nvme]" && $2 ~ /^[Tt]$/ && $3 ~ /_register_nvfs_dma_ops$/ { print $3 }' /proc/kallsyms)
+assert_eq nvme_v1_register_nvfs_dma_ops "$hooks" "GDS hooks of the live nvme (/proc/kallsyms)"
+assert_eq "$(modinfo -F srcversion "$ctree/extra/mlnx-nvme/host/nvme.ko")" "$(cat /sys/module/nvme/srcversion)" \
+	"live nvme srcversion (= the container's nvme.ko)"
 assert_journal NAMESPACES_BACK
 assert_contains "$(sg_journal_text)" "Loaded" "journal says the daemon loaded the build"
 assert_contains "$(systemctl show -P StatusText "$SG_UNIT")" "swapped" "STATUS="
@@ -57,7 +74,9 @@ assert_contains "$(systemctl show -P StatusText "$SG_UNIT")" "swapped" "STATUS="
 assert_contains "$(journalctl --list-catalog 2>/dev/null | grep "$(sg_message_id SWAPPED)")" \
 	"$(sg_message_id SWAPPED)" "journalctl --list-catalog"
 
-sg_step "Swapped: nvme is now the out-of-tree build (taint $(module_taint nvme)), $dev is back"
+gen=${hooks#nvme_}
+gen=${gen%%_*}
+sg_step "Swapped: nvme is now NVIDIA's build (taint $(module_taint nvme), holds mlx_compat), GDS hooks present ($gen), $dev is back"
 if [ "${DEMO:-0}" = 1 ]; then
 	sg_step "The daemon's journal (journalctl -u nvme-swapguard)"
 	journalctl -u "$SG_UNIT" --no-pager -q -o short-monotonic
@@ -77,9 +96,16 @@ for line in sys.stdin:
 	sg_step "nvme-swapguard-kmod status"
 	"$VM_KMOD_HELPER" status
 	echo
+	sg_step "The GDS hooks in /proc/kallsyms, and mlx_compat's holders"
+	awk '$2 ~ /^[Tt]$/ && $3 ~ /_nvfs_dma_ops$/ && $4 ~ /^\[/ { print "    " $3 " " $4 }' /proc/kallsyms
+	echo "    /sys/module/mlx_compat/holders: $(ls /sys/module/mlx_compat/holders | tr '\n' ' ')"
+	sg_step "The driver container's log ($SG_CLOG)"
+	sed 's/^/    /' "$SG_CLOG"
 else
 	sg_show_journal
 fi
 
 sg_stop
+sg_step "The pod is deleted: its entrypoint clears the ready file"
 sg_container_stop
+assert_no_file "$SG_READY"

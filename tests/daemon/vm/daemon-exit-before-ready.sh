@@ -6,14 +6,8 @@
 # namespaces must come back, and the journal must say "restored" and why.
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
-sg_require
-
-dev=$(first_namespace) || vm_fatal "no namespace"
-sg_assert_in_tree
-sg_start_dbus
-sg_install_unit
-sg_start
-sg_wait_state idle
+sg_setup
+dev=$SG_DEV
 
 sg_container_new mofed-container nvidia-network-operator
 sg_container_start

@@ -10,14 +10,7 @@
 # costs while /run/mellanox does not exist yet.
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
-sg_require
-
-sg_assert_in_tree
-mkdir -p "$SG_STORE"   # CRI-O runs, no driver container
-sg_start_dbus
-sg_install_unit
-sg_start
-sg_wait_state idle
+sg_setup   # CRI-O runs (its store exists), no driver container
 pid=$(sg_main_pid)
 
 switches() {

@@ -3,18 +3,12 @@
 # Older image (before doca-driver-build PR #91): the driver container loads
 # its own nvme build right after its compile ("openibd restart; modprobe
 # nvme"), from its own root, while the in-tree stack is unloaded and before
-# the ready file. The daemon must only report the swap (origin out-of-tree,
+# the ready file. The daemon must only report the swap (origin nvidia,
 # "loaded by the driver container"), never load anything itself.
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
-sg_require
-
-dev=$(first_namespace) || vm_fatal "no namespace"
-sg_assert_in_tree
-sg_start_dbus
-sg_install_unit
-sg_start
-sg_wait_state idle
+sg_setup
+dev=$SG_DEV
 
 sg_container_new mofed-container nvidia-network-operator
 sg_container_loads_own_build nvme
@@ -22,9 +16,10 @@ sg_container_start
 sg_wait_state unloaded-waiting-driver
 assert_not_loaded nvme
 
-sg_step "The container's compile ends: it insmods its own nvme build"
+sg_step "The container's compile ends: openibd restart loads mlx_compat, then it insmods its own nvme build"
 sg_container_compiled
 sg_assert_oot
+sg_assert_mlx_compat_holders nvme nvme_core
 # The daemon sees the build arrive (module uevents) and waits for ready.
 sleep 2
 assert_eq unloaded-waiting-driver "$(sg_state)" "daemon state after the container's own load"
@@ -35,7 +30,7 @@ sg_assert_oot
 assert_no_file "$SG_GUARD"
 wait_for_block "$dev" 30
 assert_ok test -b "$dev"
-assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=out-of-tree
+assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=nvidia SWAPGUARD_GDS_HOOKS=yes
 assert_contains "$(sg_journal_entries SWAPPED SWAPGUARD_MODULE=nvme)" "loaded by the driver container" "swap report"
 assert_not_contains "$(sg_journal_text)" "Loaded " "daemon journal (the daemon loaded nothing)"
 assert_not_contains "$(sg_journal_text)" "-> loading" "daemon journal (never in state loading)"

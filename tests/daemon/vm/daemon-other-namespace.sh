@@ -9,13 +9,7 @@
 # has read the store entries made before it.
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
-sg_require
-
-sg_assert_in_tree
-sg_start_dbus
-sg_install_unit
-sg_start
-sg_wait_state idle
+sg_setup
 refcnt=$(module_refcnt nvme_core)
 
 sg_step "mofed-container in namespace gpu-operator, and the toolkit sidecar of the driver pod"

@@ -7,15 +7,9 @@
 # file appears, reporting the namespaces it recorded before the first unload.
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
-sg_require
-
-dev=$(first_namespace) || vm_fatal "no namespace"
-sg_assert_in_tree
-sg_start_dbus
-sg_install_unit
+sg_setup
+dev=$SG_DEV
 assert_eq on-failure "$(systemctl show -P Restart "$SG_UNIT")" "Restart="
-sg_start
-sg_wait_state idle
 
 sg_container_new mofed-container nvidia-network-operator
 sg_container_start
@@ -54,7 +48,7 @@ sg_wait_state swapped
 sg_assert_oot
 assert_no_file "$SG_GUARD"
 wait_for_block "$dev" 30
-assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=out-of-tree SWAPGUARD_PID="$SG_CPID"
+assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=nvidia SWAPGUARD_PID="$SG_CPID"
 assert_journal NAMESPACES_BACK
 assert_contains "$(sg_journal_entries NAMESPACES_BACK)" "all 1 NVMe namespaces" "namespaces recorded before the kill"
 assert_eq 1 "$(sg_journal_entries UNLOADED | wc -l)" "UNLOADED entries (no second unload)"

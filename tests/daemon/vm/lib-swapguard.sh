@@ -3,10 +3,11 @@
 #
 # Shared by the daemon's real-kernel cases (tests/daemon/vm/daemon-*.sh), run
 # in the guest by tests/vm/run-vm.sh -m systemd --oot. Source it after
-# "$VM_LIB":
+# "$VM_LIB"; a case starts with one call:
 #
 #   . "$VM_LIB"
 #   . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
+#   sg_setup            # the daemon started and idle, SG_DEV, SG_BUS
 #
 # What it provides:
 #  - sg_install_unit / sg_start: the daemon installed as the SHIPPED unit
@@ -15,12 +16,18 @@
 #    the system's, both in the guest's writable overlay;
 #  - sg_start_dbus: a real system bus (dbus-daemon) so systemd's UnitNew /
 #    UnitRemoved reach the daemon's scope watch;
-#  - CRI-O simulated as it is seen from the node: sg_container_new writes
-#    overlay-containers/<id>/userdata/config.json with the real annotations,
-#    sg_container_start runs the container's init chrooted into its own root
-#    (busybox + the out-of-tree nvme build under
-#    /lib/modules/<release>/extra/mlnx-nvme/host) in crio-<id>.scope and
-#    writes the pidfile; the init "compiles" until sg_container_compiled;
+#  - CRI-O simulated as it is seen from the node (the files and the process;
+#    a real CRI-O can run the same container from the same config.json):
+#    sg_container_new writes overlay-containers/<id>/userdata/config.json
+#    (the real annotations, process.args, process.env, root.path),
+#    sg_container_start runs it as runc would, in crio-<id>.scope, and
+#    writes the pidfile. The driver container runs fake-mofed-entrypoint.sh,
+#    which does to modules and to the ready file what NVIDIA's entrypoint
+#    and its `openibd restart` do; its build is the NVIDIA-shaped stand-in
+#    of tests/vm/build-oot-nvme.sh (every module depends on mlx_compat; nvme
+#    exports the GDS hooks; RPM layout; SG_GDS=v1|v2 picks the generation);
+#    the test decides when its compile ends (sg_container_compiled) and
+#    when it creates the ready file (sg_ready);
 #  - waits and journal assertions on the daemon's structured fields.
 #
 # DEMO=1 narrates the steps for a newcomer (tests/demo.sh).
@@ -56,6 +63,26 @@ sg_require() {
 	[ "$(cat /proc/1/comm)" = systemd ] || vm_skip "needs systemd mode (-m systemd)"
 	[ -x /bin/busybox ] || vm_skip "no static /bin/busybox for the container root"
 	[ -x /usr/bin/python3 ] || vm_skip "no /usr/bin/python3 for the journal checks"
+	[ -f "$VM_OOT_ROOT/lib/modules/$VM_KVER/extra/mlnx-ofa_kernel/compat/mlx_compat.ko" ] ||
+		vm_fatal "$VM_OOT_ROOT is not the NVIDIA-shaped stand-in (no mlx_compat.ko)"
+}
+
+# sg_setup: the start every daemon VM case shares (issue 11): requirements,
+# the first namespace (SG_DEV), the in-tree stack as at boot, CRI-O's store
+# (CRI-O runs before the daemon on a node), a system bus (SG_BUS=1 when
+# up), the shipped unit started and idle. A case that must prepare the node
+# before the daemon starts (a mount) does so first: sg_setup only adds.
+# shellcheck disable=SC2034 # SG_DEV and SG_BUS are for the cases
+sg_setup() {
+	sg_require
+	SG_DEV=$(first_namespace) || vm_fatal "no namespace"
+	sg_assert_in_tree
+	mkdir -p "$SG_STORE"
+	SG_BUS=0
+	sg_start_dbus && SG_BUS=1
+	sg_install_unit
+	sg_start
+	sg_wait_state idle
 }
 
 # sg_node_like_propagation: / shared, as systemd makes it at boot on a real
@@ -242,92 +269,221 @@ assert_no_journal() {
 
 # --- the driver container, as CRI-O makes it -----------------------------------
 
-# sg_container_new NAME NAMESPACE [POD]: CRI-O's "create": the container's
-# root (busybox, its init script and the out-of-tree nvme build) and its
-# config.json with the real annotations in the store. Sets SG_CID, SG_CROOT,
-# SG_UD (the userdata directory).
+# The environment the Network Operator gives mofed-container (NicClusterPolicy
+# spec.ofedDriver.env); read by fake-mofed-entrypoint.sh like the real
+# entrypoint reads it. ENABLE_NFSRDMA=true: GDS needs the mlnx-nvme build,
+# which a sources build makes only with it (FIELD-NOTES section 8).
+SG_CTR_ENV_DEFAULT=(
+	PATH=/usr/sbin:/usr/bin:/sbin:/bin
+	NVIDIA_NIC_DRIVER_VER=25.10-1.7.1.1
+	ENABLE_NFSRDMA=true
+	UNLOAD_STORAGE_MODULES=false
+	RESTORE_DRIVER_ON_POD_TERMINATION=false
+)
+# SG_GDS: which stand-in build the containers carry: v1 (nvme_v1_* hooks,
+# $VM_OOT_ROOT) or v2 (nvme_v2_*, $VM_OOT_ROOT_V2).
+SG_GDS=${SG_GDS:-v1}
+
+sg_build_root() {
+	case $SG_GDS in
+	v1) echo "$VM_OOT_ROOT" ;;
+	v2) echo "${VM_OOT_ROOT_V2:?run-vm.sh --oot sets VM_OOT_ROOT_V2}" ;;
+	*) vm_fatal "SG_GDS=$SG_GDS: v1 or v2" ;;
+	esac
+}
+
+# sg_container_rootfs ROOT NAME NFSRDMA: a container's root filesystem (what
+# an image unpacks to; a real CRI-O can run it too): busybox, and for
+# mofed-container the entrypoint (/root/entrypoint.sh sources) and, in
+# /.build-output, what its compile will install: the stand-in build of
+# $SG_GDS in NVIDIA's RPM layout, without extra/mlnx-nvme unless NFSRDMA is
+# true (mlnx-ofa_kernel is then built --without-mlnx-nvme).
+sg_container_rootfs() {
+	local root=$1 name=$2 nfsrdma=$3 a out tmpl=/var/tmp/ctr-rootfs-template
+	# One template per boot, copied with one process: forks are slow under
+	# an emulated CPU. Only the applets the entrypoint uses.
+	if [ ! -d "$tmpl" ]; then
+		mkdir -p "$tmpl.new"/{bin,dev,lib/modules,tmp,proc,sys,root,run/mellanox/drivers}
+		cp /bin/busybox "$tmpl.new/bin/busybox"
+		for a in sh sleep cat touch rm mv ls grep tr lsmod modprobe rmmod insmod mkdir awk; do
+			ln -s busybox "$tmpl.new/bin/$a"
+		done
+		mv "$tmpl.new" "$tmpl"
+	fi
+	cp -a "$tmpl" "$root"
+	[ "$name" = mofed-container ] || return 0
+	cp "$SG_SRC/tests/daemon/vm/fake-mofed-entrypoint.sh" "$root/root/entrypoint.sh"
+	out=$root/.build-output/lib/modules
+	mkdir -p "$out"
+	cp -a "$(sg_build_root)/lib/modules/$VM_KVER" "$out/"
+	if [ "$nfsrdma" != true ]; then
+		rm -rf "$out/$VM_KVER/extra/mlnx-nvme"
+		depmod -b "$root/.build-output" "$VM_KVER"
+	fi
+}
+
+# _sg_json_array STRING...: a JSON array of strings.
+_sg_json_array() {
+	local s sep='' out='['
+	for s in "$@"; do
+		s=${s//\\/\\\\}
+		s=${s//\"/\\\"}
+		out+="$sep\"$s\""
+		sep=,
+	done
+	printf '%s]' "$out"
+}
+
+# sg_container_new [--env K=V]... NAME NAMESPACE [POD]: CRI-O's "create":
+# the container's root and its config.json (the real annotations,
+# process.args, process.env, root.path) in the store. A mofed-container runs
+# fake-mofed-entrypoint.sh; any other container (the compile sidecar) only
+# sleeps. Its root: sg_container_rootfs. Sets SG_CID, SG_CROOT, SG_UD (the userdata
+# directory), SG_CLOG (the container's log, as CRI-O keeps it under
+# /var/log/pods).
 sg_container_new() {
-	local name=$1 ns=$2 pod=${3:-$SG_POD} a
-	SG_CID=$(printf '%s/%s/%s' "$ns" "$pod" "$name" | sha256sum | cut -c1-64)
+	local envs=("${SG_CTR_ENV_DEFAULT[@]}") e k nfsrdma=false args env_json
+	while [ "${1:-}" = --env ]; do
+		k=${2%%=*}
+		for e in "${!envs[@]}"; do [ "${envs[$e]%%=*}" = "$k" ] && unset 'envs[e]'; done
+		envs+=("$2")
+		shift 2
+	done
+	local name=$1 ns=$2 pod=${3:-$SG_POD}
+	local uid=0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69
+	SG_CID=$(printf '%s/%s/%s/%s' "$ns" "$pod" "$name" "${SG_CTR_SEQ:-0}" | sha256sum | cut -c1-64)
+	SG_CTR_SEQ=$((${SG_CTR_SEQ:-0} + 1))
 	SG_CROOT=/var/tmp/ctr-${SG_CID:0:12}
 	SG_UD=$SG_STORE/$SG_CID/userdata
-	mkdir -p "$SG_CROOT"/{bin,lib/modules,tmp,proc}
-	cp /bin/busybox "$SG_CROOT/bin/busybox"
-	for a in sh sleep insmod cat touch; do ln -sf busybox "$SG_CROOT/bin/$a"; done
-	cp -a "$VM_OOT_ROOT/lib/modules/$VM_KVER" "$SG_CROOT/lib/modules/"
-	# The driver container's entrypoint, reduced to what the node sees:
-	# compile (until the test says it is done), then, for older images,
-	# load its own nvme build (the modules listed in /load-list), then
-	# sleep. The ready file is a host path: the test creates it.
-	cat >"$SG_CROOT/entrypoint.sh" <<-'EOF'
-	while [ ! -e /tmp/compiled ]; do sleep 0.2; done
-	if [ -s /load-list ]; then
-		for ko in $(cat /load-list); do insmod "$ko" || echo "insmod $ko failed"; done
+	SG_CLOG=/var/log/pods/${ns}_${pod}_$uid/$name/0.log
+	mkdir -p "${SG_CLOG%/*}"
+	for e in "${envs[@]}"; do [ "$e" = ENABLE_NFSRDMA=true ] && nfsrdma=true; done
+	sg_container_rootfs "$SG_CROOT" "$name" "$nfsrdma"
+	if [ "$name" = mofed-container ]; then
+		args='["/bin/sh","/root/entrypoint.sh","sources"]'
+	else
+		args='["/bin/sleep","2147483647"]'
 	fi
-	touch /tmp/done
-	exec sleep 1000000
-	EOF
+	env_json=$(_sg_json_array "${envs[@]}")
 	mkdir -p "$SG_UD"
 	cat >"$SG_UD/config.json.tmp" <<-JSON
-	{"ociVersion":"1.0.2-dev","process":{"args":["/bin/sh","/entrypoint.sh"]},
+	{"ociVersion":"1.0.2-dev","process":{"args":$args,"env":$env_json,"cwd":"/"},
 	 "root":{"path":"$SG_CROOT"},
 	 "annotations":{"io.container.manager":"cri-o","io.kubernetes.container.name":"$name",
 	  "io.kubernetes.pod.name":"$pod",
 	  "io.kubernetes.pod.namespace":"$ns",
-	  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"},
+	  "io.kubernetes.pod.uid":"$uid",
+	  "io.kubernetes.cri-o.LogPath":"$SG_CLOG"},
 	 "linux":{"cgroupsPath":"kubepods.slice:crio:$SG_CID"}}
 	JSON
 	mv "$SG_UD/config.json.tmp" "$SG_UD/config.json"
 }
 
-# sg_container_start: the container's init in crio-<id>.scope, chrooted into
-# its root; then the pidfile (conmon writes it once the process runs).
-# Sets SG_CPID.
+# sg_container_start [ID]: the container's process, as runc starts it from
+# config.json: in crio-<id>.scope, its own mount namespace (slave: the host's
+# unmounts reach it, as with runc's rslave root) with /proc, /sys, /dev (a
+# privileged pod sees the host's devices) and the host's
+# /run/mellanox/drivers (the pod's hostPath) mounted in its root,
+# chrooted there, with exactly process.env. Then the pidfile (conmon writes
+# it once the process runs). Sets SG_CPID.
 sg_container_start() {
-	local i
-	systemd-run --scope --quiet --unit "crio-$SG_CID.scope" \
-		chroot "$SG_CROOT" /bin/sh /entrypoint.sh </dev/null >/dev/null 2>&1 &
+	local cid=${1:-$SG_CID} i cfg root clog args=() envs=()
+	cfg=$SG_STORE/$cid/userdata/config.json
+	# one python3 (each start costs seconds under an emulated CPU)
+	eval "$(/usr/bin/python3 -c 'import json, shlex, sys
+c = json.load(open(sys.argv[1]))
+q = lambda l: " ".join(shlex.quote(x) for x in l)
+print("root=%s; args=(%s); envs=(%s); clog=%s" % (shlex.quote(c["root"]["path"]), q(c["process"]["args"]),
+    q(c["process"].get("env", [])), shlex.quote(c["annotations"].get("io.kubernetes.cri-o.LogPath", "/dev/null"))))' "$cfg")"
+	mkdir -p /run/mellanox/drivers   # kubelet creates the hostPath directory
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	systemd-run --scope --quiet --unit "crio-$cid.scope" \
+		unshare --mount --propagation slave -- /bin/sh -c '
+			r=$1; shift
+			mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
+			mount --rbind /dev "$r/dev" &&
+			mount --bind /run/mellanox/drivers "$r/run/mellanox/drivers" || exit 127
+			exec "$@"' sh "$root" env -i "${envs[@]}" "$(command -v chroot)" "$root" "${args[@]}" \
+		</dev/null >>"$clog" 2>&1 &
 	SG_CPID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q "crio-$SG_CID.scope" "/proc/$SG_CPID/cgroup" 2>/dev/null &&
-			[ "$(readlink "/proc/$SG_CPID/root")" = "$SG_CROOT" ] && break
+	for ((i = 0; i < 200; i++)); do
+		grep -q "crio-$cid.scope" "/proc/$SG_CPID/cgroup" 2>/dev/null &&
+			[ "$(readlink "/proc/$SG_CPID/root")" = "$root" ] && break
 		sleep 0.05
 	done
-	assert_contains "$(cat "/proc/$SG_CPID/cgroup" 2>/dev/null)" "crio-$SG_CID.scope" "container cgroup"
-	echo "$SG_CPID" >"$SG_UD/pidfile.tmp" && mv "$SG_UD/pidfile.tmp" "$SG_UD/pidfile"
+	assert_contains "$(cat "/proc/$SG_CPID/cgroup" 2>/dev/null)" "crio-$cid.scope" "container cgroup"
+	assert_eq "$root" "$(readlink "/proc/$SG_CPID/root")" "container root"
+	echo "$SG_CPID" >"$SG_STORE/$cid/userdata/pidfile.tmp" &&
+		mv "$SG_STORE/$cid/userdata/pidfile.tmp" "$SG_STORE/$cid/userdata/pidfile"
 }
 
-# sg_container_compiled: the compile is over (the init goes on: older
-# images load their build now).
-sg_container_compiled() {
-	touch "$SG_CROOT/tmp/compiled"
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ -e "$SG_CROOT/tmp/done" ] && return 0
+# sg_container_alive [PID]: the container's process runs (an exited one stays
+# a zombie child of this shell, which kill -0 still finds).
+# shellcheck disable=SC2120 # the argument is optional
+sg_container_alive() {
+	local st
+	st=$(awk '{ print $3 }' "/proc/${1:-$SG_CPID}/stat" 2>/dev/null) && [ -n "$st" ] && [ "$st" != Z ]
+}
+
+# sg_container_wait_step FILE [SECONDS]: wait for the entrypoint to reach a
+# step (a file in its /tmp); fails, with its log, if the process exits first.
+sg_container_wait_step() {
+	local deadline=$((SECONDS + ${2:-60}))
+	while [ $SECONDS -lt $deadline ]; do
+		[ -e "$SG_CROOT/tmp/$1" ] && return 0
+		if ! sg_container_alive; then
+			vm_fail "the driver container exited before '$1'"
+			sed 's/^/#   /' "$SG_CLOG"
+			return 1
+		fi
 		sleep 0.1
 	done
-	vm_fail "the container's init did not finish its steps"
+	vm_fail "the driver container did not reach '$1' in ${2:-60} s"
+	sed 's/^/#   /' "$SG_CLOG"
+	return 1
 }
 
-# sg_container_loads_own_build: an older image: right after its compile the
-# container loads its nvme build itself, from its own root. Its dependencies
-# that only the host tree has (t10_pi & co.) are copied into its root, as a
-# real image carries its kernel's modules.
+# sg_container_compiled: the compile is over: the entrypoint installs its
+# build, runs `openibd restart` (mlx_compat from its tree) and, for older
+# images, loads its own nvme build.
+sg_container_compiled() {
+	touch "$SG_CROOT/tmp/compiled"
+	sg_container_wait_step "done" 120
+}
+
+# sg_ready: the steps after the load are over: the container creates the
+# ready file (a host path, through its hostPath mount).
+sg_ready() {
+	touch "$SG_CROOT/tmp/go-ready"
+	local deadline=$((SECONDS + 60))
+	while [ $SECONDS -lt $deadline ]; do
+		[ -e "$SG_READY" ] && return 0
+		sleep 0.1
+	done
+	vm_fail "the driver container did not create $SG_READY"
+	sed 's/^/#   /' "$SG_CLOG"
+}
+
+# sg_container_loads_own_build MOD...: an older image: right after `openibd
+# restart` the container loads its nvme build itself, from its own root. Its
+# dependencies that only the host tree has (t10_pi & co.) are put into the
+# build it installs, as a real image carries its kernel's modules;
+# mlx_compat is already loaded by then (openibd restart).
 sg_container_loads_own_build() {
-	local list=() m
+	local list=() m out=$SG_CROOT/.build-output
 	_sg_order() { # dependency order, each module once
 		local ko dep f
 		f=${1//_/-}
+		[ "$1" = mlx_compat ] && return
 		case " ${list[*]} " in *"/$f.ko "*) return ;; esac
-		if [ -e "$SG_CROOT/lib/modules/$VM_KVER/extra/mlnx-nvme/host/$f.ko" ]; then
+		if [ -e "$out/lib/modules/$VM_KVER/extra/mlnx-nvme/host/$f.ko" ]; then
 			ko=/lib/modules/$VM_KVER/extra/mlnx-nvme/host/$f.ko
 		else
 			ko=$(modinfo -k "$VM_KVER" -n "$1") || { vm_fail "no module $1"; return; }
-			ko=${ko#"$SG_CROOT"}
-			mkdir -p "$SG_CROOT$(dirname "$ko")"
-			cp "$ko" "$SG_CROOT$ko"
+			mkdir -p "$out$(dirname "$ko")"
+			cp "$ko" "$out$ko"
 		fi
-		for dep in $(modinfo -F depends "$SG_CROOT$ko" | tr , ' '); do _sg_order "$dep"; done
+		for dep in $(modinfo -F depends "$out$ko" | tr , ' '); do _sg_order "$dep"; done
 		list+=("$ko")
 	}
 	for m in "$@"; do _sg_order "$m"; done
@@ -335,8 +491,16 @@ sg_container_loads_own_build() {
 	vm_log "the container will load: ${list[*]}"
 }
 
+# sg_container_stop: the pod is deleted: SIGTERM (the entrypoint clears the
+# ready file), SIGKILL after the grace period.
 sg_container_stop() {
+	local i
 	[ -n "${SG_CPID:-}" ] || return 0
+	kill -TERM "$SG_CPID" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		sg_container_alive || break
+		sleep 0.1
+	done
 	kill -KILL "$SG_CPID" 2>/dev/null
 	wait "$SG_CPID" 2>/dev/null
 	SG_CPID=
@@ -347,9 +511,13 @@ sg_container_remove() {
 	rm -rf "${SG_STORE:?}/$SG_CID"
 }
 
-sg_ready() {
-	mkdir -p "${SG_READY%/*}"
-	touch "$SG_READY"
+# sg_assert_mlx_compat_holders MOD...: the NVIDIA shape of the live stack:
+# each module holds mlx_compat (openibd's own "is this OFED" test).
+sg_assert_mlx_compat_holders() {
+	local m
+	for m in "$@"; do
+		assert_file "/sys/module/mlx_compat/holders/$m"
+	done
 }
 
 # sg_assert_in_tree / sg_assert_oot: which build of nvme is live.

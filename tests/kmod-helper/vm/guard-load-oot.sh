@@ -2,7 +2,8 @@
 # The swap on a free namespace: unload the in-tree stack, load the
 # out-of-tree build of the same sources (the stand-in for NVIDIA's, laid out
 # as a driver container's root: $VM_OOT_ROOT) with load --from; status
-# reports nvme and nvme_core as out-of-tree (taint O) and the namespace is
+# reports nvme and nvme_core as NVIDIA's (taint OE, each holds mlx_compat,
+# which load --from took from the container tree too) and the namespace is
 # back with its data (t10_pi, missing from the container tree, comes from
 # the host's); then unload again and restore: in-tree, data still
 # there.  Layout: plain, run-vm.sh --oot.
@@ -41,7 +42,7 @@ assert_contains "$(module_taint nvme_core)" O "live nvme_core taint"
 wait_for_block "$dev" 30 || vm_fatal "$dev did not come back under the out-of-tree build"
 
 assert_guard 0 status --json
-assert_eq "nvme=out-of-tree/OE nvme_core=out-of-tree/OE" "$(jget "$stack_origins")" "origins after load --from"
+assert_eq "nvme=nvidia/OE nvme_core=nvidia/OE" "$(jget "$stack_origins")" "origins after load --from"
 assert_eq "${dev#/dev/}" "$(jget '" ".join(n["name"] for n in j["namespaces"])')" "namespaces after load --from"
 assert_data "$dev"
 
