@@ -41,8 +41,6 @@ CRIO_NS=nvidia-network-operator
 # in this node's storage.
 CRIO_IMAGE=nvcr.io/nvidia/mellanox/doca-driver:stand-in-rhcos4.14-amd64
 CRIO_PAUSE=registry.k8s.io/pause:3.9
-# crictl's default timeout (2 s) is shorter than a pod stop under TCG.
-CRIO_CRICTL=(crictl --timeout 120s)
 
 crio_require() {
 	sg_require
@@ -56,14 +54,16 @@ crio_require() {
 	export PATH=$CRIO_BIN:$PATH
 }
 
-crictl() { command "$CRIO_BIN/crictl" --runtime-endpoint "unix://$CRIO_SOCK" "$@"; }
+# crictl's default timeout (2 s) is shorter than a pod stop, and than its own
+# connection check, under TCG.
+crictl() { command "$CRIO_BIN/crictl" --runtime-endpoint "unix://$CRIO_SOCK" --timeout 120s "$@"; }
 
 # --- CRI-O's configuration and service ----------------------------------------
 
 crio_write_config() {
 	mkdir -p /etc/crio /etc/containers /etc/cni/net.d /var/log/crio/pods /var/lib/crio
 	# OpenShift 4.14's values where they matter to the node's footprint; paths
-	# are Debian's (conmon, runc, crun in /usr/bin, CNI plugins in /usr/lib/cni).
+	# are Debian's (conmon and crun in /usr/bin, runc in /usr/sbin, CNI plugins in /usr/lib/cni).
 	cat >/etc/crio/crio.conf <<-EOF
 	[crio]
 	root = "$CRIO_GRAPHROOT"
@@ -83,7 +83,7 @@ crio_write_config() {
 	[crio.runtime]
 	default_runtime = "runc"
 	cgroup_manager = "systemd"
-	conmon = "/usr/bin/conmon"
+	conmon = "$(command -v conmon)"
 	conmon_cgroup = "pod"
 	drop_infra_ctr = true
 	pinns_path = "$CRIO_BIN/pinns"
@@ -96,12 +96,12 @@ crio_write_config() {
 	hooks_dir = ["/etc/containers/oci/hooks.d"]
 
 	[crio.runtime.runtimes.runc]
-	runtime_path = "/usr/bin/runc"
+	runtime_path = "$(command -v runc)"
 	runtime_type = "oci"
 	runtime_root = "/run/runc"
 
 	[crio.runtime.runtimes.crun]
-	runtime_path = "/usr/bin/crun"
+	runtime_path = "$(command -v crun)"
 	runtime_type = "oci"
 	runtime_root = "/run/crun"
 
@@ -169,7 +169,7 @@ crio_start() {
 
 # crio_setup: storage, config, the images, then the service.
 crio_setup() {
-	sg_node_like_propagation
+	[ "$(findmnt -no PROPAGATION /)" = shared ] || sg_node_like_propagation
 	crio_mount_storage
 	crio_write_config
 	crio_build_image
@@ -205,35 +205,20 @@ _crio_blob() {
 	echo "$d"
 }
 
-# crio_build_image: the driver image as an OCI image layout (one layer), then
-# skopeo copy into containers/storage as $CRIO_IMAGE and $CRIO_PAUSE.
-crio_build_image() {
-	local t0=$SECONDS w=/var/tmp/driver-image rootfs layer config manifest a
-	rm -rf "$w" && mkdir -p "$w/oci/blobs/sha256" "$w/rootfs"
-	rootfs=$w/rootfs
-	mkdir -p "$rootfs"/{bin,sbin,lib/modules,tmp,proc,sys,dev,run,etc,var/tmp}
-	chmod 1777 "$rootfs/tmp"
-	cp /bin/busybox "$rootfs/bin/busybox"
-	for a in sh sleep cat touch rm ls insmod rmmod modprobe echo mkdir; do
-		ln -sf busybox "$rootfs/bin/$a"
-	done
-	echo 'root:x:0:0:root:/root:/bin/sh' >"$rootfs/etc/passwd"
-	echo 'root:x:0:' >"$rootfs/etc/group"
-	cp -a "$VM_OOT_ROOT/lib/modules/$VM_KVER" "$rootfs/lib/modules/"
-	crio_entrypoint "$rootfs/entrypoint.sh"
-	# a file the kernel cannot exec (ENOEXEC at start, after a good create)
-	printf 'not an executable\n' >"$rootfs/bin/broken-entrypoint"
-	chmod 0755 "$rootfs/bin/broken-entrypoint"
-
+# _crio_oci_import ROOTFS ENTRYPOINT NAME: ROOTFS as a one-layer OCI image
+# layout (uncompressed layer, the manifest and config an image builder
+# writes), copied with skopeo into containers/storage as NAME.
+_crio_oci_import() {
+	local rootfs=$1 entry=$2 name=$3 w layer config manifest lsize csize msize
+	w=$(mktemp -d /var/tmp/oci.XXXXXX)
+	mkdir -p "$w/oci/blobs/sha256"
 	tar -C "$rootfs" --numeric-owner --owner=0 --group=0 -cf "$w/layer.tar" . ||
-		vm_fatal "tar the image layer"
-	local lsize csize msize
+		vm_fatal "tar the layer of $name"
 	lsize=$(stat -c %s "$w/layer.tar")
 	layer=$(_crio_blob "$w/oci" "$w/layer.tar")
 	cat >"$w/config.json" <<-EOF
 	{"architecture":"amd64","os":"linux",
-	 "config":{"Env":["PATH=/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":["/entrypoint.sh"],
-	  "Labels":{"org.opencontainers.image.title":"nvme-swapguard driver container stand-in"}},
+	 "config":{"Env":["PATH=/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":["$entry"]},
 	 "rootfs":{"type":"layers","diff_ids":["sha256:$layer"]}}
 	EOF
 	csize=$(stat -c %s "$w/config.json")
@@ -250,22 +235,54 @@ crio_build_image() {
 	 "digest":"sha256:$manifest","size":$msize,"annotations":{"org.opencontainers.image.ref.name":"latest"}}]}
 	EOF
 	echo '{"imageLayoutVersion":"1.0.0"}' >"$w/oci/oci-layout"
-	for a in "$CRIO_IMAGE" "$CRIO_PAUSE"; do
-		skopeo --insecure-policy copy -q "oci:$w/oci:latest" "containers-storage:$a" 2>&1 | sed 's/^/#   skopeo: /'
-		[ "${PIPESTATUS[0]}" = 0 ] || vm_fatal "skopeo copy into containers-storage:$a"
-	done
+	skopeo --insecure-policy copy -q "oci:$w/oci:latest" "containers-storage:$name" 2>&1 | sed 's/^/#   skopeo: /'
+	[ "${PIPESTATUS[0]}" = 0 ] || vm_fatal "skopeo copy into containers-storage:$name"
 	rm -rf "$w"
-	vm_log "image $CRIO_IMAGE (and $CRIO_PAUSE) in containers/storage in $((SECONDS - t0)) s"
+}
+
+# crio_build_image: the driver image ($CRIO_IMAGE: busybox, the entrypoint,
+# the module tree in the RPM layout, debug info stripped as RPMs ship it)
+# and the pause image ($CRIO_PAUSE: one empty file; CRI-O needs it in storage
+# even with drop_infra_ctr, and never runs it for these pods).
+crio_build_image() {
+	local t0=$SECONDS rootfs=/var/tmp/driver-rootfs a
+	rm -rf "$rootfs" /var/tmp/pause-rootfs
+	mkdir -p "$rootfs"/{bin,sbin,lib/modules,tmp,proc,sys,dev,run,etc,var/tmp}
+	chmod 1777 "$rootfs/tmp"
+	cp /bin/busybox "$rootfs/bin/busybox"
+	for a in sh sleep cat touch rm ls insmod rmmod modprobe lsmod echo mkdir; do
+		ln -sf busybox "$rootfs/bin/$a"
+	done
+	echo 'root:x:0:0:root:/root:/bin/sh' >"$rootfs/etc/passwd"
+	echo 'root:x:0:' >"$rootfs/etc/group"
+	cp -a "$VM_OOT_ROOT/lib/modules/$VM_KVER" "$rootfs/lib/modules/"
+	find "$rootfs/lib/modules" -name '*.ko' -exec strip --strip-debug {} +
+	crio_entrypoint "$rootfs/entrypoint.sh"
+	# a file the kernel cannot exec (ENOEXEC at start, after a good create)
+	printf 'not an executable\n' >"$rootfs/bin/broken-entrypoint"
+	chmod 0755 "$rootfs/bin/broken-entrypoint"
+	_crio_oci_import "$rootfs" /entrypoint.sh "$CRIO_IMAGE"
+	mkdir -p /var/tmp/pause-rootfs && : >/var/tmp/pause-rootfs/pause
+	_crio_oci_import /var/tmp/pause-rootfs /pause "$CRIO_PAUSE"
+	rm -rf "$rootfs" /var/tmp/pause-rootfs
+	vm_log "images $CRIO_IMAGE and $CRIO_PAUSE in containers/storage in $((SECONDS - t0)) s"
 }
 
 # --- pods and containers, as kubelet asks for them ----------------------------
+
+# _crio_suffix: the 5 characters a ReplicaSet/DaemonSet pod name ends with
+_crio_suffix() {
+	local a=bcdfghjklmnpqrstvwxz2456789 i out=
+	for ((i = 0; i < 5; i++)); do out+=${a:RANDOM % ${#a}:1}; done
+	echo "$out"
+}
 
 # crio_pod_new [POD_NAME] [RUNTIME]: RunPodSandbox for a driver DaemonSet pod
 # (hostNetwork, privileged, best-effort QoS). kubelet creates the pod's log
 # directory first. Sets CRIO_POD (sandbox id), CRIO_POD_NAME, CRIO_POD_UID,
 # CRIO_POD_JSON, CRIO_POD_LOGDIR.
 crio_pod_new() {
-	CRIO_POD_NAME=${1:-mofed-rhcos4.14-6d9f8b7c5d-ds-$(tr -dc 'a-z0-9' </dev/urandom | head -c5)}
+	CRIO_POD_NAME=${1:-mofed-rhcos4.14-6d9f8b7c5d-ds-$(_crio_suffix)}
 	local runtime=${2:-} attempt=0
 	# the same pod again (after a reboot): kubelet's next sandbox attempt
 	if [ "${CRIO_POD_AGAIN:-0}" = 1 ]; then
@@ -406,7 +423,7 @@ crio_reboot() {
 	systemctl stop crio.service
 	systemctl stop kubepods.slice
 	systemctl stop "$SG_UNIT"
-	for m in nvme_tcp nvme_rdma nvme_fabrics nvme nvme_core; do
+	for m in nvme_tcp nvme_rdma nvme_fabrics nvme nvme_core mlx_compat; do
 		module_loaded "$m" && { rmmod "$m" || vm_fatal "reboot: rmmod $m"; }
 	done
 	findmnt -rno TARGET | grep -E '^(/var)?/run/(containers|crio|ipcns|utsns|netns|pidns|userns|runc|crun)|^/var/lib/containers/storage/' |
