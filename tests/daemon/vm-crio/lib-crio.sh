@@ -321,8 +321,7 @@ crio_ctr_create() {
 	local name=$1 attempt=$2 json cmd=
 	shift 2
 	if [ $# -gt 0 ]; then
-		cmd=$(printf '"%s",' "$@")
-		cmd="\"command\":[${cmd%,}],"
+		cmd="\"command\":$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@"),"
 	fi
 	mkdir -p "$CRIO_POD_LOGDIR/$name"
 	json=/var/tmp/ctr-$CRIO_POD_NAME-$name-$attempt.json
