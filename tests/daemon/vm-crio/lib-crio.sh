@@ -430,7 +430,7 @@ crio_reboot() {
 	rm -rf /run/containers /run/crio /run/runc /run/crun /run/ipcns /run/utsns /run/netns \
 		/run/pidns /run/userns /run/mellanox /run/nvme-swapguard
 	modprobe nvme || vm_fatal "reboot: modprobe nvme"
-	vm_log "rebooted (simulated): $(ls "$CRIO_GRAPHROOT/overlay-containers" | wc -l) containers of the previous boot on disk"
+	vm_log "rebooted (simulated): $(find "$CRIO_GRAPHROOT/overlay-containers" -mindepth 1 -maxdepth 1 -type d | wc -l) containers (sandboxes included) of the previous boot on disk"
 }
 
 # crio_footprint CID: what the node shows of a container, for the log.
