@@ -19,8 +19,9 @@
 #    on a tmpfs at /var/lib/containers/storage (overlay cannot sit on the
 #    VM's overlay-over-9p root); started as crio.service (upstream's
 #    contrib/systemd/crio.service: Type=notify);
-#  - the driver image built here (busybox-static, the driver container's
-#    entrypoint, the out-of-tree module tree in the RPM layout) as an OCI
+#  - the driver image built here (the NVIDIA-shaped stand-in's container
+#    root: busybox-static, fake-mofed-entrypoint.sh, the build in the RPM
+#    layout with mlx_compat) as an OCI
 #    layout and copied into containers/storage with skopeo: no registry.
 #    The same image is also the pause image (never run: drop_infra_ctr, but
 #    CRI-O insists that it exists);
@@ -178,25 +179,6 @@ crio_setup() {
 
 # --- the driver image ------------------------------------------------------
 
-# crio_entrypoint FILE: the driver container's entrypoint, reduced to what the
-# node sees of doca-driver-build's entrypoint.sh: clear the ready file (a host
-# path), "compile" until the test says so (/tmp/compiled in the container's
-# root), create the ready file, sleep; on SIGTERM remove the ready file.
-crio_entrypoint() {
-	cat >"$1" <<-'EOF'
-	#!/bin/sh
-	ready=/run/mellanox/drivers/.driver-ready
-	rm -f "$ready"
-	trap 'rm -f "$ready"; exit 0' TERM INT
-	echo "compiling"
-	while [ ! -e /tmp/compiled ]; do sleep 0.2; done
-	touch "$ready"
-	echo "drivers ready"
-	while :; do sleep 1 & wait $!; done
-	EOF
-	chmod 0755 "$1"
-}
-
 # _crio_blob DIR FILE: moves FILE into DIR/blobs/sha256/, prints its digest.
 _crio_blob() {
 	local d
@@ -205,7 +187,7 @@ _crio_blob() {
 	echo "$d"
 }
 
-# _crio_oci_import ROOTFS ENTRYPOINT NAME: ROOTFS as a one-layer OCI image
+# _crio_oci_import ROOTFS ENTRYPOINT-JSON-ARRAY NAME: ROOTFS as a one-layer OCI image
 # layout (uncompressed layer, the manifest and config an image builder
 # writes), copied with skopeo into containers/storage as NAME.
 _crio_oci_import() {
@@ -218,7 +200,7 @@ _crio_oci_import() {
 	layer=$(_crio_blob "$w/oci" "$w/layer.tar")
 	cat >"$w/config.json" <<-EOF
 	{"architecture":"amd64","os":"linux",
-	 "config":{"Env":["PATH=/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":["$entry"]},
+	 "config":{"Env":["PATH=/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":$entry},
 	 "rootfs":{"type":"layers","diff_ids":["sha256:$layer"]}}
 	EOF
 	csize=$(stat -c %s "$w/config.json")
@@ -240,30 +222,28 @@ _crio_oci_import() {
 	rm -rf "$w"
 }
 
-# crio_build_image: the driver image ($CRIO_IMAGE: busybox, the entrypoint,
-# the module tree in the RPM layout, debug info stripped as RPMs ship it)
-# and the pause image ($CRIO_PAUSE: one empty file; CRI-O needs it in storage
-# even with drop_infra_ctr, and never runs it for these pods).
+# crio_build_image: the driver image ($CRIO_IMAGE) and the pause image
+# ($CRIO_PAUSE: one empty file; CRI-O needs it in storage even with
+# drop_infra_ctr, and never runs it for these pods). The driver image's root
+# is the NVIDIA-shaped stand-in's (lib-swapguard.sh sg_container_rootfs:
+# busybox, fake-mofed-entrypoint.sh as /root/entrypoint.sh in sources mode,
+# the build it installs when its compile ends, mlx_compat included), debug
+# info stripped as RPMs ship it, plus a file the kernel cannot exec (ENOEXEC
+# at start, after a good create).
 crio_build_image() {
-	local t0=$SECONDS rootfs=/var/tmp/driver-rootfs a
+	local t0=$SECONDS rootfs=/var/tmp/driver-rootfs
 	rm -rf "$rootfs" /var/tmp/pause-rootfs
-	mkdir -p "$rootfs"/{bin,sbin,lib/modules,tmp,proc,sys,dev,run,etc,var/tmp}
+	sg_container_rootfs "$rootfs" mofed-container true
+	mkdir -p "$rootfs"/{etc,var/tmp,tmp}
 	chmod 1777 "$rootfs/tmp"
-	cp /bin/busybox "$rootfs/bin/busybox"
-	for a in sh sleep cat touch rm ls insmod rmmod modprobe lsmod echo mkdir; do
-		ln -sf busybox "$rootfs/bin/$a"
-	done
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$rootfs/etc/passwd"
 	echo 'root:x:0:' >"$rootfs/etc/group"
-	cp -a "$VM_OOT_ROOT/lib/modules/$VM_KVER" "$rootfs/lib/modules/"
-	find "$rootfs/lib/modules" -name '*.ko' -exec strip --strip-debug {} +
-	crio_entrypoint "$rootfs/entrypoint.sh"
-	# a file the kernel cannot exec (ENOEXEC at start, after a good create)
+	find "$rootfs" -name '*.ko' -exec strip --strip-debug {} +
 	printf 'not an executable\n' >"$rootfs/bin/broken-entrypoint"
 	chmod 0755 "$rootfs/bin/broken-entrypoint"
-	_crio_oci_import "$rootfs" /entrypoint.sh "$CRIO_IMAGE"
+	_crio_oci_import "$rootfs" '["/bin/sh","/root/entrypoint.sh","sources"]' "$CRIO_IMAGE"
 	mkdir -p /var/tmp/pause-rootfs && : >/var/tmp/pause-rootfs/pause
-	_crio_oci_import /var/tmp/pause-rootfs /pause "$CRIO_PAUSE"
+	_crio_oci_import /var/tmp/pause-rootfs '["/pause"]' "$CRIO_PAUSE"
 	rm -rf "$rootfs" /var/tmp/pause-rootfs
 	vm_log "images $CRIO_IMAGE and $CRIO_PAUSE in containers/storage in $((SECONDS - t0)) s"
 }
@@ -329,8 +309,8 @@ crio_ctr_create() {
 	{"metadata":{"name":"$name","attempt":$attempt},
 	 "image":{"image":"$CRIO_IMAGE"},
 	 $cmd
-	 "envs":[{"key":"ENABLE_NFSRDMA","value":"true"},{"key":"UNLOAD_STORAGE_MODULES","value":"false"},
-	  {"key":"RESTORE_DRIVER_ON_POD_TERMINATION","value":"true"},
+	 "envs":[{"key":"NVIDIA_NIC_DRIVER_VER","value":"25.04-0.6.1.0-2"},{"key":"ENABLE_NFSRDMA","value":"true"},{"key":"UNLOAD_STORAGE_MODULES","value":"false"},
+	  {"key":"RESTORE_DRIVER_ON_POD_TERMINATION","value":"false"},
 	  {"key":"CREATE_IFNAMES_UDEV","value":"true"}],
 	 "mounts":[{"container_path":"/run/mellanox/drivers","host_path":"/run/mellanox/drivers","propagation":2},
 	  {"container_path":"/host/etc","host_path":"/etc","readonly":true},
@@ -390,16 +370,24 @@ crio_wait_ctr_state() {
 	return 1
 }
 
-# crio_compiled [PID]: tell the container its compile is over (it then
-# creates the ready file itself, through its host path mount).
+# crio_compiled [PID]: the container's compile is over and, once its
+# `openibd restart` is done, the steps before the ready file too
+# (fake-mofed-entrypoint.sh's /tmp/compiled and /tmp/go-ready, written into
+# its root through /proc/<pid>/root); it then creates the ready file itself,
+# through its host path mount.
 crio_compiled() {
 	local pid=${1:-$CRIO_CPID} i
 	: >"/proc/$pid/root/tmp/compiled" || vm_fatal "cannot reach /proc/$pid/root/tmp"
-	for ((i = 0; i < 300; i++)); do
+	for ((i = 0; i < 1200; i++)); do
+		[ -e "/proc/$pid/root/tmp/done" ] && break
+		sleep 0.1
+	done
+	: >"/proc/$pid/root/tmp/go-ready"
+	for ((i = 0; i < 600; i++)); do
 		[ -e "$SG_READY" ] && return 0
 		sleep 0.1
 	done
-	vm_fail "the container did not create $SG_READY"
+	vm_fail "the container did not create $SG_READY; its steps: $(cat "/proc/$pid/root/tmp/steps" 2>&1 | tr '\n' ' ')"
 }
 
 # crio_stop_pod [POD]: what kubelet does when the pod goes: stop, remove.
