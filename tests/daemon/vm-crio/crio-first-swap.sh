@@ -50,7 +50,11 @@ sg_wait_state swapped
 sg_assert_oot
 wait_for_block "$dev" 30
 assert_ok test -b "$dev"
-assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=out-of-tree SWAPGUARD_CONTAINER_ID="$CRIO_CID"
+assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=nvidia SWAPGUARD_GDS_HOOKS=yes SWAPGUARD_CONTAINER_ID="$CRIO_CID"
+assert_loaded mlx_compat
+# the live nvme is the container's (its root through /proc/<pid>/root)
+assert_eq "$(modinfo -F srcversion "/proc/$CRIO_CPID/root/lib/modules/$VM_KVER/extra/mlnx-nvme/host/nvme.ko")" \
+	"$(cat /sys/module/nvme/srcversion)" "live nvme srcversion (= the container's nvme.ko)"
 assert_journal NAMESPACES_BACK
 if [ "${DEMO:-0}" = 1 ]; then
 	sg_step "The pod as CRI-O shows it (crictl pods; crictl ps -a)"
