@@ -100,7 +100,7 @@ int container_root_open(pid_t pid, int pidfd, int *ret_fd) {
                 return r;
         fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return errno == ENOENT ? -ESRCH : -errno;
+                return -errno;
         /* After the open: if the pidfd's process is still alive, the pid
          * was not reused, and the root is its root. Signal 0 sends nothing;
          * EPERM (we run without CAP_KILL, as another user) still says

@@ -43,7 +43,7 @@ const char *container_privilege_missing(const ContainerPrivilege *p);
  * directory, then the pidfd asked whether its process is still alive
  * (pidfd_send_signal(pidfd, 0): ESRCH when gone): a pid reused between pidfd_open() and the
  * open would otherwise give another process's root. 0 with *ret_fd, -ESRCH
- * when the process is gone, or -errno. */
+ * when the process is gone, or -errno from the open (-ENOENT: no root). */
 int container_root_open(pid_t pid, int pidfd, int *ret_fd);
 
 typedef struct ContainerIdentity ContainerIdentity;

@@ -190,8 +190,11 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        if (r < 0)
-                log_warning_errno(r, "Cannot open the driver container's root through its pidfd, using %s: %m", tree);
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Cannot open the driver container's root /proc/%d/root: %s.",
+                                    (int) m->container.pid, strerror(-r));
+                return SWAP_EVENT_LOAD_FAILED;
+        }
         if (root_fd >= 0 && asprintf(&in_root, "lib/modules/%s", release) < 0) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;

@@ -158,6 +158,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                 assert_inside(fd);
                                 close(fd);
                         }
+                        /* The user-space walk (where a sandbox refuses openat2())
+                         * keeps the same promise. */
+                        fd = module_open_in_root_walk(t->root_fd, e->relpath, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+                        if (fd >= 0) {
+                                struct stat st;
+
+                                if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+                                        assert_inside(fd);
+                                close(fd);
+                        }
                 }
                 module_tree_free(t);
         }

@@ -81,9 +81,19 @@ show() {
 			{ print; fflush() }'
 	fi
 }
+# With CRI-O beside the clone (../shared/crio, see
+# tests/daemon/vm-crio/run-crio-case.sh) the driver pod is started through a
+# real CRI-O 1.27.8 and crictl, as kubelet starts it; otherwise its footprint
+# is imitated (tests/daemon/vm/lib-swapguard.sh).
+demo_run=(bash tests/vm/run-vm.sh -b "$build" -t 400 -l plain --oot -m systemd --
+	tests/daemon/vm/daemon-current-image.sh --demo)
+if [ -x "${SWAPGUARD_CRIO_DIR:-$repo/../shared/crio}/install.sh" ]; then
+	echo "    CRI-O found: the driver pod is started through CRI-O 1.27.8 (crictl runp/create/start)."
+	demo_run=(env VM_BUILD_ROOT="$(realpath "$build")" bash tests/daemon/vm-crio/run-crio-case.sh
+		-t 500 -l plain --oot -m systemd --mem 1024 -- tests/daemon/vm-crio/crio-first-swap.sh --demo)
+fi
 set +e
-bash tests/vm/run-vm.sh -b "$build" -t 400 -l plain --oot -m systemd -- \
-	tests/daemon/vm/daemon-current-image.sh --demo | show
+"${demo_run[@]}" | show
 rc=${PIPESTATUS[0]}
 set -e
 elapsed $t

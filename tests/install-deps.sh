@@ -17,6 +17,11 @@ packages=(
   # the real kernel under QEMU, with its headers and sources (out-of-tree nvme build)
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
   busybox-static cpio nvme-cli lvm2 dmsetup xfsprogs e2fsprogs
+  # real CRI-O in the VM (tests/daemon/vm-crio): crio and crictl come from
+  # ../shared/crio (Debian 12 has no cri-o); conmon, the OCI runtimes, the CNI
+  # plugins, crio's shared libraries, and skopeo to copy a locally built image
+  # into containers/storage without a registry
+  conmon crun runc containernetworking-plugins libseccomp2 libsqlite3-0 skopeo
   # man pages
   scdoc man-db groff-base
 )

@@ -228,6 +228,23 @@ expect_no_kernel "init_module"
 stop_daemon
 stop_container
 
+# --- trust: two privileged driver containers at once (an upgrade's overlap):
+# a warning names both.
+case=two-privileged
+new_node
+start_daemon
+start_container
+wait_state unloaded-waiting-driver
+sleep 600 &
+second_pid=$!
+ID2=7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f
+fn container $second_pid $ID2
+sleep 1
+expect_log "Two privileged driver containers match: 3f1c2a9b8e7d \(.*\) and 7e6d5c4b3a29 \(.*\)"
+kill "$second_pid" 2>/dev/null; wait "$second_pid" 2>/dev/null
+stop_daemon
+stop_container
+
 # --- trust: all capabilities, but in a user namespace of its own ----------
 case=own-userns-container
 new_node

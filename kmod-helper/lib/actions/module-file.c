@@ -4,6 +4,7 @@
 #include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,7 +25,114 @@ static int openat2_raw(int dirfd, const char *path, uint64_t flags, uint64_t res
         return (int) r;
 }
 
-#define RESOLVE_TREE (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+#define WALK_MAX_FDS 64
+#define WALK_MAX_LINKS 40
+
+/* The same resolution in user space, for where openat2() is not allowed:
+ * systemd's RestrictSUIDSGID= (which DynamicUser= implies, and which our unit
+ * sets) makes openat2() fail with ENOSYS, because its flags are behind a
+ * pointer seccomp cannot inspect. Walks one component at a time with
+ * O_PATH|O_NOFOLLOW, keeping the directories walked on a stack: ".." pops
+ * (never past the root), a symlink's text is resolved against the root when
+ * absolute, against the current directory otherwise, at most 40 of them. The
+ * last component is opened with O_NOFOLLOW: a symlink swapped in meanwhile
+ * fails with ELOOP instead of being followed. */
+int module_open_in_root_walk(int root_fd, const char *path, int flags) {
+        int stack[WALK_MAX_FDS], n = 0, links = 0, r = -EINVAL;
+        char *rest = NULL;
+
+        rest = strdup(path);
+        if (!rest)
+                return -ENOMEM;
+        stack[n++] = root_fd;
+        for (;;) {
+                char *p = rest + strspn(rest, "/"), *slash, comp[256], target[4096], *nrest;
+                size_t len = strcspn(p, "/");
+                bool last;
+                struct stat st;
+                ssize_t k;
+                int fd;
+
+                if (len == 0) { /* the path named a directory: open it */
+                        r = openat(stack[n - 1], ".", flags | O_NOFOLLOW);
+                        r = r < 0 ? -errno : r;
+                        break;
+                }
+                if (len >= sizeof(comp)) {
+                        r = -ENAMETOOLONG;
+                        break;
+                }
+                memcpy(comp, p, len);
+                comp[len] = '\0';
+                slash = p + len;
+                last = slash[strspn(slash, "/")] == '\0';
+                memmove(rest, slash, strlen(slash) + 1);
+                if (streq(comp, "."))
+                        continue;
+                if (streq(comp, "..")) {
+                        if (n > 1)
+                                close(stack[--n]);
+                        if (last) {
+                                r = openat(stack[n - 1], ".", flags | O_NOFOLLOW);
+                                r = r < 0 ? -errno : r;
+                                break;
+                        }
+                        continue;
+                }
+                fd = openat(stack[n - 1], comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 || fstat(fd, &st) < 0) {
+                        r = -errno;
+                        if (fd >= 0)
+                                close(fd);
+                        break;
+                }
+                if (S_ISLNK(st.st_mode)) {
+                        k = readlinkat(fd, "", target, sizeof(target) - 1);
+                        close(fd);
+                        if (k <= 0 || ++links > WALK_MAX_LINKS) {
+                                r = k <= 0 ? -EINVAL : -ELOOP;
+                                break;
+                        }
+                        target[k] = '\0';
+                        if (target[0] == '/')
+                                while (n > 1)
+                                        close(stack[--n]);
+                        if (asprintf(&nrest, "%s/%s", target, rest) < 0) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        free(rest);
+                        rest = nrest;
+                        continue;
+                }
+                if (last) {
+                        close(fd);
+                        r = openat(stack[n - 1], comp, flags | O_NOFOLLOW);
+                        r = r < 0 ? -errno : r;
+                        break;
+                }
+                if (!S_ISDIR(st.st_mode) || n >= WALK_MAX_FDS) {
+                        close(fd);
+                        r = S_ISDIR(st.st_mode) ? -ELOOP : -ENOTDIR;
+                        break;
+                }
+                stack[n++] = fd;
+        }
+        while (n > 1)
+                close(stack[--n]);
+        free(rest);
+        return r;
+}
+
+/* openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS), or the walk above where
+ * the sandbox answers ENOSYS. */
+static int open_in_root(int root_fd, const char *path, int flags) {
+        int r = openat2_raw(root_fd, path, (uint64_t) flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+
+        if (r == -ENOSYS)
+                r = module_open_in_root_walk(root_fd, path, flags);
+        return r;
+}
 
 bool module_relpath_valid(const char *relpath) {
         const char *p = relpath;
@@ -48,8 +156,7 @@ bool module_relpath_valid(const char *relpath) {
 int module_dir_open(int root_fd, const char *path, int *ret_fd) {
         int fd;
 
-        fd = openat2_raw(root_fd, path && *path ? path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK,
-                         RESOLVE_TREE);
+        fd = open_in_root(root_fd, path && *path ? path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0)
                 return fd;
         *ret_fd = fd;
@@ -60,7 +167,7 @@ int module_file_open(int root_fd, const char *path, size_t max, int *ret_fd, siz
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
 
-        fd = openat2_raw(root_fd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, RESOLVE_TREE);
+        fd = open_in_root(root_fd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         if (fd < 0)
                 return fd;
         if (fstat(fd, &st) < 0)

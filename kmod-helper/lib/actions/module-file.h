@@ -39,3 +39,8 @@ int module_file_open(int root_fd, const char *path, size_t max, int *ret_fd, siz
  * said; a file that grew is read up to that size, one that shrank to its
  * end): 0 with *ret (malloc'd, NUL-terminated) and *ret_size, or -errno. */
 int module_file_read(int fd, size_t size, char **ret, size_t *ret_size);
+
+/* The user-space resolution used where the sandbox refuses openat2() with
+ * ENOSYS (systemd's RestrictSUIDSGID=): the same containment, one component
+ * at a time. Exposed for its tests. An fd, or -errno. */
+int module_open_in_root_walk(int root_fd, const char *path, int flags);

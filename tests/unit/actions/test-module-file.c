@@ -180,6 +180,26 @@ Test(module_file, stays_inside_the_tree) {
         cr_assert_eq(module_file_open(root, "../secret.ko", MODULE_FILE_MAX, &fd, &size), -ENOENT);
         cr_assert_eq(module_file_open(root, "self.ko", MODULE_FILE_MAX, &fd, &size), -ENOENT,
                      "/proc/self/exe inside the tree does not exist");
+        /* The user-space walk (openat2() refused by the sandbox) contains the
+         * same escapes. */
+        fd = module_open_in_root_walk(root, "extra/nvme.ko", O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(fd, 0);
+        close(fd);
+        for (const char *const *esc = (const char *const[]) { "abs.ko", "up.ko", "../secret.ko", "self.ko",
+                                                               "extra/../../secret.ko", "/secret.ko", NULL };
+             *esc; esc++)
+                cr_assert_eq(module_open_in_root_walk(root, *esc, O_RDONLY | O_CLOEXEC), -ENOENT, "%s", *esc);
+        fd = module_open_in_root_walk(root, "extra/../extra/nvme.ko", O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(fd, 0, "'..' inside the tree is fine");
+        close(fd);
+        snprintf(p, sizeof(p), "%s/tree/in.ko", dir);
+        cr_assert_eq(symlink("/extra/nvme.ko", p), 0);
+        fd = module_open_in_root_walk(root, "in.ko", O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(fd, 0, "an absolute symlink means the root's own file");
+        close(fd);
+        snprintf(p, sizeof(p), "%s/tree/loop.ko", dir);
+        cr_assert_eq(symlink("loop.ko", p), 0);
+        cr_assert_eq(module_open_in_root_walk(root, "loop.ko", O_RDONLY | O_CLOEXEC), -ELOOP);
         /* A FIFO neither blocks nor passes. */
         cr_assert_eq(module_file_open(root, "fifo.ko", MODULE_FILE_MAX, &fd, &size), -EBADFD);
         cr_assert_eq(module_file_open(root, "extra", MODULE_FILE_MAX, &fd, &size), -EBADFD, "a directory");

@@ -121,7 +121,7 @@ Test(privilege, root_through_pidfd) {
          * so stand in for a reused pid with a fake root where it still
          * exists: only the pidfd can tell, and it must. */
         fd = -1;
-        cr_assert_eq(container_root_open(child, pidfd, &fd), -ESRCH);
+        cr_assert_eq(container_root_open(child, pidfd, &fd), -ENOENT, "no root to open");
         {
                 char p[256];
 
