@@ -34,6 +34,7 @@
 
 #include "host/host-root.h"
 #include "reload-guard.h"
+#include "util/fileio.h"
 #include "util/macro.h"
 
 int reload_guard_render(const char *const *modules, char **ret) {
@@ -55,29 +56,6 @@ int reload_guard_render(const char *const *modules, char **ret) {
         return 0;
 }
 
-static int write_atomic(const char *path, const char *text) {
-        _cleanup_free_ char *tmp = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        size_t n = strlen(text);
-
-        if (asprintf(&tmp, "%s.tmp", path) < 0)
-                return -ENOMEM;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        if (write(fd, text, n) != (ssize_t) n || fsync(fd) < 0) {
-                int r = errno ? -errno : -EIO;
-                (void) unlink(tmp);
-                return r;
-        }
-        if (rename(tmp, path) < 0) {
-                int r = -errno;
-                (void) unlink(tmp);
-                return r;
-        }
-        return 0;
-}
-
 int reload_guard_install(const char *const *modules) {
         _cleanup_free_ char *dir = NULL, *path = NULL, *text = NULL;
         int r;
@@ -94,7 +72,7 @@ int reload_guard_install(const char *const *modules) {
         r = reload_guard_render(modules, &text);
         if (r < 0)
                 return r;
-        return write_atomic(path, text);
+        return write_file_atomic(path, text, 0644);
 }
 
 int reload_guard_remove(void) {

@@ -9,6 +9,7 @@
 
 #include "host/host-root.h"
 #include "state-file.h"
+#include "util/fileio.h"
 #include "util/json-util.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -79,7 +80,6 @@ static int container_to_json(const StateFile *s, json_object *o) {
 
 int state_file_to_json(const StateFile *s, char **ret) {
         _cleanup_json_ json_object *o = json_object_new_object();
-        char *text;
         int r = 0;
 
         if (!o)
@@ -112,11 +112,7 @@ int state_file_to_json(const StateFile *s, char **ret) {
                 r = json_add_new(o, DAEMON_STATE_KEY_CONTAINER_NOTES, strv_to_json(s->container_notes));
         if (r < 0)
                 return r;
-        text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-        if (!text)
-                return -ENOMEM;
-        *ret = text;
-        return 0;
+        return json_to_text(o, ret);
 }
 
 static int strv_from_json(json_object *o, const char *key, char ***ret) {
@@ -243,9 +239,7 @@ int state_file_from_json(const char *text, StateFile **ret) {
 }
 
 int state_file_write(const StateFile *s) {
-        _cleanup_free_ char *dir = NULL, *path = NULL, *tmp = NULL, *text = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        size_t n;
+        _cleanup_free_ char *dir = NULL, *path = NULL, *text = NULL;
         int r;
 
         r = host_path(STATE_DIR, &dir);
@@ -257,23 +251,7 @@ int state_file_write(const StateFile *s) {
                 return r;
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        if (asprintf(&tmp, "%s.tmp", path) < 0)
-                return -ENOMEM;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        n = strlen(text);
-        if (write(fd, text, n) != (ssize_t) n || write(fd, "\n", 1) != 1 || fsync(fd) < 0) {
-                r = errno ? -errno : -EIO;
-                (void) unlink(tmp);
-                return r;
-        }
-        if (rename(tmp, path) < 0) {
-                r = -errno;
-                (void) unlink(tmp);
-                return r;
-        }
-        return 0;
+        return write_file_atomic(path, text, 0644);
 }
 
 int state_file_read(StateFile **ret) {

@@ -14,11 +14,8 @@
 #include "host/host-root.h"
 #include "status-document.h"
 #include "util/fileio.h"
+#include "util/json-util.h"
 #include "util/macro.h"
-
-#define STATUS_TMP_NAME ".status.json.tmp"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
 
 /* Takes v (also on failure). */
 static int add(json_object *o, const char *key, json_object *v) {
@@ -180,9 +177,8 @@ static int add_pending_facts(json_object *o, const StatusFacts *f) {
 }
 
 int status_document_to_json(const StatusFacts *f, char **ret) {
-        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_json_ json_object *o = NULL;
         _cleanup_free_ char *record = NULL;
-        char *text;
         int r;
 
         if (!f || !f->record)
@@ -202,72 +198,27 @@ int status_document_to_json(const StatusFacts *f, char **ret) {
                 r = add_pending_facts(o, f);
         if (r < 0)
                 return r;
-        text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-        if (!text)
-                return -ENOMEM;
-        *ret = text;
-        return 0;
+        return json_to_text(o, ret);
 }
 
-static int write_all(int fd, const char *p, size_t n) {
-        while (n > 0) {
-                ssize_t k = write(fd, p, n);
-
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                p += k;
-                n -= (size_t) k;
-        }
-        return 0;
-}
-
-/* Temporary file, fsync, rename, fsync of the directory: a reader (kubelet
- * serving it) sees the old or the new document, and after a crash or a power
- * cut the directory names one of them, never an empty file. */
-static int replace_file(int dirfd, const char *name, const char *text) {
-        _cleanup_close_ int fd = -EBADF;
-        int r;
-
-        fd = openat(dirfd, STATUS_TMP_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        /* The unit's UMask=0077 would leave it 0600: the document is for
-         * reading (kubelet reads it as root anyway; oc debug users need not). */
-        r = fchmod(fd, 0644) < 0 ? -errno : 0;
-        if (r >= 0)
-                r = write_all(fd, text, strlen(text));
-        if (r >= 0)
-                r = write_all(fd, "\n", 1);
-        if (r >= 0 && fsync(fd) < 0)
-                r = -errno;
-        if (r >= 0 && renameat(dirfd, STATUS_TMP_NAME, dirfd, name) < 0)
-                r = -errno;
-        if (r < 0) {
-                (void) unlinkat(dirfd, STATUS_TMP_NAME, 0);
-                return r;
-        }
-        return fsync(dirfd) < 0 ? -errno : 0;
-}
-
+/* Atomic (write_file_atomic): a reader, kubelet serving it, sees the old or
+ * the new document, and after a crash or a power cut the directory names one
+ * of them, never an empty file. 0644 whatever the unit's UMask=0077: the
+ * document is for reading. */
 int status_document_write(const StatusFacts *f) {
-        _cleanup_free_ char *dir = NULL, *text = NULL;
-        _cleanup_close_ int dirfd = -EBADF;
+        _cleanup_free_ char *dir = NULL, *path = NULL, *text = NULL;
         int r;
 
         r = host_path(STATUS_DOCUMENT_DIR, &dir);
+        if (r >= 0)
+                r = host_path(STATUS_DOCUMENT_FILE, &path);
         if (r >= 0)
                 r = status_document_to_json(f, &text);
         if (r < 0)
                 return r;
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dirfd < 0)
-                return -errno;
-        return replace_file(dirfd, path_basename(STATUS_DOCUMENT_FILE), text);
+        return write_file_atomic(path, text, 0644);
 }
 
 int status_read_boot_id(char **ret) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "actions/module-file.h"
+#include "util/fileio.h"
 #include "util/macro.h"
 
 /* glibc 2.34 (RHEL 9) and 2.36 (Debian 12) have no openat2() wrapper; the
@@ -182,24 +183,5 @@ int module_file_open(int root_fd, const char *path, size_t max, int *ret_fd, siz
 }
 
 int module_file_read(int fd, size_t size, char **ret, size_t *ret_size) {
-        _cleanup_free_ char *buf = malloc(size + 1);
-        size_t n = 0;
-
-        if (!buf)
-                return -ENOMEM;
-        while (n < size) {
-                ssize_t k = pread(fd, buf + n, size - n, (off_t) n);
-
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
-        buf[n] = '\0';
-        *ret = TAKE_PTR(buf);
-        *ret_size = n;
-        return 0;
+        return read_fd_at_most(fd, size, ret, ret_size);
 }

@@ -11,6 +11,7 @@
 
 #include "host/host-root.h"
 #include "modules/kallsyms-hooks.h"
+#include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
@@ -75,12 +76,16 @@ static int consider_line(const char *line, char ***modules) {
         return add_unique(modules, m);
 }
 
-int kallsyms_gds_modules_parse(const char *text, char ***ret) {
-        _cleanup_strv_free_ char **modules = strv_new_empty();
+/* What one line of /proc/kallsyms adds to the list being built (0 or -errno). */
+typedef int (*KallsymsLineFn)(const char *line, char ***list);
+
+/* Walks text line by line through fn; the sorted list, or -errno. */
+static int kallsyms_parse_with(const char *text, KallsymsLineFn fn, char ***ret) {
+        _cleanup_strv_free_ char **list = strv_new_empty();
         _cleanup_free_ char *line = NULL;
         int r;
 
-        if (!modules)
+        if (!list)
                 return -ENOMEM;
         for (const char *p = text; p && *p;) {
                 size_t len = strcspn(p, "\n");
@@ -89,28 +94,30 @@ int kallsyms_gds_modules_parse(const char *text, char ***ret) {
                 line = strndup(p, len);
                 if (!line)
                         return -ENOMEM;
-                r = consider_line(line, &modules);
+                r = fn(line, &list);
                 if (r < 0)
                         return r;
                 p += len;
                 if (*p == '\n')
                         p++;
         }
-        strv_sort(modules);
-        *ret = TAKE_PTR(modules);
+        strv_sort(list);
+        *ret = TAKE_PTR(list);
         return 0;
 }
 
 #define KALLSYMS_READ_BUFFER (128u * 1024u)
 
-int kallsyms_gds_modules_read(char ***ret) {
-        _cleanup_strv_free_ char **modules = strv_new_empty();
+/* The host's /proc/kallsyms through fn; an unreadable or absent table is an
+ * empty list (hooks unknown: none seen), not an error. */
+static int kallsyms_read_with(KallsymsLineFn fn, char ***ret) {
+        _cleanup_strv_free_ char **list = strv_new_empty();
         _cleanup_free_ char *path = NULL, *line = NULL, *buffer = NULL;
         _cleanup_fclose_ FILE *f = NULL; /* declared after buffer: closed before it is freed */
         size_t alloc = 0;
         int r;
 
-        if (!modules)
+        if (!list)
                 return -ENOMEM;
         /* stdio would read /proc/kallsyms 1 KiB at a time (its st_blksize):
          * 12,000 read() calls per stack read on a 6.1 kernel. */
@@ -124,20 +131,28 @@ int kallsyms_gds_modules_read(char ***ret) {
         if (!f) {
                 if (errno != ENOENT && errno != EACCES && errno != EPERM)
                         return -errno;
-                *ret = TAKE_PTR(modules); /* hooks unknown: none seen */
+                *ret = TAKE_PTR(list);
                 return 0;
         }
         (void) setvbuf(f, buffer, _IOFBF, KALLSYMS_READ_BUFFER);
         for (errno = 0; getline(&line, &alloc, f) >= 0; errno = 0) {
-                r = consider_line(line, &modules);
+                r = fn(line, &list);
                 if (r < 0)
                         return r;
         }
         if (ferror(f))
                 return errno > 0 ? -errno : -EIO;
-        strv_sort(modules);
-        *ret = TAKE_PTR(modules);
+        strv_sort(list);
+        *ret = TAKE_PTR(list);
         return 0;
+}
+
+int kallsyms_gds_modules_parse(const char *text, char ***ret) {
+        return kallsyms_parse_with(text, consider_line, ret);
+}
+
+int kallsyms_gds_modules_read(char ***ret) {
+        return kallsyms_read_with(consider_line, ret);
 }
 
 /* ---- generations ------------------------------------------------------ */
@@ -178,64 +193,11 @@ static int consider_hook_line(const char *line, char ***hooks) {
 }
 
 int kallsyms_gds_hooks_parse(const char *text, char ***ret) {
-        _cleanup_strv_free_ char **hooks = strv_new_empty();
-        _cleanup_free_ char *line = NULL;
-        int r;
-
-        if (!hooks)
-                return -ENOMEM;
-        for (const char *p = text; p && *p;) {
-                size_t len = strcspn(p, "\n");
-
-                free(line);
-                line = strndup(p, len);
-                if (!line)
-                        return -ENOMEM;
-                r = consider_hook_line(line, &hooks);
-                if (r < 0)
-                        return r;
-                p += len;
-                if (*p == '\n')
-                        p++;
-        }
-        strv_sort(hooks);
-        *ret = TAKE_PTR(hooks);
-        return 0;
+        return kallsyms_parse_with(text, consider_hook_line, ret);
 }
 
 int kallsyms_gds_hooks_read(char ***ret) {
-        _cleanup_strv_free_ char **hooks = strv_new_empty();
-        _cleanup_free_ char *path = NULL, *line = NULL, *buffer = NULL;
-        _cleanup_fclose_ FILE *f = NULL; /* declared after buffer: closed before it is freed */
-        size_t alloc = 0;
-        int r;
-
-        if (!hooks)
-                return -ENOMEM;
-        buffer = malloc(KALLSYMS_READ_BUFFER);
-        if (!buffer)
-                return -ENOMEM;
-        r = host_path("/proc/kallsyms", &path);
-        if (r < 0)
-                return r;
-        f = fopen(path, "re");
-        if (!f) {
-                if (errno != ENOENT && errno != EACCES && errno != EPERM)
-                        return -errno;
-                *ret = TAKE_PTR(hooks);
-                return 0;
-        }
-        (void) setvbuf(f, buffer, _IOFBF, KALLSYMS_READ_BUFFER);
-        for (errno = 0; getline(&line, &alloc, f) >= 0; errno = 0) {
-                r = consider_hook_line(line, &hooks);
-                if (r < 0)
-                        return r;
-        }
-        if (ferror(f))
-                return errno > 0 ? -errno : -EIO;
-        strv_sort(hooks);
-        *ret = TAKE_PTR(hooks);
-        return 0;
+        return kallsyms_read_with(consider_hook_line, ret);
 }
 
 int gds_hooks_generations_of(char *const *hooks, const char *module, char **ret) {
@@ -309,34 +271,20 @@ static bool compressed_module(const char *path) {
 int gds_wanted_generations_read(const char *path, char ***ret) {
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
-        struct stat st;
         size_t n = 0;
+        int r;
 
         if (compressed_module(path))
                 return -EPROTONOSUPPORT;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* A link is followed (RHEL's weak-updates/ are links); O_NONBLOCK:
+         * a FIFO in a container's tree must not hang us (read_regular_fd
+         * refuses anything but a regular file). */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EBADMSG;
-        if ((uint64_t) st.st_size > KO_READ_MAX)
-                return -EFBIG;
-        buf = malloc((size_t) st.st_size + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (n < (size_t) st.st_size) {
-                ssize_t k = read(fd, buf + n, (size_t) st.st_size - n);
-
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
+        r = read_regular_fd(fd, KO_READ_MAX, &buf, &n);
+        if (r < 0)
+                return r;
         return gds_wanted_generations_scan(buf, n, ret);
 }
 

@@ -60,25 +60,14 @@ int read_full_file_at(int dirfd, const char *path, char **ret, size_t *ret_size)
         return 0;
 }
 
-int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
-        _cleanup_free_ char *buf = NULL;
-        struct stat st;
+int read_fd_at_most(int fd, size_t size, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *buf = malloc(size + 1);
         size_t n = 0;
 
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EBADMSG;
-        if ((uint64_t) st.st_size > max)
-                return -EFBIG;
-        buf = malloc((size_t) st.st_size + 1);
         if (!buf)
                 return -ENOMEM;
-        while (n < (size_t) st.st_size) {
-                ssize_t k = read(fd, buf + n, (size_t) st.st_size - n);
+        while (n < size) {
+                ssize_t k = pread(fd, buf + n, size - n, (off_t) n);
 
                 if (k < 0 && errno == EINTR)
                         continue;
@@ -93,6 +82,26 @@ int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size
         if (ret_size)
                 *ret_size = n;
         return 0;
+}
+
+int read_regular_fd(int fd, size_t max, char **ret, size_t *ret_size) {
+        struct stat st;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADMSG;
+        if ((uint64_t) st.st_size > max)
+                return -EFBIG;
+        return read_fd_at_most(fd, (size_t) st.st_size, ret, ret_size);
+}
+
+int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+
+        if (fd < 0)
+                return -errno;
+        return read_regular_fd(fd, max, ret, ret_size);
 }
 
 int read_one_line_file(const char *path, char **ret) {
@@ -224,4 +233,62 @@ const char *path_basename(const char *path) {
         const char *slash = strrchr(path, '/');
 
         return slash ? slash + 1 : path;
+}
+
+static int write_all(int fd, const char *p, size_t n) {
+        while (n > 0) {
+                ssize_t k = write(fd, p, n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                p += k;
+                n -= (size_t) k;
+        }
+        return 0;
+}
+
+/* The directory that holds path, fsync'd so that the rename is durable
+ * (best effort: what matters, the file's content, is already on disk). */
+static void fsync_parent(const char *path) {
+        _cleanup_free_ char *dir = strdup(path);
+        char *slash = dir ? strrchr(dir, '/') : NULL;
+        _cleanup_close_ int fd = -EBADF;
+
+        if (!slash)
+                return;
+        *(slash == dir ? slash + 1 : slash) = '\0';
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0)
+                (void) fsync(fd);
+}
+
+int write_file_atomic(const char *path, const char *text, mode_t mode) {
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        size_t n = strlen(text);
+        int r;
+
+        if (asprintf(&tmp, "%s.tmp", path) < 0)
+                return -ENOMEM;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (fd < 0)
+                return -errno;
+        /* the mode as asked, whatever the umask (the unit's UMask=0077) */
+        r = fchmod(fd, mode) < 0 ? -errno : 0;
+        if (r >= 0)
+                r = write_all(fd, text, n);
+        if (r >= 0 && (n == 0 || text[n - 1] != '\n'))
+                r = write_all(fd, "\n", 1);
+        if (r >= 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r >= 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void) unlink(tmp);
+                return r;
+        }
+        fsync_parent(path);
+        return 0;
 }

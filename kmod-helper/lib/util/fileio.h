@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "util/macro.h"
 
@@ -23,6 +24,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
  * -EBADMSG rather than a read that blocks or never ends, a larger file
  * -EFBIG. A file that shrinks while read gives what was there. */
 int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size);
+/* The same for an fd already open (its offset is not used: pread). */
+int read_regular_fd(int fd, size_t max, char **ret, size_t *ret_size);
+/* The first size bytes of fd (fewer if it ends first), NUL-terminated,
+ * read with pread from offset 0; *ret_size (may be NULL) excludes the NUL. */
+int read_fd_at_most(int fd, size_t size, char **ret, size_t *ret_size);
 
 /* The first line without its trailing newline ("" for an empty file). */
 int read_one_line_file(const char *path, char **ret);
@@ -49,3 +55,9 @@ int read_link_at(int dirfd, const char *path, char **ret);
 
 /* The last component of a path ("/a/b" -> "b", "b" -> "b"), pointing into path. */
 const char *path_basename(const char *path);
+
+/* Replaces path with text (a final newline added when it has none) so that a
+ * reader sees the old or the new content, never a part: <path>.tmp written,
+ * fsync'd and renamed over path, then the directory fsync'd. mode is applied
+ * whatever the umask. A link at <path>.tmp is not followed. */
+int write_file_atomic(const char *path, const char *text, mode_t mode);

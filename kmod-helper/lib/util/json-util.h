@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/macro.h"
 #include "util/strv.h"
@@ -71,5 +72,15 @@ static inline int json_array_from_strv(char *const *l, json_object **ret) {
                         return r;
         }
         *ret = TAKE_PTR(a);
+        return 0;
+}
+
+/* o as pretty-printed JSON text (slashes unescaped), malloc'd: 0 or -ENOMEM. */
+static inline int json_to_text(json_object *o, char **ret) {
+        char *text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+
+        if (!text)
+                return -ENOMEM;
+        *ret = text;
         return 0;
 }
