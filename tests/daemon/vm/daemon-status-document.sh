@@ -68,10 +68,10 @@ sg_container_compiled
 sg_ready
 sg_wait_state swapped
 wait_for_block "$dev" 30
-# (the stand-in build is the kernel's own sources: out-of-tree, no mlx_compat, no nvfs hooks)
+# (the NVIDIA-shaped stand-in: mlx_compat holds the stack, nvme exports the v1 nvfs hooks)
 doc_check swapped "m = {x['name']: x for x in d['modules']}
-assert d['live_build'] == 'out-of-tree' and m['nvme']['origin'] == 'out-of-tree', d['modules']
-assert d['gds_hooks']['present'] is False, d['gds_hooks']
+assert d['live_build'] == 'nvidia' and m['nvme']['origin'] == 'nvidia', d['modules']
+assert d['gds_hooks']['present'] is True and m['nvme']['gds_hooks'] is True, d['gds_hooks']
 assert d['container']['pod'] == '$SG_POD', d['container']
 assert d['missing_namespaces'] == [] and len(d['namespaces_before']) >= 1, d"
 save swapped
