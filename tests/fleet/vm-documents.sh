@@ -37,13 +37,13 @@ check() { if grep -qE -- "$2" <<<"$3"; then checks=$((checks + 1)); else echo "F
 out=$("$here/../../plugin/kubectl-swapguard" status --role worker); rc=$?
 echo "$out"
 [ $rc -eq 3 ] && checks=$((checks + 1)) || { echo "FAIL: status exited $rc, expected 3 (one stale document)"; failures=$((failures + 1)); }
-check "swapped node" "^vm-worker +swapped +[0-9]+[smhd] +out-of-tree +no +-$" "$out"
+check "swapped node" "^vm-worker +swapped +[0-9]+[smhd] +nvidia +yes +-$" "$out"
 check "rebooted node" "^vm-worker-rebooted +stale .*earlier boot" "$out"
 
 out=$("$here/../../plugin/kubectl-swapguard" logs vm-worker); rc=$?
 [ $rc -eq 0 ] && checks=$((checks + 1)) || { echo "FAIL: logs exited $rc"; failures=$((failures + 1)); }
 # the real journal's JSON: entries with their catalog explanation
-check "journal" "notice +Swapped .*module nvme is the out-of-tree build" "$out"
+check "journal" "notice +Swapped .*module nvme is the nvidia build, GDS hooks present" "$out"
 check "explanation" "^   \| " "$out"
 
 echo "fleet plugin on the VM's documents: $checks checks passed, $failures failed"

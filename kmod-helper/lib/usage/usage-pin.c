@@ -246,7 +246,8 @@ int usage_pin_update(UsagePin *p, const UsageReport *usage) {
                 controllers_free(w.items, w.n);
                 return r;
         }
-        qsort(w.items, w.n, sizeof(PinnedController), cmp_controller);
+        if (w.n > 0) /* qsort(NULL, 0, ...) is undefined (UBSan says so) */
+                qsort(w.items, w.n, sizeof(PinnedController), cmp_controller);
         controllers_free(p->controllers, p->n_controllers); /* closes what is no longer wanted */
         p->controllers = w.items;
         p->n_controllers = w.n;
