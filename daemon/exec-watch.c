@@ -19,19 +19,22 @@ struct ExecWatch {
         void *userdata;
 };
 
-/* netlink header + connector header + the listen op, as the kernel wants it. */
+/* netlink header + connector header + the listen op, as the kernel wants it
+ * (built in a buffer: struct cn_msg ends in a flexible array, so it cannot
+ * sit inside a struct before the op). */
 static int send_listen(int fd) {
-        struct {
-                struct nlmsghdr nl;
-                struct cn_msg cn;
-                enum proc_cn_mcast_op op;
-        } __attribute__((packed)) msg = {
-                .nl = { .nlmsg_len = sizeof(msg), .nlmsg_type = NLMSG_DONE, .nlmsg_pid = 0 },
-                .cn = { .id = { .idx = CN_IDX_PROC, .val = CN_VAL_PROC }, .len = sizeof(enum proc_cn_mcast_op) },
-                .op = PROC_CN_MCAST_LISTEN,
-        };
+        enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+        char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(op))] __attribute__((aligned(NLMSG_ALIGNTO))) = { 0 };
+        struct nlmsghdr *nl = (struct nlmsghdr *) buf;
+        struct cn_msg *cn = NLMSG_DATA(nl);
 
-        return send(fd, &msg, sizeof(msg), 0) < 0 ? -errno : 0;
+        nl->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
+        nl->nlmsg_type = NLMSG_DONE;
+        cn->id.idx = CN_IDX_PROC;
+        cn->id.val = CN_VAL_PROC;
+        cn->len = sizeof(op);
+        memcpy(cn->data, &op, sizeof(op));
+        return send(fd, nl, nl->nlmsg_len, 0) < 0 ? -errno : 0;
 }
 
 static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
