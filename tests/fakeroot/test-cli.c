@@ -3,7 +3,6 @@
  * the fake kernel. Each test asserts the exit code, what the output names,
  * the fake kernel's call log and the final module state. */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +10,7 @@
 #include <unistd.h>
 
 #include "fake-cli-run.h"
-#include "fake-node.h"
+#include "fake-node-scratch.h"
 
 #define RELEASE FAKE_NODE_DEFAULT_RELEASE
 #define HOST_TREE "/lib/modules/" RELEASE
@@ -19,29 +18,22 @@
 #define CONTAINER_TREE "/proc/4242/root/lib/modules/" RELEASE
 #define O_TRUNC_FLAG 0x200 /* KMOD_REMOVE_FORCE */
 
-static char tmpdir[64];
-static char root[128];
+static FakeNodeScratch scratch;
+static const char *root;
 static FakeNode *node;
 
 static void setup(void) {
         /* Failing, not skipping: a suite that passes without running is worse. */
         cr_assert(getenv("SWAPGUARD_KMOD") && getenv("FAKE_KERNEL_SO"),
                   "SWAPGUARD_KMOD and FAKE_KERNEL_SO are not set: run through `meson test`");
-        strcpy(tmpdir, "/tmp/sg-fakeroot-XXXXXX");
-        cr_assert_not_null(mkdtemp(tmpdir));
-        snprintf(root, sizeof(root), "%s/root", tmpdir);
-        cr_assert_eq(fake_node_new(root, &node), 0);
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(p);
+        cr_assert_eq(fake_node_scratch_open(&scratch, "fakeroot"), 0);
+        root = scratch.root;
+        node = scratch.node;
 }
 
 static void teardown(void) {
-        fake_node_free(node);
+        fake_node_scratch_close(&scratch);
         node = NULL;
-        if (!getenv("FAKEROOT_KEEP"))
-                nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 TestSuite(fakeroot, .init = setup, .fini = teardown, .timeout = 60);

@@ -9,7 +9,6 @@
  * tests/ship, the config (9) in tests/unit/daemon/test-config-errors.c. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,7 @@
 #include <unistd.h>
 
 #include "fake-cli-run.h"
-#include "fake-node.h"
+#include "fake-node-scratch.h"
 
 #define RELEASE FAKE_NODE_DEFAULT_RELEASE
 #define HOST_TREE "/lib/modules/" RELEASE
@@ -26,28 +25,21 @@
 #define CONTAINER_TREE "/proc/4242/root/lib/modules/" RELEASE
 #define NV "extra/mlnx-nvme/host/"
 
-static char tmpdir[64];
-static char root[128];
+static FakeNodeScratch scratch;
+static const char *root;
 static FakeNode *node;
 
 static void setup(void) {
         cr_assert(getenv("SWAPGUARD_KMOD") && getenv("FAKE_KERNEL_SO") && getenv("SYSCALL_SPY_SO"),
                   "SWAPGUARD_KMOD, FAKE_KERNEL_SO, SYSCALL_SPY_SO are not set: run through `meson test`");
-        strcpy(tmpdir, "/tmp/sg-hostile-XXXXXX");
-        cr_assert_not_null(mkdtemp(tmpdir));
-        snprintf(root, sizeof(root), "%s/root", tmpdir);
-        cr_assert_eq(fake_node_new(root, &node), 0);
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(p);
+        cr_assert_eq(fake_node_scratch_open(&scratch, "hostile"), 0);
+        root = scratch.root;
+        node = scratch.node;
 }
 
 static void teardown(void) {
-        fake_node_free(node);
+        fake_node_scratch_close(&scratch);
         node = NULL;
-        if (!getenv("FAKEROOT_KEEP"))
-                nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 TestSuite(hostile, .init = setup, .fini = teardown, .timeout = 60);
@@ -236,7 +228,7 @@ Test(hostile, row7_fake_root_without_fake_kernel) {
 
         cr_assert_eq(fake_node_add_module(node, "nvme_core", -1, (const char *const[]) { "nvme", NULL }, ""), 0);
         cr_assert_eq(fake_node_add_module(node, "nvme", 0, NULL, ""), 0);
-        cr_assert(asprintf(&spy_log, "%s/spy.log", tmpdir) > 0);
+        cr_assert(asprintf(&spy_log, "%s/spy.log", scratch.dir) > 0);
         setenv("SPY_LOG", spy_log, 1);
         setenv("FAKE_KERNEL_SO", getenv("SYSCALL_SPY_SO"), 1);
         for (const char *const *cmd = (const char *const[]) { "unload", "restore", "load", NULL }; *cmd; cmd++) {
