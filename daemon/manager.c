@@ -304,9 +304,12 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                 if (nvme_stack_module(name)) {
                         lifecycle_stack_changed(m);
                         module_added(m, name);
-                }
+                } else if (streq(name, "nvidia_fs"))
+                        lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
                 break;
         case UDEV_WATCH_MODULE_REMOVE:
+                if (streq(name, "nvidia_fs"))
+                        lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
                 if (!nvme_stack_module(name))
                         break;
                 lifecycle_stack_changed(m);

@@ -67,3 +67,6 @@ int status_read_boot_id(char **ret);
 /* Fills boot id, host name, version, pid and time, then writes: what the
  * daemon calls each time it writes the state file. */
 int status_document_publish(const StateFile *record, const GuardStack *stack);
+/* gds_hooks.generation for a stack: the live build's ("v1"), "none", or
+ * NULL (unreadable stack). */
+const char *status_hooks_generation(const GuardStack *stack);
