@@ -283,6 +283,7 @@ static void rescan_all(Manager *m) {
         log_warning("Kernel uevents were lost (ENOBUFS): rescanning modules, containers and devices.");
         (void) container_store_rescan(m->store);
         lifecycle_stack_changed(m); /* a lost module uevent may hide a broken stack */
+        lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going (issue 8) */
         if (swap_read_context(m, &ctx) < 0)
                 return;
         if (swap_state_is_unloaded(m->state) && ctx.stack_loaded)

@@ -50,7 +50,11 @@ assert_contains "$("$VM_KMOD_HELPER" status)" "GDS hooks v1" "nvme-swapguard-kmo
 # The load message: mlx_compat was loaded by the container's openibd, not by
 # the daemon; t10_pi is not a stack module (host's tree, or still loaded).
 loaded_line=$(sg_journal_text | grep "^Loaded .* from the driver container's tree" | tail -n1)
-assert_contains "$loaded_line" "Loaded nvme_core nvme from the driver container's tree /proc/$a_cpid/root/" "the load message"
+ours=${loaded_line%% from the driver container\'s tree*}
+assert_contains "$loaded_line" "from the driver container's tree /proc/$a_cpid/root/" "the load message: the tree"
+assert_contains "$ours" "nvme_core" "the load message: nvme_core from the container's tree"
+assert_not_contains "$ours" "mlx_compat" "the load message: mlx_compat is not the daemon's load"
+assert_not_contains "$ours" "t10_pi" "the load message: t10_pi is not from the container's tree"
 assert_contains "$loaded_line" "already loaded, left as they were: mlx_compat" "the load message (mlx_compat by openibd)"
 assert_contains "$loaded_line" "t10_pi" "the load message (t10_pi named apart)"
 
