@@ -878,16 +878,16 @@ MID_ENV_NO_NFSRDMA=054b86adf25a4f10a662535e9e900ff9
 MID_GDS=47164c2a2fe04b3884cd7ef0c9273611
 
 # nvidia_fs_loaded KIND: nvidia_fs appears in the kernel while swapped, its
-# file in the host's tree: "v2" a module naming nvme_v2_register_nvfs_dma_ops
+# file in the host's tree: "mismatch" a module naming nvme_v2_register_nvfs_dma_ops
 # (as gds-nvidia-fs's modules_list[] does, a NUL-terminated string), "fifo"
 # a FIFO where the file should be (the check must not hang on it), "nofile"
 # none at all. Then the uevent is lost (overflow).
 nvidia_fs_loaded() {
   local t=/lib/modules/$rel
   case $1 in
-    v2) fn ko $t extra/nvidia-fs.ko nvidia_fs - -
-        printf '\0nvme_v2_register_nvfs_dma_ops\0nvme_v2_unregister_nvfs_dma_ops\0' >> "$root$t/extra/nvidia-fs.ko"
-        fn modules-dep $t ;;
+    mismatch) fn ko $t extra/nvidia-fs.ko nvidia_fs - -
+              fn modules-dep $t
+              printf '\0nvme_v2_register_nvfs_dma_ops\0nvme_v2_unregister_nvfs_dma_ops\0' >> "$root$t/extra/nvidia-fs.ko" ;;
     fifo) fn ko $t extra/nvidia-fs.ko nvidia_fs - -
           fn modules-dep $t
           rm -f "$root$t/extra/nvidia-fs.ko"; mkfifo "$root$t/extra/nvidia-fs.ko" ;;
