@@ -124,7 +124,7 @@ conf=/etc/nvme-swapguard/nvme-swapguard.conf
 mkdir -p "${conf%/*}"
 printf '[Swap]\nModules=nvme_core nvme nvme_fabrics nvme_rdma\n' >"$conf"
 systemctl restart "$SG_UNIT" || vm_fatal "systemctl restart $SG_UNIT"
-sg_wait_state idle
+wait_in_tree_settled 60
 # swap_pod [--env K=V]...: a pod of the driver container, swapped to its build.
 swap_pod() {
 	sg_container_new "$@" mofed-container nvidia-network-operator
