@@ -124,9 +124,13 @@ static int load(const char *tree, int root_fd, char *const *modules, GuardLoadRe
         r = stack_load(&opts, &l);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < l->n_modules; i++)
-                if (strv_push(&g->loaded, strdup(l->modules[i].name)) < 0)
+        for (size_t i = 0; i < l->n_modules; i++) {
+                const LoadedModule *x = &l->modules[i];
+                char ***where = x->already_loaded ? &g->already : x->from_host ? &g->from_host : &g->from_tree;
+
+                if (strv_push(&g->loaded, strdup(x->name)) < 0 || strv_push(where, strdup(x->name)) < 0)
                         return -ENOMEM;
+        }
         if (l->failed_module) {
                 g->failed_module = strdup(l->failed_module);
                 g->failed_reason = strdup(l->failed_reason ?: "");
@@ -188,6 +192,8 @@ static int real_read_stack(void *userdata, GuardStack **ret) {
                 g->n_modules++;
                 g->modules[i].origin = m->loaded ? origin_from_library(m->origin) : GUARD_ORIGIN_ABSENT;
                 g->modules[i].gds_hooks = m->has_gds_hooks;
+                if (m->gds_generations && !(g->modules[i].gds_generations = strdup(m->gds_generations)))
+                        return -ENOMEM;
         }
         *ret = TAKE_PTR(g);
         return 0;

@@ -28,8 +28,10 @@ GuardOrigin guard_origin_from_string(const char *s) {
 GuardStack *guard_stack_free(GuardStack *s) {
         if (!s)
                 return NULL;
-        for (size_t i = 0; i < s->n_modules; i++)
+        for (size_t i = 0; i < s->n_modules; i++) {
                 free(s->modules[i].name);
+                free(s->modules[i].gds_generations);
+        }
         free(s->modules);
         free(s);
         return NULL;
@@ -113,6 +115,9 @@ GuardLoadResult *guard_load_result_free(GuardLoadResult *r) {
         if (!r)
                 return NULL;
         strv_free(r->loaded);
+        strv_free(r->from_tree);
+        strv_free(r->from_host);
+        strv_free(r->already);
         free(r->failed_module);
         free(r->failed_reason);
         free(r);

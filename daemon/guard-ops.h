@@ -28,6 +28,7 @@ typedef struct GuardModule {
         char *name;
         GuardOrigin origin;   /* ABSENT when not loaded */
         bool gds_hooks;
+        char *gds_generations; /* which hooks it exports: "v1", "v2", "v1,v2"; NULL: none */
 } GuardModule;
 
 typedef struct GuardStack {
@@ -67,7 +68,11 @@ typedef struct GuardUnloadResult {
 } GuardUnloadResult;
 
 typedef struct GuardLoadResult {
-        char **loaded;           /* NULL-terminated, may be NULL */
+        char **loaded;           /* NULL-terminated, may be NULL: every module of the load,
+                                    dependencies first (the three lists below together) */
+        char **from_tree;        /* inserted from the tree asked for (the container's) */
+        char **from_host;        /* inserted from the host's tree (t10_pi & co.) */
+        char **already;          /* loaded before the call (mlx_compat by openibd) */
         char *failed_module;     /* NULL on success */
         int failed_errno;
         char *failed_reason;

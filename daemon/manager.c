@@ -283,6 +283,7 @@ static void rescan_all(Manager *m) {
         log_warning("Kernel uevents were lost (ENOBUFS): rescanning modules, containers and devices.");
         (void) container_store_rescan(m->store);
         lifecycle_stack_changed(m); /* a lost module uevent may hide a broken stack */
+        lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going (issue 8) */
         if (swap_read_context(m, &ctx) < 0)
                 return;
         if (swap_state_is_unloaded(m->state) && ctx.stack_loaded)
@@ -304,9 +305,12 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                 if (nvme_stack_module(name)) {
                         lifecycle_stack_changed(m);
                         module_added(m, name);
-                }
+                } else if (streq(name, "nvidia_fs"))
+                        lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
                 break;
         case UDEV_WATCH_MODULE_REMOVE:
+                if (streq(name, "nvidia_fs"))
+                        lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
                 if (!nvme_stack_module(name))
                         break;
                 lifecycle_stack_changed(m);

@@ -26,6 +26,9 @@ void state_file_clear(StateFile *s) {
         strv_free(s->missing_namespaces);
         free(s->build_container_id);
         free(s->gds);
+        free(s->gds_nvme);
+        free(s->gds_nvidia_fs);
+        free(s->gds_match);
         strv_free(s->container_notes);
         *s = (StateFile) { .state = SWAP_STATE_IDLE };
 }
@@ -108,6 +111,12 @@ int state_file_to_json(const StateFile *s, char **ret) {
                 r = json_add_new(o, DAEMON_STATE_KEY_BUILD_CONTAINER, json_object_new_string(s->build_container_id));
         if (r >= 0 && s->gds)
                 r = json_add_new(o, DAEMON_STATE_KEY_GDS, json_object_new_string(s->gds));
+        if (r >= 0 && s->gds_nvme)
+                r = json_add_new(o, DAEMON_STATE_KEY_GDS_NVME, json_object_new_string(s->gds_nvme));
+        if (r >= 0 && s->gds_nvidia_fs)
+                r = json_add_new(o, DAEMON_STATE_KEY_GDS_NVIDIA_FS, json_object_new_string(s->gds_nvidia_fs));
+        if (r >= 0 && s->gds_match)
+                r = json_add_new(o, DAEMON_STATE_KEY_GDS_MATCH, json_object_new_string(s->gds_match));
         if (r >= 0)
                 r = json_add_new(o, DAEMON_STATE_KEY_CONTAINER_NOTES, strv_to_json(s->container_notes));
         if (r < 0)
@@ -187,6 +196,23 @@ static int container_from_json(json_object *o, StateFile *s) {
         return s->container_id && s->pod_name ? 0 : -ENOMEM;
 }
 
+static int copy_string(json_object *o, const char *key, char **ret) {
+        const char *v = json_get_string(o, key);
+
+        *ret = v ? strdup(v) : NULL;
+        return v && !*ret ? -ENOMEM : 0;
+}
+
+static int gds_from_json(json_object *o, StateFile *s) {
+        int r = copy_string(o, DAEMON_STATE_KEY_GDS_NVME, &s->gds_nvme);
+
+        if (r >= 0)
+                r = copy_string(o, DAEMON_STATE_KEY_GDS_NVIDIA_FS, &s->gds_nvidia_fs);
+        if (r >= 0)
+                r = copy_string(o, DAEMON_STATE_KEY_GDS_MATCH, &s->gds_match);
+        return r;
+}
+
 static int state_file_from_object(json_object *o, StateFile **ret) {
         _cleanup_(state_file_freep) StateFile *s = calloc(1, sizeof(*s));
         const char *message, *build, *gds;
@@ -211,6 +237,9 @@ static int state_file_from_object(json_object *o, StateFile **ret) {
         gds = json_get_string(o, DAEMON_STATE_KEY_GDS);
         if (gds && !(s->gds = strdup(gds)))
                 return -ENOMEM;
+        r = gds_from_json(o, s);
+        if (r < 0)
+                return r;
         r = strv_from_json(o, DAEMON_STATE_KEY_MODULES_BEFORE, &s->modules_before);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_BLOCKERS, &s->blockers);

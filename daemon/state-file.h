@@ -35,6 +35,9 @@ typedef struct StateFile {
         /* The driver container's whole life (issue 8): */
         char *build_container_id;     /* the container the loaded build came from; NULL: none/unknown */
         char *gds;                    /* the GDS hook generation report, one line; NULL: none */
+        char *gds_nvme;               /* the generation of each, for machines (NULL: not */
+        char *gds_nvidia_fs;          /* checked): what nvme exports, what nvidia_fs asks */
+        char *gds_match;              /* for, and whether they match (daemon-state.h) */
         char **container_notes;       /* what the container's environment decided or left assumed */
 } StateFile;
 

@@ -238,6 +238,23 @@ static uint64_t realtime_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
+/* Which GDS hook interface the live build exports: nvme's generations (or
+ * another loaded stack module's, nvme_rdma, when nvme has none); "none" when
+ * no loaded module exports hooks; NULL when the stack could not be read. */
+const char *status_hooks_generation(const GuardStack *stack) {
+        const GuardModule *live;
+
+        if (!stack)
+                return NULL;
+        live = live_module(stack);
+        if (live && live->gds_generations)
+                return live->gds_generations;
+        for (size_t i = 0; i < stack->n_modules; i++)
+                if (stack->modules[i].origin != GUARD_ORIGIN_ABSENT && stack->modules[i].gds_generations)
+                        return stack->modules[i].gds_generations;
+        return "none";
+}
+
 int status_document_publish(const StateFile *record, const GuardStack *stack) {
         _cleanup_free_ char *boot_id = NULL;
         struct utsname u;
@@ -256,5 +273,6 @@ int status_document_publish(const StateFile *record, const GuardStack *stack) {
                 /* The pin (issue 9) is always on: what it holds now, [] when nothing. */
                 .pins_reported = true,
                 .pins = record->pins,
+                .hooks_generation = status_hooks_generation(stack),
         });
 }

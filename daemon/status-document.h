@@ -45,7 +45,8 @@ typedef struct StatusFacts {
          * this daemon does not report them, so a reader can tell "none" from
          * "not reported by this version":
          *  - hooks_generation: which GDS hook interface the live build
-         *    exports ("v1", "v2"; issue 8, lifecycle);
+         *    exports ("v1", "v2", "none"; issue 8, lifecycle):
+         *    status_document_publish reports it (status_hooks_generation);
          *  - pins: what the pin holds (issue 9; status_document_publish reports it);
          *    reported only when pins_reported, then [] means none. */
         const char *hooks_generation;
@@ -67,3 +68,6 @@ int status_read_boot_id(char **ret);
 /* Fills boot id, host name, version, pid and time, then writes: what the
  * daemon calls each time it writes the state file. */
 int status_document_publish(const StateFile *record, const GuardStack *stack);
+/* gds_hooks.generation for a stack: the live build's ("v1"), "none", or
+ * NULL (unreadable stack). */
+const char *status_hooks_generation(const GuardStack *stack);

@@ -153,7 +153,7 @@ static int open_container_root(Manager *m, int *ret_fd) {
 }
 
 static SwapEvent action_load(Manager *m) {
-        _cleanup_free_ char *tree = NULL, *loaded = NULL, *release = NULL, *in_root = NULL;
+        _cleanup_free_ char *tree = NULL, *release = NULL, *in_root = NULL;
         _cleanup_strv_free_ char **modules = NULL;
         _cleanup_close_ int root_fd = -EBADF;
         GuardLoadResult *l = NULL;
@@ -216,8 +216,7 @@ static SwapEvent action_load(Manager *m) {
                 guard_load_result_free(l);
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        loaded = strv_join(l->loaded, " ");
-        log_info("Loaded %s from %s.", loaded ?: "the stack", tree);
+        swap_report_loaded(m, l, tree);
         guard_load_result_free(l);
         return SWAP_EVENT_LOAD_DONE;
 }

@@ -241,12 +241,29 @@ bool lifecycle_tree_lacks_build(Manager *m, const char *tree) {
 
 /* ---- reports on entering a state -------------------------------------- */
 
+static const char *gds_match_to_string(GuardGdsMatch x) {
+        switch (x) {
+        case GUARD_GDS_SAME: return "same";
+        case GUARD_GDS_DIFFERENT: return "different";
+        case GUARD_GDS_NO_HOOKS: return "no-hooks";
+        default: return "unknown";
+        }
+}
+
+/* Replaces *field with a copy of v (NULL without memory: the field is then
+ * absent from the record, never stale). */
+static void record_set(char **field, const char *v) {
+        free(*field);
+        *field = v ? strdup(v) : NULL;
+}
+
 static void report_gds(Manager *m) {
         _cleanup_free_ char *tree = NULL;
         GuardGds *g = NULL;
         char *trees[] = { NULL, NULL };
         char exported[64], wanted[64], match[64];
         char *extra[] = { exported, wanted, match, NULL };
+        const char *nvfs;
         pid_t pid = 0;
         _cleanup_free_ char *store = NULL, *release = NULL;
 
@@ -259,19 +276,30 @@ static void report_gds(Manager *m) {
                 trees[0] = tree;
         if (m->ops->check_gds(m->ops->userdata, trees, &g) < 0)
                 return;
+        nvfs = !g->nvfs_loaded ? "not-loaded" : g->wanted ?: "unknown";
         snprintf(exported, sizeof(exported), "SWAPGUARD_GDS_EXPORTED=%s", g->exported ?: "none");
-        snprintf(wanted, sizeof(wanted), "SWAPGUARD_GDS_WANTED=%s", g->wanted ?: "unknown");
-        snprintf(match, sizeof(match), "SWAPGUARD_GDS_MATCH=%s",
-                 g->match == GUARD_GDS_SAME ? "same" : g->match == GUARD_GDS_DIFFERENT ? "different" :
-                 g->match == GUARD_GDS_NO_HOOKS ? "no-hooks" : "unknown");
+        snprintf(wanted, sizeof(wanted), "SWAPGUARD_GDS_WANTED=%s", nvfs);
+        snprintf(match, sizeof(match), "SWAPGUARD_GDS_MATCH=%s", gds_match_to_string(g->match));
         report_event(g->match == GUARD_GDS_DIFFERENT || g->match == GUARD_GDS_NO_HOOKS ? LOG_WARNING : LOG_INFO,
                      SWAPGUARD_MESSAGE_GDS_GENERATION,
                      &(ReportFields) { .state = swap_state_to_string(m->state), .module = "nvme",
                                        .container_id = followed_id(m), .extra = extra },
                      "GDS hooks: %s.", g->description ?: "unknown");
-        free(m->record.gds);
-        m->record.gds = g->description ? strdup(g->description) : NULL;
+        record_set(&m->record.gds, g->description);
+        record_set(&m->record.gds_nvme, g->exported ?: "none");
+        record_set(&m->record.gds_nvidia_fs, nvfs);
+        record_set(&m->record.gds_match, gds_match_to_string(g->match));
         guard_gds_free(g);
+}
+
+/* nvidia_fs came or went (a uevent): while swapped, say again whether it asks
+ * for the hooks the loaded build exports; it may come long after the swap
+ * (the GPU Operator's nvidia-fs-ctr starts on its own). */
+void lifecycle_nvfs_changed(Manager *m) {
+        if (m->state != SWAP_STATE_SWAPPED)
+                return;
+        report_gds(m);
+        swap_record_persist(m);
 }
 
 void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {

@@ -33,6 +33,8 @@ void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b);
 void lifecycle_report_stale_ready(Manager *m);
 /* A stack module came or went: judge the stack once uevents settle. */
 void lifecycle_stack_changed(Manager *m);
+/* nvidia_fs was loaded or removed: the GDS generation check again (swapped). */
+void lifecycle_nvfs_changed(Manager *m);
 /* Fills the lifecycle part of the context. */
 void lifecycle_context(Manager *m, SwapContext *ctx);
 void lifecycle_free(Manager *m);

@@ -219,3 +219,32 @@ void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
                 break;
         }
 }
+
+/* "nvme_core nvme", or NULL for none (or no memory: the caller says "none"). */
+static char *join_or_null(char *const *l) {
+        return l && l[0] ? strv_join(l, " ") : NULL;
+}
+
+char *swap_load_describe(const GuardLoadResult *l, const char *tree) {
+        _cleanup_free_ char *ours = NULL, *host = NULL, *already = NULL;
+        char *s = NULL;
+
+        if (!l)
+                return NULL;
+        /* An ops table that does not sort what it loaded (tests' fakes):
+         * everything it names came from the tree asked for. */
+        ours = join_or_null(l->from_tree || l->from_host || l->already ? l->from_tree : l->loaded);
+        host = join_or_null(l->from_host);
+        already = join_or_null(l->already);
+        if (asprintf(&s, "Loaded %s from the driver container's tree %s%s%s%s%s.", ours ?: "nothing",
+                     tree ?: "?", host ? "; from the host's tree (not stack modules): " : "", host ?: "",
+                     already ? "; already loaded, left as they were: " : "", already ?: "") < 0)
+                return NULL;
+        return s;
+}
+
+void swap_report_loaded(Manager *m, const GuardLoadResult *l, const char *tree) {
+        _cleanup_free_ char *s = swap_load_describe(l, tree);
+
+        log_info("%s", s ?: "Loaded the stack from the driver container's tree.");
+}

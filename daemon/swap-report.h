@@ -17,6 +17,12 @@ void swap_report_swapped(Manager *m, const char *by);
 void swap_report_blockers(Manager *m, const GuardBlockers *b);
 void swap_report_unloaded(Manager *m, char *const *removed);
 void swap_report_reload(Manager *m);
+/* What a load from the container's tree did, one line: the modules that
+ * came from that tree, those the host's tree gave (dependencies outside the
+ * stack, t10_pi) and those already loaded (mlx_compat, by openibd). NULL
+ * without memory. */
+char *swap_load_describe(const GuardLoadResult *l, const char *tree);
+void swap_report_loaded(Manager *m, const GuardLoadResult *l, const char *tree);
 /* Sets the failure (the "why" of FAILED) and reports it. */
 void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) _printf_(3, 4);
 /* The reports of entering m->state from old on ev. */

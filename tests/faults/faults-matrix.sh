@@ -121,6 +121,9 @@ list_rows() {
   # the guard's retry. (A permanent one leaves the earlier build working and
   # the daemon failed: covered by the state table, not a row here.)
   for m in nvme nvme_core; do echo "lifecycle:earlier-build-unload:$m:EAGAIN"; done
+  # nvidia_fs seen while swapped (its uevent lost: the overflow's rescan):
+  # asks for the other hook generation; its file a FIFO; its file absent.
+  for c in nvfs-mismatch nvfs-fifo nvfs-nofile; do echo "lifecycle:$c"; done
 }
 
 # ---- one row: the world --------------------------------------------------
@@ -872,6 +875,27 @@ MID_STACK_BROKEN=a81ba0c10e82421d97e29bd6c629dd9a
 MID_NO_BUILD=dabe24b8d8c343048eb79349235b3955
 MID_READY_STALE=da64cc3df69d42e9a148cb5be8ac23b1
 MID_ENV_NO_NFSRDMA=054b86adf25a4f10a662535e9e900ff9
+MID_GDS=47164c2a2fe04b3884cd7ef0c9273611
+
+# nvidia_fs_loaded KIND: nvidia_fs appears in the kernel while swapped, its
+# file in the host's tree: "mismatch" a module naming nvme_v2_register_nvfs_dma_ops
+# (as gds-nvidia-fs's modules_list[] does, a NUL-terminated string), "fifo"
+# a FIFO where the file should be (the check must not hang on it), "nofile"
+# none at all. Then the uevent is lost (overflow).
+nvidia_fs_loaded() {
+  local t=/lib/modules/$rel
+  case $1 in
+    mismatch) fn ko $t extra/nvidia-fs.ko nvidia_fs - -
+              fn modules-dep $t
+              printf '\0nvme_v2_register_nvfs_dma_ops\0nvme_v2_unregister_nvfs_dma_ops\0' >> "$root$t/extra/nvidia-fs.ko" ;;
+    fifo) fn ko $t extra/nvidia-fs.ko nvidia_fs - -
+          fn modules-dep $t
+          rm -f "$root$t/extra/nvidia-fs.ko"; mkfifo "$root$t/extra/nvidia-fs.ko" ;;
+    nofile) ;;
+  esac
+  fn module nvidia_fs 0 -
+  overflow
+}
 
 unready() { rm -f "$root/run/mellanox/drivers/.driver-ready"; }
 
@@ -967,6 +991,26 @@ run_lifecycle_row() {
       overflow
       wait_log "MESSAGE_ID=$MID_STACK_BROKEN"
       wait_state "restored|failed" ;;
+    nvfs-mismatch|nvfs-fifo|nvfs-nofile)
+      mkfifo "$tmp/uevents"
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      ready; wait_state swapped
+      nvidia_fs_loaded "${c#nvfs-}"
+      case $c in
+        nvfs-mismatch)
+          wait_log "MESSAGE_ID=$MID_GDS .*SWAPGUARD_GDS_MATCH=different"
+          grep -q "asks for GDS hooks v2 but nvme exports v1.*Remedy" "$tmp/daemon.log" ||
+            fail "the mismatch is reported without its remedy"
+          grep -q '"gds_match":"different"' "$root/run/nvme-swapguard/state.json" ||
+            fail "the state file does not say the generations differ" ;;
+        nvfs-fifo)
+          wait_log "MESSAGE_ID=$MID_GDS .*SWAPGUARD_GDS_WANTED=unknown"
+          grep -q "cannot read .*nvidia-fs.ko" "$tmp/daemon.log" || fail "the unreadable file is not named" ;;
+        nvfs-nofile)
+          wait_log "MESSAGE_ID=$MID_GDS .*SWAPGUARD_GDS_WANTED=unknown"
+          grep -q "its module file was found neither" "$tmp/daemon.log" || fail "the missing file is not said" ;;
+      esac
+      wait_state swapped ;;
     kill-no-build)
       start_daemon; wait_state idle
       new_container $ID2 '"ENABLE_NFSRDMA=false"' notree

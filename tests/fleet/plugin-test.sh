@@ -62,7 +62,7 @@ for n in 0 1 2 3 4 5 6 7; do
   [ "$(grep -cE "^worker-$n " <<<"$out")" = 1 ] && ok || fail "worker-$n not shown exactly once"
 done
 expect_no_out "^master-0"
-row worker-0 "^worker-0 +swapped +[0-9]+[smhd] +nvidia +yes +-$"
+row worker-0 "^worker-0 +swapped +[0-9]+[smhd] +nvidia +yes \\(v1\\) +-$"
 row worker-1 "^worker-1 +blocked .* in-tree +no +nvme0n1p1 is mounted on /var/lib/data"
 row worker-2 "^worker-2 +restored .* in-tree +no +.*exited"
 row worker-3 "^worker-3 +failed .* in-tree +no +Unloading nvme failed"

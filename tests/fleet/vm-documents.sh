@@ -37,7 +37,7 @@ check() { if grep -qE -- "$2" <<<"$3"; then checks=$((checks + 1)); else echo "F
 out=$("$here/../../plugin/kubectl-swapguard" status --role worker); rc=$?
 echo "$out"
 [ $rc -eq 3 ] && checks=$((checks + 1)) || { echo "FAIL: status exited $rc, expected 3 (one stale document)"; failures=$((failures + 1)); }
-check "swapped node" "^vm-worker +swapped +[0-9]+[smhd] +nvidia +yes +-$" "$out"
+check "swapped node" "^vm-worker +swapped +[0-9]+[smhd] +nvidia +yes \\(v1\\) +-$" "$out"
 check "rebooted node" "^vm-worker-rebooted +stale .*earlier boot" "$out"
 
 out=$("$here/../../plugin/kubectl-swapguard" logs vm-worker); rc=$?

@@ -30,6 +30,10 @@
 #   OUTDIR/v1/lib/modules/KVER/modules.dep      (depmod -b OUTDIR/v1 KVER)
 #   OUTDIR/v2/...                               (the same, nvme_v2_* exports)
 #   OUTDIR/v1/oot-deps.txt                      (where each dependency lives)
+#   OUTDIR/nvidia-fs/{v1,v2}/nvidia-fs.ko        (standin/nvidia-fs: GDS's
+#                                                module, asking for nvme_v1_* or
+#                                                nvme_v2_* by name, no link-time
+#                                                dependency on nvme)
 #
 # The modules load with taint "OE" (out-of-tree, unsigned), as NVIDIA's do.
 #
@@ -88,7 +92,7 @@ rm -f "$outdir/.stamp"
 
 t0=$(date +%s.%N)
 work=$outdir/build
-rm -rf "${work:?}" "${outdir:?}/lib" "${outdir:?}/v1" "${outdir:?}/v2"
+rm -rf "${work:?}" "${outdir:?}/lib" "${outdir:?}/v1" "${outdir:?}/v2" "${outdir:?}/nvidia-fs"
 mkdir -p "$work"
 log=$outdir/build.log
 : >"$log"
@@ -189,6 +193,22 @@ nvme_make v2
 layout "$outdir/v2"
 check_shape "$outdir/v2" v2
 
+# --- nvidia-fs (GPU Operator's nvidia-fs-ctr builds it): one per generation ---
+for gen in v1 v2; do
+	mkdir -p "$work/nvidia-fs-$gen" "$outdir/nvidia-fs/$gen"
+	cp "$standin/nvidia-fs/nvfs-standin.c" "$standin/nvidia-fs/Kbuild" "$work/nvidia-fs-$gen/"
+	make -C "$hdrs" M="$work/nvidia-fs-$gen" ccflags-y="-DNVFS_NVME_PREFIX=nvme_$gen" \
+		-j"$(nproc)" modules >>"$log" 2>&1 ||
+		{ tail -n 30 "$log" >&2; die "nvidia-fs stand-in ($gen) build failed, see $log"; }
+	cp "$work/nvidia-fs-$gen/nvidia-fs.ko" "$outdir/nvidia-fs/$gen/"
+	# What the daemon reads from the file: the hook name as a string, and no
+	# link-time dependency on nvme (__symbol_get, as nvidia-fs does).
+	grep -a "nvme_${gen}_register_nvfs_dma_ops" "$outdir/nvidia-fs/$gen/nvidia-fs.ko" >/dev/null ||
+		die "nvidia-fs ($gen) does not name nvme_${gen}_register_nvfs_dma_ops"
+	[ -z "$(modinfo -F depends "$outdir/nvidia-fs/$gen/nvidia-fs.ko")" ] ||
+		die "nvidia-fs ($gen) has a link-time dependency"
+done
+
 # Document the dependencies that the container tree cannot satisfy itself.
 dest=$outdir/v1/lib/modules/$kver/extra
 {
@@ -215,5 +235,5 @@ dest=$outdir/v1/lib/modules/$kver/extra
 
 rm -rf "$work"
 t1=$(date +%s.%N)
-awk -v a="$t0" -v b="$t1" -v d="$outdir" 'BEGIN { printf "build-oot-nvme: built %s/{v1,v2} in %.1fs\n", d, b - a }' >&2
+awk -v a="$t0" -v b="$t1" -v d="$outdir" 'BEGIN { printf "build-oot-nvme: built %s/{v1,v2,nvidia-fs} in %.1fs\n", d, b - a }' >&2
 echo "$key" >"$outdir/.stamp"

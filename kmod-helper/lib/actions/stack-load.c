@@ -405,8 +405,12 @@ static int insert_attempt(void *userdata, unsigned attempt) {
 static int check_inserted(Loader *l, const LoadStep *s) {
         int r = module_is_present(s->name);
 
-        if (r > 0)
-                return record(l->result, s->name, s->entry->path, false);
+        if (r > 0) {
+                r = record(l->result, s->name, s->entry->path, false);
+                if (r >= 0)
+                        l->result->modules[l->result->n_modules - 1].from_host = s->tree != l->tree;
+                return r;
+        }
         r = record(l->result, s->name, s->entry->path, false); /* so that a roll back tries it */
         if (r < 0)
                 return r;

@@ -58,6 +58,8 @@ typedef struct LoadedModule {
         char *name;
         char *path;         /* the .ko loaded, as seen from the host */
         bool already_loaded;
+        bool from_host;     /* inserted from the host's tree (a dependency outside the
+                               stack, t10_pi), not from the tree asked for */
 } LoadedModule;
 
 typedef struct LoadResult {

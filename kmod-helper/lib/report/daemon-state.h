@@ -35,6 +35,10 @@
 /* The driver container's whole life (issue 8). */
 #define DAEMON_STATE_KEY_BUILD_CONTAINER    "build_container"     /* the container the loaded build came from */
 #define DAEMON_STATE_KEY_GDS                "gds"                 /* GDS hook generations, one line */
+#define DAEMON_STATE_KEY_GDS_NVME           "gds_nvme"            /* the hooks nvme exports: "v1", "v1,v2", "none" */
+#define DAEMON_STATE_KEY_GDS_NVIDIA_FS      "gds_nvidia_fs"       /* the hooks nvidia_fs asks for: "v2", or
+                                                                     "not-loaded", "unknown" */
+#define DAEMON_STATE_KEY_GDS_MATCH          "gds_match"           /* same, different, no-hooks, unknown */
 #define DAEMON_STATE_KEY_CONTAINER_NOTES    "container_notes"     /* [string]: environment decisions, assumptions */
 
 /* Pure: the text of the file as a JSON object; -EBADMSG when it is not one. */

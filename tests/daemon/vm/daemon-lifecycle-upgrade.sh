@@ -12,8 +12,18 @@
 #  3. a driver upgrade (the v2 stand-in when the harness built it) whose
 #     predecessor was killed and left its ready file: the stale file is
 #     ignored and reported; the end state is swapped to the new container's
-#     build, namespaces back.
-# One boot: 398.8 s VM wall (49 checks), run on 2026-12-02 with the stand-in.
+#     build, namespaces back;
+#  4. GDS generations on the real kernel: the GPU Operator's nvidia-fs-ctr
+#     (a container whose root holds the nvidia-fs stand-in of
+#     build-oot-nvme.sh, standin/nvidia-fs/) loads an nvidia_fs that asks for
+#     the other generation than the loaded build exports: a warning with the
+#     remedy in the journal, and the generation of each in
+#     `nvme-swapguard-kmod status` (and --json), the state file and the status
+#     document; then one that asks for the same: no warning.
+# Step 1 also checks the load message: which modules came from the
+# container's tree, which from the host's, which were already loaded.
+# One boot: 416.8 s (81 checks), run on 2026-12-02 with the stand-in (398.8 s
+# and 49 checks before step 4 and the load-message checks).
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
 declare -F sg_container_compiled >/dev/null ||
@@ -38,6 +48,16 @@ assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_GDS_HOOKS=yes
 assert_journal GDS_GENERATION SWAPGUARD_GDS_EXPORTED=v1
 assert_eq "$a_cid" "$(state_field build_container)" "the state file names the build's container"
 assert_contains "$("$VM_KMOD_HELPER" status)" "GDS hooks v1" "nvme-swapguard-kmod status"
+# The load message: mlx_compat was loaded by the container's openibd, not by
+# the daemon; t10_pi is not a stack module (host's tree, or still loaded).
+loaded_line=$(sg_journal_text | grep "^Loaded .* from the driver container's tree" | tail -n1)
+ours=${loaded_line%% from the driver container\'s tree*}
+assert_contains "$loaded_line" "from the driver container's tree /proc/$a_cpid/root/" "the load message: the tree"
+assert_contains "$ours" "nvme_core" "the load message: nvme_core from the container's tree"
+assert_not_contains "$ours" "mlx_compat" "the load message: mlx_compat is not the daemon's load"
+assert_not_contains "$ours" "t10_pi" "the load message: t10_pi is not from the container's tree"
+assert_contains "$loaded_line" "already loaded, left as they were: mlx_compat" "the load message (mlx_compat by openibd)"
+assert_contains "$loaded_line" "t10_pi" "the load message (t10_pi named apart)"
 
 # --- 2. a pod restart with the same image ------------------------------------
 sg_step "2. The pod restarts (same image): the old container stops, a new one is created"
@@ -107,6 +127,88 @@ if [ "${SG_GDS:-v1}" = v2 ]; then
 fi
 wait_for_block "$dev" 30
 assert_ok test -b "$dev"
+
+# --- 4. nvidia-fs asking for the other hook generation -------------------------
+exported=${SG_GDS:-v1}
+other=v2; [ "$exported" = v2 ] && other=v1
+nvfs_src=${VM_OOT_ROOT%/*}/nvidia-fs
+[ -f "$nvfs_src/$other/nvidia-fs.ko" ] || vm_fatal "no nvidia-fs stand-in in $nvfs_src (build-oot-nvme.sh)"
+
+# nvfs_ctr_start GEN: the GPU Operator's nvidia-fs-ctr, its root holding the
+# nvidia-fs build that asks for GEN (depmod run inside, as the container
+# does); the mofed container's SG_* variables are kept.
+nvfs_ctr_start() {
+	local save=("$SG_CID" "$SG_CROOT" "$SG_UD" "$SG_CLOG" "$SG_CPID") tree
+	sg_container_new nvidia-fs-ctr gpu-operator nvidia-driver-daemonset-6.1.0-57-x7k2p
+	tree=$SG_CROOT/lib/modules/$VM_KVER
+	mkdir -p "$tree/extra"
+	cp "$nvfs_src/$1/nvidia-fs.ko" "$tree/extra/nvidia-fs.ko"
+	depmod -b "$SG_CROOT" "$VM_KVER"
+	sg_container_start
+	NVFS_CID=$SG_CID NVFS_CPID=$SG_CPID NVFS_KO=$tree/extra/nvidia-fs.ko
+	SG_CID=${save[0]} SG_CROOT=${save[1]} SG_UD=${save[2]} SG_CLOG=${save[3]} SG_CPID=${save[4]}
+}
+nvfs_ctr_stop() {
+	kill -KILL "$NVFS_CPID" 2>/dev/null; wait "$NVFS_CPID" 2>/dev/null
+	rm -rf "${SG_STORE:?}/$NVFS_CID"
+}
+# wait_gds FIELD=VALUE...: a GDS_GENERATION entry with those fields.
+wait_gds() {
+	local deadline=$((SECONDS + 30))
+	while [ $SECONDS -lt $deadline ]; do
+		sg_journal_entries GDS_GENERATION "$@" >/dev/null && break
+		sleep 0.3
+	done
+	assert_journal GDS_GENERATION "$@"
+}
+doc_field() { /usr/bin/python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    o = (o or {}).get(k)
+print("null" if o is None else o)' "$1" "$2"; }
+
+sg_step "4. nvidia-fs-ctr loads an nvidia_fs that asks for GDS hooks $other (nvme exports $exported)"
+nvfs_ctr_start "$other"
+insmod "$NVFS_KO"
+assert_loaded nvidia_fs
+wait_gds SWAPGUARD_GDS_MATCH=different SWAPGUARD_GDS_WANTED="$other" SWAPGUARD_GDS_EXPORTED="$exported" PRIORITY=4
+warn=$(sg_journal_entries GDS_GENERATION SWAPGUARD_GDS_MATCH=different)
+assert_contains "$warn" "compatibility mode" "the warning says what it means"
+assert_contains "$warn" "Remedy: use an nvidia-fs built for the same DOCA release" "the warning's remedy"
+dmesg | grep "nvidia-fs stand-in" | tail -n1 | sed 's/^/#   kernel: /'
+assert_contains "$(dmesg | grep 'nvidia-fs stand-in' | tail -n1)" "not found" "the stand-in found no nvme_${other}_* hooks"
+sleep 1 # the state file and the document are written after the entry
+assert_eq "$exported" "$(state_field gds_nvme)" "state file: gds_nvme"
+assert_eq "$other" "$(state_field gds_nvidia_fs)" "state file: gds_nvidia_fs"
+assert_eq different "$(state_field gds_match)" "state file: gds_match"
+st=$("$VM_KMOD_HELPER" status)
+assert_contains "$st" "GDS hooks $exported" "kmod status: what nvme exports"
+assert_contains "$st" "nvidia_fs asks for GDS hooks $other but nvme exports $exported" "kmod status: what nvidia_fs asks for"
+js=$("$VM_KMOD_HELPER" status --json)
+assert_eq "$other" "$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["gds_nvidia_fs"])' <<<"$js")" "kmod status --json: daemon.gds_nvidia_fs"
+assert_eq different "$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["gds_match"])' <<<"$js")" "kmod status --json: daemon.gds_match"
+doc=/var/log/nvme-swapguard/status.json
+assert_eq "$exported" "$(doc_field "$doc" gds_hooks.generation)" "status document: gds_hooks.generation"
+assert_eq "$other" "$(doc_field "$doc" gds_nvidia_fs)" "status document: gds_nvidia_fs"
+assert_eq different "$(doc_field "$doc" gds_match)" "status document: gds_match"
+
+sg_step "4b. nvidia_fs replaced by one that asks for $exported: they match, no warning"
+rmmod nvidia_fs
+wait_gds SWAPGUARD_GDS_WANTED=not-loaded
+nvfs_ctr_stop
+warnings=$(sg_journal_entries GDS_GENERATION SWAPGUARD_GDS_MATCH=different | wc -l)
+nvfs_ctr_start "$exported"
+refs=$(cat /sys/module/nvme/refcnt)
+insmod "$NVFS_KO"
+wait_gds SWAPGUARD_GDS_MATCH=same SWAPGUARD_GDS_WANTED="$exported" PRIORITY=6
+assert_contains "$(dmesg | grep 'nvidia-fs stand-in' | tail -n1)" "registration worked" "the stand-in registered with nvme_${exported}_* hooks"
+assert_eq "$warnings" "$(sg_journal_entries GDS_GENERATION SWAPGUARD_GDS_MATCH=different | wc -l)" "GDS warnings after the matching nvidia_fs"
+sleep 1
+assert_eq same "$(state_field gds_match)" "state file: gds_match"
+assert_eq same "$(doc_field "$doc" gds_match)" "status document: gds_match"
+assert_eq "$refs" "$(cat /sys/module/nvme/refcnt)" "nvme refcnt (nvidia-fs keeps no reference without a GDS process)"
+rmmod nvidia_fs
+nvfs_ctr_stop
 sg_show_journal
 sg_stop
 sg_container_stop

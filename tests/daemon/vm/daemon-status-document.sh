@@ -32,7 +32,6 @@ assert d["schema"] == 1 and d["daemon"]["version"], d
 assert stat.S_IMODE(os.stat(path).st_mode) == 0o644, oct(os.stat(path).st_mode)
 # The pin is always on (issue 9): reported, [] here (nothing on NVMe is in use).
 assert d["pins"] == [], d["pins"]
-assert d["gds_hooks"]["generation"] is None
 exec(checks)
 PY
 	); then
@@ -57,7 +56,8 @@ rm -rf /var/log/nvme-swapguard   # (the guest's overlay over the host's /)
 sg_install_unit
 sg_start
 sg_wait_state idle
-doc_check idle "assert d['live_build'] == 'in-tree', d['live_build']"
+doc_check idle "assert d['live_build'] == 'in-tree', d['live_build']
+assert d['gds_hooks']['generation'] == 'none', d['gds_hooks']"
 assert_eq 755 "$(stat -c %a /var/log/nvme-swapguard)" "mode of /var/log/nvme-swapguard (LogsDirectory=)"
 
 sg_container_new mofed-container nvidia-network-operator
@@ -72,6 +72,8 @@ wait_for_block "$dev" 30
 doc_check swapped "m = {x['name']: x for x in d['modules']}
 assert d['live_build'] == 'nvidia' and m['nvme']['origin'] == 'nvidia', d['modules']
 assert d['gds_hooks']['present'] is True and m['nvme']['gds_hooks'] is True, d['gds_hooks']
+assert d['gds_hooks']['generation'] == 'v1', d['gds_hooks']  # was null after a swap to v1 (issue 8)
+assert d['gds_nvidia_fs'] == 'not-loaded' and d['gds_nvme'] == 'v1', d
 assert d['container']['pod'] == '$SG_POD', d['container']
 assert d['missing_namespaces'] == [] and len(d['namespaces_before']) >= 1, d"
 save swapped

@@ -24,6 +24,9 @@ Test(state_file, round_trip_through_a_fake_root) {
                 .namespaces_before = &nss,
                 .ready_deadline_usec = 99999,
                 .message = (char *) "unloaded: nvme nvme_core",
+                .gds_nvme = (char *) "v1",
+                .gds_nvidia_fs = (char *) "v2",
+                .gds_match = (char *) "different",
         };
         StateFile *back = NULL;
         char cmd[128];
@@ -47,6 +50,11 @@ Test(state_file, round_trip_through_a_fake_root) {
         cr_assert_eq(back->namespaces_before->items[1].nsid, 3);
         cr_assert_eq(back->ready_deadline_usec, 99999);
         cr_assert_str_eq(back->message, "unloaded: nvme nvme_core");
+        /* the generation of each, for machines (issue 8) */
+        cr_assert_str_eq(back->gds_nvme, "v1");
+        cr_assert_str_eq(back->gds_nvidia_fs, "v2");
+        cr_assert_str_eq(back->gds_match, "different");
+        cr_assert_null(back->gds, "not written when absent");
         state_file_free(back);
         snprintf(cmd, sizeof(cmd), "test ! -e %s/run/nvme-swapguard/state.json.tmp", root);
         cr_assert_eq(system(cmd), 0, "no temporary file left behind");

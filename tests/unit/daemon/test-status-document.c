@@ -12,7 +12,8 @@
 
 static GuardModule swapped_modules[] = {
         { .name = (char *) "nvme_core", .origin = GUARD_ORIGIN_NVIDIA, .gds_hooks = false },
-        { .name = (char *) "nvme", .origin = GUARD_ORIGIN_NVIDIA, .gds_hooks = true },
+        { .name = (char *) "nvme", .origin = GUARD_ORIGIN_NVIDIA, .gds_hooks = true,
+          .gds_generations = (char *) "v1" },
         { .name = (char *) "nvme_rdma", .origin = GUARD_ORIGIN_ABSENT, .gds_hooks = false },
 };
 static GuardStack swapped_stack = { .modules = swapped_modules, .n_modules = 3 };
@@ -235,10 +236,31 @@ Test(status_document, publish_reads_the_hosts_boot_id) {
         o = json_object_from_file(path);
         cr_assert_not_null(o);
         cr_assert_str_eq(str(o, "boot_id"), "0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b");
+        /* the daemon reports the live build's hook generation (was null after a swap to v1) */
+        cr_assert_str_eq(str(o, "gds_hooks.generation"), "v1");
+        cr_assert_eq(json_object_get_boolean(get(o, "gds_hooks.present")), true);
         cr_assert_eq(json_object_get_int(get(o, "daemon.pid")), getpid());
         cr_assert(json_object_get_int64(get(o, "written_at_usec")) > 1700000000000000LL);
         json_object_put(o);
         snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
         cr_assert_eq(system(cmd), 0);
         free(root);
+}
+
+Test(status_document, hooks_generation_of_the_live_build) {
+        GuardModule in_tree[] = { { .name = (char *) "nvme_core", .origin = GUARD_ORIGIN_IN_TREE },
+                                  { .name = (char *) "nvme", .origin = GUARD_ORIGIN_IN_TREE } };
+        GuardStack in_tree_stack = { .modules = in_tree, .n_modules = 2 };
+        GuardModule rdma_only[] = { { .name = (char *) "nvme_core", .origin = GUARD_ORIGIN_NVIDIA },
+                                    { .name = (char *) "nvme", .origin = GUARD_ORIGIN_ABSENT,
+                                      .gds_generations = (char *) "v2" },
+                                    { .name = (char *) "nvme_rdma", .origin = GUARD_ORIGIN_NVIDIA,
+                                      .gds_hooks = true, .gds_generations = (char *) "v1" } };
+        GuardStack rdma_stack = { .modules = rdma_only, .n_modules = 3 };
+
+        cr_assert_str_eq(status_hooks_generation(&swapped_stack), "v1");
+        cr_assert_str_eq(status_hooks_generation(&in_tree_stack), "none", "read, and no hooks: not null");
+        cr_assert_null(status_hooks_generation(NULL), "unreadable stack: null");
+        /* a module that is not loaded says nothing */
+        cr_assert_str_eq(status_hooks_generation(&rdma_stack), "v1");
 }
