@@ -148,6 +148,10 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
                 container_exited(m, "its process is gone");
         if (r != DRIVER_CONTAINER_FOLLOWED)
                 return;
+        /* Again at the start (a store seen late, a rescan, a use begun since
+         * the create): what we tell the container must be true now. */
+        if (m->started)
+                swap_pin_refresh(m);
         pin_holder_driver_container(m->pin, c->id, c->pod_name, true);
         lifecycle_container_followed(m);
         if (!m->started)
@@ -157,10 +161,20 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
                 manager_dispatch(m, SWAP_EVENT_READY_STALE);
 }
 
+/* The store asks this when it reads a new container's config.json:
+ * CRI-O's create, before the start, so before a driver container's openibd
+ * can run. That is the moment a remover appears, and the always-on watch
+ * has no event for a namespace held only by a plain open or mounted only
+ * in another mount namespace (a pod's): a full usage check (every process's
+ * open files, the exclusive-open probe that sees every mount namespace)
+ * pins what it finds now (docs/PIN.md, "What the watch does not see"). */
 static bool want_container(const ContainerIdentity *c, void *userdata) {
         Manager *m = userdata;
+        bool wanted = driver_container_wanted(m->config, c);
 
-        return driver_container_wanted(m->config, c);
+        if (wanted && m->started)
+                swap_pin_refresh(m);
+        return wanted;
 }
 
 static void on_store(ContainerStore *s, ContainerStoreEvent ev, const ContainerIdentity *c, pid_t pid, void *userdata) {
