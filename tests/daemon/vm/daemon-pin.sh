@@ -37,16 +37,39 @@ declare -F sg_container_compiled >/dev/null ||
 
 state_field() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$SG_STATE_FILE" "$1"; }
 
-# wait_pinned_text TEXT [SECONDS]: a PINNED entry whose message has TEXT.
+uptime_now() { cut -d' ' -f1 /proc/uptime; }
+# journal_since KIND T [FIELD=VALUE...]: "<monotonic s> <MESSAGE>" of each
+# KIND entry logged at or after uptime T with those fields; exit 1 if none.
+# (The journal's monotonic clock is the guest's uptime: one boot.) Entries
+# before T are someone else's: e.g. mkfs's own open of a namespace, pinned
+# and released while it ran when a uevent happened to fall in.
+journal_since() {
+	local kind=$1 t=$2
+	shift 2
+	journalctl -u "$SG_UNIT" -o json --no-pager -q MESSAGE_ID="$(sg_message_id "$kind")" | /usr/bin/python3 -c '
+import json, sys
+t = float(sys.argv[1])
+want = dict(a.split("=", 1) for a in sys.argv[2:])
+n = 0
+for line in sys.stdin:
+    e = json.loads(line)
+    at = int(e["__MONOTONIC_TIMESTAMP"]) / 1e6
+    if at >= t and all(e.get(k) == v for k, v in want.items()):
+        print("%.3f %s" % (at, e.get("MESSAGE")))
+        n += 1
+sys.exit(0 if n else 1)
+' "$t" "$@"
+}
+# wait_pinned_text T TEXT [SECONDS]: a PINNED entry since T whose message has TEXT.
 wait_pinned_text() {
-	local deadline=$((SECONDS + ${2:-20}))
+	local deadline=$((SECONDS + ${3:-20}))
 	while [ $SECONDS -lt $deadline ]; do
-		sg_journal_entries PINNED 2>/dev/null | grep -qF -- "$1" && return 0
-		sleep 0.2
+		journal_since PINNED "$1" 2>/dev/null | grep -qF -- "$2" && return 0
+		sleep 0.5
 	done
 	return 1
 }
-pinned_for() { sg_journal_entries PINNED SWAPGUARD_DEVICE="${1#/dev/}" >/dev/null 2>&1; }
+pinned_since() { journal_since PINNED "$1" SWAPGUARD_DEVICE="${2#/dev/}" >/dev/null 2>&1; }
 
 sg_setup
 holders_ns='' holder_open=''
@@ -87,11 +110,13 @@ done
 udevadm settle 2>/dev/null || sleep 2
 sleep 1
 mkdir -p /mnt/mp /mnt/plain
+t_mp=$(uptime_now)
 mount_fs "$head" /mnt/mp || vm_fatal "mount $head"
 write_unsynced /mnt/mp/payload 2048
-t0=$SECONDS
-if wait_pinned_text "$head mounted at /mnt/mp"; then vm_pass "pinned for $head within $((SECONDS - t0)) s"
+if wait_pinned_text "$t_mp" "$head mounted at /mnt/mp"; then
+	vm_pass "pinned for $head: $(journal_since PINNED "$t_mp" | grep -F "$head mounted at" | head -n1 | cut -d' ' -f1) s uptime, mounted at $t_mp"
 else vm_fail "no PINNED entry for $head"; fi
+t_held=$(uptime_now)
 assert_journal PINNED SWAPGUARD_DEVICE="${head#/dev/}" SWAPGUARD_MODULE=nvme
 assert_contains "$(systemctl show -P StatusText "$SG_UNIT")" "nvme pinned: $head mounted at /mnt/mp (ext4)" "STATUS="
 assert_contains "$(cat "$SG_STATE_FILE")" "nvme pinned: $head mounted at /mnt/mp (ext4)" "state file"
@@ -107,13 +132,14 @@ for ((i = 0; i < 100; i++)); do
 		[ "$(cat "/proc/$holders_ns/comm" 2>/dev/null)" = sleep ] && break
 	sleep 0.05
 done
+t_ns=$(uptime_now)
 nsenter -t "$holders_ns" -m -- mount "$plain" /mnt/plain || vm_fatal "mount $plain in another mount namespace"
 ns_payload=/proc/$holders_ns/root/mnt/plain/payload
 write_unsynced "$ns_payload" 2048
 assert_not_contains "$(cat /proc/1/mountinfo)" "/mnt/plain" "the host's mount table (the mount is another namespace's)"
 vm_log "dirty: $(dirty_kb) KiB"
 sleep 3
-if pinned_for "$plain"; then vm_fail "pinned for $plain without an event: update docs/ARCHITECTURE.md (the watch's blind spots)"
+if pinned_since "$t_ns" "$plain"; then vm_fail "pinned for $plain without an event: update docs/ARCHITECTURE.md (the watch's blind spots)"
 else vm_pass "no event, no pin yet for $plain (the watch's documented blind spot)"; fi
 
 sg_step "3b. Foreign removers while the daemon runs"
@@ -128,9 +154,10 @@ assert_unload_result nvme_core EAGAIN
 sg_assert_oot
 
 sg_step "3c. A daemon restart runs the full check: both pinned before READY=1"
+t_restart=$(uptime_now)
 systemctl restart "$SG_UNIT" || vm_fatal "systemctl restart"
 # Type=notify: restart returns after READY=1
-if pinned_for "$plain"; then vm_pass "pinned for $plain (another mount namespace) when systemctl restart returned"
+if pinned_since "$t_restart" "$plain"; then vm_pass "pinned for $plain (another mount namespace) when systemctl restart returned"
 else vm_fail "no PINNED entry for $plain after the restart"; fi
 assert_unload_result nvme EAGAIN
 assert_eq 2 "$(journalctl -u "$SG_UNIT" -o json --no-pager -q | grep -c "$(sg_message_id STARTED)")" "two starts"
@@ -142,15 +169,16 @@ sg_container_stop
 sg_container_remove
 # a plain open (no O_EXCL, read-only: no close-write uevent), as a backup
 # tool or a monitoring agent holds one
+t_open=$(uptime_now)
 sh -c 'exec sleep 100000' <"$plain" &
 holder_open=$!
 sleep 2
-if sg_journal_entries PINNED 2>/dev/null | grep -qF "is open by process $holder_open"; then
+if journal_since PINNED "$t_open" 2>/dev/null | grep -qF "is open by process $holder_open"; then
 	vm_fail "the plain open was pinned before any event (update the docs)"
 else vm_pass "no event for the plain open of $plain by $holder_open"; fi
 sg_container_new mofed-container nvidia-network-operator
 b_cid=$SG_CID
-if wait_pinned_text "is open by process $holder_open" 20; then
+if wait_pinned_text "$t_open" "is open by process $holder_open" 20; then
 	vm_pass "B's create (config.json, no process yet) pinned for the plain open"
 else vm_fail "no PINNED entry for the plain open after B's create"; fi
 assert_no_file "$SG_UD/pidfile"
@@ -191,20 +219,21 @@ assert_ok verify_written /mnt/mp/payload
 assert_ok verify_written "$ns_payload"
 if dmesg_since_mark | grep -q "Buffer I/O error"; then vm_fail "Buffer I/O error in the kernel log"
 else vm_pass "no Buffer I/O error in the kernel log"; fi
+if out=$(journal_since UNPINNED "$t_held"); then vm_fail "the pin went while in use: $out"
+else vm_pass "the pin held from the head's mount until now (no UNPINNED entry)"; fi
 
 # --- 6. every use ends -------------------------------------------------------------
 sg_step "6. Every use ends: the pin goes, B's swap proceeds"
 kill "$holder_open"; wait "$holder_open" 2>/dev/null; holder_open=
 nsenter -t "$holders_ns" -m -- umount /mnt/plain || vm_fatal "umount /mnt/plain in the other namespace"
 kill "$holders_ns"; wait "$holders_ns" 2>/dev/null; holders_ns=
+t_umount=$(uptime_now)
 umount /mnt/mp || vm_fatal "umount /mnt/mp"
-t_umount=$(cut -d' ' -f1 /proc/uptime)
 # Polling the journal costs seconds on an emulated CPU: wait generously,
 # then measure from the entry's own monotonic timestamp (same boot clock).
 deadline=$((SECONDS + 60))
-while [ $SECONDS -lt $deadline ] && ! sg_journal_entries UNPINNED >/dev/null 2>&1; do sleep 0.5; done
-unpinned_at=$(journalctl -u "$SG_UNIT" -o json --no-pager -q MESSAGE_ID="$(sg_message_id UNPINNED)" |
-	/usr/bin/python3 -c 'import json, sys; t = [int(json.loads(l)["__MONOTONIC_TIMESTAMP"]) for l in sys.stdin]; print(min(t) / 1e6 if t else "")')
+while [ $SECONDS -lt $deadline ] && ! journal_since UNPINNED "$t_held" >/dev/null 2>&1; do sleep 0.5; done
+unpinned_at=$(journal_since UNPINNED "$t_held" 2>/dev/null | head -n1 | cut -d' ' -f1)
 if [ -z "$unpinned_at" ]; then
 	vm_fail "no UNPINNED entry 60 s after the unmount"
 else
@@ -218,9 +247,15 @@ sg_wait_state swapped 90
 sg_assert_oot
 assert_eq "$b_cid" "$(state_field build_container)" "the state file names B's build"
 assert_ne "$a_cid" "$(state_field build_container)" "A's build is gone"
-for d in "$head" "$plain"; do
-	wait_for_block "$d" 30 && vm_pass "$d is back" || vm_fail "$d is not back after B's swap"
+# (instance numbers may change with the reload: look them up again)
+deadline=$((SECONDS + 30))
+until multipath_head >/dev/null && plain_namespace >/dev/null; do
+	[ $SECONDS -lt $deadline ] || break
+	sleep 0.2
 done
+if multipath_head >/dev/null && plain_namespace >/dev/null; then
+	vm_pass "both namespaces back after B's swap: $(multipath_head) (multipath head), $(plain_namespace)"
+else vm_fail "the namespaces are not back after B's swap: $(nvme_namespaces | tr '\n' ' ')"; fi
 if dmesg_since_mark | grep -q "Buffer I/O error"; then vm_fail "Buffer I/O error in the kernel log at the end"
 else vm_pass "no Buffer I/O error in the kernel log at the end"; fi
 sg_show_journal
