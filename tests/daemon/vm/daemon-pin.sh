@@ -28,8 +28,10 @@
 #     own: the daemon was blocked, not done, so the unpin's re-check takes
 #     out A's build and loads B's (issue 8: a new driver container is a new
 #     swap; had B crash-looped instead, its next instance would be one).
-# One boot: VM wall time measured in the commit that extended it (see
-# tests/daemon/meson.build for the timeout).
+# One boot: 271.1 s VM wall (66 checks; 305.7 s and 345.8 s with the
+# machine's other VMs and the fault matrix running), measured on 2026-12-02
+# with the stand-in; run-vm.sh -t 600 in tests/daemon/meson.build leaves
+# room for CI load (it was 246 s before the swap and pod restart steps).
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
 declare -F sg_container_compiled >/dev/null ||
