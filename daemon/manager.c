@@ -148,6 +148,10 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
                 container_exited(m, "its process is gone");
         if (r != DRIVER_CONTAINER_FOLLOWED)
                 return;
+        /* Again at the start (a store seen late, a rescan, a use begun since
+         * the create): what we tell the container must be true now. */
+        if (m->started)
+                swap_pin_refresh(m);
         pin_holder_driver_container(m->pin, c->id, c->pod_name, true);
         lifecycle_container_followed(m);
         if (!m->started)
@@ -157,10 +161,21 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
                 manager_dispatch(m, SWAP_EVENT_READY_STALE);
 }
 
+/* The store asks this when it reads a new container's config.json:
+ * CRI-O's create, before the start, so before a driver container's openibd
+ * can run. That is the moment a remover appears, and the always-on watch
+ * has no event for a namespace held only by a plain open or mounted only
+ * in another mount namespace (a pod's): a full usage check (every process's
+ * open files, the exclusive-open probe that sees every mount namespace)
+ * pins what it finds now (docs/ARCHITECTURE.md, "The pin": the watch's
+ * blind spots). */
 static bool want_container(const ContainerIdentity *c, void *userdata) {
         Manager *m = userdata;
+        bool wanted = driver_container_wanted(m->config, c);
 
-        return driver_container_wanted(m->config, c);
+        if (wanted && m->started)
+                swap_pin_refresh(m);
+        return wanted;
 }
 
 static void on_store(ContainerStore *s, ContainerStoreEvent ev, const ContainerIdentity *c, pid_t pid, void *userdata) {
@@ -229,9 +244,13 @@ static void on_ready(PathWatch *w, bool exists, void *userdata) {
 static int on_recheck(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
 
-        if (m->state == SWAP_STATE_BLOCKED)
+        if (m->state == SWAP_STATE_BLOCKED) {
+                /* The mount watch may come first, and the unload lets go of
+                 * the pin without a word: match the pin (and say UNPINNED)
+                 * at the moment the use ended, not after the unload. */
+                swap_pin_refresh(m);
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
-        else if ((m->state == SWAP_STATE_SWAPPED || m->state == SWAP_STATE_RESTORED) && m->record.missing_namespaces) {
+        } else if ((m->state == SWAP_STATE_SWAPPED || m->state == SWAP_STATE_RESTORED) && m->record.missing_namespaces) {
                 swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
                 swap_record_persist(m);
                 swap_status_update(m);

@@ -169,6 +169,40 @@ expect_log "MESSAGE_ID=7bc368d6005b4d99b5e15d0902c4c229"
 [ -e "$root$guard_file" ] && fail "reload guard outlived the daemon" || ok
 stop_container
 
+# --- the watch's blind spot (issue 9): a namespace held only by a plain open
+# (a process with /dev/nvme0n1 open) has no event the always-on watch could
+# see. A driver container's create (its config.json in the store, before
+# its pidfile: the start) runs the full usage check, and the pin is held
+# before the container could run openibd.
+case=open-only-then-container
+new_node
+start_daemon
+wait_state idle
+fn process 4321 fio nvme0n1
+sleep 1
+grep -q "nvme pinned" "$tmp/daemon.log" && fail "pinned without an event (did the watch learn to see plain opens? update docs/ARCHITECTURE.md)" || ok
+ud=$root/run/containers/storage/overlay-containers/$ID/userdata
+mkdir -p "$ud"
+cat > "$ud/config.json.tmp" <<'JSON'
+{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"]},
+ "annotations":{"io.kubernetes.container.name":"mofed-container",
+  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p",
+  "io.kubernetes.pod.namespace":"nvidia-network-operator",
+  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"}}
+JSON
+mv "$ud/config.json.tmp" "$ud/config.json"
+for i in $(seq 1 50); do grep -q "nvme pinned" "$tmp/daemon.log" && break; sleep 0.1; done
+expect_log "nvme pinned: nvme0n1 is open by process 4321 \(fio\).*MESSAGE_ID=a4e7c19ea7fa4bbda25cd3fc5b2dd7cf"
+[ -e "$ud/pidfile" ] && fail "the test wrote the pidfile early" || ok
+grep -q "container-started" "$tmp/daemon.log" && fail "the container counted as started before its pidfile" || ok
+[ "$(state)" = idle ] && ok || fail "state $(state) before the container's start, expected idle"
+start_container   # the start: the pidfile
+wait_state blocked
+expect_log "MESSAGE_ID=4706cc61103247d4bfb4e6dc8c3f3de3"
+expect_no_kernel "delete_module nvme "
+stop_daemon
+stop_container
+
 # --- container exits before ready: restored, namespaces back ---------------
 case=exit-before-ready
 new_node

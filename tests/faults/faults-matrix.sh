@@ -111,6 +111,9 @@ list_rows() {
   for e in EACCES EIO; do echo "pin:cli:probe:$e"; echo "pin:daemon:probe:$e"; done
   echo "pin:cli:probe:fd-dir"; echo "pin:daemon:probe:fd-dir"
   echo "pin:daemon:foreign:-"
+  # the watch's blind spots: held only by a plain open (or by a process whose
+  # open files cannot be read) when a driver container is created
+  for c in open fd-dir; do echo "pin:daemon:create:$c"; done
 
   # The driver container's whole life (issue 8).
   for c in earlier-build earlier-build-driver-ready earlier-build-inuse stale-ready no-build no-nfsrdma \
@@ -807,9 +810,67 @@ run_pin_foreign_row() {
   stop_daemon
 }
 
+# pin:daemon:create:<open|fd-dir>: the watch's blind spot. Once the daemon
+# is up, nvme1n1 comes to be held only by a plain open of process 777 (open),
+# or process 777's open files cannot be read (fd-dir): no event the watch
+# could see. A driver container's create (its config.json; no pidfile, so no
+# process yet) runs the full usage check: pinned before its start (a foreign
+# delete_module(nvme) fails); at its start it is told why it cannot restart
+# its drivers and the swap is blocked; nothing is removed.
+run_pin_create_row() {
+  local arg=$1 words d
+  new_node
+  d=$root/run/containers/storage/overlay-containers/$ID/userdata
+  : > "$tmp/fault.script"
+  usage=inuse
+  start_daemon; wait_state idle
+  case $arg in
+    open) fn process 777 fio nvme1n1; words="nvme pinned: nvme1n1 is open by process 777 (fio)" ;;
+    fd-dir) mkdir -p "$root/proc/777"; echo fio > "$root/proc/777/comm"; echo x > "$root/proc/777/fd"
+      words="nvme pinned: could not check nvme1n1: could not read the open files of 1 process(es) (pid 777" ;;
+  esac
+  nap 1
+  log_count "MESSAGE_ID=a4e7c19ea7fa4bbda25cd3fc5b2dd7cf"
+  [ "$REPLY" -eq 0 ] || fail "pinned before any event: the watch sees this now (update docs/ARCHITECTURE.md)"
+  # the create: the container's process (as runc's init waits for the start)
+  # and config.json, but no pidfile yet
+  sleep 600 &
+  container_pid=$!
+  mkdir -p "$root/proc/$container_pid" "$root/proc/1/ns" "$root/proc/$container_pid/ns" "$d"
+  echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$ID.scope" > "$root/proc/$container_pid/cgroup"
+  printf 'Name:\tentrypoint\nCapEff:\t000001ffffffffff\n' > "$root/proc/$container_pid/status"
+  [ -e "$root/proc/1/ns/user" ] || echo "user:[4026531837]" > "$root/proc/1/ns/user"
+  ln -f "$root/proc/1/ns/user" "$root/proc/$container_pid/ns/user"
+  container_tree $container_pid
+  cat > "$d/.config.json.tmp" <<JSON
+{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"],"env":["ENABLE_NFSRDMA=true"]},
+ "annotations":{"io.kubernetes.container.name":"mofed-container",
+  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p",
+  "io.kubernetes.pod.namespace":"nvidia-network-operator"}}
+JSON
+  mv "$d/.config.json.tmp" "$d/config.json"
+  wait_log "MESSAGE_ID=a4e7c19ea7fa4bbda25cd3fc5b2dd7cf"
+  grep "MESSAGE_ID=a4e7c19ea7fa4bbda25cd3fc5b2dd7cf" "$tmp/daemon.log" | grep -qF -- "$words" ||
+    fail "no PINNED entry says '$words'"
+  [ "$(foreign_delete nvme)" = EAGAIN ] || fail "a foreign delete_module(nvme) was not refused after the create"
+  # that refused attempt was the test's own: the invariant is about the daemon's
+  sed -i '/^delete_module nvme flags=0x800 -> EAGAIN$/d' "$tmp/kernel.log"
+  [ "$(state)" = idle ] || fail "state $(state) before the container's start, expected idle"
+  # the start
+  echo "$container_pid" > "$d/.pidfile.tmp" && mv "$d/.pidfile.tmp" "$d/pidfile"
+  wait_state blocked
+  wait_log "MESSAGE_ID=4706cc61103247d4bfb4e6dc8c3f3de3"
+  verdict=$(node_verdict)
+  [ "$verdict" = in-tree ] || fail "the node is $verdict, expected in-tree"
+  pin_invariant
+  stop_daemon
+  pin_invariant
+}
+
 run_pin_daemon_row() {
   local kind=$1 arg=$2 words
   [ "$kind" = foreign ] && { run_pin_foreign_row; return; }
+  [ "$kind" = create ] && { run_pin_create_row "$arg"; return; }
   pin_world "$kind" "$arg" daemon
   words=$(pin_words "$kind" "$arg")
   start_daemon
