@@ -58,10 +58,24 @@ int swap_read_context(Manager *m, SwapContext *ret) {
  * is gone now: add to it, never replace it, or the restore and the load
  * would leave those modules out. The same for the namespaces, whose
  * devices went with the modules. */
-static void record_before_unload(Manager *m) {
+/* Which build the unload takes out, for the journal: after a swap (a new
+ * driver container) it is an earlier container's build, not the in-tree one. */
+static const char *stack_build(const GuardStack *stack) {
+        GuardOrigin worst = GUARD_ORIGIN_IN_TREE; /* the enum runs in-tree < out-of-tree < NVIDIA */
+
+        for (size_t i = 0; stack && i < stack->n_modules; i++)
+                if (stack->modules[i].origin > worst)
+                        worst = stack->modules[i].origin;
+        return worst == GUARD_ORIGIN_NVIDIA        ? "NVIDIA build of the"
+               : worst == GUARD_ORIGIN_OUT_OF_TREE ? "out-of-tree build of the"
+                                                   : "in-tree";
+}
+
+static const char *record_before_unload(Manager *m) {
         GuardStack *stack = NULL;
         GuardNamespaces *ns = NULL;
         char **names = NULL;
+        const char *build;
 
         if (m->ops->read_stack(m->ops->userdata, &stack) >= 0 && guard_stack_loaded_names(stack, &names) >= 0 &&
             names) {
@@ -70,6 +84,7 @@ static void record_before_unload(Manager *m) {
                                 (void) strv_extend(&m->record.modules_before, *i);
                 strv_free(names);
         }
+        build = stack_build(stack);
         guard_stack_free(stack);
         if ((!m->record.namespaces_before || m->record.namespaces_before->n == 0) &&
             m->ops->scan_namespaces(m->ops->userdata, &ns) >= 0) {
@@ -77,15 +92,16 @@ static void record_before_unload(Manager *m) {
                 m->record.namespaces_before = ns;
         }
         swap_record_persist(m);
+        return build;
 }
 
-static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u) {
+static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const char *build) {
         switch (u->outcome) {
         case GUARD_UNLOAD_REMOVED:
         case GUARD_UNLOAD_NOT_LOADED:
                 free(m->last_blockers);
                 m->last_blockers = NULL;
-                swap_report_unloaded(m, u->removed);
+                swap_report_unloaded(m, build, u->removed);
                 return SWAP_EVENT_UNLOAD_DONE;
         case GUARD_UNLOAD_REFUSED:
                 swap_report_blockers(m, &u->blockers);
@@ -106,17 +122,18 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u) {
 
 static SwapEvent action_unload(Manager *m) {
         GuardUnloadResult *u = NULL;
+        const char *build;
         SwapEvent ev;
         int r;
 
-        record_before_unload(m);
+        build = record_before_unload(m);
         r = m->ops->unload(m->ops->userdata, &u);
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
-                log_error_errno(r, "Cannot unload the in-tree NVMe stack: %m");
+                log_error_errno(r, "Cannot unload the %s NVMe stack: %m", build);
                 return SWAP_EVENT_UNLOAD_FAILED;
         }
-        ev = unload_outcome(m, u);
+        ev = unload_outcome(m, u, build);
         guard_unload_result_free(u);
         return ev;
 }

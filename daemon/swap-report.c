@@ -109,13 +109,13 @@ void swap_report_blockers(Manager *m, const GuardBlockers *b) {
         swap_record_message(m, "blocked: %s", joined);
 }
 
-void swap_report_unloaded(Manager *m, char *const *removed) {
+void swap_report_unloaded(Manager *m, const char *build, char *const *removed) {
         _cleanup_free_ char *list = strv_join(removed, " ");
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_UNLOADED,
                      &(ReportFields) { .state = "unloaded-waiting-driver", .module = list,
                                        .container_id = swap_record_container_id(m), .pid = m->container.pid },
-                     "Unloaded the in-tree NVMe stack (%s) for driver container %.12s.",
+                     "Unloaded the %s NVMe stack (%s) for driver container %.12s.", build,
                      list && *list ? list : "nothing was loaded", swap_record_container_id(m) ?: "?");
         swap_record_message(m, "unloaded: %s", list ?: "");
 }

@@ -15,7 +15,8 @@ void swap_report_namespaces(Manager *m, const char *message_id, const char *what
 void swap_report_swapped(Manager *m, const char *by);
 /* One entry per blocker, unless they are the same as last time. */
 void swap_report_blockers(Manager *m, const GuardBlockers *b);
-void swap_report_unloaded(Manager *m, char *const *removed);
+/* build: what was taken out, as stack_build() words it ("in-tree", ...). */
+void swap_report_unloaded(Manager *m, const char *build, char *const *removed);
 void swap_report_reload(Manager *m);
 /* What a load from the container's tree did, one line: the modules that
  * came from that tree, those the host's tree gave (dependencies outside the
