@@ -34,6 +34,11 @@ assert_file "$CRIO_RUNROOT/overlay-containers/$bad/userdata/pidfile"
 crio_footprint "$bad"
 sleep 3
 assert_eq idle "$(sg_state)" "daemon state while the container is only created"
+# runc 1.1.5's init, as the daemon sees it from its sandbox: named
+# "runc:[2:INIT]", exe "/" (a detached bind mount), exec.fifo present
+assert_contains "$(journalctl -u "$SG_UNIT" --no-pager -q -o cat)" \
+	"Container ${bad:0:12} is created (pid $(cat "$CRIO_RUNROOT/overlay-containers/$bad/userdata/pidfile")), not started (process name \"runc:[2:INIT]\"" \
+	"the journal says why the created container is not acted on"
 sg_assert_in_tree
 if crio_ctr_start "$bad"; then
 	vm_log "crictl start returned success; the container is $(crio_ctr_state "$bad")"
