@@ -59,10 +59,11 @@ StartSign exe_start_sign(const char *exe_target) {
                 return START_SIGN_UNKNOWN;
         if (exe_is_runtime_init(exe_target))
                 return START_SIGN_RUNTIME;
-        /* "/": a file on a detached mount, the root of nothing we can see.
-         * runc 1.0 to 1.1.x (try_bindfd in cloned_binary.c) re-execs from a
-         * bind mount of itself that it then detaches: its init's exe reads
-         * "/", and so does nothing else a container could exec. */
+        /* "/": runc 1.0 to 1.1.x and crun 1.8.1 (try_bindfd in their
+         * cloned_binary.c) re-exec from a read-only bind mount of themselves
+         * that they then detach: the init's exe is the root of a detached
+         * mount and reads "/" (seen on Linux 6.1). No entrypoint can: "/" is
+         * a directory. */
         if (streq(exe_target, "/"))
                 return START_SIGN_UNKNOWN;
         return START_SIGN_OTHER;
@@ -119,8 +120,9 @@ static void read_exe(pid_t pid, ContainerStartEvidence *ev) {
         }
         n = readlink(path, target, sizeof(target) - 1);
         if (n < 0) {
-                /* EACCES: a non-dumpable process we may not trace (runc's
-                 * init); ENOENT: /proc hides it, or a fake root without one. */
+                /* EACCES: the ptrace read check failed (a non-dumpable
+                 * init, and we without CAP_SYS_PTRACE); ENOENT: /proc hides
+                 * it, or a fake root scripts none. Neither is a start. */
                 ev->exe_errno = errno;
                 return;
         }
