@@ -4,7 +4,10 @@
 # scenarios where what the node shows is not what it seems (issue 8 item 7):
 #  1. "a pid" means "created": runc writes the pidfile at CreateContainer and
 #     its process waits in `runc init` until StartContainer. A created
-#     container has not started: the daemon must not unload for it.
+#     container has not started: the daemon must not unload for it. From
+#     inside the shipped unit runc 1.1.5's init reads: name "runc:[2:INIT]",
+#     exe "/" (readlink succeeds: a detached bind mount of runc, try_bindfd),
+#     /run/runc/<id>/exec.fifo present (daemon/container-started.h).
 #  2. a start that fails after create: the entrypoint cannot be executed
 #     (ENOEXEC at start; create succeeded). The daemon must never have
 #     unloaded the in-tree stack for a container that never ran.
