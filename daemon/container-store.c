@@ -177,8 +177,10 @@ typedef struct Entry {
         bool privileged;   /* its init may give us kernel code (container-privilege.h) */
         bool awaiting_exec;  /* created: its process still runs the runtime's init */
         bool reported;       /* its pid was reported as started */
-        sd_event_source *start_check; /* without the process connector: look again for the start */
+        sd_event_source *start_check; /* looks again for the start while created */
         uint64_t start_check_usec;    /* the next interval, doubling */
+        uint64_t created_since_usec;  /* CLOCK_MONOTONIC when first seen created, 0 if not */
+        bool created_long_logged;     /* "created for long" said once */
         PathWatch *watch;  /* config.json while pending, pidfile while wanted */
         struct Entry *next;
 } Entry;
@@ -298,19 +300,27 @@ static void entry_report_started(Entry *e) {
 static void store_update_exec_watch(ContainerStore *s);
 
 /* Between CRI-O's create and start lie milliseconds, unless the start
- * fails (then the runtime kills the process). Where the process connector
- * cannot be had (the shipped unit runs with PrivateNetwork=yes, and the
- * connector lives in the initial network namespace only), the start is
- * looked for again: 50 ms, doubling to 2 s, until it started or is gone. */
+ * fails (then the runtime kills the process) or kubelet waits. While a
+ * wanted container is created, its start is looked for again: 50 ms,
+ * doubling to 2 s, until it started or is gone. The process connector
+ * (exec-watch.h), where it can be had, only makes the look come sooner:
+ * under the shipped unit it cannot (no CAP_NET_ADMIN, PrivateNetwork=yes),
+ * and a connector that binds but hears nothing must not leave a start
+ * unseen. An idle node has no created container, so no timer. */
 #define START_CHECK_FIRST_USEC (50ULL * 1000ULL)
 #define START_CHECK_MAX_USEC (2ULL * 1000000ULL)
+/* Kubelet starts right after create; a container still created after this
+ * long is worth a line in the journal (once). */
+#define CREATED_LONG_USEC (60ULL * 1000000ULL)
 
 static void entry_check_started(Entry *e);
 
 static int on_start_check(sd_event_source *src, uint64_t usec, void *userdata) {
         Entry *e = userdata;
+        ContainerStore *s = e->store;
 
-        entry_check_started(e);
+        entry_check_started(e); /* may free e (the handler), not the store */
+        store_update_exec_watch(s);
         return 0;
 }
 
@@ -331,34 +341,59 @@ static void entry_arm_start_check(Entry *e) {
         r = sd_event_add_time_relative(e->store->event, &e->start_check, CLOCK_MONOTONIC, e->start_check_usec,
                                        10000ULL, on_start_check, e);
         if (r < 0) {
-                log_warning_errno(r, "Container %.12s: cannot look for its start again, counting it as started: %m",
-                                  e->id);
-                entry_report_started(e);
+                /* Fail closed: not started until the pidfile or the store changes. */
+                log_error_errno(r, "Container %.12s: cannot look for its start again; it counts as not started "
+                                   "until its pidfile or the container store changes: %m", e->id);
                 return;
         }
         (void) sd_event_source_set_description(e->start_check, "container-start-check");
 }
 
+static void entry_stop_start_check(Entry *e) {
+        if (e->start_check)
+                (void) sd_event_source_set_enabled(e->start_check, SD_EVENT_OFF);
+        e->start_check_usec = 0;
+        e->created_since_usec = 0;
+        e->created_long_logged = false;
+}
+
+static void entry_note_created(Entry *e, const ContainerStartEvidence *ev) {
+        char why[256];
+        uint64_t now = 0;
+
+        (void) sd_event_now(e->store->event, CLOCK_MONOTONIC, &now);
+        container_start_evidence_describe(ev, why, sizeof(why));
+        if (e->created_since_usec == 0) {
+                e->created_since_usec = now ? now : 1;
+                log_info("Container %.12s is created (pid %d), not started (%s): waiting for it to exec its "
+                         "entrypoint.", e->id, (int) e->pid, why);
+        } else if (!e->created_long_logged && now >= e->created_since_usec + CREATED_LONG_USEC) {
+                e->created_long_logged = true;
+                log_notice("Container %.12s has been created for %llu s and not started (pid %d, %s): nothing is "
+                           "done for it until it runs its entrypoint. If kubelet cannot start it, see "
+                           "`crictl inspect %.12s`.", e->id, (unsigned long long) (CREATED_LONG_USEC / 1000000ULL),
+                           (int) e->pid, why, e->id);
+        }
+}
+
 static void entry_check_started(Entry *e) {
-        switch (container_process_state(e->pid)) {
+        ContainerStartEvidence ev;
+
+        switch (container_process_state(e->pid, e->id, &ev)) {
         case CONTAINER_PROCESS_GONE:
                 log_debug("Container %.12s: pid %d is gone before it started.", e->id, (int) e->pid);
                 e->awaiting_exec = false;
+                entry_stop_start_check(e);
                 return;
         case CONTAINER_PROCESS_CREATED:
-                if (!e->awaiting_exec || !e->start_check_usec)
-                        log_info("Container %.12s is created (pid %d), not started: waiting for it to "
-                                 "exec its entrypoint.", e->id, (int) e->pid);
+                entry_note_created(e, &ev);
                 e->awaiting_exec = true;
-                if (e->store->execs_unavailable)
-                        entry_arm_start_check(e);
+                entry_arm_start_check(e);
                 return;
         case CONTAINER_PROCESS_STARTED:
                 break;
         }
-        if (e->start_check)
-                (void) sd_event_source_set_enabled(e->start_check, SD_EVENT_OFF);
-        e->start_check_usec = 0;
+        entry_stop_start_check(e);
         entry_report_started(e);
 }
 
@@ -379,6 +414,7 @@ static void entry_read_pid(Entry *e) {
                 return;
         e->pid = pid;
         e->reported = false;
+        entry_stop_start_check(e);
         /* trust: only a privileged container in the host's user namespace;
          * the refusal is logged there, naming it. */
         e->privileged = container_privilege_allows(e->identity, pid);
@@ -430,14 +466,17 @@ static void store_update_exec_watch(ContainerStore *s) {
         if (s->execs || s->execs_unavailable)
                 return;
         if (!host_root_is_real()) {
-                /* A fake root's processes exec nothing we could see: look again instead. */
+                /* A fake root's processes exec nothing we could see. */
                 s->execs_unavailable = true;
                 return;
         }
         r = exec_watch_new(s->event, on_exec, s, &s->execs);
         if (r < 0) {
-                log_warning_errno(r, "Cannot watch execs through the process connector; a created container "
-                                  "will count as started: %m");
+                /* Expected under the shipped unit: the connector needs
+                 * CAP_NET_ADMIN, and it speaks only in the host's network
+                 * namespace (PrivateNetwork=yes). The timer does the job. */
+                log_full_errno(LOG_INFO, r, "The kernel's process connector is not available (%m): the start of "
+                                            "a created container is looked for every 2 s instead.");
                 s->execs_unavailable = true;
         }
 }
@@ -620,7 +659,7 @@ int container_store_find_running(const char *store_dir, const char *container_na
                 if (container_config_read(config, de->d_name, &c) < 0 || !streq(c->container_name, container_name))
                         continue;
                 if (container_pidfile_read(pidfile, &pid) < 0 ||
-                    container_process_state(pid) != CONTAINER_PROCESS_STARTED)
+                    container_process_state(pid, de->d_name, NULL) != CONTAINER_PROCESS_STARTED)
                         continue;
                 if (!best || c->created_usec > best_created) {
                         best = pid;

@@ -2,10 +2,13 @@
 #pragma once
 
 /* The kernel's process connector (netlink, CN_IDX_PROC): one event per
- * exec(), so a created container's start is seen when it happens, not
- * polled for. Needs CAP_NET_ADMIN (the daemon runs as root); where it cannot
- * be had, exec_watch_new() fails and the caller counts a created container
- * as started, as the pidfile says. */
+ * exec(), so a created container's start is seen when it happens. Only a
+ * fast path: binding needs CAP_NET_ADMIN, and the kernel sends its events in
+ * the initial network namespace only, so under the shipped unit (no
+ * CAP_NET_ADMIN, PrivateNetwork=yes) exec_watch_new() fails with EPERM and
+ * the container store looks for the start on a timer (container-store.c);
+ * it does so in any case, so a connector that hears nothing costs a delay,
+ * never a start taken for granted. */
 
 #include <sys/types.h>
 #include <systemd/sd-event.h>

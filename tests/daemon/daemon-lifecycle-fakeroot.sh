@@ -82,7 +82,16 @@ start_container() {
   [ -n "${CREATED:-}" ] && ln -sfn /usr/bin/runc "$root/proc/$pid/exe"
   echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$id.scope" > "$root/proc/$pid/cgroup"
   # privileged, in the host's user namespace (trust's check; as fake-node's `container` writes it)
-  printf 'Name:\tentrypoint\nCapEff:\t000001ffffffffff\n' > "$root/proc/$pid/status"
+  local name=entrypoint
+  # CREATED=runc-init: runc 1.1.5's created container as the shipped unit
+  # sees it on Linux 6.1 (tests/daemon/vm-crio/crio-create-and-reload.sh):
+  # named "runc:[2:INIT]", waiting on /run/runc/<id>/exec.fifo; its exe is
+  # scripted unreadable (EACCES) by the case.
+  if [ "${CREATED:-}" = runc-init ]; then
+    name='runc:[2:INIT]'
+    mkdir -p "$root/run/runc/$id" && mkfifo "$root/run/runc/$id/exec.fifo"
+  fi
+  printf 'Name:\t%s\nCapEff:\t000001ffffffffff\n' "$name" > "$root/proc/$pid/status"
   mkdir -p "$root/proc/1/ns" "$root/proc/$pid/ns"
   [ -e "$root/proc/1/ns/user" ] || echo "user:[4026531837]" > "$root/proc/1/ns/user"
   ln -f "$root/proc/1/ns/user" "$root/proc/$pid/ns/user"
@@ -208,6 +217,30 @@ expect_no_kernel "delete_module"
 # StartContainer: the process execs the entrypoint
 ln -sfn /usr/bin/bash "$root/proc/$container_pid/exe"
 wait_state unloaded-waiting-driver
+stop_daemon
+
+# --- created, and its exe unreadable (EACCES): not started until it execs --
+# The daemon may not read /proc/<pid>/exe of a non-dumpable runtime init
+# when it lacks the ptrace right: "cannot tell" must mean "not started".
+case=created-exe-unreadable
+new_node
+CREATED=runc-init start_container $ID_A build
+echo "readlink-exe $container_pid EACCES always" > "$tmp/kernel-script"
+FAKE_KERNEL_SCRIPT=$tmp/kernel-script start_daemon
+sleep 2
+[ "$(state)" = idle ] && ok || fail "a created container with an unreadable exe was acted on: state $(state)"
+expect_log "is created \(pid $container_pid\), not started \(process name \"runc:\[2:INIT\]\", exe unreadable: Permission denied, exec fifo present\)"
+expect_no_kernel "delete_module"
+# runc start reads the fifo and removes it, then the init execs: the fifo
+# alone gone is no start (an exec that fails would leave the same)
+rm -f "$root/run/runc/$ID_A/exec.fifo"
+sleep 2.5
+[ "$(state)" = idle ] && ok || fail "the fifo gone before the exec was taken for a start: state $(state)"
+expect_no_kernel "delete_module"
+# the exec: the process now bears the entrypoint's name
+printf 'Name:\tentrypoint\nCapEff:\t000001ffffffffff\n' > "$root/proc/$container_pid/status"
+wait_state unloaded-waiting-driver
+expect_log "Driver container ${ID_A:0:12} .* is running"
 stop_daemon
 
 echo "$checks checks, $failures failures"

@@ -31,7 +31,10 @@
  * two); result: ok (behave as above) or an errno name (EAGAIN, EBUSY, EPERM,
  * ENOENT, EKEYREJECTED, ENOEXEC, ...: fail without changing anything).
  * "open-excl DEV ERRNO" scripts the exclusive open of /dev/DEV (EACCES,
- * EIO, ...). then-mount runs after the call, also after a scripted
+ * EIO, ...). "readlink-exe PID ERRNO" scripts readlink(2) of
+ * <root>/proc/PID/exe: EACCES is what proc_exe_link() answers when the
+ * ptrace read check fails (a non-dumpable process the caller may not
+ * trace, as an OCI runtime's init). then-mount runs after the call, also after a scripted
  * failure (a mount during the caller's back-off): a mount of DEV appears in
  * proc/1/mountinfo and nvme_core (and nvme, when loaded) gain a reference,
  * as when something starts using a namespace.
@@ -458,6 +461,52 @@ DEFINE_OPEN(open64)
 
 DEFINE_OPENAT(openat)
 DEFINE_OPENAT(openat64)
+
+/* readlink of <root>/proc/<pid>/exe: the scripted error, or 0. */
+static int exe_link_error(const char *path) {
+        const char *root = fake_root(), *p;
+        char pid[16];
+        size_t rl, n;
+        Rule *rule;
+
+        if (!root || !path)
+                return 0;
+        rl = strlen(root);
+        if (strncmp(path, root, rl) != 0 || strncmp(path + rl, "/proc/", 6) != 0)
+                return 0;
+        p = path + rl + 6;
+        n = strspn(p, "0123456789");
+        if (n == 0 || n >= sizeof(pid) || strcmp(p + n, "/exe") != 0)
+                return 0;
+        memcpy(pid, p, n);
+        pid[n] = '\0';
+        rule = take_rule("readlink-exe", pid);
+        return rule ? rule->error : 0;
+}
+
+EXPORT ssize_t readlink(const char *path, char *buf, size_t size);
+ssize_t readlink(const char *path, char *buf, size_t size) {
+        static ssize_t (*real)(const char *, char *, size_t);
+        int e = exe_link_error(path);
+
+        if (e)
+                return fail_with(e);
+        if (!real)
+                real = (ssize_t (*)(const char *, char *, size_t)) dlsym(RTLD_NEXT, "readlink");
+        return real(path, buf, size);
+}
+
+EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t size, size_t buflen);
+ssize_t __readlink_chk(const char *path, char *buf, size_t size, size_t buflen) {
+        static ssize_t (*real)(const char *, char *, size_t, size_t);
+        int e = exe_link_error(path);
+
+        if (e)
+                return fail_with(e);
+        if (!real)
+                real = (ssize_t (*)(const char *, char *, size_t, size_t)) dlsym(RTLD_NEXT, "__readlink_chk");
+        return real(path, buf, size, buflen);
+}
 
 /* _FORTIFY_SOURCE builds call these instead. */
 EXPORT int __open_2(const char *path, int flags);

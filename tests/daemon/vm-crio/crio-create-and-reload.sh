@@ -4,7 +4,10 @@
 # scenarios where what the node shows is not what it seems (issue 8 item 7):
 #  1. "a pid" means "created": runc writes the pidfile at CreateContainer and
 #     its process waits in `runc init` until StartContainer. A created
-#     container has not started: the daemon must not unload for it.
+#     container has not started: the daemon must not unload for it. From
+#     inside the shipped unit runc 1.1.5's init reads: name "runc:[2:INIT]",
+#     exe "/" (readlink succeeds: a detached bind mount of runc, try_bindfd),
+#     /run/runc/<id>/exec.fifo present (daemon/container-started.h).
 #  2. a start that fails after create: the entrypoint cannot be executed
 #     (ENOEXEC at start; create succeeded). The daemon must never have
 #     unloaded the in-tree stack for a container that never ran.
@@ -34,6 +37,11 @@ assert_file "$CRIO_RUNROOT/overlay-containers/$bad/userdata/pidfile"
 crio_footprint "$bad"
 sleep 3
 assert_eq idle "$(sg_state)" "daemon state while the container is only created"
+# runc 1.1.5's init, as the daemon sees it from its sandbox: named
+# "runc:[2:INIT]", exe "/" (a detached bind mount), exec.fifo present
+assert_contains "$(journalctl -u "$SG_UNIT" --no-pager -q -o cat)" \
+	"Container ${bad:0:12} is created (pid $(cat "$CRIO_RUNROOT/overlay-containers/$bad/userdata/pidfile")), not started (process name \"runc:[2:INIT]\"" \
+	"the journal says why the created container is not acted on"
 sg_assert_in_tree
 if crio_ctr_start "$bad"; then
 	vm_log "crictl start returned success; the container is $(crio_ctr_state "$bad")"

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "container-started.h"
 #include "container-store.h"
 #include "util/strv.h"
 
@@ -214,15 +213,4 @@ Test(container, newest_by_created) {
         cr_assert_not(container_newer(&old, &new));
         cr_assert(container_newer(&old, &unknown));
         cr_assert(container_newer(&old, NULL));
-}
-
-Test(container, started_is_not_the_runtime_init) {
-        cr_assert(exe_is_runtime_init("/usr/bin/runc"));
-        cr_assert(exe_is_runtime_init("/memfd:runc_cloned:/proc/self/exe (deleted)"));
-        cr_assert(exe_is_runtime_init("/usr/bin/crun"));
-        cr_assert(exe_is_runtime_init("/usr/bin/crun (deleted)"));
-        cr_assert_not(exe_is_runtime_init("/usr/bin/bash"), "the entrypoint's interpreter");
-        cr_assert_not(exe_is_runtime_init("/usr/local/bin/driver-entrypoint"));
-        cr_assert_not(exe_is_runtime_init("/usr/bin/truncate"), "a name that ends like one is not one");
-        cr_assert_not(exe_is_runtime_init(NULL));
 }
