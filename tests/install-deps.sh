@@ -22,6 +22,9 @@ packages=(
   # plugins, crio's shared libraries, and skopeo to copy a locally built image
   # into containers/storage without a registry
   conmon crun runc containernetworking-plugins libseccomp2 libsqlite3-0 skopeo
+  # the VM's system bus is dbus-broker, as on RHCOS (the unit's DynamicUser=
+  # cannot authenticate to Debian's dbus-daemon; tests/daemon/vm/lib-swapguard.sh)
+  dbus-broker libnss-systemd
   # man pages
   scdoc man-db groff-base
 )

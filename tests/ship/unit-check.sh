@@ -106,7 +106,7 @@ done
 # every process we may ptrace (all, with CAP_SYS_PTRACE, asserted above);
 # invisible or noaccess would hide them.
 if grep -qE '^ProtectProc=(invisible|noaccess)' "$unit"; then echo "FAIL: ProtectProc= hides other users' processes"; exit 1; fi
-for opt in '^MemoryMax=' '^TasksMax=' '^PrivateIPC=yes' '^ProtectProc=ptraceable'; do
+for opt in '^MemoryMax=' '^TasksMax=' '^PrivateIPC=yes' '^DynamicUser=yes' '^ProtectProc=ptraceable'; do
         grep -qE "$opt" "$unit" || { echo "FAIL: $opt lost"; exit 1; }
 done
 grep -q '^RuntimeDirectoryPreserve=yes' "$unit" || { echo "FAIL: RuntimeDirectoryPreserve=yes lost: a restart would drop the state file"; exit 1; }

@@ -20,7 +20,6 @@
 sg_step "The node: Linux $(uname -r) under QEMU, its NVMe namespace on the in-tree driver; starting nvme-swapguard.service (the shipped unit) with a D-Bus system bus"
 sg_setup
 dev=$SG_DEV
-[ "$SG_BUS" = 1 ] && sg_assert_on_bus
 sg_assert_daemon_sees_kallsyms
 
 sg_step "CRI-O starts the NVIDIA driver container (mofed-container in nvidia-network-operator)"

@@ -52,13 +52,16 @@ save() {
 dev=$(first_namespace) || vm_fatal "no namespace"
 sg_assert_in_tree
 sg_start_dbus || :
-rm -rf /var/log/nvme-swapguard   # (the guest's overlay over the host's /)
+rm -rf /var/log/nvme-swapguard /var/log/private/nvme-swapguard   # (the guest's overlay over the host's /)
 sg_install_unit
 sg_start
 sg_wait_state idle
 doc_check idle "assert d['live_build'] == 'in-tree', d['live_build']
 assert d['gds_hooks']['generation'] == 'none', d['gds_hooks']"
-assert_eq 755 "$(stat -c %a /var/log/nvme-swapguard)" "mode of /var/log/nvme-swapguard (LogsDirectory=)"
+# DynamicUser=: systemd keeps the directory under /var/log/private (0700,
+# root's) behind a symlink; kubelet (root) follows it for node-logs --path.
+assert_eq private/nvme-swapguard "$(readlink /var/log/nvme-swapguard)" "/var/log/nvme-swapguard (LogsDirectory= of a dynamic user)"
+assert_eq 755 "$(stat -L -c %a /var/log/nvme-swapguard)" "mode of /var/log/nvme-swapguard (LogsDirectory=)"
 
 sg_container_new mofed-container nvidia-network-operator
 sg_container_start

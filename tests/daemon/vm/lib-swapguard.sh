@@ -83,6 +83,9 @@ sg_setup() {
 	sg_install_unit
 	sg_start
 	sg_wait_state idle
+	# The unit's dynamic user must get onto the bus (its scope watch).
+	[ "$SG_BUS" = 1 ] && sg_assert_on_bus
+	return 0
 }
 
 # sg_node_like_propagation: / shared, as systemd makes it at boot on a real
@@ -156,16 +159,22 @@ sg_assert_daemon_sees_kallsyms() {
 
 # The VM masks dbus.socket/dbus.service (in /etc, the guest's overlay): unmask
 # them and start the bus; PID 1 connects to it as soon as dbus.service runs.
+# The bus is dbus-broker, as on RHCOS (RHEL 9's system bus): it takes a
+# client's UID and groups from the socket, so the unit's dynamic user may
+# connect. Debian's default, dbus-daemon 1.14, looks the UID up through NSS
+# while it authenticates and ends a dynamic user's connection ("Connection
+# terminated"): a kinder or harsher bus than the node's would hide or invent
+# bugs, so no fallback to it (install-deps.sh installs dbus-broker).
 sg_start_dbus() {
 	local i
-	if [ ! -x /usr/bin/dbus-daemon ]; then
-		vm_log "no /usr/bin/dbus-daemon: the daemon runs without a system bus (pidfiles only)"
-		return 1
+	if [ ! -x /usr/bin/dbus-broker-launch ]; then
+		vm_fatal "no /usr/bin/dbus-broker-launch: install dbus-broker (tests/install-deps.sh), RHCOS's system bus"
 	fi
 	rm -f /etc/systemd/system/dbus.socket /etc/systemd/system/dbus.service
+	ln -s /lib/systemd/system/dbus-broker.service /etc/systemd/system/dbus.service
 	systemctl daemon-reload
 	if ! systemctl start dbus.socket dbus.service; then
-		vm_log "dbus.service did not start: the daemon runs without a system bus"
+		vm_log "dbus.service (dbus-broker) did not start: the daemon runs without a system bus"
 		return 1
 	fi
 	for ((i = 0; i < 100; i++)); do
@@ -193,13 +202,14 @@ sg_assert_on_bus() {
 		busctl --system list --no-pager 2>&1 | sed 's/^/#   /'
 		return
 	fi
-	# Its match rules, from the bus itself (dbus-daemon's Debug.Stats).
-	rules=$(busctl --system --json=short call org.freedesktop.DBus /org/freedesktop/DBus \
-		org.freedesktop.DBus.Debug.Stats GetAllMatchRules 2>&1 |
-		/usr/bin/python3 -c 'import json, sys; print("\n".join(json.load(sys.stdin)["data"][0].get(sys.argv[1], [])))' "$name" 2>&1)
-	assert_contains "$rules" "member='UnitNew'" "the daemon's match rules"
-	assert_contains "$rules" "member='UnitRemoved'" "the daemon's match rules"
-	assert_not_contains "$(sg_journal_text)" "Cannot watch crio-*.scope" "daemon journal"
+	# Its subscription: dbus-broker has no Debug.Stats GetAllMatchRules, so
+	# from the daemon's side: Subscribe() and the first ListUnitsByPatterns()
+	# went through (each logs "Cannot ..." when the bus refuses or ends it).
+	local journal
+	journal=$(sg_journal_text)
+	assert_not_contains "$journal" "Cannot subscribe to systemd's unit signals" "daemon journal"
+	assert_not_contains "$journal" "Cannot list crio-*.scope units" "daemon journal"
+	assert_not_contains "$journal" "Cannot watch crio-*.scope" "daemon journal"
 }
 
 # --- state and journal ------------------------------------------------------------
