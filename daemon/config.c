@@ -17,6 +17,9 @@
  *                                       drivers are loaded
  *   ReadyTimeoutSec=3600                no ready file this long after the container
  *                                       started: give up and restore the in-tree stack
+ *   LoadTimeoutSec=60                   the load from the container must end within
+ *                                       this, or it is rolled back and the in-tree
+ *                                       stack restored (1..90)
  *   ContainerStore=/run/containers/storage   CRI-O's runroot (overlay-containers/ in it)
  *   Modules=                            space-separated stack modules to load from the
  *                                       container and to restore; empty = the ones
@@ -43,10 +46,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "actions/stack-load.h"
 #include "daemon-config.h"
 #include "util/macro.h"
 
 #define MAX_READY_TIMEOUT_SEC (7ULL * 24 * 3600)
+/* The load runs inside the event loop, which pings the watchdog only between
+ * steps: the load, its rollback and the restore that follows must fit in the
+ * unit's WatchdogSec=2min, or the watchdog ends the load, not its deadline. */
+#define MAX_LOAD_TIMEOUT_SEC 90ULL
 
 Config *config_free(Config *c) {
         if (!c)
@@ -77,6 +85,7 @@ int config_new_default(Config **ret) {
                 return -ENOMEM;
         c->unload_at = UNLOAD_AT_CONTAINER_START;
         c->ready_timeout_usec = 3600ULL * 1000000ULL;
+        c->load_timeout_sec = LOAD_TIMEOUT_SEC_DEFAULT;
         c->load_from_container = true;
         *ret = TAKE_PTR(c);
         return 0;
@@ -255,6 +264,20 @@ static int handle_container(ParseState *p, const char *key, const char *value) {
         return parse_error(p, "unknown key \"%s\" in section [Container]", key);
 }
 
+/* A whole number of seconds from 1 to max, nothing after it (strtoull() alone
+ * would take "-1" as a huge number and "12abc" as 12). */
+static int parse_seconds(const char *value, unsigned long long max, unsigned long long *ret) {
+        char *end = NULL;
+        unsigned long long v;
+
+        errno = 0;
+        v = strtoull(value, &end, 10);
+        if (errno || !end || *end || end == value || value[0] == '-' || v == 0 || v > max)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
 static int handle_swap(ParseState *p, const char *key, const char *value) {
         Config *c = p->config;
 
@@ -272,15 +295,21 @@ static int handle_swap(ParseState *p, const char *key, const char *value) {
                 return set_string(p, streq(key, "ReadyFile") ? &c->ready_file : &c->container_store, value);
         }
         if (streq(key, "ReadyTimeoutSec")) {
-                char *end = NULL;
                 unsigned long long v;
 
-                errno = 0;
-                v = strtoull(value, &end, 10);
-                if (errno || !end || *end || end == value || value[0] == '-' || v == 0 || v > MAX_READY_TIMEOUT_SEC)
+                if (parse_seconds(value, MAX_READY_TIMEOUT_SEC, &v) < 0)
                         return parse_error(p, "ReadyTimeoutSec=: \"%s\" is not a number of seconds between 1 and %llu",
                                            value, MAX_READY_TIMEOUT_SEC);
                 c->ready_timeout_usec = v * 1000000ULL;
+                return 1;
+        }
+        if (streq(key, "LoadTimeoutSec")) {
+                unsigned long long v;
+
+                if (parse_seconds(value, MAX_LOAD_TIMEOUT_SEC, &v) < 0)
+                        return parse_error(p, "LoadTimeoutSec=: \"%s\" is not a number of seconds between 1 and %llu",
+                                           value, MAX_LOAD_TIMEOUT_SEC);
+                c->load_timeout_sec = (unsigned) v;
                 return 1;
         }
         if (streq(key, "Modules"))

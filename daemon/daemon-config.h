@@ -26,6 +26,7 @@ typedef struct Config {
         UnloadAt unload_at;
         char *ready_file;            /* host path, before host_path() */
         uint64_t ready_timeout_usec;
+        unsigned load_timeout_sec;   /* the deadline of a load from the container */
         char *container_store;       /* host path, before host_path() */
         char **modules;              /* NULL: restore what was loaded before the unload */
         bool load_from_container;

@@ -108,7 +108,7 @@ static int real_unload(void *userdata, GuardUnloadResult **ret) {
         return 0;
 }
 
-static int load(const char *tree, int root_fd, char *const *modules, GuardLoadResult **ret) {
+static int load(const char *tree, int root_fd, char *const *modules, unsigned timeout_sec, GuardLoadResult **ret) {
         _cleanup_(load_result_freep) LoadResult *l = NULL;
         _cleanup_(guard_load_result_freep) GuardLoadResult *g = calloc(1, sizeof(*g));
         /* A half-loaded NVIDIA stack is removed again before the restore that
@@ -116,7 +116,8 @@ static int load(const char *tree, int root_fd, char *const *modules, GuardLoadRe
          * and the node ends with a mixed stack (found by tests/faults, row
          * daemon:load:nvme:EPERM:free). A restore keeps what it loaded. */
         LoadOptions opts = { .module_tree = tree, .in_root = root_fd >= 0, .root_fd = root_fd,
-                             .modules = (char **) modules, .rollback_on_failure = tree != NULL };
+                             .timeout_sec = timeout_sec, .modules = (char **) modules,
+                             .rollback_on_failure = tree != NULL };
         int r;
 
         if (!g)
@@ -143,12 +144,15 @@ static int load(const char *tree, int root_fd, char *const *modules, GuardLoadRe
 }
 
 static int real_load_from(void *userdata, const char *tree, int root_fd, char *const *modules,
-                          GuardLoadResult **ret) {
-        return load(tree, root_fd, modules, ret);
+                          unsigned timeout_sec, GuardLoadResult **ret) {
+        return load(tree, root_fd, modules, timeout_sec, ret);
 }
 
+/* The host's own tree, with the library's deadline: LoadTimeoutSec= bounds
+ * what comes from a container, and cutting a restore short would leave the
+ * node without a driver. */
 static int real_restore(void *userdata, char *const *modules, GuardLoadResult **ret) {
-        return load(NULL, -1, modules, ret);
+        return load(NULL, -1, modules, 0, ret);
 }
 
 static int real_nvme_driverless(void *userdata, bool *ret) {

@@ -124,9 +124,11 @@ typedef struct GuardOps {
         /* modules NULL: the library's default (nvme, and through it nvme_core).
          * root_fd >= 0: module_tree is a path inside that directory (the driver
          * container's root, opened through its pidfd: lib/modules/<release>),
-         * resolved with it as "/"; -1: module_tree is a host path. */
+         * resolved with it as "/"; -1: module_tree is a host path.
+         * timeout_sec: the load's deadline (LoadTimeoutSec=); past it the load
+         * stops with ETIMEDOUT and what it inserted is removed again. */
         int (*load_from)(void *userdata, const char *module_tree, int root_fd, char *const *modules,
-                         GuardLoadResult **ret);
+                         unsigned timeout_sec, GuardLoadResult **ret);
         int (*restore)(void *userdata, char *const *modules, GuardLoadResult **ret);
         int (*read_stack)(void *userdata, GuardStack **ret);
         int (*check_usage)(void *userdata, GuardBlockers **ret);

@@ -216,7 +216,8 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        r = m->ops->load_from(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd, modules, &l);
+        r = m->ops->load_from(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd, modules,
+                              m->config->load_timeout_sec, &l);
         if (r < 0) {
                 swap_report_failure(m, NULL, "Cannot load the NVMe stack from %s: %s.", tree, strerror(-r));
                 return SWAP_EVENT_LOAD_FAILED;
@@ -226,6 +227,14 @@ static SwapEvent action_load(Manager *m) {
                 lifecycle_load_no_build(m, l->failed_module, l->failed_reason ?: "not in the container's tree");
                 guard_load_result_free(l);
                 return SWAP_EVENT_LOAD_NO_BUILD;
+        }
+        if (l->failed_module && l->failed_errno == ETIMEDOUT) {
+                /* Name the knob: a slow node wants a longer deadline, a hostile tree does not. */
+                swap_report_failure(m, l->failed_module,
+                                    "Loading from %s ran past its deadline (LoadTimeoutSec=%u): %s.", tree,
+                                    m->config->load_timeout_sec, l->failed_reason ?: "");
+                guard_load_result_free(l);
+                return SWAP_EVENT_LOAD_FAILED;
         }
         if (l->failed_module) {
                 swap_report_failure(m, l->failed_module, "Loading %s from %s failed: %s (%s).", l->failed_module,

@@ -28,6 +28,8 @@
 #include "util/strv.h"
 
 #define EXIT_IN_USE 3
+/* An hour: beyond any real load; more is a typo. */
+#define TIMEOUT_SEC_MAX 3600UL
 
 
 typedef struct Args {
@@ -36,6 +38,7 @@ typedef struct Args {
         bool dry_run;
         const char *from;
         char **modules;
+        unsigned timeout_sec; /* 0: the library's default */
 } Args;
 
 static const char *program = "nvme-swapguard-kmod";
@@ -54,21 +57,36 @@ static void help(void) {
                "Options:\n"
                "  --json               One JSON object on stdout\n"
                "  --module NAME        For load/restore: a module to load (repeatable; default nvme)\n"
+               "  --timeout SEC        For load: stop a load still running after SEC seconds and\n"
+               "                       remove what it loaded (1..3600, default %u)\n"
                "  --root DIR           Read /proc, /sys, /dev, /lib/modules under DIR (tests)\n"
                "  -h, --help           This help\n"
                "      --version        The version\n\n"
                "Exit status: 0 done or all free, 3 refused because something is in use (nothing\n"
                "touched), 1 error or failure (after putting back what was removed).\n",
-               program);
+               program, LOAD_TIMEOUT_SEC_DEFAULT);
+}
+
+static int parse_timeout(const char *s, unsigned *ret) {
+        char *end = NULL;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || end == s || *end || s[0] == '-' || v == 0 || v > TIMEOUT_SEC_MAX)
+                return -EINVAL;
+        *ret = (unsigned) v;
+        return 0;
 }
 
 static int parse_args(int argc, char *argv[], Args *a) {
-        enum { ARG_JSON = 0x100, ARG_DRY_RUN, ARG_FROM, ARG_MODULE, ARG_ROOT, ARG_VERSION };
+        enum { ARG_JSON = 0x100, ARG_DRY_RUN, ARG_FROM, ARG_MODULE, ARG_TIMEOUT, ARG_ROOT, ARG_VERSION };
         static const struct option options[] = {
                 { "json", no_argument, NULL, ARG_JSON },
                 { "dry-run", no_argument, NULL, ARG_DRY_RUN },
                 { "from", required_argument, NULL, ARG_FROM },
                 { "module", required_argument, NULL, ARG_MODULE },
+                { "timeout", required_argument, NULL, ARG_TIMEOUT },
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -99,6 +117,14 @@ static int parse_args(int argc, char *argv[], Args *a) {
                         r = strv_extend(&a->modules, optarg);
                         if (r < 0)
                                 return r;
+                        break;
+                case ARG_TIMEOUT:
+                        r = parse_timeout(optarg, &a->timeout_sec);
+                        if (r < 0) {
+                                fprintf(stderr, "%s: --timeout needs a number of seconds between 1 and %lu, got '%s'\n",
+                                        program, TIMEOUT_SEC_MAX, optarg);
+                                return r;
+                        }
                         break;
                 case ARG_ROOT:
                         r = host_root_set(optarg);
@@ -281,6 +307,7 @@ static int run_load(const Args *a, const char *tree, bool rollback) {
         LoadOptions opts = {
                 .module_tree = tree,
                 .modules = a->modules,
+                .timeout_sec = a->timeout_sec,
                 .rollback_on_failure = rollback,
         };
         int r;
@@ -330,6 +357,12 @@ int main(int argc, char *argv[]) {
         }
         if (a.dry_run && !streq(a.command, "unload"))
                 fprintf(stderr, "%s: --dry-run only applies to unload, ignoring it\n", program);
+        /* Not for restore, which keeps the library's deadline: cut short, it
+         * would leave the namespaces without a driver. */
+        if (a.timeout_sec && !streq(a.command, "load")) {
+                fprintf(stderr, "%s: --timeout only applies to load, ignoring it\n", program);
+                a.timeout_sec = 0;
+        }
         /* Decisions from a fake tree must not become calls to the real kernel. */
         if ((streq(a.command, "load") || streq(a.command, "restore") || (streq(a.command, "unload") && !a.dry_run)) &&
             kernel_target_check() < 0) {

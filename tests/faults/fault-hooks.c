@@ -12,6 +12,12 @@
  *   or load (init_module/finit_module); the module of a load is read from
  *   the image's .modinfo, as the fake kernel does.
  *
+ * FAULT_DELAY="<call> <module> <ms>": every matching module call of the
+ *   process (call and module as for FAULT_STALL) first sleeps ms
+ *   milliseconds, then goes on to the fake kernel as usual: a slow but
+ *   finite module init, to drive a load past its deadline
+ *   (LoadOptions.timeout_sec) without a stall that only SIGKILL ends.
+ *
  * FAULT_UEVENT_FIFO=<fifo>: the daemon's udev monitor polls this FIFO
  *   instead of the kernel's netlink socket (udev_monitor_get_fd), and each
  *   byte 'O' written to it makes the next udev_monitor_receive_device fail
@@ -28,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake-node.h"
@@ -63,6 +70,30 @@ static void maybe_stall(const char *call, const char *module) {
                 pause(); /* until the test's SIGKILL */
 }
 
+/* ms of FAULT_DELAY for this call, 0 when it does not match. */
+static long delay_ms(const char *call, const char *module) {
+        const char *want = getenv("FAULT_DELAY");
+        char wcall[32], wmod[64];
+        long ms;
+
+        if (!want || sscanf(want, "%31s %63s %ld", wcall, wmod, &ms) != 3 || ms <= 0)
+                return 0;
+        if (strcmp(wmod, module) != 0 || !module_call_matches(wcall, call))
+                return 0;
+        return ms;
+}
+
+static void maybe_delay(const char *call, const char *module) {
+        long ms = module ? delay_ms(call, module) : 0;
+        struct timespec left = { ms / 1000, (ms % 1000) * 1000000L };
+        int saved = errno;
+
+        /* the whole delay, also when a handled signal cuts it short */
+        while (ms > 0 && nanosleep(&left, &left) < 0 && errno == EINTR)
+                ;
+        errno = saved;
+}
+
 static char *image_module(const void *image, size_t size) {
         const char *mi;
         size_t misz;
@@ -76,6 +107,7 @@ static void before_load(const char *call, const void *image, size_t size) {
         char *name = image_module(image, size);
 
         maybe_stall(call, name);
+        maybe_delay(call, name);
         free(name);
 }
 
@@ -93,6 +125,7 @@ static bool before_module_call(const ModuleCall *c, long *ret) {
         switch (c->kind) {
         case MODULE_CALL_DELETE:
                 maybe_stall("delete_module", c->name);
+                maybe_delay("delete_module", c->name);
                 break;
         case MODULE_CALL_INIT:
                 before_load("init_module", c->image, c->size);
@@ -113,6 +146,7 @@ long delete_module(const char *name, unsigned int flags) {
         static long (*next)(const char *, unsigned int);
 
         maybe_stall("delete_module", name);
+        maybe_delay("delete_module", name);
         if (!next)
                 next = (long (*)(const char *, unsigned int)) dlsym(RTLD_NEXT, "delete_module");
         return next(name, flags);

@@ -5,7 +5,7 @@
 # faults of a real node (SIGKILL at every state, uevent overflow, the
 # container vanishing, its root gone, no ready file). Over the fake root of
 # tests/fakeroot (fake-node + the fake kernel shim), with fault-hooks.so in
-# front of the fake kernel for stalls and ENOBUFS.
+# front of the fake kernel for stalls, slow module calls and ENOBUFS.
 #
 # The node: t10_pi, nvme_core, nvme, nvme_fabrics, nvme_tcp loaded (in-tree);
 # nvme0n1 (PCIe, one partition) and nvme1n1 (a multipath head, the case
@@ -127,6 +127,12 @@ list_rows() {
   # nvidia_fs seen while swapped (its uevent lost: the overflow's rescan):
   # asks for the other hook generation; its file a FIFO; its file absent.
   for c in nvfs-mismatch nvfs-fifo nvfs-nofile; do echo "lifecycle:$c"; done
+
+  # The load's deadline (issue 10): the insert of the container's nvme_core
+  # takes 1.5 s (fault-hooks' FAULT_DELAY); past a deadline of 1 s the load
+  # stops, rolls back, and the in-tree stack comes back. "within": the same
+  # slow insert under a longer deadline is a swap.
+  echo "deadline:cli:past"; echo "deadline:cli:within"; echo "deadline:daemon:past"
 }
 
 # ---- one row: the world --------------------------------------------------
@@ -234,14 +240,16 @@ check_not_touched_while_in_use() {
 kmod_rc=0
 kmod_out=
 # kmod STEP ARGS: the CLI under the fake kernel; the fault script is given
-# only to the step it targets, until it fired once.
+# only to the step it targets, until it fired once. With kmod_hooks set,
+# fault-hooks.so goes in front (FAULT_DELAY and the like from the caller's
+# environment).
 kmod() {
   local step=$1; shift
   local script=
   [ "$step" = "$fault_step" ] && [ "$fired" = 0 ] && script=$tmp/fault.script
   kmod_out=$(NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
     FAKE_KERNEL_SCRIPT=$script ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
-    LD_PRELOAD=$FAKE_KERNEL_SO "$SWAPGUARD_KMOD" --root "$root" "$step" "$@" 2>&1)
+    LD_PRELOAD=${kmod_hooks:+$FAULT_HOOKS_SO:}$FAKE_KERNEL_SO "$SWAPGUARD_KMOD" --root "$root" "$step" "$@" 2>&1)
   kmod_rc=$?
   echo "== $step $* -> $kmod_rc" >> "$tmp/cli.log"
   echo "$kmod_out" >> "$tmp/cli.log"
@@ -1083,6 +1091,86 @@ run_lifecycle_row() {
   finish_daemon_row
 }
 
+# ---- deadline:<cli|daemon>:<past|within>: the load's deadline (issue 10) ---
+
+SLOW_INSERT="load nvme_core 1500" # FAULT_DELAY: the first stack module, 1.5 s
+
+# The kernel's log shows the slow insert and, past the deadline, that the
+# load stopped right after it: nvme_core inserted, then removed again before
+# any other stack module was inserted.
+check_stopped_after_slow_insert() {
+  local l seen=0 removed=0
+  while IFS= read -r l; do
+    case $seen:$l in
+      0:"finit_module nvme_core "*"-> 0") seen=1 ;;
+      1:"delete_module nvme_core "*"-> 0") removed=1; break ;;
+      1:finit_module*|1:init_module*) fail "the load went on past its deadline: $l"; break ;;
+    esac
+  done < "$tmp/kernel.log"
+  [ $seen = 1 ] || fail "the container's nvme_core was never inserted"
+  [ $removed = 1 ] || fail "the nvme_core the late load inserted was not removed again"
+}
+
+run_deadline_cli_row() {
+  local kind=$1 ctree=/proc/4242/root/lib/modules/$rel timeout=1 t0 ms
+  [ "$kind" = within ] && timeout=5
+  fault_step=none fired=0 fired_step= fired_out= fired_rc=0
+  new_node
+  : > "$tmp/fault.script"
+  kmod unload
+  [ $kmod_rc -eq 0 ] || fail "the unload before the load failed ($kmod_rc): $kmod_out"
+  : > "$tmp/kernel.log"
+  t0=${EPOCHREALTIME/./}
+  kmod_hooks=1 FAULT_DELAY=$SLOW_INSERT kmod load --from "$ctree" --timeout $timeout "${MODS[@]}"
+  ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+  [ $ms -ge 1500 ] || fail "the load took $ms ms: the slow insert did not happen"
+  if [ "$kind" = within ]; then
+    [ $kmod_rc -eq 0 ] || fail "a load within its deadline failed ($kmod_rc): $kmod_out"
+    grep -q "took longer than" <<<"$kmod_out" && fail "a load within its deadline says it took too long"
+  else
+    [ $kmod_rc -eq 1 ] || fail "load exit $kmod_rc past its deadline, expected 1: $kmod_out"
+    grep -q "^failed: nvme: the load took longer than 1 s; stopped before inserting it" <<<"$kmod_out" ||
+      fail "the load's report does not say it took longer than 1 s: $kmod_out"
+    grep -q "^removed again: nvme_core" <<<"$kmod_out" || fail "the report does not say nvme_core was removed again: $kmod_out"
+    check_stopped_after_slow_insert
+    slurp "$root/proc/modules"
+    [[ $'\n'$REPLY == *$'\n'"nvme_core "* ]] && fail "the late load left nvme_core loaded: ${REPLY//$'\n'/;}"
+    # As documented: load only cleans up after itself; the operator restores.
+    kmod restore "${MODS[@]}"
+    [ $kmod_rc -eq 0 ] || fail "the restore after the late load failed ($kmod_rc): $kmod_out"
+  fi
+  verdict=$(node_verdict)
+  local want=in-tree; [ "$kind" = within ] && want=swapped
+  [ "$verdict" = $want ] || fail "node is $verdict, expected $want"
+  namespaces_present
+}
+
+run_deadline_daemon_row() {
+  new_node
+  : > "$tmp/fault.script"
+  config LoadTimeoutSec=1
+  # every nvme_core insert is slow, the restore's too: its deadline is not LoadTimeoutSec=
+  start_daemon FAULT_DELAY="$SLOW_INSERT"
+  wait_state idle; start_container; wait_state unloaded-waiting-driver
+  : > "$tmp/kernel.log"
+  ready
+  wait_log "Ready file .* appeared"
+  wait_state "$SETTLED"
+  [ "$(state)" = restored ] || fail "a load past its deadline ended $(state), expected restored"
+  grep -E "MESSAGE_ID=$MID_FAILED" "$tmp/daemon.log" | grep -F "ran past its deadline (LoadTimeoutSec=1)" |
+    grep -qF "nvme: the load took longer than 1 s; stopped before inserting it" ||
+    fail "no FAILED journal entry says the load ran past its deadline of 1 s"
+  check_stopped_after_slow_insert
+  finish_daemon_row
+}
+
+run_deadline_row() {
+  case $1 in
+    cli) run_deadline_cli_row "$2" ;;
+    daemon) run_deadline_daemon_row "$2" ;;
+  esac
+}
+
 run_row() {
   local spec=$1
   local IFS=:
@@ -1100,6 +1188,7 @@ run_row() {
     noready) run_noready_row "$2" ;;
     pin) if [ "$2" = cli ]; then run_pin_cli_row "$3" "$4"; else run_pin_daemon_row "$3" "$4"; fi ;;
     lifecycle) run_lifecycle_row "$2" "${3:-}" "${4:-}" ;;
+    deadline) run_deadline_row "$2" "$3" ;;
     *) fail "unknown row $spec" ;;
   esac
 }
@@ -1164,7 +1253,7 @@ xfail=$(grep -c "^XFAIL" "$out/results")
 failed=$(grep -cE "^(FAIL|XPASS)" "$out/results")
 nodriver=$(grep -c "^PASS .*node no driver" "$out/results")
 grep -v '^PASS' "$out/results"
-for k in cli daemon kill enobufs vanish noroot noready pin lifecycle; do
+for k in cli daemon kill enobufs vanish noroot noready pin lifecycle deadline; do
   printf '  %-8s %3d rows, %3d passed\n' "$k" "$(grep -c "^$k:" "$out/rows")" \
     "$(grep -c "^PASS $k:" "$out/results")"
 done

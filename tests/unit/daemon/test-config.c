@@ -61,6 +61,7 @@ Test(config, defaults_match_a_real_cluster) {
         cr_assert_str_eq(c->container_store, "/run/containers/storage");
         cr_assert_eq(c->unload_at, UNLOAD_AT_CONTAINER_START);
         cr_assert_eq(c->ready_timeout_usec, 3600ULL * 1000000ULL);
+        cr_assert_eq(c->load_timeout_sec, 60);
         cr_assert(c->load_from_container);
         cr_assert_null(c->modules);
         config_free(c);
@@ -153,6 +154,36 @@ Test(config, bad_values_each_reported_with_line) {
         cr_assert(errors_contain(errors, ":8: LoadFromContainer=: \"maybe\""));
         cr_assert(errors_contain(errors, ":9: Modules=: \"../evil\""));
         strv_free(errors);
+        free(p);
+}
+
+/* Issue 10: the load's deadline. Its bound is the watchdog's (config.c). */
+Test(config, load_timeout_sec) {
+        char *p = write_file("nvme-swapguard.conf", "[Swap]\nLoadTimeoutSec=5\n");
+        char *d = write_file("conf.d/50-deadline.conf", "[Swap]\nLoadTimeoutSec=90\n");
+        Config *c = NULL;
+        char **errors = NULL, *want = NULL;
+
+        cr_assert_eq(config_load(p, false, &c, &errors), 0, "got: %s", errors ? errors[0] : "(none)");
+        cr_assert_eq(c->load_timeout_sec, 90, "the drop-in's value, the largest allowed");
+        config_free(c);
+        c = NULL;
+        free(d);
+
+        d = write_file("conf.d/50-deadline.conf", "[Swap]\nLoadTimeoutSec=0\nLoadTimeoutSec=91\n"
+                                                  "LoadTimeoutSec=ten\nLoadTimeoutSec=-1\nLoadTimeoutSec=5s\n");
+        cr_assert_eq(config_load(p, false, &c, &errors), CONFIG_E_INVALID);
+        cr_assert_null(c);
+        cr_assert_eq(strv_length(errors), 5, "one error per bad line");
+        cr_assert(asprintf(&want, "%s:2: LoadTimeoutSec=: \"0\" is not a number of seconds between 1 and 90", d) > 0);
+        cr_assert(errors_contain(errors, want), "got: %s", errors[0]);
+        cr_assert(errors_contain(errors, ":3: LoadTimeoutSec=: \"91\" is not a number of seconds between 1 and 90"));
+        cr_assert(errors_contain(errors, ":4: LoadTimeoutSec=: \"ten\""));
+        cr_assert(errors_contain(errors, ":5: LoadTimeoutSec=: \"-1\""));
+        cr_assert(errors_contain(errors, ":6: LoadTimeoutSec=: \"5s\""));
+        strv_free(errors);
+        free(want);
+        free(d);
         free(p);
 }
 

@@ -111,7 +111,8 @@ static int fake_restore(void *userdata, char *const *modules, GuardLoadResult **
         return 0;
 }
 
-static int fake_load_from(void *userdata, const char *tree, int root_fd, char *const *modules, GuardLoadResult **ret) {
+static int fake_load_from(void *userdata, const char *tree, int root_fd, char *const *modules, unsigned timeout_sec,
+                          GuardLoadResult **ret) {
         Script *s = userdata;
 
         (void) strv_extend(&s->calls, "load");
