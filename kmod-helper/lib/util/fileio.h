@@ -39,7 +39,12 @@ int read_full_file(const char *path, char **ret, size_t *ret_size);
 /* The names in a directory, "." and ".." excluded, sorted (strcmp); a strv. */
 int read_dir_names(const char *path, char ***ret);
 
-/* Whether path exists (lstat: a dangling symlink exists). */
+/* Whether path exists (lstat: a dangling symlink exists): 1, 0 (ENOENT,
+ * ENOTDIR) or -errno. Use it, never access(2): access() checks with the
+ * real UID and, for a non-root process, ignores every capability, so the
+ * daemon's dynamic user (CAP_DAC_READ_SEARCH, ambient) would get EACCES for
+ * whatever lies under CRI-O's 0700 directories (seen with real CRI-O in
+ * tests/daemon/vm-crio: no container was ever seen). */
 int path_exists(const char *path);
 
 /* Target of a symlink, as stored (not resolved). */
