@@ -24,7 +24,15 @@ sg_wait_state idle
 crio_setup
 
 # swap_to CID: the container's compile ends; the daemon must end swapped to it.
+# First the daemon must have taken out the earlier container's build (a new
+# driver container is a new swap): a real compile takes minutes, and ending
+# it at once would race the container's openibd against that unload (seen
+# at CI load under crun: openibd's rmmod lost, the container exited 1).
+# (A precompiled image, which has no compile, can lose that race: its
+# openibd exits 1 and kubelet restarts the container, which then finds the
+# earlier build gone. README, "A new driver container".)
 swap_to() {
+	sg_wait_state unloaded-waiting-driver
 	crio_compiled
 	sg_wait_state swapped
 	sg_assert_oot
@@ -37,7 +45,6 @@ swap_to() {
 sg_step "the first swap"
 crio_driver_pod
 first=$CRIO_CID
-sg_wait_state unloaded-waiting-driver
 swap_to "$first"
 
 sg_step "mofed-container dies; kubelet starts attempt 1 in the same pod"
