@@ -1156,6 +1156,10 @@ run_lifecycle_row() {
       new_container $ID2
       wait_state blocked
       wait_log "MESSAGE_ID=$MID_EARLIER_BLOCKED"
+      # BLOCKED names the build it refuses to take out, as UNLOADED does
+      grep "MESSAGE_ID=$MID_BLOCKED" "$tmp/daemon.log" |
+        grep -qE "Blocked: not unloading the (NVIDIA|out-of-tree) build of the NVMe stack: nvme1n1 is mounted" ||
+        fail "the BLOCKED entry does not name the earlier container's build it refuses to take out"
       check_not_touched_while_in_use
       [ "$(node_verdict)" = swapped ] || fail "blocked, but the earlier build is not intact: $(node_verdict)"
       usage=free
@@ -1365,7 +1369,7 @@ one_row() {
       return 1
     fi
     echo "PASS $spec ($((SECONDS - t0))s, node ${verdict:-?})"
-    [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
+    [ -n "${KEEP_TMP:-}" ] && echo "    (kept $tmp)" || rm -rf "$tmp"
     return 0
   fi
   if [ -n "$known" ]; then
