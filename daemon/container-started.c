@@ -74,7 +74,7 @@ ContainerProcess container_start_classify(const ContainerStartEvidence *ev) {
                 return CONTAINER_PROCESS_CREATED;
         if (ev->exe == START_SIGN_OTHER || ev->comm == START_SIGN_OTHER)
                 return CONTAINER_PROCESS_STARTED;
-        return CONTAINER_PROCESS_CREATED; /* cannot tell: not started yet */
+        return CONTAINER_PROCESS_UNKNOWN; /* cannot tell: not started yet, for the caller too */
 }
 
 int proc_status_name(const char *status, char *ret, size_t n) {
@@ -99,14 +99,21 @@ static const char *sign_word(StartSign s) {
 }
 
 void container_start_evidence_describe(const ContainerStartEvidence *ev, char *buf, size_t n) {
-        char exe[96];
+        char exe[96], name[96];
 
         if (ev->exe == START_SIGN_UNKNOWN && ev->exe_errno)
                 snprintf(exe, sizeof(exe), "unreadable: %s", strerror(ev->exe_errno));
         else
                 snprintf(exe, sizeof(exe), "%s", sign_word(ev->exe));
-        snprintf(buf, n, "process name \"%s\", exe %s, exec fifo %s", ev->name[0] ? ev->name : "?", exe,
-                 ev->exec_fifo ? "present" : "absent");
+        if (ev->name[0])
+                snprintf(name, sizeof(name), "\"%s\"", ev->name);
+        else if (ev->comm_errno == EBADMSG)
+                snprintf(name, sizeof(name), "unknown (no Name: line in its status)");
+        else if (ev->comm_errno)
+                snprintf(name, sizeof(name), "unreadable: %s", strerror(ev->comm_errno));
+        else
+                snprintf(name, sizeof(name), "?");
+        snprintf(buf, n, "process name %s, exe %s, exec fifo %s", name, exe, ev->exec_fifo ? "present" : "absent");
 }
 
 static void read_exe(pid_t pid, ContainerStartEvidence *ev) {
@@ -132,10 +139,16 @@ static void read_exe(pid_t pid, ContainerStartEvidence *ev) {
 
 static void read_comm(pid_t pid, ContainerStartEvidence *ev) {
         _cleanup_free_ char *path = NULL, *status = NULL;
+        int r;
 
-        if (host_pathf(&path, "/proc/%d/status", (int) pid) < 0 || read_full_file(path, &status, NULL) < 0 ||
-            proc_status_name(status, ev->name, sizeof(ev->name)) < 0) {
+        r = host_pathf(&path, "/proc/%d/status", (int) pid);
+        if (r >= 0)
+                r = read_full_file(path, &status, NULL);
+        if (r >= 0)
+                r = proc_status_name(status, ev->name, sizeof(ev->name));
+        if (r < 0) {
                 ev->name[0] = '\0';
+                ev->comm_errno = -r;
                 return;
         }
         ev->comm = comm_is_runtime_init(ev->name) ? START_SIGN_RUNTIME : START_SIGN_OTHER;

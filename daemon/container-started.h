@@ -6,7 +6,9 @@
  * for the start; only StartContainer makes it exec the entrypoint (docs:
  * shared/crio/README.md). The daemon fails CLOSED here: a container counts
  * as started only on positive evidence that its process exec'd something
- * that is not the runtime, and "cannot tell" means "not started yet".
+ * that is not the runtime, and "cannot tell" counts as "not started yet"
+ * (and is said as "cannot tell", not as "created": a person looks for
+ * different causes).
  *
  * What the runtimes show while created, read in their sources and seen on
  * Linux 6.1 from inside the shipped unit (CRI-O 1.27.8, runc 1.1.5, crun
@@ -66,22 +68,28 @@ typedef struct ContainerStartEvidence {
         StartSign exe;       /* /proc/<pid>/exe */
         int exe_errno;       /* why it could not be read (positive), or 0 */
         StartSign comm;      /* Name: in /proc/<pid>/status */
+        int comm_errno;      /* why it could not be read (positive; EBADMSG: no Name: line), or 0 */
         char name[64];       /* that name, for the journal ("" if unknown) */
         bool exec_fifo;      /* the runtime's <root>/<id>/exec.fifo exists */
 } ContainerStartEvidence;
 
 typedef enum ContainerProcess {
         CONTAINER_PROCESS_STARTED,  /* runs its entrypoint */
-        CONTAINER_PROCESS_CREATED,  /* still the runtime's init, or cannot tell */
+        CONTAINER_PROCESS_CREATED,  /* still the runtime's init (a sign or its exec fifo says so) */
+        CONTAINER_PROCESS_UNKNOWN,  /* no sign either way (unreadable, or exe "/" alone):
+                                       counts as not started */
         CONTAINER_PROCESS_GONE,     /* no such process */
 } ContainerProcess;
 
 /* Pure: STARTED only when no sign says "runtime" (nor the fifo exists) and
- * at least one sign says "other"; otherwise CREATED. */
+ * at least one sign says "other"; CREATED when one says "runtime" or the
+ * fifo exists; otherwise UNKNOWN. */
 ContainerProcess container_start_classify(const ContainerStartEvidence *ev);
 
 /* Pure: one line for the journal, e.g. 'process name "runc:[2:INIT]",
- * exe unknown, exec fifo present'. */
+ * exe unknown, exec fifo present', or what could not be read:
+ * 'process name unreadable: No such file or directory, exe unreadable:
+ * Permission denied, exec fifo absent'. */
 void container_start_evidence_describe(const ContainerStartEvidence *ev, char *buf, size_t n);
 
 /* Pure: the Name: line of a /proc/<pid>/status text into ret (n bytes).

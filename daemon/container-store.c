@@ -357,36 +357,52 @@ static void entry_stop_start_check(Entry *e) {
         e->created_long_logged = false;
 }
 
-static void entry_note_created(Entry *e, const ContainerStartEvidence *ev) {
+/* Not started yet: known to be created (known true), or nothing could tell
+ * (known false: fail closed, and say that it is a guess). */
+static void entry_note_created(Entry *e, const ContainerStartEvidence *ev, bool known) {
         char why[256];
         uint64_t now = 0;
+        bool first = e->created_since_usec == 0;
 
         (void) sd_event_now(e->store->event, CLOCK_MONOTONIC, &now);
         container_start_evidence_describe(ev, why, sizeof(why));
-        if (e->created_since_usec == 0) {
+        if (first)
                 e->created_since_usec = now ? now : 1;
+        else if (e->created_long_logged || now < e->created_since_usec + CREATED_LONG_USEC)
+                return;
+        else
+                e->created_long_logged = true;
+        if (first && known)
                 log_info("Container %.12s is created (pid %d), not started (%s): waiting for it to exec its "
                          "entrypoint.", e->id, (int) e->pid, why);
-        } else if (!e->created_long_logged && now >= e->created_since_usec + CREATED_LONG_USEC) {
-                e->created_long_logged = true;
+        else if (first)
+                log_info("Cannot tell whether container %.12s (pid %d) has started (%s): it counts as not started "
+                         "until its process is seen running its entrypoint.", e->id, (int) e->pid, why);
+        else if (known)
                 log_notice("Container %.12s has been created for %llu s and not started (pid %d, %s): nothing is "
                            "done for it until it runs its entrypoint. If kubelet cannot start it, see "
                            "`crictl inspect %.12s`.", e->id, (unsigned long long) (CREATED_LONG_USEC / 1000000ULL),
                            (int) e->pid, why, e->id);
-        }
+        else
+                log_notice("Cannot tell whether container %.12s has started, %llu s after the first look "
+                           "(pid %d, %s): nothing is done for it until its process can be read and runs its "
+                           "entrypoint. `crictl inspect %.12s` says whether it runs.", e->id,
+                           (unsigned long long) (CREATED_LONG_USEC / 1000000ULL), (int) e->pid, why, e->id);
 }
 
 static void entry_check_started(Entry *e) {
         ContainerStartEvidence ev;
+        ContainerProcess p = container_process_state(e->pid, e->id, &ev);
 
-        switch (container_process_state(e->pid, e->id, &ev)) {
+        switch (p) {
         case CONTAINER_PROCESS_GONE:
                 log_debug("Container %.12s: pid %d is gone before it started.", e->id, (int) e->pid);
                 e->awaiting_exec = false;
                 entry_stop_start_check(e);
                 return;
         case CONTAINER_PROCESS_CREATED:
-                entry_note_created(e, &ev);
+        case CONTAINER_PROCESS_UNKNOWN:
+                entry_note_created(e, &ev, p == CONTAINER_PROCESS_CREATED);
                 e->awaiting_exec = true;
                 entry_arm_start_check(e);
                 return;

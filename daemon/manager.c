@@ -626,6 +626,10 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
         reconcile(m);
+        /* A stack left broken while we were down (a previous instance killed
+         * mid-repair, with nvme_core back but not nvme: tests/faults, row
+         * kill:repairing) sends no uevent: judge it as after one. */
+        lifecycle_stack_changed(m);
         /* Pinned again before READY=1: a restart leaves no window after it
          * claims to be up (the one while we were down, nothing can close). */
         swap_pin_refresh(m);

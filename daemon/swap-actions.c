@@ -71,6 +71,18 @@ static const char *stack_build(const GuardStack *stack) {
                                                    : "in-tree";
 }
 
+/* The same for the stack loaded now (a re-check that is still refused). */
+static const char *loaded_build(Manager *m) {
+        GuardStack *stack = NULL;
+        const char *build;
+
+        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+                return stack_build(NULL);
+        build = stack_build(stack);
+        guard_stack_free(stack);
+        return build;
+}
+
 static const char *record_before_unload(Manager *m) {
         GuardStack *stack = NULL;
         GuardNamespaces *ns = NULL;
@@ -104,7 +116,7 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
                 swap_report_unloaded(m, build, u->removed);
                 return SWAP_EVENT_UNLOAD_DONE;
         case GUARD_UNLOAD_REFUSED:
-                swap_report_blockers(m, &u->blockers);
+                swap_report_blockers(m, build, &u->blockers);
                 lifecycle_report_earlier_blocked(m, &u->blockers);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         case GUARD_UNLOAD_FAILED_RESTORED:
@@ -148,7 +160,7 @@ static SwapEvent action_recheck(Manager *m) {
                 return SWAP_EVENT_UNLOAD_REFUSED;
         }
         if (b->n > 0) {
-                swap_report_blockers(m, b);
+                swap_report_blockers(m, loaded_build(m), b);
                 lifecycle_report_earlier_blocked(m, b);
                 guard_blockers_free(b);
                 return SWAP_EVENT_UNLOAD_REFUSED;

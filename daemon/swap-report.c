@@ -72,7 +72,7 @@ void swap_report_swapped(Manager *m, const char *by) {
         swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the swap");
 }
 
-static void report_blocker(Manager *m, const GuardBlocker *x) {
+static void report_blocker(Manager *m, const char *build, const GuardBlocker *x) {
         char *extra[] = { NULL, NULL };
         char *kind = NULL;
 
@@ -85,11 +85,11 @@ static void report_blocker(Manager *m, const GuardBlocker *x) {
                                        .mount_point = x->kind && streq(x->kind, "mounted") ? x->where : NULL,
                                        .pid = x->pid, .container_id = swap_record_container_id(m),
                                        .extra = extra },
-                     "Blocked: not unloading the in-tree NVMe stack: %s.", x->description ?: "in use");
+                     "Blocked: not unloading the %s NVMe stack: %s.", build, x->description ?: "in use");
         free(kind);
 }
 
-void swap_report_blockers(Manager *m, const GuardBlockers *b) {
+void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b) {
         char *joined = guard_blockers_join(b);
 
         if (!joined)
@@ -104,7 +104,7 @@ void swap_report_blockers(Manager *m, const GuardBlockers *b) {
         m->record.blockers = NULL;
         for (size_t i = 0; i < b->n; i++) {
                 (void) strv_extend(&m->record.blockers, b->items[i].description ?: "");
-                report_blocker(m, &b->items[i]);
+                report_blocker(m, build, &b->items[i]);
         }
         swap_record_message(m, "blocked: %s", joined);
 }

@@ -13,8 +13,10 @@
 void swap_report_namespaces(Manager *m, const char *message_id, const char *what);
 /* The modules now loaded, with their origin and GDS hooks, then the namespaces. */
 void swap_report_swapped(Manager *m, const char *by);
-/* One entry per blocker, unless they are the same as last time. */
-void swap_report_blockers(Manager *m, const GuardBlockers *b);
+/* One entry per blocker, unless they are the same as last time. build:
+ * what the refused unload would have taken out, worded as for
+ * swap_report_unloaded(). */
+void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b);
 /* build: what was taken out, as stack_build() words it ("in-tree", ...). */
 void swap_report_unloaded(Manager *m, const char *build, char *const *removed);
 void swap_report_reload(Manager *m);

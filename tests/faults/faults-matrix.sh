@@ -96,7 +96,8 @@ list_rows() {
   done
   for m in nvme_tcp nvme_fabrics nvme; do echo "daemon:midmount:$m:-:free"; done
 
-  for s in idle container-seen unloading blocked unloaded-waiting-driver loading swapped restoring restored failed; do
+  for s in idle container-seen unloading blocked unloaded-waiting-driver loading swapped restoring restored failed \
+           repairing; do
     echo "kill:$s"
   done
   for c in reload-behind build-removed blocked-cleared container-gone; do echo "enobufs:$c"; done
@@ -127,6 +128,17 @@ list_rows() {
   # nvidia_fs seen while swapped (its uevent lost: the overflow's rescan):
   # asks for the other hook generation; its file a FIFO; its file absent.
   for c in nvfs-mismatch nvfs-fifo nvfs-nofile; do echo "lifecycle:$c"; done
+  # The repair of a stack broken while the ready file is awaited meets a
+  # fault in the insert of the in-tree nvme: absorbed by the retry, or
+  # failed naming the module and the error.
+  for e in EAGAIN EPERM; do echo "lifecycle:repair-restore:nvme:$e"; done
+  # Created, never started (its process still the runtime's init; its exec
+  # fifo there), then gone: nothing touched. "unreadable": nothing about
+  # the process can be read, which is "cannot tell", not "created".
+  for c in runc crun unreadable; do echo "lifecycle:created:$c"; done
+  # nvme_rdma is loaded from the container's tree only with
+  # UNLOAD_STORAGE_MODULES=true (the entrypoint refuses to start otherwise).
+  for c in unset false true; do echo "lifecycle:nvme-rdma:$c"; done
 
   # The load's deadline (issue 10): the insert of the container's nvme_core
   # takes 1.5 s (fault-hooks' FAULT_DELAY); past a deadline of 1 s the load
@@ -406,6 +418,10 @@ overflow() { printf O > "$tmp/uevents"; }
 config() { printf '%s\n' "[Swap]" "$@" > "$root/etc/nvme-swapguard/nvme-swapguard.conf"; }
 
 SETTLED="swapped|restored|failed|blocked|idle"
+# Where the daemon is once it has acted on a container's start (its unload
+# done, refused or failed): idle there would be the state before it saw the
+# container, not an outcome.
+ACTED="unloaded-waiting-driver|swapped|restored|failed|blocked"
 
 # After the scenario: the invariant, the journal entry, a clean stop.
 finish_daemon_row() {
@@ -463,6 +479,12 @@ finish_daemon_row() {
 
 # Did the scripted fault fire, and was it absorbed (the swap still completed)?
 fault_fired() { slurp "$tmp/kernel.log"; [[ $REPLY == *scripted* ]]; }
+# fault_fired_wait [seconds]: until it did.
+fault_fired_wait() {
+  local n=$(( ${1:-10} * 20 )) i
+  for ((i = 0; i < n; i++)); do fault_fired && return 0; nap 0.05; done
+  return 1
+}
 
 run_daemon_fault_row() {
   local kind=$1 module=$2 err=$3
@@ -483,7 +505,7 @@ run_daemon_fault_row() {
     # The ready file never comes: the daemon restores, the restore meets the fault.
     wait_state "restored|failed" 8
   else
-    wait_state "unloaded-waiting-driver|$SETTLED"
+    wait_state "$ACTED"
     ready
     wait_log "Ready file .* appeared"
     wait_state "$SETTLED"
@@ -561,6 +583,24 @@ run_kill_row() {
       config ReadyTimeoutSec=1
       start_daemon; wait_state idle; start_container; wait_state restored 8; kill_daemon
       start_daemon; wait_log "previous state restored"; wait_state restored ;;
+    repairing)
+      # A stack broken behind its back while it waits for the ready file
+      # (driver-ready mode: the in-tree stack drives the namespaces
+      # meanwhile): the repair puts nvme back and dies before the insert,
+      # leaving nvme_core without nvme. The restart must finish the repair,
+      # never wait on with no PCIe NVMe driver.
+      config UnloadAt=driver-ready
+      mkfifo "$tmp/uevents"
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_state container-seen
+      broken_behind
+      wait_file "$tmp/stalled" 8
+      [ "$(state)" = repairing ] || fail "mid-repair the state file says $(state)"
+      kill_daemon
+      start_daemon; wait_log "previous state repairing"
+      wait_log "State repairing -> container-seen"
+      [ "$(node_verdict)" = in-tree ] || fail "after the restart the repair did not finish: $(node_verdict)"
+      ready; wait_state swapped ;;
     failed)
       echo "delete_module nvme EPERM" > "$tmp/fault.script"
       start_daemon; wait_state idle; start_container; wait_state failed; kill_daemon
@@ -885,7 +925,7 @@ run_pin_daemon_row() {
   wait_state idle
   start_container
   if [ "$kind" = rollback ]; then
-    wait_state "unloaded-waiting-driver|$SETTLED"
+    wait_state "$ACTED"
     ready
     wait_log "Ready file .* appeared"
     wait_state "failed|blocked|restored" 8
@@ -906,16 +946,22 @@ run_pin_daemon_row() {
 
 # ---- lifecycle:<case>: the driver container's whole life (issue 8) -------
 
-# new_container ID [ENV_JSON] [notree]: another driver container (a pod
-# restart, an upgrade): its own id, CRI-O's Created annotation, env.
+# new_container ID [ENV_JSON] [notree|-] [NAME]: another driver container (a
+# pod restart, an upgrade): its own id, CRI-O's Created annotation, env.
+# NAME: the process's name in its status (default entrypoint: started), "-"
+# for none (status without a Name: line).
 new_container() {
-  local id=$1 env=${2:-'"ENABLE_NFSRDMA=true"'} tree=${3:-}
+  local id=$1 env=${2:-'"ENABLE_NFSRDMA=true"'} tree=${3:-} name=${4:-entrypoint}
   sleep 600 &
   container_pid=$!
   mkdir -p "$root/proc/$container_pid"
   echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$id.scope" > "$root/proc/$container_pid/cgroup"
   # privileged, in the host's user namespace (trust's check; as fake-node's `container` writes it)
-  printf 'Name:\tentrypoint\nCapEff:\t000001ffffffffff\n' > "$root/proc/$container_pid/status"
+  if [ "$name" = - ]; then
+    printf 'CapEff:\t000001ffffffffff\n' > "$root/proc/$container_pid/status"
+  else
+    printf 'Name:\t%s\nCapEff:\t000001ffffffffff\n' "$name" > "$root/proc/$container_pid/status"
+  fi
   mkdir -p "$root/proc/1/ns" "$root/proc/$container_pid/ns"
   [ -e "$root/proc/1/ns/user" ] || echo "user:[4026531837]" > "$root/proc/1/ns/user"
   ln -f "$root/proc/1/ns/user" "$root/proc/$container_pid/ns/user"
@@ -982,6 +1028,97 @@ rmmod_behind() {
     python3 -c 'import ctypes, sys; ctypes.CDLL(None).delete_module(sys.argv[1].encode(), 0)' "$1"
 }
 
+MID_NVME_RDMA_SKIPPED=88992d461a1f47e5981061c49350866f
+
+# created_never_started RUNTIME: CRI-O's create of a driver container that
+# kubelet never starts (the start fails, or waits): the pidfile names the
+# runtime's init, waiting on its exec fifo. runc: named "runc:[2:INIT]",
+# fifo under /run/runc; crun: named "crun", fifo under /run/crun (both as
+# seen on Linux 6.1, daemon/container-started.h); unreadable: neither the
+# name nor the exe can be read and no fifo shows: nothing says it started
+# (said as "cannot tell", not "created"). Then the container goes (CRI-O
+# removes it): nothing may have been touched, and nothing is to report, so
+# the row ends here (finish_daemon_row wants an entry saying why the stack
+# is in-tree).
+created_never_started() {
+  local rt=$1 name words fifo=
+  case $rt in
+    runc) name='runc:[2:INIT]'; fifo=$root/run/runc/$ID2/exec.fifo
+          words="is created \\(pid [0-9]+\\), not started \\(process name \"runc:\\[2:INIT\\]\", exe unreadable: .*, exec fifo present\\)" ;;
+    crun) name=crun; fifo=$root/run/crun/$ID2/exec.fifo
+          words="is created \\(pid [0-9]+\\), not started \\(process name \"crun\", exe unreadable: .*, exec fifo present\\)" ;;
+    unreadable) name=-
+          words="Cannot tell whether container ${ID2:0:12} \\(pid [0-9]+\\) has started \\(process name unknown \\(no Name: line in its status\\), exe unreadable: .*, exec fifo absent\\)" ;;
+  esac
+  if [ -n "$fifo" ]; then mkdir -p "${fifo%/*}" && mkfifo "$fifo"; fi
+  start_daemon; wait_state idle
+  new_container $ID2 '"ENABLE_NFSRDMA=true"' - "$name"
+  wait_log "$words"
+  # past a few looks (50 ms doubling to 2 s): still nothing done for it
+  nap 3
+  [ "$(state)" = idle ] || fail "a created container made the daemon go $(state)"
+  log_count "Driver container .* runs as pid"
+  [ "$REPLY" -eq 0 ] || fail "a created container was taken for started"
+  container_vanish_proc
+  rm -rf "$root/run/containers/storage/overlay-containers/$ID2" "${fifo%/*}"
+  nap 1
+  [ "$(state)" = idle ] || fail "after the created container went the daemon is $(state)"
+  grep -qE '^(delete|init|finit)_module' "$tmp/kernel.log" 2>/dev/null &&
+    fail "modules were touched for a container that never started: $(tr '\n' ';' < "$tmp/kernel.log")"
+  verdict=$(node_verdict)
+  [ "$verdict" = in-tree ] || fail "the node is $verdict, expected in-tree, untouched"
+  stop_daemon
+  [ "$(node_verdict)" = in-tree ] || fail "a clean stop changed the node to $(node_verdict)"
+  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "a reload guard for a container that never started"
+}
+
+# nvme_rdma_env VALUE: the in-tree stack has nvme_rdma loaded, the
+# container's tree a build of it; UNLOAD_STORAGE_MODULES is VALUE (unset:
+# absent). Only "true" may load it from the container.
+nvme_rdma_env() {
+  local v=$1 t=/lib/modules/$rel c env='"ENABLE_NFSRDMA=true"' mods
+  fn ko $t kernel/drivers/nvme/host/nvme-rdma.ko nvme_rdma nvme-core,nvme-fabrics -
+  fn modules-dep $t
+  fn module nvme_core -1 nvme,nvme_fabrics,nvme_tcp,nvme_rdma
+  fn module nvme_fabrics -1 nvme_tcp,nvme_rdma
+  fn module nvme_rdma 0 -
+  [ "$v" = unset ] || env+=",\"UNLOAD_STORAGE_MODULES=$v\""
+  start_daemon; wait_state idle
+  new_container $ID2 "$env"
+  c=/proc/$container_pid/root/lib/modules/$rel
+  # the build in the container's tree before the ready file (the load reads it then)
+  fn ko $c extra/mlnx-nvme/host/nvme-rdma.ko nvme_rdma nvme-core,nvme-fabrics - fake_taint=OE
+  fn modules-dep $c
+  wait_state unloaded-waiting-driver
+  grep -q '^delete_module nvme_rdma .* -> 0' "$tmp/kernel.log" || fail "the in-tree nvme_rdma was not taken out"
+  ready; wait_state swapped
+  slurp "$root/proc/modules"; mods=$'\n'$REPLY
+  if [ "$v" = true ]; then
+    [[ $mods == *$'\n'"nvme_rdma "* ]] || fail "UNLOAD_STORAGE_MODULES=true, but nvme_rdma was not loaded"
+    slurp "$root/sys/module/nvme_rdma/taint"
+    [[ $REPLY == *O* ]] || fail "nvme_rdma is loaded but not the container's build"
+    log_count "MESSAGE_ID=$MID_NVME_RDMA_SKIPPED"
+    [ "$REPLY" -eq 0 ] || fail "UNLOAD_STORAGE_MODULES=true, but the journal says nvme_rdma was skipped"
+  else
+    grep -qE '^(init|finit)_module nvme_rdma ' "$tmp/kernel.log" &&
+      fail "nvme_rdma was loaded with UNLOAD_STORAGE_MODULES $v"
+    [[ $mods == *$'\n'"nvme_rdma "* ]] && fail "nvme_rdma is loaded with UNLOAD_STORAGE_MODULES $v"
+    grep "MESSAGE_ID=$MID_NVME_RDMA_SKIPPED" "$tmp/daemon.log" | grep "SWAPGUARD_MODULE=nvme_rdma" |
+      grep -q "UNLOAD_STORAGE_MODULES is $v" ||
+      fail "no journal entry says nvme_rdma was skipped because UNLOAD_STORAGE_MODULES is $v"
+  fi
+}
+
+# What the openibd restart of a new driver container leaves (FIELD-NOTES
+# section 8): nvme removed, nvme_core kept. Its uevent is lost (the fake root
+# has none but the overflow: $tmp/uevents must be a FIFO): the rescan must see
+# the broken stack.
+broken_behind() {
+  rmmod_behind nvme
+  overflow
+  wait_log "MESSAGE_ID=$MID_STACK_BROKEN"
+}
+
 run_lifecycle_row() {
   local c=$1 module=${2:-} err=${3:-}
   new_node
@@ -1023,6 +1160,10 @@ run_lifecycle_row() {
       new_container $ID2
       wait_state blocked
       wait_log "MESSAGE_ID=$MID_EARLIER_BLOCKED"
+      # BLOCKED names the build it refuses to take out, as UNLOADED does
+      grep "MESSAGE_ID=$MID_BLOCKED" "$tmp/daemon.log" |
+        grep -qE "Blocked: not unloading the (NVIDIA|out-of-tree) build of the NVMe stack: nvme1n1 is mounted" ||
+        fail "the BLOCKED entry does not name the earlier container's build it refuses to take out"
       check_not_touched_while_in_use
       [ "$(node_verdict)" = swapped ] || fail "blocked, but the earlier build is not intact: $(node_verdict)"
       usage=free
@@ -1080,6 +1221,29 @@ run_lifecycle_row() {
           grep -q "its module file was found neither" "$tmp/daemon.log" || fail "the missing file is not said" ;;
       esac
       wait_state swapped ;;
+    repair-restore)
+      # Driver-ready mode: the in-tree stack drives the namespaces until the
+      # ready file; it breaks; the repair's insert of the in-tree nvme fails.
+      config UnloadAt=driver-ready
+      mkfifo "$tmp/uevents"
+      echo "load $module $err" > "$tmp/fault.script"
+      start_daemon; wait_state idle; start_container; wait_state container-seen
+      broken_behind
+      fault_fired_wait || fail "the fault on $module never fired"
+      case $err in
+        EAGAIN)
+          # absorbed by the retry: the repair completes, the wait goes on
+          wait_log "State repairing -> container-seen"
+          [ "$(node_verdict)" = in-tree ] || fail "a transient $err did not end in the in-tree stack: $(node_verdict)"
+          ready; wait_state swapped ;;
+        *)
+          # a permanent answer (not retried): failed, naming nvme and the
+          # error, and no module call after it (finish_daemon_row)
+          wait_state failed
+          unrecoverable=$err unrecoverable_module=$module ;;
+      esac ;;
+    created) created_never_started "$module"; return ;;
+    nvme-rdma) nvme_rdma_env "$module" ;;
     kill-no-build)
       start_daemon; wait_state idle
       new_container $ID2 '"ENABLE_NFSRDMA=false"' notree
@@ -1209,7 +1373,7 @@ one_row() {
       return 1
     fi
     echo "PASS $spec ($((SECONDS - t0))s, node ${verdict:-?})"
-    [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
+    [ -n "${KEEP_TMP:-}" ] && echo "    (kept $tmp)" || rm -rf "$tmp"
     return 0
   fi
   if [ -n "$known" ]; then

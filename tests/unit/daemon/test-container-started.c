@@ -64,12 +64,36 @@ Test(container_started, crun_created_is_not_started) {
 }
 
 Test(container_started, unreadable_exe_needs_another_sign) {
-        cr_assert_eq(classify(START_SIGN_UNKNOWN, START_SIGN_UNKNOWN, false), CONTAINER_PROCESS_CREATED,
-                     "cannot tell means not started");
+        cr_assert_eq(classify(START_SIGN_UNKNOWN, START_SIGN_UNKNOWN, false), CONTAINER_PROCESS_UNKNOWN,
+                     "cannot tell is not started, and not 'created' either");
         cr_assert_eq(classify(START_SIGN_UNKNOWN, START_SIGN_OTHER, false), CONTAINER_PROCESS_STARTED,
                      "the name changed: it exec'd");
         cr_assert_eq(classify(START_SIGN_UNKNOWN, START_SIGN_OTHER, true), CONTAINER_PROCESS_CREATED,
                      "the fifo is still there: no start yet");
+}
+
+/* Fail closed, and say which: a created container (a sign of the runtime,
+ * or its fifo) is told apart from one nothing can be read about. */
+Test(container_started, cannot_tell_is_not_created) {
+        ContainerStartEvidence ev = { .exe = START_SIGN_UNKNOWN, .exe_errno = EACCES, .comm = START_SIGN_UNKNOWN,
+                                      .comm_errno = ENOENT };
+        char buf[256];
+
+        cr_assert_eq(container_start_classify(&ev), CONTAINER_PROCESS_UNKNOWN, "nothing read: cannot tell");
+        container_start_evidence_describe(&ev, buf, sizeof(buf));
+        cr_assert_str_eq(buf, "process name unreadable: No such file or directory, exe unreadable: Permission "
+                              "denied, exec fifo absent", "says what could not be read");
+        ev.comm_errno = EBADMSG;
+        container_start_evidence_describe(&ev, buf, sizeof(buf));
+        cr_assert_str_eq(buf, "process name unknown (no Name: line in its status), exe unreadable: Permission "
+                              "denied, exec fifo absent");
+        /* runc 1.1's init: exe "/" read fine, says nothing; the name unreadable */
+        ev = (ContainerStartEvidence) { .exe = exe_start_sign("/"), .comm = START_SIGN_UNKNOWN, .comm_errno = EACCES };
+        cr_assert_eq(container_start_classify(&ev), CONTAINER_PROCESS_UNKNOWN);
+        ev.exec_fifo = true;
+        cr_assert_eq(container_start_classify(&ev), CONTAINER_PROCESS_CREATED, "its exec fifo says: created");
+        ev = (ContainerStartEvidence) { .exe = START_SIGN_UNKNOWN, .exe_errno = ENOENT, .comm = START_SIGN_RUNTIME };
+        cr_assert_eq(container_start_classify(&ev), CONTAINER_PROCESS_CREATED, "the runtime's name says: created");
 }
 
 Test(container_started, a_real_entrypoint_is_started) {
