@@ -51,13 +51,6 @@ int swap_read_context(Manager *m, SwapContext *ret) {
         return 0;
 }
 
-/* What we unload is what we must be able to put back: note it first, and
- * persist it, so a crash in the middle still knows. A record kept from an
- * unload that was cut short (SIGKILL after nvme_tcp went, found by
- * tests/faults, rows kill:unloading and kill:restoring) already names what
- * is gone now: add to it, never replace it, or the restore and the load
- * would leave those modules out. The same for the namespaces, whose
- * devices went with the modules. */
 /* Which build the unload takes out, for the journal: after a swap (a new
  * driver container) it is an earlier container's build, not the in-tree one. */
 static const char *stack_build(const GuardStack *stack) {
@@ -83,6 +76,27 @@ static const char *loaded_build(Manager *m) {
         return build;
 }
 
+/* nvme_core without nvme while PCIe NVMe controllers have no driver: nvme
+ * went behind our back (openibd, a person) in the 2 s before the stack's
+ * health is judged. The drives need nvme after the swap as before it, or
+ * the load would bring nvme_core alone and report a swap with no PCIe
+ * driver. A fabrics-only node (no NVMe PCI function) is left as it is. */
+static void record_driverless_nvme(Manager *m, char *const *loaded) {
+        bool driverless = false;
+
+        if (!strv_contains(loaded, "nvme_core") || strv_contains(m->record.modules_before, "nvme") ||
+            !m->ops->nvme_driverless || m->ops->nvme_driverless(m->ops->userdata, &driverless) < 0 || !driverless)
+                return;
+        (void) strv_extend(&m->record.modules_before, "nvme");
+}
+
+/* What we unload is what we must be able to put back: note it first, and
+ * persist it, so a crash in the middle still knows. A record kept from an
+ * unload that was cut short (SIGKILL after nvme_tcp went, found by
+ * tests/faults, rows kill:unloading and kill:restoring) already names what
+ * is gone now: add to it, never replace it, or the restore and the load
+ * would leave those modules out. The same for the namespaces, whose
+ * devices went with the modules. */
 static const char *record_before_unload(Manager *m) {
         GuardStack *stack = NULL;
         GuardNamespaces *ns = NULL;
@@ -94,6 +108,7 @@ static const char *record_before_unload(Manager *m) {
                 for (char **i = names; *i; i++)
                         if (!strv_contains(m->record.modules_before, *i))
                                 (void) strv_extend(&m->record.modules_before, *i);
+                record_driverless_nvme(m, names);
                 strv_free(names);
         }
         build = stack_build(stack);

@@ -28,6 +28,7 @@ typedef struct Script {
         size_t n_unload, unload_calls;
         const char *blockers[MAX_BLOCKERS + 1];      /* in use now (NULL-terminated) */
         bool restore_fails;
+        bool driverless;                             /* NVMe PCI functions with no driver */
         char **calls;                                /* "unload", "restore", ... in order */
         size_t check_usage_calls;
 } Script;
@@ -137,6 +138,11 @@ static int fake_scan_namespaces(void *userdata, GuardNamespaces **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
+static int fake_nvme_driverless(void *userdata, bool *ret) {
+        *ret = ((Script *) userdata)->driverless;
+        return 0;
+}
+
 static const GuardOps scripted_ops = {
         .unload = fake_unload,
         .load_from = fake_load_from,
@@ -144,6 +150,7 @@ static const GuardOps scripted_ops = {
         .read_stack = fake_read_stack,
         .check_usage = fake_check_usage,
         .scan_namespaces = fake_scan_namespaces,
+        .nvme_driverless = fake_nvme_driverless,
         .userdata = &script,
 };
 
@@ -325,4 +332,29 @@ Test(swap_actions, a_stop_elsewhere_touches_nothing) {
         cr_assert_str_eq(calls(), "unload");
         cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_STOP_RESTORED), 0);
+}
+
+/* nvme went behind our back just before the container started (before the
+ * stack's health was judged): the drives still need it after the swap. */
+Test(swap_actions, nvme_gone_from_under_driverless_drives_is_still_wanted) {
+        script.nvme = GUARD_ORIGIN_ABSENT;
+        script.driverless = true;
+        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
+
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
+        cr_assert(strv_contains(manager->record.modules_before, "nvme_core"));
+        cr_assert(strv_contains(manager->record.modules_before, "nvme"),
+                  "nvme left out of what the load must bring: a swap with no PCIe driver");
+}
+
+/* A fabrics-only node (no NVMe PCI function): nothing is added. */
+Test(swap_actions, nvme_core_alone_on_a_fabrics_node_stays_alone) {
+        script.nvme = GUARD_ORIGIN_ABSENT;
+        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
+
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
+        cr_assert(strv_contains(manager->record.modules_before, "nvme_core"));
+        cr_assert_not(strv_contains(manager->record.modules_before, "nvme"));
 }
