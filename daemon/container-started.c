@@ -151,7 +151,7 @@ static bool exec_fifo_exists(const char *id) {
         for (size_t i = 0; i < ELEMENTSOF(roots); i++) {
                 _cleanup_free_ char *p = NULL;
 
-                if (host_pathf(&p, "%s/%s/exec.fifo", roots[i], id) >= 0 && access(p, F_OK) >= 0)
+                if (host_pathf(&p, "%s/%s/exec.fifo", roots[i], id) >= 0 && path_exists(p) > 0)
                         return true;
         }
         return false;

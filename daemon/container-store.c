@@ -542,7 +542,7 @@ static int scan(ContainerStore *s) {
                 _cleanup_free_ char *p = NULL;
 
                 next = e->next;
-                if (asprintf(&p, "%s/%s", s->dir, e->id) >= 0 && access(p, F_OK) < 0 && errno == ENOENT)
+                if (asprintf(&p, "%s/%s", s->dir, e->id) >= 0 && path_exists(p) == 0)
                         container_removed(s, e->id);
         }
         while ((de = readdir(d)))

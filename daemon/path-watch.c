@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "path-watch.h"
+#include "util/fileio.h"
 #include "util/macro.h"
 
 struct PathWatch {
@@ -95,7 +96,10 @@ static int on_inotify(sd_event_source *s, const struct inotify_event *ev, void *
         r = arm(w);
         if (r < 0)
                 return r; /* sd-event disables the source; the manager sees it on exit */
-        w->exists = access(w->path, F_OK) == 0;
+        /* Not access(2): it checks with the real UID and no capabilities, and
+         * under the unit's DynamicUser= everything below root's 0700
+         * directories (CRI-O's /run/containers/storage) would read absent. */
+        w->exists = path_exists(w->path) > 0;
         w->handler(w, w->exists, w->userdata);
         return 0;
 }
@@ -133,7 +137,7 @@ int path_watch_new(sd_event *e, const char *path, const char *description, PathW
         r = arm(w);
         if (r < 0)
                 return r;
-        w->exists = access(w->path, F_OK) == 0;
+        w->exists = path_exists(w->path) > 0;
         *ret = TAKE_PTR(w);
         return 0;
 }

@@ -90,5 +90,5 @@ int reload_guard_remove(void) {
 bool reload_guard_installed(void) {
         _cleanup_free_ char *path = NULL;
 
-        return host_path(RELOAD_GUARD_PATH, &path) >= 0 && access(path, F_OK) == 0;
+        return host_path(RELOAD_GUARD_PATH, &path) >= 0 && path_exists(path) > 0;
 }

@@ -18,6 +18,7 @@
 #include "swap-lifecycle.h"
 #include "swap-record.h"
 #include "swap-report.h"
+#include "util/fileio.h"
 #include "util/strv.h"
 
 /* A stack module came or went: the stack is judged this long after the last
@@ -226,7 +227,7 @@ bool lifecycle_tree_lacks_build(Manager *m, const char *tree) {
 
         /* No tree at all (the root went with the container): a load failure
          * to report as such, not a container without a build. */
-        if (host_path(tree, &path) < 0 || access(path, F_OK) < 0)
+        if (host_path(tree, &path) < 0 || path_exists(path) <= 0)
                 return false;
         for (size_t i = 0; i < ELEMENTSOF(must); i++) {
                 if (wanted && !strv_contains(wanted, must[i]))
