@@ -19,10 +19,20 @@
 #     ib_core and rdma_cm come from the host's tree): not "true": the daemon
 #     never loads nvme_rdma (reported), and the next pod of the same image
 #     starts (its Go entrypoint would refuse with nvme_rdma loaded); "true":
-#     nvme_rdma is loaded from the container's tree.
+#     nvme_rdma is loaded from the container's tree;
+#  6. a precompiled image, where the environment cannot tell: no
+#     ENABLE_NFSRDMA in its env and the build already in its tree when it
+#     starts: the daemon says what it assumed (ENV_ASSUMED: a precompiled
+#     image, which always carries mlnx-nvme) and swaps to its build as for
+#     any driver container. It follows 5c's pod (its build stays loaded:
+#     swapped, the earlier build taken out first) under step 5's Modules=
+#     (the daemon has not reread its configuration), so it keeps 5c's
+#     UNLOAD_STORAGE_MODULES=true: with 5c's nvme_rdma loaded, false would
+#     make its entrypoint refuse to start.
 # (1. is ENABLE_NFSRDMA=false: the in-tree stack kept, the remedy named.)
-# One boot: 306.9 s (79 checks), run on 2026-12-02 (about 132 s before step 5:
-# its three swaps cost the rest).
+# One boot: 176.6 s (113 checks), run on 2026-12-03 (step 6: about 30 s of it;
+# 306.9 s and 79 checks before step 6 on 2026-12-02, at a heavier load: about
+# 132 s before step 5, its three swaps cost the rest).
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
 declare -F sg_container_compiled >/dev/null ||
@@ -169,6 +179,73 @@ assert_contains "$loaded_line" "rdma_cm" "the load message names rdma_cm (the ho
 wait_for_block "$dev" 30
 assert_ok test -b "$dev"
 rm -f "$conf"
+
+# --- 6. a precompiled image: what the environment cannot tell ------------------------
+sg_step "6. A precompiled image replaces 5c's pod: no ENABLE_NFSRDMA in its env, its build already in its tree"
+next_pod
+assert_eq swapped "$(sg_state)" "state after 5c's pod stopped (RESTORE_DRIVER_ON_POD_TERMINATION=false: its build stays)"
+# Its env: the defaults without ENABLE_NFSRDMA (a precompiled image needs
+# none), UNLOAD_STORAGE_MODULES=true as in 5c. Written so from the start:
+# the daemon reads process.env when config.json appears.
+env_saved=("${SG_CTR_ENV_DEFAULT[@]}")
+SG_CTR_ENV_DEFAULT=()
+for e in "${env_saved[@]}"; do [[ $e == ENABLE_NFSRDMA=* ]] || SG_CTR_ENV_DEFAULT+=("$e"); done
+sg_container_new --env UNLOAD_STORAGE_MODULES=true mofed-container nvidia-network-operator
+SG_CTR_ENV_DEFAULT=("${env_saved[@]}")
+# What a precompiled image unpacks to: the build (RPM layout, depmod run)
+# in /lib/modules already, nothing to compile (no /.build-output).
+rm -rf "$SG_CROOT/.build-output"
+cp -a "$(sg_build_root)/lib/modules/$VM_KVER" "$SG_CROOT/lib/modules/"
+ctree=$SG_CROOT/lib/modules/$VM_KVER
+assert_file "$ctree/extra/mlnx-nvme/host/nvme.ko"
+assert_not_contains "$(/usr/bin/python3 -c 'import json, sys; print(" ".join(json.load(open(sys.argv[1]))["process"]["env"]))' "$SG_UD/config.json")" \
+	"ENABLE_NFSRDMA" "the container's process.env"
+sg_container_start
+p_cid=$SG_CID p_cpid=$SG_CPID
+sg_wait_state unloaded-waiting-driver
+# Decided when the daemon took the container up, before its start event:
+# the state is still 5c's swap.
+assert_journal ENV_ASSUMED SWAPGUARD_CONTAINER_ID="$p_cid" SWAPGUARD_STATE=swapped PRIORITY=6
+assumed=$(sg_journal_entries ENV_ASSUMED SWAPGUARD_CONTAINER_ID="$p_cid")
+assert_eq "Driver container ${p_cid:0:12}: the container's tree already holds an NVMe build: taken as a precompiled image, which always carries mlnx-nvme whatever ENABLE_NFSRDMA says." \
+	"$assumed" "the ENV_ASSUMED entry (one, what was assumed and why)"
+assert_no_journal ENV_NO_NFSRDMA SWAPGUARD_CONTAINER_ID="$p_cid"
+assert_journal ENV_RESTORE_ON_STOP SWAPGUARD_CONTAINER_ID="$p_cid" SWAPGUARD_ENV_VALUE=false
+# journalctl -x explains it (the unit's ExecStartPre= rebuilt the catalog)
+explained=$(journalctl -x --no-pager -q MESSAGE_ID="$(sg_message_id ENV_ASSUMED)" SWAPGUARD_CONTAINER_ID="$p_cid")
+assert_contains "$explained" "Subject: Assumption about driver container $p_cid" "journalctl -x: the catalog's subject"
+assert_contains "$explained" "set ENABLE_NFSRDMA explicitly" "journalctl -x: the remedy"
+notes=$(/usr/bin/python3 -c 'import json, sys; print("|".join(json.load(open(sys.argv[1])).get("container_notes") or []))' "$SG_STATE_FILE")
+assert_contains "$notes" "ENABLE_NFSRDMA=unset, UNLOAD_STORAGE_MODULES=true" "the state file's container notes: the env"
+assert_contains "$notes" "assumed: the container's tree already holds an NVMe build" "the state file's container notes: the assumption"
+assert_journal EARLIER_BUILD SWAPGUARD_CONTAINER_ID="$p_cid"
+assert_not_loaded nvme
+# The image's start-up up to its `openibd restart` is held here (the
+# entrypoint's /tmp/compiled; it installs nothing) until the daemon has
+# taken 5c's build out, as the compile holds it in the other steps.
+back_before=$(sg_journal_entries NAMESPACES_BACK | wc -l)
+sg_container_compiled
+assert_not_contains "$(cat "$SG_CLOG")" "FAILED" "the container's log (its openibd restart)"
+sg_ready
+sg_wait_state swapped
+sg_assert_oot
+sg_assert_mlx_compat_holders nvme nvme_core
+assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_CONTAINER_ID="$p_cid"
+assert_eq "$p_cid" "$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("build_container") or "")' "$SG_STATE_FILE")" \
+	"the state file's build_container"
+assert_eq "$(modinfo -F srcversion "$ctree/extra/mlnx-nvme/host/nvme.ko")" "$(cat /sys/module/nvme/srcversion)" \
+	"live nvme srcversion (= the precompiled tree's nvme.ko)"
+assert_contains "$(sg_journal_text | grep "^Loaded .* from the driver container's tree" | tail -n1)" \
+	"from the driver container's tree /proc/$p_cpid/root/lib/modules/$VM_KVER" "the load message: this container's tree"
+assert_contains "$(module_taint nvme_rdma)" "O" "nvme_rdma taint (the container's build, UNLOAD_STORAGE_MODULES=true)"
+wait_for_block "$dev" 30
+assert_ok test -b "$dev"
+for ((i = 0; i < 50; i++)); do
+	[ "$(sg_journal_entries NAMESPACES_BACK | wc -l)" -gt "$back_before" ] && break
+	sleep 0.2
+done
+assert_eq $((back_before + 1)) "$(sg_journal_entries NAMESPACES_BACK | wc -l)" "NAMESPACES_BACK entries (one for this swap)"
+assert_contains "$(sg_journal_entries NAMESPACES_BACK | tail -n1)" "are back" "namespaces after the swap"
 sg_show_journal
 sg_stop
 sg_container_stop
