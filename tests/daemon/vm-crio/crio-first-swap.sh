@@ -26,6 +26,7 @@ sg_start_dbus || vm_fatal "no system bus: CRI-O's systemd cgroup manager needs o
 sg_install_unit
 sg_start
 sg_wait_state idle
+sg_assert_on_bus
 crio_setup
 
 sg_step "kubelet starts the driver pod through CRI-O: init container, mofed-container, openshift-driver-toolkit-ctr"

@@ -21,6 +21,7 @@ sg_start_dbus || vm_fatal "no system bus: CRI-O's systemd cgroup manager needs o
 sg_install_unit
 sg_start
 sg_wait_state idle
+sg_assert_on_bus
 crio_setup
 
 # swap_to CID: the container's compile ends; the daemon must end swapped to it.
