@@ -5,6 +5,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 
+#include "log.h"
 #include "path-watch.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -95,7 +96,11 @@ static int on_inotify(sd_event_source *s, const struct inotify_event *ev, void *
          * answer is the same: re-arm where needed and look at the path again. */
         r = arm(w);
         if (r < 0)
-                return r; /* sd-event disables the source; the manager sees it on exit */
+                /* sd-event disables the source: say so once, where it happens,
+                 * or the path would go unwatched in silence (the ready file:
+                 * then only ReadyTimeoutSec= ends the wait). */
+                return log_warning_errno(r, "Cannot follow %s (%s) any more: %m. A restart of the daemon watches it again.",
+                                         w->path, w->description);
         w->exists = path_exists(w->path) > 0;
         w->handler(w, w->exists, w->userdata);
         return 0;
