@@ -73,11 +73,30 @@ static int blockers_from_usage(const UsageReport *u, GuardBlockers *b) {
 static int real_unload(void *userdata, GuardUnloadResult **ret) {
         _cleanup_(unload_result_freep) UnloadResult *u = NULL;
         _cleanup_(guard_unload_result_freep) GuardUnloadResult *g = calloc(1, sizeof(*g));
+        _cleanup_(usage_report_freep) UsageReport *in_use = NULL;
         UnloadOptions opts = {};
         int r;
 
         if (!g)
                 return -ENOMEM;
+        /* In use: refuse with the pin still held. Letting go of it first
+         * left nvme unpinned under a mounted multipath head for as long as
+         * stack_unload() took to find the use (refcnt 0, seen by
+         * tests/daemon/vm/daemon-pin.sh at a driver container's start, the
+         * moment its openibd may run `modprobe -r nvme`). The pin's own
+         * descriptors are controllers, not namespaces: the check does not
+         * count them. */
+        r = usage_check(&in_use);
+        if (r < 0)
+                return r;
+        if (usage_report_in_use(in_use)) {
+                g->outcome = GUARD_UNLOAD_REFUSED;
+                r = blockers_from_usage(in_use, &g->blockers);
+                if (r < 0)
+                        return r;
+                *ret = TAKE_PTR(g);
+                return 0;
+        }
         /* Never held across our own guarded unload: its descriptors would
          * make every removal fail (the caller refreshes it afterwards). */
         guard_pin_release_real(userdata);

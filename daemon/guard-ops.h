@@ -137,8 +137,10 @@ typedef struct GuardOps {
          * NULL (tests), then taken as none. */
         int (*nvme_driverless)(void *userdata, bool *ret);
         /* The pin (both NULL where a test does not pin): match it to a fresh
-         * usage check, and let go of it. The real unload lets go of it
-         * itself before removing anything: never held across our own unload. */
+         * usage check, and let go of it. The real unload refuses while a
+         * namespace is in use with the pin still held, and lets go of it
+         * itself once all are free, before removing anything: never held
+         * across our own unload, never let go while in use. */
         int (*pin_refresh)(void *userdata, GuardPin **ret);
         void (*pin_release)(void *userdata);
         /* trees: more module trees (host paths) to find nvidia_fs in; NULL op: not checked. */

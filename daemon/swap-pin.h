@@ -5,7 +5,8 @@
  * use now, and when what is pinned changed, say it in STATUS= and the
  * state file too (the journal entries come from pin-holder.c). Called at
  * start (before READY=1), on every change the usage watch sees, and right
- * after each of our own unloads (which let go of the pin first). */
+ * after each of our own unloads (which let go of the pin when they find
+ * every namespace free). */
 
 #include "manager-internal.h"
 
