@@ -117,9 +117,10 @@ void pin_holder_driver_container(PinHolder *h, const char *container_id, const c
                      &(ReportFields) { .container_id = container_id, .pod = pod, .module = h->now->modules[0],
                                        .device = h->now->devices && h->now->devices[0] ? h->now->devices[0] : NULL },
                      started ? "Driver container %.12s started while the pin holds (%s): its `openibd restart` cannot remove %s "
-                               "(`modprobe -r %s` fails: in use), leaves mlx_compat loaded and exits 1, so the "
-                               "container restarts until that is no longer in use. This keeps the mounted data "
-                               "safe. To let it restart its drivers, unmount or stop using the namespace; the pin "
+                               "(`modprobe -r %s` fails: in use) and leaves it and mlx_compat loaded: the earlier "
+                               "NVMe build stays, and a new driver version may fail to load (openibd exits 1, "
+                               "the container restarts) until that is no longer in use. This keeps the mounted "
+                               "data safe. To let it restart its drivers, unmount or stop using the namespace; the pin "
                                "goes within seconds."
                              : "Driver container %.12s stopped while the pin holds (%s): its drivers could not be restarted over "
                                "%s (`modprobe -r %s` fails: in use). Unmount or stop using the namespace to let "

@@ -362,8 +362,8 @@ void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b) {
                                                               ? b->items[0].where : NULL,
                                        .pid = b->items[0].pid, .container_id = followed_id(m) },
                      "Cannot take out the NVMe build of %.12s (%s): the new driver container %.12s's openibd restart "
-                     "will fail (mlx_compat stays held by nvme_core) and the container will crash-loop until "
-                     "that use ends.",
+                     "cannot replace it (nvme in use: it leaves nvme and mlx_compat loaded), and a new driver "
+                     "version may fail to load, the container restarting, until that use ends.",
                      m->record.build_container_id ?: "the earlier container", joined ?: "in use",
                      followed_id(m) ?: "?");
 }

@@ -1151,7 +1151,7 @@ run_lifecycle_row() {
       fault_fired || fail "the fault on $module never fired"
       ready; wait_state swapped ;;
     earlier-build-inuse)
-      # In use: the earlier build stays (the new container will crash-loop,
+      # In use: the earlier build stays (the new container cannot replace it,
       # the journal says why); once the use ends, the swap goes on.
       mkfifo "$tmp/uevents"
       swapped_then_pod_gone
