@@ -49,6 +49,7 @@
 #include "actions/stack-load.h"
 #include "daemon-config.h"
 #include "util/macro.h"
+#include "util/parse-util.h"
 
 #define MAX_READY_TIMEOUT_SEC (7ULL * 24 * 3600)
 /* The load runs inside the event loop, which pings the watchdog only between
@@ -264,20 +265,6 @@ static int handle_container(ParseState *p, const char *key, const char *value) {
         return parse_error(p, "unknown key \"%s\" in section [Container]", key);
 }
 
-/* A whole number of seconds from 1 to max, nothing after it (strtoull() alone
- * would take "-1" as a huge number and "12abc" as 12). */
-static int parse_seconds(const char *value, unsigned long long max, unsigned long long *ret) {
-        char *end = NULL;
-        unsigned long long v;
-
-        errno = 0;
-        v = strtoull(value, &end, 10);
-        if (errno || !end || *end || end == value || value[0] == '-' || v == 0 || v > max)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
 static int handle_swap(ParseState *p, const char *key, const char *value) {
         Config *c = p->config;
 
@@ -295,7 +282,7 @@ static int handle_swap(ParseState *p, const char *key, const char *value) {
                 return set_string(p, streq(key, "ReadyFile") ? &c->ready_file : &c->container_store, value);
         }
         if (streq(key, "ReadyTimeoutSec")) {
-                unsigned long long v;
+                uint64_t v;
 
                 if (parse_seconds(value, MAX_READY_TIMEOUT_SEC, &v) < 0)
                         return parse_error(p, "ReadyTimeoutSec=: \"%s\" is not a number of seconds between 1 and %llu",
@@ -304,7 +291,7 @@ static int handle_swap(ParseState *p, const char *key, const char *value) {
                 return 1;
         }
         if (streq(key, "LoadTimeoutSec")) {
-                unsigned long long v;
+                uint64_t v;
 
                 if (parse_seconds(value, MAX_LOAD_TIMEOUT_SEC, &v) < 0)
                         return parse_error(p, "LoadTimeoutSec=: \"%s\" is not a number of seconds between 1 and %llu",

@@ -25,6 +25,7 @@
 #include "usage/usage-check.h"
 #include "util/json-util.h"
 #include "util/macro.h"
+#include "util/parse-util.h"
 #include "util/strv.h"
 
 #define EXIT_IN_USE 3
@@ -68,13 +69,11 @@ static void help(void) {
 }
 
 static int parse_timeout(const char *s, unsigned *ret) {
-        char *end = NULL;
-        unsigned long v;
+        uint64_t v;
+        int r = parse_seconds(s, TIMEOUT_SEC_MAX, &v);
 
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (errno || end == s || *end || s[0] == '-' || v == 0 || v > TIMEOUT_SEC_MAX)
-                return -EINVAL;
+        if (r < 0)
+                return r;
         *ret = (unsigned) v;
         return 0;
 }

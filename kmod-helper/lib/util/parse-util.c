@@ -43,6 +43,15 @@ int safe_atou64(const char *s, uint64_t *ret) {
         return 0;
 }
 
+int parse_seconds(const char *s, uint64_t max, uint64_t *ret) {
+        uint64_t v;
+
+        if (safe_atou64(s, &v) < 0 || v == 0 || v > max)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
 int safe_atou(const char *s, unsigned *ret) {
         uint64_t v;
         int r;

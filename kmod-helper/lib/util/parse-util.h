@@ -12,6 +12,9 @@
 int safe_atou(const char *s, unsigned *ret);
 int safe_atoi(const char *s, int *ret);
 int safe_atou64(const char *s, uint64_t *ret);
+/* A whole number of seconds from 1 to max (a configured or given timeout):
+ * -EINVAL for 0, anything above max, or anything safe_atou64() refuses. */
+int parse_seconds(const char *s, uint64_t max, uint64_t *ret);
 
 /* "259:0" (the format of sysfs `dev` files and mountinfo) -> makedev(259, 0). */
 int parse_devno(const char *s, dev_t *ret);

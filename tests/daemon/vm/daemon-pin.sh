@@ -130,6 +130,16 @@ sys.exit(0 if len(first) == 2 and first["PINNED"][0] < first["STARTED"][0] else 
 ' "$1" "${2#/dev/}" "$(sg_message_id PINNED)" "$(sg_message_id STARTED)"
 }
 
+# assert_pinned_again T DEV [WHAT]: a restarted daemon pinned DEV again, and
+# before READY=1: a PINNED entry for DEV since T, ahead of STARTED.
+assert_pinned_again() {
+	local order
+	if wait_pinned_device "$1" "$2"; then vm_pass "PINNED entry for $2${3:-} since the restart"
+	else vm_fail "no PINNED entry for $2${3:-} since the restart"; fi
+	if order=$(pinned_before_started "$1" "$2"); then vm_pass "PINNED before STARTED (READY=1 follows it): $order"
+	else vm_fail "PINNED for $2 does not come before STARTED: $order"; fi
+}
+
 # --- who holds nvme ----------------------------------------------------------------
 
 # head_controllers HEAD: the controllers under a multipath head, from its
@@ -338,10 +348,7 @@ first=$(module_refcnt nvme)
 if [ "$first" -ge "$pin_head" ]; then
 	vm_pass "nvme refcnt $first when systemctl restart returned: the new daemon held the pin by READY=1"
 else vm_fail "nvme refcnt $first when systemctl restart returned: not pinned at READY=1"; fi
-if wait_pinned_device "$t_restart" "$head"; then vm_pass "PINNED entry for $head since the restart"
-else vm_fail "no PINNED entry for $head since the restart"; fi
-if order=$(pinned_before_started "$t_restart" "$head"); then vm_pass "PINNED before STARTED (READY=1 follows it): $order"
-else vm_fail "PINNED for $head does not come before STARTED: $order"; fi
+assert_pinned_again "$t_restart" "$head"
 assert_eq 2 "$(journalctl -u "$SG_UNIT" -o json --no-pager -q | grep -c "$(sg_message_id STARTED)")" "two starts"
 assert_eq swapped "$(sg_state)" "state after the restart"
 [ "$SG_BUS" = 1 ] && sg_assert_on_bus
@@ -422,10 +429,7 @@ systemctl restart "$SG_UNIT" || vm_fatal "systemctl restart"
 plain_ctrl=$(basename "$(readlink -f "/sys/block/${plain#/dev/}/device")")
 if [[ " $(pin_fds) " == *" $plain_ctrl "* ]]; then vm_pass "the daemon holds /dev/$plain_ctrl ($plain) when systemctl restart returned"
 else vm_fail "the daemon does not hold /dev/$plain_ctrl ($plain) when systemctl restart returned: $(pin_fds)"; fi
-if wait_pinned_device "$t_restart" "$plain"; then vm_pass "PINNED entry for $plain (another mount namespace) since the restart"
-else vm_fail "no PINNED entry for $plain after the restart"; fi
-if order=$(pinned_before_started "$t_restart" "$plain"); then vm_pass "PINNED before STARTED: $order"
-else vm_fail "PINNED for $plain does not come before STARTED: $order"; fi
+assert_pinned_again "$t_restart" "$plain" " (another mount namespace)"
 assert_eq 3 "$(journalctl -u "$SG_UNIT" -o json --no-pager -q | grep -c "$(sg_message_id STARTED)")" "three starts"
 sg_wait_state blocked 30
 
