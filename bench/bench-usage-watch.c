@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "host/host-root.h"
-#include "usage-watch.h"
+#include "watch/usage-watch.h"
 #include "usage/mount-fingerprint.h"
 
 static unsigned fired;

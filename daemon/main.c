@@ -9,11 +9,11 @@
 #include <stdlib.h>
 
 #include "daemon-config.h"
-#include "guard-ops.h"
+#include "guard/guard-ops.h"
 #include "host/host-root.h"
-#include "log.h"
+#include "publish/log.h"
 #include "manager.h"
-#include "report.h"
+#include "publish/report.h"
 #include "util/strv.h"
 
 static void help(void) {

@@ -15,20 +15,20 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "container-store.h"
+#include "container/container-store.h"
 #include "daemon-config.h"
-#include "driver-container.h"
-#include "driver-env.h"
-#include "guard-ops.h"
+#include "container/driver-container.h"
+#include "container/driver-env.h"
+#include "guard/guard-ops.h"
 #include "manager.h"
-#include "mount-watch.h"
-#include "path-watch.h"
-#include "pin-holder.h"
-#include "scope-watch.h"
-#include "state-file.h"
-#include "swap-state.h"
-#include "udev-watch.h"
-#include "usage-watch.h"
+#include "watch/mount-watch.h"
+#include "watch/path-watch.h"
+#include "guard/pin-holder.h"
+#include "watch/scope-watch.h"
+#include "publish/state-file.h"
+#include "swap/swap-state.h"
+#include "watch/udev-watch.h"
+#include "watch/usage-watch.h"
 
 struct Manager {
         sd_event *event;

@@ -12,17 +12,17 @@
 #include <systemd/sd-daemon.h>
 
 #include "host/host-root.h"
-#include "log.h"
+#include "publish/log.h"
 #include "manager-internal.h"
 #include "modules/module-stack.h"
-#include "reconcile.h"
-#include "reload-guard.h"
-#include "report.h"
-#include "swap-actions.h"
-#include "swap-lifecycle.h"
-#include "swap-pin.h"
-#include "swap-record.h"
-#include "swap-report.h"
+#include "swap/reconcile.h"
+#include "swap/reload-guard.h"
+#include "publish/report.h"
+#include "swap/swap-actions.h"
+#include "swap/swap-lifecycle.h"
+#include "swap/swap-pin.h"
+#include "swap/swap-record.h"
+#include "publish/swap-report.h"
 #include "util/strv.h"
 
 /* More than this many chained transitions for one event is a bug in the table. */

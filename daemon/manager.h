@@ -12,8 +12,8 @@
 #include <systemd/sd-event.h>
 
 #include "daemon-config.h"
-#include "guard-ops.h"
-#include "swap-state.h"
+#include "guard/guard-ops.h"
+#include "swap/swap-state.h"
 #include "util/macro.h"
 
 typedef struct Manager Manager;

@@ -5,8 +5,8 @@
  * the id and scope-name checks on the same bytes. */
 #include <assert.h>
 
-#include "container-match.h"
-#include "container-store.h"
+#include "container/container-match.h"
+#include "container/container-store.h"
 #include "fuzz-util.h"
 
 static const char id[] = "3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3";

@@ -5,7 +5,7 @@
 #include <assert.h>
 
 #include "fuzz-util.h"
-#include "state-file.h"
+#include "publish/state-file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = fuzz_text(data, size), *json = NULL;

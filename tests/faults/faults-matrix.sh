@@ -44,7 +44,7 @@ rel=6.1.0-fake-amd64
 STACK="nvme_core nvme nvme_fabrics nvme_tcp"
 ERRNOS="EAGAIN EBUSY EPERM ENOENT EKEYREJECTED ENOEXEC"
 ID=3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
-# journal MESSAGE_IDs (daemon/message-ids.h)
+# journal MESSAGE_IDs (daemon/publish/message-ids.h)
 MID_SWAPPED=d52b71b7f0f044ca8ed598ab2090efd0
 MID_RESTORED=bf54ca7d2bec4edaa11caff4a4613f1a
 MID_FAILED=f52b7f6f00e0428aa7aedd0840ea6eb4

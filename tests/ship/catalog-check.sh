@@ -4,7 +4,7 @@
 # it under a scratch root at /usr/local/lib/systemd/catalog/ (the RHCOS
 # path), builds the database as the unit's ExecStartPre does
 # (journalctl --update-catalog), and checks that every MESSAGE_ID the daemon
-# logs (daemon/message-ids.h) has an entry, and no entry is orphaned.
+# logs (daemon/publish/message-ids.h) has an entry, and no entry is orphaned.
 #   catalog-check.sh CATALOG MESSAGE_IDS_H
 set -euo pipefail
 catalog=$1 ids_h=$2

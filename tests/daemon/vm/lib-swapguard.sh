@@ -42,9 +42,9 @@ SG_BUILT_DAEMON=$VM_BUILD_ROOT/daemon/nvme-swapguard
 SG_BUILT_UNIT=$VM_BUILD_ROOT/systemd/nvme-swapguard.service
 SG_POD=mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p
 
-# MESSAGE_IDs, read from daemon/message-ids.h (never copied by hand).
+# MESSAGE_IDs, read from daemon/publish/message-ids.h (never copied by hand).
 sg_message_id() {
-	sed -n "s/^#define SWAPGUARD_MESSAGE_$1 *\"\([0-9a-f]*\)\"/\1/p" "$SG_SRC/daemon/message-ids.h"
+	sed -n "s/^#define SWAPGUARD_MESSAGE_$1 *\"\([0-9a-f]*\)\"/\1/p" "$SG_SRC/daemon/publish/message-ids.h"
 }
 
 # sg_step TEXT: a step of the story; stands out in DEMO=1 mode.

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "container-privilege.h"
+#include "container/container-privilege.h"
 #include "host/host-root.h"
 
 Test(privilege, capeff_parse) {

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "container-started.h"
+#include "container/container-started.h"
 
 static ContainerProcess classify(StartSign exe, StartSign comm, bool fifo) {
         ContainerStartEvidence ev = { .exe = exe, .comm = comm, .exec_fifo = fifo };

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
-#include "container-time.h"
+#include "container/container-time.h"
 
 /* 2026-12-02T14:32:10Z */
 #define T0 1796221930ULL

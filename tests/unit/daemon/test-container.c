@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "container-store.h"
+#include "container/container-store.h"
 #include "util/strv.h"
 
 #define ID "3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3"

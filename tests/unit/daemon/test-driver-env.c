@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "driver-env.h"
+#include "container/driver-env.h"
 
 Test(driver_env, get) {
         char *env[] = { (char *) "PATH=/usr/bin", (char *) "ENABLE_NFSRDMA=true", (char *) "ENABLE_NFSRDMA_X=no",
@@ -77,7 +77,7 @@ Test(driver_env, restore_on_termination_unset_is_said) {
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "container-tree.h"
+#include "container/container-tree.h"
 
 static void touch(const char *p) {
         FILE *f = fopen(p, "w");

@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "guard-ops.h"
-#include "pin-holder.h"
+#include "guard/guard-ops.h"
+#include "guard/pin-holder.h"
 #include "util/strv.h"
 
 static const char *scripted_reason; /* NULL: nothing in use */

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
-#include "reconcile.h"
+#include "swap/reconcile.h"
 
 #define ID "3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3"
 #define ID2 "aaaa2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack-health.h"
+#include "swap/stack-health.h"
 
 #define A GUARD_ORIGIN_ABSENT
 #define I GUARD_ORIGIN_IN_TREE

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "host/host-root.h"
-#include "state-file.h"
+#include "publish/state-file.h"
 #include "util/strv.h"
 
 Test(state_file, round_trip_through_a_fake_root) {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "host/host-root.h"
-#include "status-document.h"
+#include "publish/status-document.h"
 
 static GuardModule swapped_modules[] = {
         { .name = (char *) "nvme_core", .origin = GUARD_ORIGIN_NVIDIA, .gds_hooks = false },

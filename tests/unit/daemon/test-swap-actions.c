@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "host/host-root.h"
-#include "log.h"
+#include "publish/log.h"
 #include "manager-internal.h"
-#include "message-ids.h"
+#include "publish/message-ids.h"
 #include "util/strv.h"
 
 #define MAX_OUTCOMES 8

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
-#include "swap-state.h"
+#include "swap/swap-state.h"
 
 #define N_ (SWAP_ACTION_NONE)
 #define UL (SWAP_ACTION_UNLOAD)

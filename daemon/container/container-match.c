@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <stdlib.h>
+#include <string.h>
+
+#include "container/container-match.h"
+#include "util/macro.h"
+#include "util/strv.h"
+
+ContainerIdentity *container_identity_free(ContainerIdentity *c) {
+        if (!c)
+                return NULL;
+        free(c->id);
+        free(c->pod_namespace);
+        free(c->pod_name);
+        free(c->container_name);
+        free(c->pod_uid);
+        strv_free(c->env);
+        free(c);
+        return NULL;
+}
+
+ContainerIdentity *container_identity_copy(const ContainerIdentity *c) {
+        ContainerIdentity *n = calloc(1, sizeof(*n));
+
+        if (!n)
+                return NULL;
+        n->id = strdup(c->id);
+        n->pod_namespace = strdup(c->pod_namespace);
+        n->pod_name = strdup(c->pod_name);
+        n->container_name = strdup(c->container_name);
+        n->pod_uid = c->pod_uid ? strdup(c->pod_uid) : NULL;
+        n->created_usec = c->created_usec;
+        if (!n->id || !n->pod_namespace || !n->pod_name || !n->container_name || (c->pod_uid && !n->pod_uid) ||
+            (c->env && strv_copy(c->env, &n->env) < 0))
+                return container_identity_free(n);
+        return n;
+}
+
+bool container_newer(const ContainerIdentity *a, const ContainerIdentity *b) {
+        if (!b)
+                return true;
+        if (!a)
+                return false;
+        return a->created_usec > b->created_usec;
+}
+
+bool container_match(const ContainerIdentity *c, const char *pod_namespace, const char *container_name,
+                     const char *pod_name_prefix) {
+        if (!c || !c->pod_namespace || !c->container_name || !c->pod_name)
+                return false;
+        if (!streq(c->pod_namespace, pod_namespace) || !streq(c->container_name, container_name))
+                return false;
+        return !pod_name_prefix || strneq(c->pod_name, pod_name_prefix, strlen(pod_name_prefix));
+}
+
+bool container_id_valid(const char *id) {
+        size_t n = 0;
+
+        if (!id)
+                return false;
+        for (; id[n]; n++)
+                if (!((id[n] >= '0' && id[n] <= '9') || (id[n] >= 'a' && id[n] <= 'f')))
+                        return false;
+        return n == 64;
+}
+
+bool container_id_from_scope(const char *unit, char ret[static 65]) {
+        const char *prefix = "crio-", *suffix = ".scope";
+        size_t n;
+
+        if (!unit)
+                return false;
+        n = strlen(unit);
+        if (n != strlen(prefix) + 64 + strlen(suffix) || !strneq(unit, prefix, strlen(prefix)) ||
+            !streq(unit + n - strlen(suffix), suffix))
+                return false;
+        memcpy(ret, unit + strlen(prefix), 64);
+        ret[64] = '\0';
+        return container_id_valid(ret);
+}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strv.h"
+#include "guard/guard-ops.h"
+#include "util/macro.h"
+
+static const char *const origin_names[_GUARD_ORIGIN_MAX] = {
+        [GUARD_ORIGIN_ABSENT] = "absent",
+        [GUARD_ORIGIN_IN_TREE] = "in-tree",
+        [GUARD_ORIGIN_OUT_OF_TREE] = "out-of-tree",
+        [GUARD_ORIGIN_NVIDIA] = "nvidia",
+};
+
+const char *guard_origin_to_string(GuardOrigin o) {
+        return o >= 0 && o < _GUARD_ORIGIN_MAX ? origin_names[o] : "unknown";
+}
+
+GuardOrigin guard_origin_from_string(const char *s) {
+        for (int i = 0; s && i < _GUARD_ORIGIN_MAX; i++)
+                if (streq(s, origin_names[i]))
+                        return i;
+        return GUARD_ORIGIN_ABSENT;
+}
+
+GuardStack *guard_stack_free(GuardStack *s) {
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n_modules; i++) {
+                free(s->modules[i].name);
+                free(s->modules[i].gds_generations);
+        }
+        free(s->modules);
+        free(s);
+        return NULL;
+}
+
+const GuardModule *guard_stack_find(const GuardStack *s, const char *name) {
+        for (size_t i = 0; s && i < s->n_modules; i++)
+                if (streq(s->modules[i].name, name))
+                        return &s->modules[i];
+        return NULL;
+}
+
+bool guard_stack_any_loaded(const GuardStack *s) {
+        for (size_t i = 0; s && i < s->n_modules; i++)
+                if (s->modules[i].origin != GUARD_ORIGIN_ABSENT)
+                        return true;
+        return false;
+}
+
+bool guard_stack_replacement_loaded(const GuardStack *s) {
+        const GuardModule *m = guard_stack_find(s, "nvme");
+
+        if (!m || m->origin == GUARD_ORIGIN_ABSENT)
+                m = guard_stack_find(s, "nvme_core");
+        return m && (m->origin == GUARD_ORIGIN_OUT_OF_TREE || m->origin == GUARD_ORIGIN_NVIDIA);
+}
+
+int guard_stack_loaded_names(const GuardStack *s, char ***ret) {
+        char **l = NULL;
+
+        for (size_t i = 0; s && i < s->n_modules; i++)
+                if (s->modules[i].origin != GUARD_ORIGIN_ABSENT && strv_push(&l, strdup(s->modules[i].name)) < 0) {
+                        strv_free(l);
+                        return -ENOMEM;
+                }
+        *ret = l;
+        return 0;
+}
+
+void guard_blockers_clear(GuardBlockers *b) {
+        for (size_t i = 0; b && i < b->n; i++) {
+                free(b->items[i].device);
+                free(b->items[i].kind);
+                free(b->items[i].where);
+                free(b->items[i].description);
+        }
+        if (b) {
+                free(b->items);
+                b->items = NULL;
+                b->n = 0;
+        }
+}
+
+GuardBlockers *guard_blockers_free(GuardBlockers *b) {
+        guard_blockers_clear(b);
+        free(b);
+        return NULL;
+}
+
+char *guard_blockers_join(const GuardBlockers *b) {
+        _cleanup_free_ char **descriptions = calloc((b ? b->n : 0) + 1, sizeof(char *));
+
+        if (!descriptions)
+                return NULL;
+        for (size_t i = 0; b && i < b->n; i++)
+                descriptions[i] = b->items[i].description ?: (char *) "";
+        return strv_join(descriptions, "; ");
+}
+
+GuardUnloadResult *guard_unload_result_free(GuardUnloadResult *r) {
+        if (!r)
+                return NULL;
+        strv_free(r->removed);
+        guard_blockers_clear(&r->blockers);
+        free(r->failed_module);
+        free(r);
+        return NULL;
+}
+
+GuardLoadResult *guard_load_result_free(GuardLoadResult *r) {
+        if (!r)
+                return NULL;
+        strv_free(r->loaded);
+        strv_free(r->from_tree);
+        strv_free(r->from_host);
+        strv_free(r->already);
+        free(r->failed_module);
+        free(r->failed_reason);
+        free(r);
+        return NULL;
+}
+
+GuardNamespaces *guard_namespaces_free(GuardNamespaces *n) {
+        if (!n)
+                return NULL;
+        for (size_t i = 0; i < n->n; i++) {
+                free(n->items[i].name);
+                free(n->items[i].serial);
+        }
+        free(n->items);
+        free(n);
+        return NULL;
+}
+
+static bool namespace_present(const GuardNamespaces *now, const GuardNamespace *ns) {
+        for (size_t i = 0; now && i < now->n; i++)
+                if (now->items[i].nsid == ns->nsid && streq(now->items[i].serial ?: "", ns->serial ?: ""))
+                        return true;
+        return false;
+}
+
+int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespaces *now, char ***ret) {
+        char **missing = NULL;
+
+        for (size_t i = 0; before && i < before->n; i++) {
+                const GuardNamespace *ns = &before->items[i];
+                char *line;
+
+                if (namespace_present(now, ns))
+                        continue;
+                if (asprintf(&line, "%s/%u (%s)", ns->serial ?: "?", ns->nsid, ns->name ?: "?") < 0 ||
+                    strv_push(&missing, line) < 0) {
+                        strv_free(missing);
+                        return -ENOMEM;
+                }
+        }
+        *ret = missing;
+        return 0;
+}
+
+GuardPin *guard_pin_free(GuardPin *p) {
+        if (!p)
+                return NULL;
+        strv_free(p->modules);
+        strv_free(p->reasons);
+        strv_free(p->problems);
+        strv_free(p->devices);
+        free(p);
+        return NULL;
+}
+
+bool guard_pin_held(const GuardPin *p) {
+        return p && p->modules && p->modules[0];
+}
+
+GuardGds *guard_gds_free(GuardGds *g) {
+        if (!g)
+                return NULL;
+        free(g->exported);
+        free(g->wanted);
+        free(g->description);
+        free(g);
+        return NULL;
+}

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "host/host-root.h"
+#include "publish/state-file.h"
+#include "util/fileio.h"
+#include "util/json-util.h"
+#include "util/macro.h"
+#include "util/strv.h"
+
+
+void state_file_clear(StateFile *s) {
+        free(s->container_id);
+        free(s->pod_name);
+        strv_free(s->modules_before);
+        guard_namespaces_free(s->namespaces_before);
+        free(s->message);
+        strv_free(s->blockers);
+        strv_free(s->pins);
+        strv_free(s->missing_namespaces);
+        free(s->build_container_id);
+        free(s->gds);
+        free(s->gds_nvme);
+        free(s->gds_nvidia_fs);
+        free(s->gds_match);
+        strv_free(s->container_notes);
+        *s = (StateFile) { .state = SWAP_STATE_IDLE };
+}
+
+StateFile *state_file_free(StateFile *s) {
+        if (!s)
+                return NULL;
+        state_file_clear(s);
+        free(s);
+        return NULL;
+}
+
+
+static json_object *strv_to_json(char *const *l) {
+        json_object *a = NULL;
+
+        return json_array_from_strv(l, &a) < 0 ? NULL : a;
+}
+
+static json_object *namespace_to_json(const GuardNamespace *ns) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+
+        if (!o || json_add_new(o, DAEMON_STATE_KEY_NAMESPACE_NAME, json_object_new_string(ns->name ?: "")) < 0 ||
+            json_add_new(o, DAEMON_STATE_KEY_NAMESPACE_SERIAL, json_object_new_string(ns->serial ?: "")) < 0 ||
+            json_add_new(o, DAEMON_STATE_KEY_NAMESPACE_NSID, json_object_new_int64(ns->nsid)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+static json_object *namespaces_to_json(const GuardNamespaces *n) {
+        _cleanup_json_ json_object *a = json_object_new_array();
+
+        for (size_t i = 0; a && n && i < n->n; i++)
+                if (json_array_add(a, namespace_to_json(&n->items[i])) < 0)
+                        return NULL;
+        return TAKE_PTR(a);
+}
+
+static int container_to_json(const StateFile *s, json_object *o) {
+        json_object *c = json_object_new_object();
+        int r;
+
+        r = json_add_new(o, DAEMON_STATE_KEY_CONTAINER, c);
+        if (r >= 0)
+                r = json_add_new(c, DAEMON_STATE_KEY_CONTAINER_ID, json_object_new_string(s->container_id));
+        if (r >= 0)
+                r = json_add_new(c, DAEMON_STATE_KEY_CONTAINER_POD, json_object_new_string(s->pod_name ?: ""));
+        if (r >= 0)
+                r = json_add_new(c, DAEMON_STATE_KEY_CONTAINER_PID, json_object_new_int64(s->container_pid));
+        return r;
+}
+
+int state_file_to_json(const StateFile *s, char **ret) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        int r = 0;
+
+        if (!o)
+                return -ENOMEM;
+        r = json_add_new(o, DAEMON_STATE_KEY_STATE, json_object_new_string(swap_state_to_string(s->state) ?: "idle"));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_SINCE, json_object_new_int64((int64_t) s->since_usec));
+        if (r >= 0 && s->container_id)
+                r = container_to_json(s, o);
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_MODULES_BEFORE, strv_to_json(s->modules_before));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_NAMESPACES_BEFORE, namespaces_to_json(s->namespaces_before));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_READY_DEADLINE,
+                                 json_object_new_int64((int64_t) s->ready_deadline_usec));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_MESSAGE, json_object_new_string(s->message ?: ""));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_BLOCKERS, strv_to_json(s->blockers));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_MISSING_NAMESPACES, strv_to_json(s->missing_namespaces));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_PINS, strv_to_json(s->pins));
+        if (r >= 0 && s->build_container_id)
+                r = json_add_new(o, DAEMON_STATE_KEY_BUILD_CONTAINER, json_object_new_string(s->build_container_id));
+        if (r >= 0 && s->gds)
+                r = json_add_new(o, DAEMON_STATE_KEY_GDS, json_object_new_string(s->gds));
+        if (r >= 0 && s->gds_nvme)
+                r = json_add_new(o, DAEMON_STATE_KEY_GDS_NVME, json_object_new_string(s->gds_nvme));
+        if (r >= 0 && s->gds_nvidia_fs)
+                r = json_add_new(o, DAEMON_STATE_KEY_GDS_NVIDIA_FS, json_object_new_string(s->gds_nvidia_fs));
+        if (r >= 0 && s->gds_match)
+                r = json_add_new(o, DAEMON_STATE_KEY_GDS_MATCH, json_object_new_string(s->gds_match));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_CONTAINER_NOTES, strv_to_json(s->container_notes));
+        if (r < 0)
+                return r;
+        return json_to_text(o, ret);
+}
+
+static int strv_from_json(json_object *o, const char *key, char ***ret) {
+        json_object *a;
+        char **l = NULL;
+
+        if (!json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array)) {
+                *ret = NULL;
+                return 0;
+        }
+        for (size_t i = 0; i < json_object_array_length(a); i++) {
+                json_object *v = json_object_array_get_idx(a, i);
+
+                if (json_object_is_type(v, json_type_string) && strv_push(&l, strdup(json_object_get_string(v))) < 0) {
+                        strv_free(l);
+                        return -ENOMEM;
+                }
+        }
+        *ret = l;
+        return 0;
+}
+
+static int namespaces_from_json(json_object *o, GuardNamespaces **ret) {
+        GuardNamespaces *n = calloc(1, sizeof(*n));
+        json_object *a;
+        size_t len;
+
+        if (!n)
+                return -ENOMEM;
+        if (!json_object_object_get_ex(o, DAEMON_STATE_KEY_NAMESPACES_BEFORE, &a) ||
+            !json_object_is_type(a, json_type_array)) {
+                *ret = n;
+                return 0;
+        }
+        len = json_object_array_length(a);
+        n->items = calloc(len ?: 1, sizeof(GuardNamespace));
+        if (!n->items) {
+                guard_namespaces_free(n);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < len; i++) {
+                json_object *x = json_object_array_get_idx(a, i);
+                GuardNamespace *ns = &n->items[n->n];
+
+                if (!json_object_is_type(x, json_type_object))
+                        continue;
+                ns->name = strdup(json_get_string(x, DAEMON_STATE_KEY_NAMESPACE_NAME) ?: "");
+                ns->serial = strdup(json_get_string(x, DAEMON_STATE_KEY_NAMESPACE_SERIAL) ?: "");
+                ns->nsid = (unsigned) json_get_int64(x, DAEMON_STATE_KEY_NAMESPACE_NSID);
+                n->n++;
+                if (!ns->name || !ns->serial) {
+                        guard_namespaces_free(n);
+                        return -ENOMEM;
+                }
+        }
+        *ret = n;
+        return 0;
+}
+
+static int container_from_json(json_object *o, StateFile *s) {
+        json_object *c;
+        const char *id;
+
+        if (!json_object_object_get_ex(o, DAEMON_STATE_KEY_CONTAINER, &c) || !json_object_is_type(c, json_type_object))
+                return 0;
+        id = json_get_string(c, DAEMON_STATE_KEY_CONTAINER_ID);
+        if (!id)
+                return 0;
+        s->container_id = strdup(id);
+        s->pod_name = strdup(json_get_string(c, DAEMON_STATE_KEY_CONTAINER_POD) ?: "");
+        s->container_pid = (pid_t) json_get_int64(c, DAEMON_STATE_KEY_CONTAINER_PID);
+        return s->container_id && s->pod_name ? 0 : -ENOMEM;
+}
+
+static int copy_string(json_object *o, const char *key, char **ret) {
+        const char *v = json_get_string(o, key);
+
+        *ret = v ? strdup(v) : NULL;
+        return v && !*ret ? -ENOMEM : 0;
+}
+
+static int gds_from_json(json_object *o, StateFile *s) {
+        int r = copy_string(o, DAEMON_STATE_KEY_GDS_NVME, &s->gds_nvme);
+
+        if (r >= 0)
+                r = copy_string(o, DAEMON_STATE_KEY_GDS_NVIDIA_FS, &s->gds_nvidia_fs);
+        if (r >= 0)
+                r = copy_string(o, DAEMON_STATE_KEY_GDS_MATCH, &s->gds_match);
+        return r;
+}
+
+static int state_file_from_object(json_object *o, StateFile **ret) {
+        _cleanup_(state_file_freep) StateFile *s = calloc(1, sizeof(*s));
+        const char *message, *build, *gds;
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        s->state = swap_state_from_string(json_get_string(o, DAEMON_STATE_KEY_STATE));
+        if (s->state < 0)
+                return -EBADMSG;
+        s->since_usec = (uint64_t) json_get_int64(o, DAEMON_STATE_KEY_SINCE);
+        r = container_from_json(o, s);
+        if (r < 0)
+                return r;
+        s->ready_deadline_usec = (uint64_t) json_get_int64(o, DAEMON_STATE_KEY_READY_DEADLINE);
+        message = json_get_string(o, DAEMON_STATE_KEY_MESSAGE);
+        if (message && !(s->message = strdup(message)))
+                return -ENOMEM;
+        build = json_get_string(o, DAEMON_STATE_KEY_BUILD_CONTAINER);
+        if (build && !(s->build_container_id = strdup(build)))
+                return -ENOMEM;
+        gds = json_get_string(o, DAEMON_STATE_KEY_GDS);
+        if (gds && !(s->gds = strdup(gds)))
+                return -ENOMEM;
+        r = gds_from_json(o, s);
+        if (r < 0)
+                return r;
+        r = strv_from_json(o, DAEMON_STATE_KEY_MODULES_BEFORE, &s->modules_before);
+        if (r >= 0)
+                r = strv_from_json(o, DAEMON_STATE_KEY_BLOCKERS, &s->blockers);
+        if (r >= 0)
+                r = strv_from_json(o, DAEMON_STATE_KEY_MISSING_NAMESPACES, &s->missing_namespaces);
+        if (r >= 0)
+                r = strv_from_json(o, DAEMON_STATE_KEY_PINS, &s->pins);
+        if (r >= 0)
+                r = strv_from_json(o, DAEMON_STATE_KEY_CONTAINER_NOTES, &s->container_notes);
+        if (r >= 0)
+                r = namespaces_from_json(o, &s->namespaces_before);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int state_file_from_json(const char *text, StateFile **ret) {
+        _cleanup_json_ json_object *o = NULL;
+        int r;
+
+        r = daemon_state_parse(text, &o);
+        if (r < 0)
+                return r;
+        return state_file_from_object(o, ret);
+}
+
+int state_file_write(const StateFile *s) {
+        _cleanup_free_ char *dir = NULL, *path = NULL, *text = NULL;
+        int r;
+
+        r = host_path(STATE_DIR, &dir);
+        if (r >= 0)
+                r = host_path(STATE_FILE, &path);
+        if (r >= 0)
+                r = state_file_to_json(s, &text);
+        if (r < 0)
+                return r;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        return write_file_atomic(path, text, 0644);
+}
+
+int state_file_read(StateFile **ret) {
+        _cleanup_json_ json_object *o = NULL;
+        int r;
+
+        r = daemon_state_read(&o);
+        if (r < 0)
+                return r;
+        if (!o)
+                return -ENOENT;
+        return state_file_from_object(o, ret);
+}

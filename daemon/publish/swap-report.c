@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "publish/log.h"
+#include "publish/report.h"
+#include "swap/swap-record.h"
+#include "publish/swap-report.h"
+#include "util/string-util.h"
+#include "util/strv.h"
+
+void swap_report_namespaces(Manager *m, const char *message_id, const char *what) {
+        GuardNamespaces *now = NULL;
+        char **missing = NULL;
+        int r;
+
+        if (!m->record.namespaces_before || m->record.namespaces_before->n == 0)
+                return;
+        r = m->ops->scan_namespaces(m->ops->userdata, &now);
+        if (r >= 0)
+                r = guard_namespaces_missing(m->record.namespaces_before, now, &missing);
+        guard_namespaces_free(now);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot compare the namespaces with those seen before the unload: %m");
+                return;
+        }
+        strv_free(m->record.missing_namespaces);
+        m->record.missing_namespaces = missing;
+        if (!missing) {
+                report_event(LOG_INFO, message_id,
+                             &(ReportFields) { .state = swap_state_to_string(m->state),
+                                               .container_id = swap_record_container_id(m) },
+                             "%s: all %zu NVMe namespaces seen before the unload are back.", what,
+                             m->record.namespaces_before->n);
+                return;
+        }
+        for (char **i = missing; *i; i++)
+                report_event(LOG_WARNING, message_id,
+                             &(ReportFields) { .state = swap_state_to_string(m->state), .device = *i,
+                                               .container_id = swap_record_container_id(m) },
+                             "%s: NVMe namespace %s seen before the unload is not back (yet).", what, *i);
+}
+
+void swap_report_swapped(Manager *m, const char *by) {
+        GuardStack *stack = NULL;
+        int r;
+
+        r = m->ops->read_stack(m->ops->userdata, &stack);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the module stack for the swap report: %m");
+                return;
+        }
+        for (size_t i = 0; i < stack->n_modules; i++) {
+                const GuardModule *x = &stack->modules[i];
+                char *extra[] = { (char *) (x->gds_hooks ? "SWAPGUARD_GDS_HOOKS=yes" : "SWAPGUARD_GDS_HOOKS=no"),
+                                  NULL };
+
+                if (x->origin == GUARD_ORIGIN_ABSENT)
+                        continue;
+                report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_SWAPPED,
+                             &(ReportFields) { .state = "swapped", .module = x->name,
+                                               .origin = guard_origin_to_string(x->origin),
+                                               .container_id = swap_record_container_id(m),
+                                               .pid = m->container.pid, .extra = extra },
+                             "Swapped (%s): module %s is the %s build, GDS hooks %s.", by, x->name,
+                             guard_origin_to_string(x->origin), x->gds_hooks ? "present" : "absent");
+        }
+        guard_stack_free(stack);
+        swap_record_message(m, "swapped (%s)", by);
+        swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the swap");
+}
+
+static void report_blocker(Manager *m, const char *build, const GuardBlocker *x) {
+        char *extra[] = { NULL, NULL };
+        char *kind = NULL;
+
+        if (asprintf(&kind, "SWAPGUARD_USAGE=%s", x->kind ?: "unknown") >= 0)
+                extra[0] = kind;
+        else
+                kind = NULL;
+        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_BLOCKED,
+                     &(ReportFields) { .state = "blocked", .device = x->device,
+                                       .mount_point = x->kind && streq(x->kind, "mounted") ? x->where : NULL,
+                                       .pid = x->pid, .container_id = swap_record_container_id(m),
+                                       .extra = extra },
+                     "Blocked: not unloading the %s NVMe stack: %s.", build, x->description ?: "in use");
+        free(kind);
+}
+
+void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b) {
+        char *joined = guard_blockers_join(b);
+
+        if (!joined)
+                return;
+        if (m->last_blockers && streq(joined, m->last_blockers)) {
+                free(joined);
+                return; /* same blockers as last time: said already */
+        }
+        free(m->last_blockers);
+        m->last_blockers = joined;
+        strv_free(m->record.blockers);
+        m->record.blockers = NULL;
+        for (size_t i = 0; i < b->n; i++) {
+                (void) strv_extend(&m->record.blockers, b->items[i].description ?: "");
+                report_blocker(m, build, &b->items[i]);
+        }
+        swap_record_message(m, "blocked: %s", joined);
+}
+
+void swap_report_unloaded(Manager *m, const char *build, char *const *removed) {
+        _cleanup_free_ char *list = strv_join(removed, " ");
+
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_UNLOADED,
+                     &(ReportFields) { .state = "unloaded-waiting-driver", .module = list,
+                                       .container_id = swap_record_container_id(m), .pid = m->container.pid },
+                     "Unloaded the %s NVMe stack (%s) for driver container %.12s.", build,
+                     list && *list ? list : "nothing was loaded", swap_record_container_id(m) ?: "?");
+        swap_record_message(m, "unloaded: %s", list ?: "");
+}
+
+void swap_report_reload(Manager *m) {
+        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RELOAD_DETECTED,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .origin = "in-tree",
+                                       .container_id = swap_record_container_id(m) },
+                     "The in-tree NVMe stack was loaded again while it was meant to stay unloaded; "
+                     "will swap when the driver is ready.");
+}
+
+void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) {
+        va_list ap;
+        char *s;
+
+        va_start(ap, fmt);
+        s = strdup_vprintf(fmt, ap); /* before the free: an argument may be the old failure */
+        va_end(ap);
+        free(m->failure);
+        m->failure = s;
+        report_event(LOG_ERR, SWAPGUARD_MESSAGE_FAILED,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = module,
+                                       .container_id = swap_record_container_id(m), .pid = m->container.pid },
+                     "%s", m->failure ?: "failure");
+        swap_record_message(m, "%s", m->failure ?: "failure");
+}
+
+static void report_container_seen(Manager *m) {
+        const ContainerIdentity *c = m->container.identity;
+
+        report_event(LOG_INFO, SWAPGUARD_MESSAGE_CONTAINER_SEEN,
+                     &(ReportFields) { .state = "container-seen", .container_id = swap_record_container_id(m),
+                                       .pod = c ? c->pod_name : NULL, .pid = m->container.pid },
+                     "Driver container %.12s (pod %s) is running.", swap_record_container_id(m) ?: "?",
+                     c ? c->pod_name : "?");
+}
+
+static void report_restored(Manager *m, SwapEvent ev) {
+        /* ev is restore-done; the reason is what started the restore. */
+        const char *why = swap_event_to_string(m->restore_cause) ?: swap_event_to_string(ev);
+
+        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RESTORED,
+                     &(ReportFields) { .state = "restored", .origin = "in-tree",
+                                       .container_id = swap_record_container_id(m) ?: m->restore_container },
+                     "Restored the in-tree NVMe stack (%s).", why);
+        swap_record_message(m, "restored after %s", why);
+        swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the restore");
+}
+
+/* A stop while the stack was unloaded restored it (or failed to): the next
+ * start swaps again, so the record keeps what it knows of this swap. */
+static void report_stop_restored(Manager *m, bool restored) {
+        report_event(restored ? LOG_NOTICE : LOG_ERR, SWAPGUARD_MESSAGE_STOP_RESTORED,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .origin = "in-tree",
+                                       .container_id = swap_record_container_id(m) },
+                     "Stopping while the in-tree NVMe stack was unloaded: %s.",
+                     restored ? "restored it; the next start swaps again" : "restoring it failed");
+        if (restored)
+                swap_record_message(m, "restored because the daemon stopped");
+}
+
+void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
+        if (m->state == old)
+                return;
+        log_info("State %s -> %s (%s).", swap_state_to_string(old), swap_state_to_string(m->state),
+                 swap_event_to_string(ev));
+        switch (m->state) {
+        case SWAP_STATE_CONTAINER_SEEN:
+                if (old == SWAP_STATE_IDLE || old == SWAP_STATE_RESTORED || old == SWAP_STATE_FAILED ||
+                    old == SWAP_STATE_SWAPPED)
+                        report_container_seen(m);
+                break;
+        case SWAP_STATE_SWAPPED:
+                swap_report_swapped(m, old == SWAP_STATE_LOADING ? "loaded by nvme-swapguard from the driver container"
+                                                                 : "loaded by the driver container");
+                break;
+        case SWAP_STATE_RESTORING:
+                m->restore_cause = ev;
+                /* Not persisted yet: the record still names the container. */
+                free(m->restore_container);
+                m->restore_container = swap_record_container_id(m) ? strdup(swap_record_container_id(m)) : NULL;
+                break;
+        case SWAP_STATE_RESTORED:
+                report_restored(m, ev);
+                break;
+        case SWAP_STATE_FAILED:
+                if (m->stopping && old == SWAP_STATE_RESTORING)
+                        report_stop_restored(m, false);
+                if (!m->failure)
+                        swap_report_failure(m, NULL, "Gave up after %s.", swap_event_to_string(ev));
+                break;
+        case SWAP_STATE_IDLE:
+                if (m->stopping && old == SWAP_STATE_RESTORING) {
+                        report_stop_restored(m, true);
+                        break;
+                }
+                swap_record_forget_swap(m);
+                break;
+        default:
+                break;
+        }
+}
+
+/* "nvme_core nvme", or NULL for none (or no memory: the caller says "none"). */
+static char *join_or_null(char *const *l) {
+        return l && l[0] ? strv_join(l, " ") : NULL;
+}
+
+char *swap_load_describe(const GuardLoadResult *l, const char *tree) {
+        _cleanup_free_ char *ours = NULL, *host = NULL, *already = NULL;
+        char *s = NULL;
+
+        if (!l)
+                return NULL;
+        /* An ops table that does not sort what it loaded (tests' fakes):
+         * everything it names came from the tree asked for. */
+        ours = join_or_null(l->from_tree || l->from_host || l->already ? l->from_tree : l->loaded);
+        host = join_or_null(l->from_host);
+        already = join_or_null(l->already);
+        if (asprintf(&s, "Loaded %s from the driver container's tree %s%s%s%s%s.", ours ?: "nothing",
+                     tree ?: "?", host ? "; from the host's tree (not stack modules): " : "", host ?: "",
+                     already ? "; already loaded, left as they were: " : "", already ?: "") < 0)
+                return NULL;
+        return s;
+}
+
+void swap_report_loaded(Manager *m, const GuardLoadResult *l, const char *tree) {
+        _cleanup_free_ char *s = swap_load_describe(l, tree);
+
+        log_info("%s", s ?: "Loaded the stack from the driver container's tree.");
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "swap/stack-health.h"
+#include "util/macro.h"
+#include "util/strv.h"
+
+static const char *const break_names[_STACK_BREAK_MAX] = {
+        [STACK_WORKING] = "working",
+        [STACK_ABSENT] = "stack-absent",
+        [STACK_CORE_WITHOUT_NVME] = "core-without-nvme",
+        [STACK_MISSING_DEPENDENCY] = "missing-dependency",
+        [STACK_MIXED_BUILDS] = "mixed-builds",
+};
+
+const char *stack_break_to_string(StackBreak b) {
+        return b >= 0 && b < _STACK_BREAK_MAX ? break_names[b] : NULL;
+}
+
+/* What each stack module cannot live without. The kernel enforces these
+ * for one build; they can only break across builds or in a fake world, so
+ * checking costs nothing and catches a half-removed stack. */
+static const struct {
+        const char *module;
+        const char *needs;
+} needs[] = {
+        { "nvme", "nvme_core" },
+        { "nvme_fabrics", "nvme_core" },
+        { "nvme_tcp", "nvme_fabrics" },
+        { "nvme_rdma", "nvme_fabrics" },
+        { "nvme_fc", "nvme_fabrics" },
+        { "nvme_tcp", "nvme_core" },
+        { "nvme_rdma", "nvme_core" },
+        { "nvme_fc", "nvme_core" },
+};
+
+/* The modules that must be one build. nvme_auth and nvme_keyring are left
+ * out: a build may not carry them and use the host's. */
+static const char *const one_build[] = { "nvme_core", "nvme", "nvme_fabrics", "nvme_tcp", "nvme_rdma", "nvme_fc" };
+
+static const GuardModule *loaded(const GuardStack *s, const char *name) {
+        const GuardModule *m = guard_stack_find(s, name);
+
+        return m && m->origin != GUARD_ORIGIN_ABSENT ? m : NULL;
+}
+
+static bool in_tree(const GuardModule *m) {
+        return m->origin == GUARD_ORIGIN_IN_TREE;
+}
+
+StackHealth stack_health_check(const GuardStack *s, char *const *wanted) {
+        const GuardModule *first = NULL;
+        bool nvme_wanted = !wanted || strv_contains(wanted, "nvme");
+
+        if (!guard_stack_any_loaded(s))
+                return (StackHealth) { .what = STACK_ABSENT };
+        for (size_t i = 0; i < ELEMENTSOF(needs); i++)
+                if (loaded(s, needs[i].module) && !loaded(s, needs[i].needs))
+                        return (StackHealth) { STACK_MISSING_DEPENDENCY, needs[i].module, needs[i].needs };
+        if (nvme_wanted && loaded(s, "nvme_core") && !loaded(s, "nvme"))
+                return (StackHealth) { STACK_CORE_WITHOUT_NVME, "nvme_core", "nvme" };
+        for (size_t i = 0; i < ELEMENTSOF(one_build); i++) {
+                const GuardModule *m = loaded(s, one_build[i]);
+
+                if (!m)
+                        continue;
+                if (!first)
+                        first = m;
+                else if (in_tree(first) != in_tree(m))
+                        return (StackHealth) { STACK_MIXED_BUILDS, m->name, first->name };
+        }
+        return (StackHealth) { .what = STACK_WORKING };
+}
+
+char *stack_health_describe(StackHealth h) {
+        char *s = NULL;
+        int r;
+
+        switch (h.what) {
+        case STACK_ABSENT:
+                r = asprintf(&s, "no NVMe stack module is loaded");
+                break;
+        case STACK_CORE_WITHOUT_NVME:
+                r = asprintf(&s, "nvme_core is loaded without nvme: no PCIe NVMe driver");
+                break;
+        case STACK_MISSING_DEPENDENCY:
+                r = asprintf(&s, "%s is loaded without %s", h.module, h.other);
+                break;
+        case STACK_MIXED_BUILDS:
+                r = asprintf(&s, "%s and %s are different builds (one in-tree, one not)", h.module, h.other);
+                break;
+        default:
+                r = asprintf(&s, "the NVMe stack works");
+                break;
+        }
+        return r < 0 ? NULL : s;
+}

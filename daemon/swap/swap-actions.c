@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "container/container-privilege.h"
+#include "host/host-kernel.h"
+#include "publish/log.h"
+#include "swap/reload-guard.h"
+#include "swap/swap-actions.h"
+#include "swap/swap-lifecycle.h"
+#include "swap/swap-pin.h"
+#include "swap/swap-record.h"
+#include "publish/swap-report.h"
+#include "util/strv.h"
+
+char *const *swap_modules_wanted(const Manager *m) {
+        return m->config->modules ?: m->record.modules_before;
+}
+
+/* The replacement counts as loaded only once it drives the PCIe namespaces:
+ * NVIDIA's nvme_core alone (a daemon killed between loading it and nvme,
+ * found by tests/faults, row kill:loading) is not a swap to report and keep,
+ * but a stack to unload and load again. */
+static bool replacement_complete(const Manager *m, const GuardStack *stack) {
+        const GuardModule *nvme = guard_stack_find(stack, "nvme");
+
+        if (!guard_stack_replacement_loaded(stack))
+                return false;
+        return !strv_contains(swap_modules_wanted(m), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
+}
+
+int swap_read_context(Manager *m, SwapContext *ret) {
+        GuardStack *stack = NULL;
+        int r;
+
+        r = m->ops->read_stack(m->ops->userdata, &stack);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the NVMe module stack: %m");
+        *ret = (SwapContext) {
+                .unload_at = m->config->unload_at,
+                .load_from_container = m->config->load_from_container,
+                .ready_present = m->ready_present,
+                .stack_loaded = guard_stack_any_loaded(stack),
+                .replacement_loaded = replacement_complete(m, stack),
+                .stopping = m->stopping,
+        };
+        guard_stack_free(stack);
+        lifecycle_context(m, ret);
+        return 0;
+}
+
+/* Which build the unload takes out, for the journal: after a swap (a new
+ * driver container) it is an earlier container's build, not the in-tree one. */
+static const char *stack_build(const GuardStack *stack) {
+        GuardOrigin worst = GUARD_ORIGIN_IN_TREE; /* the enum runs in-tree < out-of-tree < NVIDIA */
+
+        for (size_t i = 0; stack && i < stack->n_modules; i++)
+                if (stack->modules[i].origin > worst)
+                        worst = stack->modules[i].origin;
+        return worst == GUARD_ORIGIN_NVIDIA        ? "NVIDIA build of the"
+               : worst == GUARD_ORIGIN_OUT_OF_TREE ? "out-of-tree build of the"
+                                                   : "in-tree";
+}
+
+/* The same for the stack loaded now (a re-check that is still refused). */
+static const char *loaded_build(Manager *m) {
+        GuardStack *stack = NULL;
+        const char *build;
+
+        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+                return stack_build(NULL);
+        build = stack_build(stack);
+        guard_stack_free(stack);
+        return build;
+}
+
+/* nvme_core without nvme while PCIe NVMe controllers have no driver: nvme
+ * went behind our back (openibd, a person) in the 2 s before the stack's
+ * health is judged. The drives need nvme after the swap as before it, or
+ * the load would bring nvme_core alone and report a swap with no PCIe
+ * driver. A fabrics-only node (no NVMe PCI function) is left as it is. */
+static void record_driverless_nvme(Manager *m, char *const *loaded) {
+        bool driverless = false;
+
+        if (!strv_contains(loaded, "nvme_core") || strv_contains(m->record.modules_before, "nvme") ||
+            !m->ops->nvme_driverless || m->ops->nvme_driverless(m->ops->userdata, &driverless) < 0 || !driverless)
+                return;
+        (void) strv_extend(&m->record.modules_before, "nvme");
+}
+
+/* What we unload is what we must be able to put back: note it first, and
+ * persist it, so a crash in the middle still knows. A record kept from an
+ * unload that was cut short (SIGKILL after nvme_tcp went, found by
+ * tests/faults, rows kill:unloading and kill:restoring) already names what
+ * is gone now: add to it, never replace it, or the restore and the load
+ * would leave those modules out. The same for the namespaces, whose
+ * devices went with the modules. */
+static const char *record_before_unload(Manager *m) {
+        GuardStack *stack = NULL;
+        GuardNamespaces *ns = NULL;
+        char **names = NULL;
+        const char *build;
+
+        if (m->ops->read_stack(m->ops->userdata, &stack) >= 0 && guard_stack_loaded_names(stack, &names) >= 0 &&
+            names) {
+                for (char **i = names; *i; i++)
+                        if (!strv_contains(m->record.modules_before, *i))
+                                (void) strv_extend(&m->record.modules_before, *i);
+                record_driverless_nvme(m, names);
+                strv_free(names);
+        }
+        build = stack_build(stack);
+        guard_stack_free(stack);
+        if ((!m->record.namespaces_before || m->record.namespaces_before->n == 0) &&
+            m->ops->scan_namespaces(m->ops->userdata, &ns) >= 0) {
+                guard_namespaces_free(m->record.namespaces_before);
+                m->record.namespaces_before = ns;
+        }
+        swap_record_persist(m);
+        return build;
+}
+
+static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const char *build) {
+        switch (u->outcome) {
+        case GUARD_UNLOAD_REMOVED:
+        case GUARD_UNLOAD_NOT_LOADED:
+                free(m->last_blockers);
+                m->last_blockers = NULL;
+                swap_report_unloaded(m, build, u->removed);
+                return SWAP_EVENT_UNLOAD_DONE;
+        case GUARD_UNLOAD_REFUSED:
+                swap_report_blockers(m, build, &u->blockers);
+                lifecycle_report_earlier_blocked(m, &u->blockers);
+                return SWAP_EVENT_UNLOAD_REFUSED;
+        case GUARD_UNLOAD_FAILED_RESTORED:
+                swap_report_failure(m, u->failed_module,
+                                    "Unloading %s failed (%s); the modules removed before it were put back.",
+                                    u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
+                return SWAP_EVENT_UNLOAD_FAILED;
+        default:
+                swap_report_failure(m, u->failed_module,
+                                    "Unloading %s failed (%s) and putting the stack back failed too.",
+                                    u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
+                return SWAP_EVENT_UNLOAD_FAILED_UNRESTORED;
+        }
+}
+
+static SwapEvent action_unload(Manager *m) {
+        GuardUnloadResult *u = NULL;
+        const char *build;
+        SwapEvent ev;
+        int r;
+
+        build = record_before_unload(m);
+        r = m->ops->unload(m->ops->userdata, &u);
+        swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
+        if (r < 0) {
+                log_error_errno(r, "Cannot unload the %s NVMe stack: %m", build);
+                return SWAP_EVENT_UNLOAD_FAILED;
+        }
+        ev = unload_outcome(m, u, build);
+        guard_unload_result_free(u);
+        return ev;
+}
+
+static SwapEvent action_recheck(Manager *m) {
+        GuardBlockers *b = NULL;
+        int r;
+
+        r = m->ops->check_usage(m->ops->userdata, &b);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot check NVMe namespace use, staying blocked: %m");
+                return SWAP_EVENT_UNLOAD_REFUSED;
+        }
+        if (b->n > 0) {
+                swap_report_blockers(m, loaded_build(m), b);
+                lifecycle_report_earlier_blocked(m, b);
+                guard_blockers_free(b);
+                return SWAP_EVENT_UNLOAD_REFUSED;
+        }
+        guard_blockers_free(b);
+        log_info("The namespaces that blocked the unload are free now: unloading.");
+        return action_unload(m);
+}
+
+/* 0 with *ret_fd (or -EBADF when there is no pidfd to confirm it with),
+ * -ESRCH when the container's init is gone, -errno. */
+static int open_container_root(Manager *m, int *ret_fd) {
+        int pidfd = m->container.exit_source ? sd_event_source_get_io_fd(m->container.exit_source) : -EBADF;
+
+        *ret_fd = -EBADF;
+        if (pidfd < 0)
+                return 0;
+        return container_root_open(m->container.pid, pidfd, ret_fd);
+}
+
+static SwapEvent action_load(Manager *m) {
+        _cleanup_free_ char *tree = NULL, *release = NULL, *in_root = NULL;
+        _cleanup_strv_free_ char **modules = NULL;
+        _cleanup_close_ int root_fd = -EBADF;
+        GuardLoadResult *l = NULL;
+        int r;
+
+        if (!driver_container_followed(&m->container) || m->container.pid <= 0) {
+                swap_report_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        r = host_kernel_release(&release);
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Cannot tell the running kernel's release: %s.", strerror(-r));
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        r = driver_container_module_tree(&m->container, release, &tree);
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Out of memory.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        /* lifecycle (issue 8): stack modules come only from the container's
+         * tree: none there is not a swap, whatever the host's tree has. */
+        if (lifecycle_tree_lacks_build(m, tree))
+                return SWAP_EVENT_LOAD_NO_BUILD;
+        if (lifecycle_modules_to_load(m, &modules) < 0) {
+                swap_report_failure(m, NULL, "Out of memory.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        /* trust: the container's root as an fd, confirmed through its pidfd
+         * (a reused pid is not the container); its tree is resolved inside
+         * that root. Without a pidfd, the path (the library still keeps every
+         * file inside the tree). */
+        r = open_container_root(m, &root_fd);
+        if (r == -ESRCH) {
+                swap_report_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Cannot open the driver container's root /proc/%d/root: %s.",
+                                    (int) m->container.pid, strerror(-r));
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        if (root_fd >= 0 && asprintf(&in_root, "lib/modules/%s", release) < 0) {
+                swap_report_failure(m, NULL, "Out of memory.");
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        r = m->ops->load_from(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd, modules,
+                              m->config->load_timeout_sec, &l);
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Cannot load the NVMe stack from %s: %s.", tree, strerror(-r));
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        if (l->failed_module && l->failed_errno == ENOPKG) {
+                /* The library: a stack module the container's tree lacks. */
+                lifecycle_load_no_build(m, l->failed_module, l->failed_reason ?: "not in the container's tree");
+                guard_load_result_free(l);
+                return SWAP_EVENT_LOAD_NO_BUILD;
+        }
+        if (l->failed_module && l->failed_errno == ETIMEDOUT) {
+                /* Name the knob: a slow node wants a longer deadline, a hostile tree does not. */
+                swap_report_failure(m, l->failed_module,
+                                    "Loading from %s ran past its deadline (LoadTimeoutSec=%u): %s.", tree,
+                                    m->config->load_timeout_sec, l->failed_reason ?: "");
+                guard_load_result_free(l);
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        if (l->failed_module) {
+                swap_report_failure(m, l->failed_module, "Loading %s from %s failed: %s (%s).", l->failed_module,
+                                    tree, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
+                guard_load_result_free(l);
+                return SWAP_EVENT_LOAD_FAILED;
+        }
+        swap_report_loaded(m, l, tree);
+        guard_load_result_free(l);
+        return SWAP_EVENT_LOAD_DONE;
+}
+
+/* Out-of-tree modules left by a load that never finished (a daemon killed
+ * mid-load whose container then vanished, found by tests/faults, row
+ * vanish:during-load) would have the in-tree nvme loaded against NVIDIA's
+ * nvme_core: take them out first, through the guard (never forced, refused
+ * if anything is in use). 0 when there was nothing or it is gone. */
+static int remove_partial_replacement(Manager *m, char **ret_why) {
+        GuardStack *stack = NULL;
+        GuardUnloadResult *u = NULL;
+        bool foreign = false;
+        int r;
+
+        r = m->ops->read_stack(m->ops->userdata, &stack);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < stack->n_modules; i++)
+                if (stack->modules[i].origin == GUARD_ORIGIN_OUT_OF_TREE ||
+                    stack->modules[i].origin == GUARD_ORIGIN_NVIDIA)
+                        foreign = true;
+        guard_stack_free(stack);
+        if (!foreign)
+                return 0;
+        log_info("Removing the half-loaded out-of-tree NVMe stack before restoring the in-tree one.");
+        r = m->ops->unload(m->ops->userdata, &u);
+        swap_pin_refresh(m);
+        if (r < 0)
+                return r;
+        r = u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_NOT_LOADED ? 0 : -EBUSY;
+        /* In use: say by what (a mount that came during the load's rollback),
+         * not only "busy"; the half-loaded build stays and drives it. */
+        if (u->outcome == GUARD_UNLOAD_REFUSED && ret_why)
+                *ret_why = guard_blockers_join(&u->blockers);
+        guard_unload_result_free(u);
+        return r;
+}
+
+static SwapEvent action_restore(Manager *m) {
+        _cleanup_free_ char *why = NULL;
+        GuardLoadResult *l = NULL;
+        SwapEvent ev = SWAP_EVENT_RESTORE_DONE;
+        int r;
+
+        /* Let the in-tree stack come back whatever way the library loads it. */
+        r = reload_guard_remove();
+        if (r < 0)
+                log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ", ignoring: %m");
+        r = remove_partial_replacement(m, &why);
+        if (r < 0) {
+                swap_report_failure(m, NULL,
+                                    "Cannot remove the half-loaded out-of-tree NVMe stack before restoring the "
+                                    "in-tree one: %s%s.",
+                                    why && *why ? why : strerror(-r),
+                                    why && *why ? "; it stays loaded and keeps driving the namespaces" : "");
+                return SWAP_EVENT_RESTORE_FAILED;
+        }
+        r = m->ops->restore(m->ops->userdata, swap_modules_wanted(m), &l);
+        if (r < 0) {
+                swap_report_failure(m, NULL, "Cannot restore the in-tree NVMe stack: %s. The node has no NVMe driver.",
+                                    strerror(-r));
+                return SWAP_EVENT_RESTORE_FAILED;
+        }
+        if (l->failed_module) {
+                swap_report_failure(m, l->failed_module,
+                                    "Restoring the in-tree %s failed: %s (%s). The node may have no NVMe driver.",
+                                    l->failed_module, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
+                ev = SWAP_EVENT_RESTORE_FAILED;
+        }
+        guard_load_result_free(l);
+        return ev;
+}
+
+SwapEvent swap_actions_run(Manager *m, SwapAction a) {
+        switch (a) {
+        case SWAP_ACTION_UNLOAD:
+                return action_unload(m);
+        case SWAP_ACTION_RECHECK_USAGE:
+                return action_recheck(m);
+        case SWAP_ACTION_LOAD:
+                return action_load(m);
+        case SWAP_ACTION_RESTORE:
+                return action_restore(m);
+        case SWAP_ACTION_REPORT_RELOAD:
+                swap_report_reload(m);
+                return _SWAP_EVENT_INVALID;
+        case SWAP_ACTION_REPORT_STALE_READY:
+                lifecycle_report_stale_ready(m);
+                return _SWAP_EVENT_INVALID;
+        default:
+                return _SWAP_EVENT_INVALID;
+        }
+}

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "container/container-time.h"
+#include "container/container-tree.h"
+#include "host/host-kernel.h"
+#include "host/host-root.h"
+#include "publish/log.h"
+#include "publish/report.h"
+#include "swap/stack-health.h"
+#include "swap/swap-actions.h"
+#include "swap/swap-lifecycle.h"
+#include "swap/swap-record.h"
+#include "publish/swap-report.h"
+#include "util/fileio.h"
+#include "util/strv.h"
+
+/* A stack module came or went: the stack is judged this long after the last
+ * one, so that a modprobe or an `openibd restart` in progress (nvme_core
+ * comes a moment before nvme, nvme goes a moment before nvme_core) is not
+ * taken for a broken stack. */
+#define STACK_SETTLE_USEC (2ULL * 1000000ULL)
+
+#define GPU_OPERATOR_NVFS_CONTAINER "nvidia-fs-ctr"
+
+static const char *followed_id(const Manager *m) {
+        return m->container.identity ? m->container.identity->id : NULL;
+}
+
+/* The followed container's module tree, openable (through host_path()). */
+static int container_tree_path(const Manager *m, char **ret_host, char **ret_openable) {
+        _cleanup_free_ char *release = NULL, *tree = NULL;
+        int r;
+
+        r = host_kernel_release(&release);
+        if (r >= 0)
+                r = driver_container_module_tree(&m->container, release, &tree);
+        if (r >= 0 && ret_openable)
+                r = host_path(tree, ret_openable);
+        if (r < 0)
+                return r;
+        if (ret_host)
+                *ret_host = TAKE_PTR(tree);
+        return 0;
+}
+
+/* ---- the ready file --------------------------------------------------- */
+
+bool lifecycle_ready_counts(Manager *m) {
+        _cleanup_free_ char *path = NULL;
+        const ContainerIdentity *c = m->container.identity;
+        uint64_t made;
+
+        m->ready_stale = false;
+        if (!c || host_path(m->config->ready_file, &path) < 0 || file_made_usec(path, &made) < 0)
+                return true;
+        if (ready_file_freshness(made, c->created_usec) != READY_STALE)
+                return true;
+        m->ready_stale = true;
+        return false;
+}
+
+void lifecycle_report_stale_ready(Manager *m) {
+        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_READY_STALE,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = followed_id(m) },
+                     "Ignoring the ready file %s: it is older than driver container %.12s (left by an earlier "
+                     "instance); waiting for this container's.",
+                     m->config->ready_file, followed_id(m) ?: "?");
+        swap_record_message(m, "ignoring a ready file older than the container");
+}
+
+/* ---- a newly followed container -------------------------------------- */
+
+static void note(Manager *m, const char *fmt, ...) _printf_(2, 3);
+static void note(Manager *m, const char *fmt, ...) {
+        char *s = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                s = NULL;
+        va_end(ap);
+        if (s && strv_push(&m->record.container_notes, s) < 0)
+                free(s);
+}
+
+static void report_environment(Manager *m, TreeBuild tree) {
+        const DriverEnvDecision *d = &m->env;
+        const char *id = followed_id(m);
+        const char *restore = env_flag_to_string(d->restore_on_termination);
+        char restore_field[64];
+        char *extra[] = { restore_field, NULL };
+
+        m->record.container_notes = strv_free(m->record.container_notes);
+        note(m, "ENABLE_NFSRDMA=%s, UNLOAD_STORAGE_MODULES=%s, RESTORE_DRIVER_ON_POD_TERMINATION=%s",
+             env_flag_to_string(d->enable_nfsrdma), env_flag_to_string(d->unload_storage_modules), restore);
+        if (d->build_ruled_out) {
+                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_ENV_NO_NFSRDMA,
+                             &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = id },
+                             "Driver container %.12s will build no NVMe modules: ENABLE_NFSRDMA is %s and its tree "
+                             "holds no NVMe build. Not unloading the in-tree stack for it. Fix: ENABLE_NFSRDMA=true "
+                             "in the NicClusterPolicy's spec.ofedDriver.env.",
+                             id, env_flag_to_string(d->enable_nfsrdma));
+                note(m, "no NVMe build will come: set ENABLE_NFSRDMA=true in spec.ofedDriver.env");
+        }
+        if (d->assumed) {
+                report_event(LOG_INFO, SWAPGUARD_MESSAGE_ENV_ASSUMED,
+                             &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = id },
+                             "Driver container %.12s: %s.", id, d->assumed);
+                note(m, "assumed: %s", d->assumed);
+        }
+        snprintf(restore_field, sizeof(restore_field), "SWAPGUARD_ENV_VALUE=%s", restore);
+        report_event(LOG_INFO, SWAPGUARD_MESSAGE_ENV_RESTORE_ON_STOP,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = id, .extra = extra },
+                     "Driver container %.12s: RESTORE_DRIVER_ON_POD_TERMINATION=%s: %s", id, restore,
+                     d->restore_on_termination == ENV_FLAG_TRUE
+                             ? "its stop takes NVIDIA's modules out (the NVMe build with them when unused); the "
+                               "in-tree stack is put back then."
+                             : "NVIDIA's NVMe build stays loaded after its pod stops, until the next driver "
+                               "container (the container's own default is false).");
+        log_debug("Container %.12s: tree build %d.", id, (int) tree);
+}
+
+/* The replacement loaded now came from before this container: the record
+ * says another container loaded it, or (no record) the ready file does not
+ * say this container got that far. */
+static bool build_is_earlier(Manager *m) {
+        GuardStack *stack = NULL;
+        bool replacement;
+        const char *from = m->record.build_container_id;
+
+        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+                return false;
+        replacement = guard_stack_replacement_loaded(stack);
+        guard_stack_free(stack);
+        if (!replacement)
+                return false;
+        if (from)
+                return !streq(from, followed_id(m));
+        return !lifecycle_ready_counts(m) || !path_watch_exists(m->ready);
+}
+
+void lifecycle_container_followed(Manager *m) {
+        _cleanup_free_ char *tree = NULL;
+        TreeBuild build = TREE_BUILD_UNKNOWN;
+        const char *id = followed_id(m);
+
+        if (!id)
+                return;
+        m->ready_present = path_watch_exists(m->ready) && lifecycle_ready_counts(m);
+        m->earlier_build = build_is_earlier(m);
+        if (m->earlier_build)
+                report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_EARLIER_BUILD,
+                             &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = id,
+                                               .pod = m->container.identity->pod_name, .pid = m->container.pid },
+                             "New driver container %.12s (pod %s) while the NVMe build of %.12s is loaded: taking "
+                             "it out before the new container's openibd restart trips on it.",
+                             id, m->container.identity->pod_name, m->record.build_container_id ?: "an earlier container");
+        if (m->env_reported_for && streq(m->env_reported_for, id))
+                return;
+        free(m->env_reported_for);
+        m->env_reported_for = strdup(id);
+        if (container_tree_path(m, NULL, &tree) >= 0)
+                build = container_tree_build(tree, "nvme");
+        m->env = driver_env_decide(m->container.identity->env, build);
+        m->build_ruled_out = m->env.build_ruled_out;
+        report_environment(m, build);
+}
+
+void lifecycle_context(Manager *m, SwapContext *ctx) {
+        if (!ctx->replacement_loaded)
+                m->earlier_build = false; /* taken out (or never there) */
+        ctx->container_running = driver_container_followed(&m->container);
+        ctx->build_ruled_out = ctx->container_running && m->build_ruled_out;
+        ctx->earlier_build_loaded = ctx->container_running && m->earlier_build && ctx->replacement_loaded;
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+int lifecycle_modules_to_load(Manager *m, char ***ret) {
+        char *const *wanted = swap_modules_wanted(m);
+        char **l = NULL;
+
+        *ret = NULL;
+        if (!wanted)
+                return 0;
+        STRV_FOREACH(w, wanted) {
+                if (streq(*w, "nvme_rdma") && !m->env.nvme_rdma_allowed) {
+                        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_ENV_NVME_RDMA_SKIPPED,
+                                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = "nvme_rdma",
+                                                       .container_id = followed_id(m) },
+                                     "Not loading nvme_rdma from driver container %.12s: UNLOAD_STORAGE_MODULES is "
+                                     "%s, and its entrypoint refuses to start while nvme_rdma is loaded.",
+                                     followed_id(m) ?: "?", env_flag_to_string(m->env.unload_storage_modules));
+                        continue;
+                }
+                if (strv_extend(&l, *w) < 0) {
+                        strv_free(l);
+                        return -ENOMEM;
+                }
+        }
+        *ret = l;
+        return 0;
+}
+
+void lifecycle_load_no_build(Manager *m, const char *module, const char *reason) {
+        m->build_ruled_out = true;
+        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_NO_BUILD,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = module,
+                                       .container_id = followed_id(m) },
+                     "Driver container %.12s has no build of %s (%s): not a swap; the in-tree stack stays or is "
+                     "put back.",
+                     followed_id(m) ?: "?", module, reason);
+        swap_record_message(m, "no-build: the container has no build of %s", module);
+}
+
+bool lifecycle_tree_lacks_build(Manager *m, const char *tree) {
+        static const char *const must[] = { "nvme_core", "nvme" };
+        char *const *wanted = swap_modules_wanted(m);
+        _cleanup_free_ char *path = NULL;
+
+        /* No tree at all (the root went with the container): a load failure
+         * to report as such, not a container without a build. */
+        if (host_path(tree, &path) < 0 || path_exists(path) <= 0)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(must); i++) {
+                if (wanted && !strv_contains(wanted, must[i]))
+                        continue;
+                if (container_tree_build(path, must[i]) == TREE_BUILD_ABSENT) {
+                        lifecycle_load_no_build(m, must[i], "neither extra/ nor updates/ of its module tree has it");
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* ---- reports on entering a state -------------------------------------- */
+
+static const char *gds_match_to_string(GuardGdsMatch x) {
+        switch (x) {
+        case GUARD_GDS_SAME: return "same";
+        case GUARD_GDS_DIFFERENT: return "different";
+        case GUARD_GDS_NO_HOOKS: return "no-hooks";
+        default: return "unknown";
+        }
+}
+
+/* Replaces *field with a copy of v (NULL without memory: the field is then
+ * absent from the record, never stale). */
+static void record_set(char **field, const char *v) {
+        free(*field);
+        *field = v ? strdup(v) : NULL;
+}
+
+static void report_gds(Manager *m) {
+        _cleanup_free_ char *tree = NULL;
+        GuardGds *g = NULL;
+        char *trees[] = { NULL, NULL };
+        char exported[64], wanted[64], match[64];
+        char *extra[] = { exported, wanted, match, NULL };
+        const char *nvfs;
+        pid_t pid = 0;
+        _cleanup_free_ char *store = NULL, *release = NULL;
+
+        if (!m->ops->check_gds)
+                return;
+        /* nvidia-fs.ko lives in the GPU Operator's nvidia-fs-ctr root when the host has none. */
+        if (host_path(m->config->container_store, &store) >= 0 &&
+            container_store_find_running(store, GPU_OPERATOR_NVFS_CONTAINER, &pid) >= 0 &&
+            host_kernel_release(&release) >= 0 && asprintf(&tree, "/proc/%d/root/lib/modules/%s", (int) pid, release) >= 0)
+                trees[0] = tree;
+        if (m->ops->check_gds(m->ops->userdata, trees, &g) < 0)
+                return;
+        nvfs = !g->nvfs_loaded ? "not-loaded" : g->wanted ?: "unknown";
+        snprintf(exported, sizeof(exported), "SWAPGUARD_GDS_EXPORTED=%s", g->exported ?: "none");
+        snprintf(wanted, sizeof(wanted), "SWAPGUARD_GDS_WANTED=%s", nvfs);
+        snprintf(match, sizeof(match), "SWAPGUARD_GDS_MATCH=%s", gds_match_to_string(g->match));
+        report_event(g->match == GUARD_GDS_DIFFERENT || g->match == GUARD_GDS_NO_HOOKS ? LOG_WARNING : LOG_INFO,
+                     SWAPGUARD_MESSAGE_GDS_GENERATION,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = "nvme",
+                                       .container_id = followed_id(m), .extra = extra },
+                     "GDS hooks: %s.", g->description ?: "unknown");
+        record_set(&m->record.gds, g->description);
+        record_set(&m->record.gds_nvme, g->exported ?: "none");
+        record_set(&m->record.gds_nvidia_fs, nvfs);
+        record_set(&m->record.gds_match, gds_match_to_string(g->match));
+        guard_gds_free(g);
+}
+
+/* nvidia_fs came or went (a uevent): while swapped, say again whether it asks
+ * for the hooks the loaded build exports; it may come long after the swap
+ * (the GPU Operator's nvidia-fs-ctr starts on its own). */
+void lifecycle_nvfs_changed(Manager *m) {
+        if (m->state != SWAP_STATE_SWAPPED)
+                return;
+        report_gds(m);
+        swap_record_persist(m);
+}
+
+void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
+        if (m->state == old)
+                return;
+        switch (m->state) {
+        case SWAP_STATE_SWAPPED:
+                /* Which container the loaded build came from: the one followed now
+                 * (loaded by us or by an older image itself). */
+                if (followed_id(m) && !m->earlier_build) {
+                        free(m->record.build_container_id);
+                        m->record.build_container_id = strdup(followed_id(m));
+                }
+                report_gds(m);
+                break;
+        case SWAP_STATE_RESTORED:
+        case SWAP_STATE_NO_BUILD:
+        case SWAP_STATE_CONTAINER_SEEN:
+        case SWAP_STATE_UNLOADED_WAITING_DRIVER:
+        case SWAP_STATE_IDLE:
+                if (old == SWAP_STATE_SWAPPED || old == SWAP_STATE_RESTORING || old == SWAP_STATE_REPAIRING ||
+                    m->state == SWAP_STATE_UNLOADED_WAITING_DRIVER) {
+                        /* No out-of-tree build any more (checked by the context next time). */
+                        SwapContext ctx;
+
+                        if (swap_read_context(m, &ctx) >= 0 && !ctx.replacement_loaded)
+                                {
+                                free(m->record.build_container_id);
+                                m->record.build_container_id = NULL;
+                        }
+                }
+                if (m->state == SWAP_STATE_NO_BUILD)
+                        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_NO_BUILD,
+                                     &(ReportFields) { .state = "no-build", .container_id = followed_id(m) },
+                                     "Driver container %.12s gives no NVMe build: not a swap, the in-tree NVMe stack "
+                                     "stays loaded (%s).",
+                                     followed_id(m) ?: "?", swap_event_to_string(ev));
+                break;
+        case SWAP_STATE_REPAIRING:
+                log_info("Putting the in-tree NVMe stack back while driver container %.12s is expected (%s).",
+                         followed_id(m) ?: "?", swap_event_to_string(ev));
+                swap_record_message(m, "repairing: in-tree stack back until the ready file (%s)",
+                                    swap_event_to_string(ev));
+                break;
+        default:
+                break;
+        }
+}
+
+void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b) {
+        _cleanup_free_ char *joined = NULL;
+
+        if (!m->earlier_build || !b || b->n == 0)
+                return;
+        joined = guard_blockers_join(b);
+        report_event(LOG_ERR, SWAPGUARD_MESSAGE_EARLIER_BUILD_BLOCKED,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .device = b->items[0].device,
+                                       .mount_point = b->items[0].kind && streq(b->items[0].kind, "mounted")
+                                                              ? b->items[0].where : NULL,
+                                       .pid = b->items[0].pid, .container_id = followed_id(m) },
+                     "Cannot take out the NVMe build of %.12s (%s): the new driver container %.12s's openibd restart "
+                     "cannot replace it (nvme in use: it leaves nvme and mlx_compat loaded), and a new driver "
+                     "version may fail to load, the container restarting, until that use ends.",
+                     m->record.build_container_id ?: "the earlier container", joined ?: "in use",
+                     followed_id(m) ?: "?");
+}
+
+/* ---- a stack broken behind our back ----------------------------------- */
+
+static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        GuardStack *stack = NULL;
+        StackHealth h;
+        _cleanup_free_ char *what = NULL;
+        char field[64];
+        char *extra[] = { field, NULL };
+
+        m->stack_settle = sd_event_source_disable_unref(m->stack_settle);
+        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+                return 0;
+        h = stack_health_check(stack, swap_modules_wanted(m));
+        guard_stack_free(stack);
+        if (!stack_health_broken(h))
+                return 0;
+        what = stack_health_describe(h);
+        snprintf(field, sizeof(field), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));
+        report_event(LOG_ERR, SWAPGUARD_MESSAGE_STACK_BROKEN,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = h.module,
+                                       .container_id = followed_id(m), .extra = extra },
+                     "The NVMe stack is broken: %s. Putting the in-tree stack back.", what ?: "?");
+        swap_record_message(m, "stack broken: %s", what ?: "?");
+        manager_dispatch(m, SWAP_EVENT_STACK_BROKEN);
+        return 0;
+}
+
+void lifecycle_stack_changed(Manager *m) {
+        int r;
+
+        if (m->stack_settle) {
+                (void) sd_event_source_set_time_relative(m->stack_settle, STACK_SETTLE_USEC);
+                return;
+        }
+        r = sd_event_add_time_relative(m->event, &m->stack_settle, CLOCK_MONOTONIC, STACK_SETTLE_USEC, 100000ULL,
+                                       on_stack_settled, m);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot arm the stack check, a broken stack will be seen late: %m");
+                return;
+        }
+        (void) sd_event_source_set_description(m->stack_settle, "stack-settle");
+}
+
+void lifecycle_free(Manager *m) {
+        m->stack_settle = sd_event_source_disable_unref(m->stack_settle);
+        free(m->env_reported_for);
+        m->env_reported_for = NULL;
+}

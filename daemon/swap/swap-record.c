@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "publish/log.h"
+#include "publish/report.h"
+#include "publish/status-document.h"
+#include "swap/swap-record.h"
+#include "util/string-util.h"
+#include "util/strv.h"
+
+uint64_t now_realtime_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
+}
+
+const char *swap_record_container_id(const Manager *m) {
+        return m->container.identity ? m->container.identity->id : m->record.container_id;
+}
+
+void swap_record_message(Manager *m, const char *fmt, ...) {
+        char *s;
+        va_list ap;
+
+        va_start(ap, fmt);
+        s = strdup_vprintf(fmt, ap);
+        va_end(ap);
+        if (s) {
+                free(m->record.message);
+                m->record.message = s;
+        }
+}
+
+void swap_record_forget_blockers(Manager *m) {
+        free(m->last_blockers);
+        m->last_blockers = NULL;
+        strv_free(m->record.blockers);
+        m->record.blockers = NULL;
+}
+
+void swap_record_forget_swap(Manager *m) {
+        free(m->failure);
+        m->failure = NULL;
+        strv_free(m->record.modules_before);
+        m->record.modules_before = NULL;
+        m->record.namespaces_before = guard_namespaces_free(m->record.namespaces_before);
+}
+
+/* The status document next to the state file (status-document.h): the same
+ * record plus the modules as they are now, for `oc swapguard status`. No
+ * /var/log at all (a fake root) is not worth a warning on every step. */
+static void swap_record_publish(Manager *m) {
+        GuardStack *stack = NULL;
+        int r;
+
+        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+                stack = NULL; /* written as live build "unknown" */
+        r = status_document_publish(&m->record, stack);
+        guard_stack_free(stack);
+        if (r == -ENOENT)
+                log_debug_errno(r, "No /var/log: not writing " STATUS_DOCUMENT_FILE ".");
+        else if (r < 0)
+                log_warning_errno(r, "Cannot write the status document " STATUS_DOCUMENT_FILE ", ignoring: %m");
+}
+
+void swap_record_persist(Manager *m) {
+        const ContainerIdentity *c = m->container.identity;
+        int r;
+
+        if (m->record.state != m->state)
+                m->record.since_usec = now_realtime_usec();
+        m->record.state = m->state;
+        free(m->record.container_id);
+        free(m->record.pod_name);
+        m->record.container_id = c ? strdup(c->id) : NULL;
+        m->record.pod_name = c ? strdup(c->pod_name) : NULL;
+        m->record.container_pid = m->container.pid;
+        r = state_file_write(&m->record);
+        if (r < 0)
+                log_warning_errno(r, "Cannot write the state file " STATE_FILE ", ignoring: %m");
+        swap_record_publish(m);
+}
+
+void swap_status_update(Manager *m) {
+        switch (m->state) {
+        case SWAP_STATE_IDLE:
+                report_status("idle: no driver container");
+                break;
+        case SWAP_STATE_CONTAINER_SEEN:
+                report_status("container-seen: %.12s, in-tree stack loaded, waiting",
+                              swap_record_container_id(m) ?: "?");
+                break;
+        case SWAP_STATE_BLOCKED:
+                report_status("blocked: %s", m->last_blockers ?: "namespaces in use");
+                break;
+        case SWAP_STATE_UNLOADED_WAITING_DRIVER:
+                report_status("unloaded, waiting for the driver container's ready file");
+                break;
+        case SWAP_STATE_LOADING:
+                report_status("loading the NVMe stack from the driver container");
+                break;
+        case SWAP_STATE_SWAPPED:
+                report_status("swapped%s", m->record.missing_namespaces ? ", namespaces still missing" : "");
+                break;
+        case SWAP_STATE_RESTORING:
+                report_status("restoring the in-tree NVMe stack");
+                break;
+        case SWAP_STATE_RESTORED:
+                report_status("restored: in-tree NVMe stack back (%s)", m->record.message ?: "");
+                break;
+        case SWAP_STATE_FAILED:
+                report_status("failed: %s", m->failure ?: "see the journal");
+                break;
+        case SWAP_STATE_REPAIRING:
+                report_status("repairing: in-tree NVMe stack back until the driver container is ready");
+                break;
+        case SWAP_STATE_NO_BUILD:
+                report_status("no-build: driver container %.12s has no NVMe build, in-tree stack kept",
+                              swap_record_container_id(m) ?: "?");
+                break;
+        default:
+                break;
+        }
+}

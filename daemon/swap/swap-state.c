@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <stddef.h>
+#include <string.h>
+
+#include "swap/swap-state.h"
+
+static const char *const state_names[_SWAP_STATE_MAX] = {
+        [SWAP_STATE_IDLE] = "idle",
+        [SWAP_STATE_CONTAINER_SEEN] = "container-seen",
+        [SWAP_STATE_BLOCKED] = "blocked",
+        [SWAP_STATE_UNLOADED_WAITING_DRIVER] = "unloaded-waiting-driver",
+        [SWAP_STATE_LOADING] = "loading",
+        [SWAP_STATE_SWAPPED] = "swapped",
+        [SWAP_STATE_RESTORING] = "restoring",
+        [SWAP_STATE_RESTORED] = "restored",
+        [SWAP_STATE_FAILED] = "failed",
+        [SWAP_STATE_REPAIRING] = "repairing",
+        [SWAP_STATE_NO_BUILD] = "no-build",
+};
+
+static const char *const event_names[_SWAP_EVENT_MAX] = {
+        [SWAP_EVENT_CONTAINER_STARTED] = "container-started",
+        [SWAP_EVENT_CONTAINER_EXITED] = "container-exited",
+        [SWAP_EVENT_READY_APPEARED] = "ready-appeared",
+        [SWAP_EVENT_READY_TIMEOUT] = "ready-timeout",
+        [SWAP_EVENT_USAGE_CHANGED] = "usage-changed",
+        [SWAP_EVENT_MODULE_ADDED_IN_TREE] = "module-added-in-tree",
+        [SWAP_EVENT_MODULE_ADDED_OTHER] = "module-added-other",
+        [SWAP_EVENT_STACK_GONE] = "stack-gone",
+        [SWAP_EVENT_UNLOAD_DONE] = "unload-done",
+        [SWAP_EVENT_UNLOAD_REFUSED] = "unload-refused",
+        [SWAP_EVENT_UNLOAD_FAILED] = "unload-failed",
+        [SWAP_EVENT_UNLOAD_FAILED_UNRESTORED] = "unload-failed-unrestored",
+        [SWAP_EVENT_LOAD_DONE] = "load-done",
+        [SWAP_EVENT_LOAD_FAILED] = "load-failed",
+        [SWAP_EVENT_RESTORE_DONE] = "restore-done",
+        [SWAP_EVENT_RESTORE_FAILED] = "restore-failed",
+        [SWAP_EVENT_STOP_REQUESTED] = "stop-requested",
+        [SWAP_EVENT_STACK_BROKEN] = "stack-broken",
+        [SWAP_EVENT_LOAD_NO_BUILD] = "load-no-build",
+        [SWAP_EVENT_READY_STALE] = "ready-stale",
+};
+
+static const char *const action_names[_SWAP_ACTION_MAX] = {
+        [SWAP_ACTION_NONE] = "none",
+        [SWAP_ACTION_UNLOAD] = "unload",
+        [SWAP_ACTION_RECHECK_USAGE] = "recheck-usage",
+        [SWAP_ACTION_LOAD] = "load",
+        [SWAP_ACTION_RESTORE] = "restore",
+        [SWAP_ACTION_REPORT_RELOAD] = "report-reload",
+        [SWAP_ACTION_REPORT_STALE_READY] = "report-stale-ready",
+};
+
+static const char *const unload_at_names[_UNLOAD_AT_MAX] = {
+        [UNLOAD_AT_CONTAINER_START] = "container-start",
+        [UNLOAD_AT_DRIVER_READY] = "driver-ready",
+};
+
+#define T(s, a) ((SwapTransition) { .next = (s), .action = (a) })
+
+/* Nothing of the stack is loaded and the driver is ready (or we were told
+ * not to load it ourselves): load it from the container, or, when loading is
+ * not ours to do, put the in-tree stack back so the drives have a driver. */
+static SwapTransition stack_absent_and_ready(const SwapContext *ctx) {
+        if (ctx->load_from_container)
+                return T(SWAP_STATE_LOADING, SWAP_ACTION_LOAD);
+        return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+}
+
+/* The stack is gone (we removed the in-tree one or an earlier container's
+ * build, or someone else did) while a driver container is followed. */
+static SwapTransition stack_removed(const SwapContext *ctx) {
+        if (ctx->container_running && ctx->build_ruled_out)
+                /* No build will come: never leave the node driverless waiting for it. */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        if (ctx->ready_present)
+                return stack_absent_and_ready(ctx);
+        if (ctx->unload_at == UNLOAD_AT_DRIVER_READY && ctx->container_running)
+                /* Keep the drives up until the ready file: the in-tree stack back meanwhile. */
+                return T(SWAP_STATE_REPAIRING, SWAP_ACTION_RESTORE);
+        return T(SWAP_STATE_UNLOADED_WAITING_DRIVER, SWAP_ACTION_NONE);
+}
+
+static SwapTransition container_started(const SwapContext *ctx) {
+        if (ctx->earlier_build_loaded)
+                /* A new container is a new swap: take the earlier build out (guarded)
+                 * before this container's openibd restart trips on it; swap in this
+                 * container's build at its ready file. */
+                return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_UNLOAD);
+        if (ctx->replacement_loaded)
+                /* Already swapped (older image, or a daemon restart): report at ready. */
+                return ctx->ready_present ? T(SWAP_STATE_SWAPPED, SWAP_ACTION_NONE)
+                                          : T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_NONE);
+        if (!ctx->stack_loaded)
+                return stack_removed(ctx);
+        if (ctx->build_ruled_out)
+                /* Never unload for a build that cannot come. */
+                return T(SWAP_STATE_NO_BUILD, SWAP_ACTION_NONE);
+        if (ctx->unload_at == UNLOAD_AT_CONTAINER_START || ctx->ready_present)
+                return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_UNLOAD);
+        return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_NONE);
+}
+
+/* The ready file appeared while we wait for it in `state`. */
+static SwapTransition ready_appeared(SwapState state, const SwapContext *ctx) {
+        if (ctx->earlier_build_loaded)
+                /* Still the earlier container's build (the unload was refused): try again. */
+                return T(state, SWAP_ACTION_UNLOAD);
+        if (ctx->replacement_loaded)
+                return T(SWAP_STATE_SWAPPED, SWAP_ACTION_NONE);
+        if (ctx->container_running && ctx->build_ruled_out)
+                return ctx->stack_loaded ? T(SWAP_STATE_NO_BUILD, SWAP_ACTION_NONE)
+                                         : T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        if (ctx->stack_loaded)
+                /* In-tree still there (driver-ready mode, blocked, or reloaded behind
+                 * our back): unload now; the guard refuses if anything is in use. */
+                return T(state, SWAP_ACTION_UNLOAD);
+        return stack_absent_and_ready(ctx);
+}
+
+static SwapTransition unload_result(SwapState state, SwapEvent event, const SwapContext *ctx) {
+        switch (event) {
+        case SWAP_EVENT_UNLOAD_DONE:
+                return stack_removed(ctx);
+        case SWAP_EVENT_UNLOAD_REFUSED:
+                return T(SWAP_STATE_BLOCKED, SWAP_ACTION_NONE);
+        case SWAP_EVENT_UNLOAD_FAILED:
+                /* The library put back what it removed: the node is as before. */
+                return T(SWAP_STATE_FAILED, SWAP_ACTION_NONE);
+        case SWAP_EVENT_UNLOAD_FAILED_UNRESTORED:
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        default:
+                return T(state, SWAP_ACTION_NONE);
+        }
+}
+
+/* The stack is broken (nvme_core without nvme, a transport without its
+ * core, two builds mixed), whoever broke it: put the in-tree stack back,
+ * guarded (the restore takes out what is left of an out-of-tree build
+ * first). While a driver container is still expected, go on waiting for it
+ * afterwards; otherwise settle in restored. */
+static SwapTransition stack_broken(const SwapContext *ctx, bool waiting) {
+        if (waiting && ctx->container_running && !ctx->build_ruled_out)
+                return T(SWAP_STATE_REPAIRING, SWAP_ACTION_RESTORE);
+        return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+}
+
+/* Waiting for the container to finish compiling, in-tree stack (or an
+ * earlier swap's build) still loaded: CONTAINER_SEEN and BLOCKED. */
+static SwapTransition next_before_unload(SwapState state, SwapEvent event, const SwapContext *ctx) {
+        switch (event) {
+        case SWAP_EVENT_CONTAINER_EXITED:
+                /* Nothing of ours to undo, unless the stack went meanwhile. */
+                if (!ctx->stack_loaded)
+                        return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+                return T(ctx->replacement_loaded ? SWAP_STATE_SWAPPED : SWAP_STATE_IDLE, SWAP_ACTION_NONE);
+        case SWAP_EVENT_READY_APPEARED:
+                return ready_appeared(state, ctx);
+        case SWAP_EVENT_READY_TIMEOUT:
+                /* Nothing was touched; the container never got ready. */
+                return T(SWAP_STATE_FAILED, SWAP_ACTION_NONE);
+        case SWAP_EVENT_USAGE_CHANGED:
+                if (state == SWAP_STATE_BLOCKED)
+                        return T(state, SWAP_ACTION_RECHECK_USAGE);
+                return T(state, SWAP_ACTION_NONE);
+        case SWAP_EVENT_STACK_GONE:
+                /* E.g. openibd restart of a new driver container took away the
+                 * previous swap's build: wait for this container's. */
+                return stack_removed(ctx);
+        case SWAP_EVENT_STACK_BROKEN:
+                return stack_broken(ctx, true);
+        case SWAP_EVENT_UNLOAD_DONE:
+        case SWAP_EVENT_UNLOAD_REFUSED:
+        case SWAP_EVENT_UNLOAD_FAILED:
+        case SWAP_EVENT_UNLOAD_FAILED_UNRESTORED:
+                return unload_result(state, event, ctx);
+        default:
+                return T(state, SWAP_ACTION_NONE);
+        }
+}
+
+static SwapTransition next_unloaded_waiting(SwapEvent event, const SwapContext *ctx) {
+        const SwapState s = SWAP_STATE_UNLOADED_WAITING_DRIVER;
+
+        switch (event) {
+        case SWAP_EVENT_CONTAINER_EXITED:
+        case SWAP_EVENT_READY_TIMEOUT:
+                /* The driver will not come: never leave the node without one. */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        case SWAP_EVENT_STOP_REQUESTED:
+                /* We cannot tell a restart from a stop for good: never exit
+                 * leaving the node without a driver (see on_terminate()). */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        case SWAP_EVENT_READY_APPEARED:
+                return ready_appeared(s, ctx);
+        case SWAP_EVENT_MODULE_ADDED_IN_TREE:
+                /* Something loaded the in-tree stack behind the reload guard.
+                 * Report it; do not fight it now, swap again at ready. */
+                return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_REPORT_RELOAD);
+        case SWAP_EVENT_STACK_BROKEN:
+                return stack_broken(ctx, true);
+        default:
+                return T(s, SWAP_ACTION_NONE);
+        }
+}
+
+/* A restore finished: settle, or go on waiting for the container when the
+ * restore only bridged the time until its ready file (repairing). */
+static SwapTransition restore_done(SwapState state, const SwapContext *ctx) {
+        if (ctx->stopping)
+                /* A restore for a stop is not an abandoned swap: the next
+                 * start swaps again, from idle. */
+                return T(SWAP_STATE_IDLE, SWAP_ACTION_NONE);
+        if (ctx->container_running && ctx->build_ruled_out)
+                return T(SWAP_STATE_NO_BUILD, SWAP_ACTION_NONE);
+        if (state == SWAP_STATE_RESTORING || !ctx->container_running)
+                return T(SWAP_STATE_RESTORED, SWAP_ACTION_NONE);
+        if (ctx->ready_present)
+                /* It got ready meanwhile: swap now. */
+                return ready_appeared(SWAP_STATE_CONTAINER_SEEN, ctx);
+        return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_NONE);
+}
+
+static SwapTransition next_restoring(SwapState state, SwapEvent event, const SwapContext *ctx) {
+        if (event == SWAP_EVENT_RESTORE_DONE)
+                return restore_done(state, ctx);
+        if (event == SWAP_EVENT_RESTORE_FAILED)
+                return T(SWAP_STATE_FAILED, SWAP_ACTION_NONE);
+        return T(state, SWAP_ACTION_NONE);
+}
+
+static SwapTransition next_settled(SwapState state, SwapEvent event, const SwapContext *ctx) {
+        /* IDLE, SWAPPED, RESTORED, FAILED, NO_BUILD: only a new container or
+         * the loss of a working stack makes us act. */
+        switch (event) {
+        case SWAP_EVENT_CONTAINER_STARTED:
+                return container_started(ctx);
+        case SWAP_EVENT_CONTAINER_EXITED:
+                if (state == SWAP_STATE_RESTORED || state == SWAP_STATE_NO_BUILD || state == SWAP_STATE_FAILED)
+                        return ctx->stack_loaded ? T(SWAP_STATE_IDLE, SWAP_ACTION_NONE)
+                                                 : T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+                return T(state, SWAP_ACTION_NONE);
+        case SWAP_EVENT_STACK_GONE:
+                /* Someone removed the build we swapped in, or the in-tree stack:
+                 * never idle with no NVMe driver. */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        case SWAP_EVENT_STACK_BROKEN:
+                return stack_broken(ctx, false);
+        default:
+                return T(state, SWAP_ACTION_NONE);
+        }
+}
+
+SwapTransition swap_state_next(SwapState state, SwapEvent event, const SwapContext *ctx) {
+        if (state < 0 || state >= _SWAP_STATE_MAX || event < 0 || event >= _SWAP_EVENT_MAX || !ctx)
+                return T(_SWAP_STATE_INVALID, SWAP_ACTION_NONE);
+
+        if (event == SWAP_EVENT_READY_STALE)
+                /* Left by an earlier instance: it says nothing about this one. */
+                return T(state, SWAP_ACTION_REPORT_STALE_READY);
+
+        switch (state) {
+        case SWAP_STATE_CONTAINER_SEEN:
+        case SWAP_STATE_BLOCKED:
+                if (event == SWAP_EVENT_CONTAINER_STARTED)
+                        /* A newer instance of the container: the manager follows it. */
+                        return T(state, SWAP_ACTION_NONE);
+                return next_before_unload(state, event, ctx);
+        case SWAP_STATE_UNLOADED_WAITING_DRIVER:
+                return next_unloaded_waiting(event, ctx);
+        case SWAP_STATE_LOADING:
+                if (event == SWAP_EVENT_LOAD_DONE)
+                        return T(SWAP_STATE_SWAPPED, SWAP_ACTION_NONE);
+                if (event == SWAP_EVENT_LOAD_FAILED || event == SWAP_EVENT_LOAD_NO_BUILD ||
+                    event == SWAP_EVENT_STOP_REQUESTED)
+                        /* No build: the manager marks the container's build ruled out,
+                         * and the restore ends in no-build, never swapped. */
+                        return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+                return T(state, SWAP_ACTION_NONE);
+        case SWAP_STATE_RESTORING:
+        case SWAP_STATE_REPAIRING:
+                return next_restoring(state, event, ctx);
+        default:
+                return next_settled(state, event, ctx);
+        }
+}
+
+bool swap_state_is_unloaded(SwapState s) {
+        return s == SWAP_STATE_UNLOADED_WAITING_DRIVER || s == SWAP_STATE_LOADING;
+}
+
+bool swap_state_waits_for_ready(SwapState s) {
+        return s == SWAP_STATE_CONTAINER_SEEN || s == SWAP_STATE_BLOCKED ||
+               s == SWAP_STATE_UNLOADED_WAITING_DRIVER;
+}
+
+static const char *name_of(const char *const *names, size_t n, int i) {
+        return i >= 0 && (size_t) i < n ? names[i] : NULL;
+}
+
+static int index_of(const char *const *names, size_t n, const char *s) {
+        if (!s)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++)
+                if (names[i] && strcmp(names[i], s) == 0)
+                        return (int) i;
+        return -EINVAL;
+}
+
+const char *swap_state_to_string(SwapState s) {
+        return name_of(state_names, _SWAP_STATE_MAX, s);
+}
+
+SwapState swap_state_from_string(const char *s) {
+        return index_of(state_names, _SWAP_STATE_MAX, s);
+}
+
+const char *swap_event_to_string(SwapEvent e) {
+        return name_of(event_names, _SWAP_EVENT_MAX, e);
+}
+
+const char *swap_action_to_string(SwapAction a) {
+        return name_of(action_names, _SWAP_ACTION_MAX, a);
+}
+
+const char *unload_at_to_string(UnloadAt u) {
+        return name_of(unload_at_names, _UNLOAD_AT_MAX, u);
+}
+
+UnloadAt unload_at_from_string(const char *s) {
+        return index_of(unload_at_names, _UNLOAD_AT_MAX, s);
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "host/host-root.h"
+#include "watch/usage-watch.h"
+#include "usage/mount-fingerprint.h"
+#include "util/macro.h"
+
+struct UsageWatch {
+        sd_event *event;
+        int mountinfo_fd, swaps_fd;
+        sd_event_source *mountinfo, *swaps, *timer;
+        MountFingerprint last;
+        bool have_last, poked;
+        UsageWatchHandler handler;
+        void *userdata;
+        UsageWatchStats stats;
+};
+
+static void summarise(UsageWatch *w, bool *ret_changed) {
+        MountFingerprint now;
+
+        *ret_changed = false;
+        if (w->mountinfo_fd < 0 || mount_fingerprint_read_fd(w->mountinfo_fd, &now) < 0) {
+                *ret_changed = true; /* cannot tell: let the handler look */
+                return;
+        }
+        w->stats.summaries++;
+        if (!w->have_last || !mount_fingerprint_equal(&now, &w->last))
+                *ret_changed = true;
+        w->last = now;
+        w->have_last = true;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        UsageWatch *w = userdata;
+        bool changed;
+
+        w->stats.wakeups++;
+        summarise(w, &changed);
+        if (!changed && !w->poked)
+                return 0;
+        w->poked = false;
+        w->stats.changes++;
+        w->handler(w, w->userdata);
+        return 0;
+}
+
+static void arm(UsageWatch *w) {
+        int enabled = SD_EVENT_OFF;
+
+        (void) sd_event_source_get_enabled(w->timer, &enabled);
+        if (enabled != SD_EVENT_OFF)
+                return; /* already coming: coalesce */
+        (void) sd_event_source_set_time_relative(w->timer, USAGE_WATCH_COALESCE_USEC);
+        (void) sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+}
+
+static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        UsageWatch *w = userdata;
+
+        /* Polling cleared the condition for this open file; the table is
+         * read once the window closes. */
+        w->stats.wakeups++;
+        w->stats.mount_events++;
+        arm(w);
+        return 0;
+}
+
+static int on_swaps(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        UsageWatch *w = userdata;
+
+        w->stats.wakeups++;
+        w->poked = true;
+        arm(w);
+        return 0;
+}
+
+void usage_watch_poke(UsageWatch *w) {
+        if (!w)
+                return;
+        w->poked = true;
+        arm(w);
+}
+
+const UsageWatchStats *usage_watch_stats(const UsageWatch *w) {
+        return w ? &w->stats : NULL;
+}
+
+UsageWatch *usage_watch_free(UsageWatch *w) {
+        if (!w)
+                return NULL;
+        sd_event_source_disable_unref(w->mountinfo);
+        sd_event_source_disable_unref(w->swaps);
+        sd_event_source_disable_unref(w->timer);
+        closep(&w->mountinfo_fd);
+        closep(&w->swaps_fd);
+        sd_event_unref(w->event);
+        free(w);
+        return NULL;
+}
+
+static inline void usage_watch_freep(UsageWatch **w) {
+        usage_watch_free(*w);
+}
+
+/* An open /proc file polled for POLLPRI; -errno when it cannot be (a fake
+ * root's regular file: epoll refuses it with EPERM). */
+static int add_proc_source(UsageWatch *w, const char *path, int *fd, sd_event_source **s,
+                           sd_event_io_handler_t cb, const char *description) {
+        _cleanup_free_ char *p = NULL;
+        int r;
+
+        if ((r = host_path(path, &p)) < 0)
+                return r;
+        *fd = open(p, O_RDONLY | O_CLOEXEC);
+        if (*fd < 0)
+                return -errno;
+        r = sd_event_add_io(w->event, s, *fd, EPOLLPRI, cb, w);
+        if (r < 0) {
+                closep(fd);
+                *fd = -EBADF;
+                return r;
+        }
+        (void) sd_event_source_set_description(*s, description);
+        return 0;
+}
+
+int usage_watch_new(sd_event *e, UsageWatchHandler handler, void *userdata, UsageWatch **ret,
+                    const char **ret_missing) {
+        _cleanup_(usage_watch_freep) UsageWatch *w = calloc(1, sizeof(UsageWatch));
+        const char *missing = NULL;
+        int r;
+
+        if (!w)
+                return -ENOMEM;
+        w->event = sd_event_ref(e);
+        w->mountinfo_fd = w->swaps_fd = -EBADF;
+        w->handler = handler;
+        w->userdata = userdata;
+        r = sd_event_add_time_relative(e, &w->timer, CLOCK_MONOTONIC, USAGE_WATCH_COALESCE_USEC, 10 * 1000,
+                                       on_timer, w);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(w->timer, "usage-coalesce");
+        if (add_proc_source(w, "/proc/1/mountinfo", &w->mountinfo_fd, &w->mountinfo, on_mountinfo,
+                            "usage-mountinfo") < 0)
+                missing = "/proc/1/mountinfo";
+        else
+                summarise(w, &(bool) { false }); /* the baseline */
+        if (add_proc_source(w, "/proc/swaps", &w->swaps_fd, &w->swaps, on_swaps, "usage-swaps") < 0)
+                missing = missing ? "/proc/1/mountinfo and /proc/swaps" : "/proc/swaps";
+        if (ret_missing)
+                *ret_missing = missing;
+        *ret = TAKE_PTR(w);
+        return 0;
+}
