@@ -76,4 +76,5 @@ struct Manager {
         bool earlier_build;            /* the build loaded came from before the followed container */
         bool ready_stale;              /* the ready file exists but predates the followed container */
         sd_event_source *stack_settle; /* (manager.c) judges the stack once module uevents settle */
+        bool restore_gave_up;          /* the last action was a restore the kernel refused (swap-actions.c) */
 };
