@@ -327,40 +327,17 @@ static int on_start_check(sd_event_source *src, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* The fallback's next interval: 50 ms, doubling to 2 s. */
-static uint64_t start_poll_next(uint64_t prev) {
-        if (prev == 0 || prev == CREATED_LONG_USEC)
-                return START_CHECK_FIRST_USEC;
-        return prev < START_CHECK_MAX_USEC / 2 ? prev * 2 : START_CHECK_MAX_USEC;
-}
-
-/* 1 when the exec watch covers e's start, else what keeps it from it. */
-static int entry_follow_exec(Entry *e) {
-        ContainerStore *s = e->store;
-        int watched = s->execs ? exec_watch_follow(s->execs, e->id, e->pid) : -ENOTCONN;
-
-        if (watched > 0) {
-                if (e->start_check_usec == 0)
-                        log_info("Container %.12s: its start is watched on %s.", e->id,
-                                 exec_watch_followed_path(s->execs, e->id));
-                return 1;
-        }
-        if (e->start_polled_logged)
-                return watched;
-        e->start_polled_logged = true;
-        if (watched == 0)
-                log_info("Container %.12s: no exec fifo of its runtime to watch under /run/runc or /run/crun; "
-                         "its start is looked for every 2 s.", e->id);
-        else
-                log_full_errno(LOG_INFO, watched, "Container %.12s: cannot watch its runtime's exec fifo (%m); "
-                                                  "its start is looked for every 2 s.", e->id);
-        return watched;
-}
-
 static void entry_arm_start_check(Entry *e) {
         int r;
 
-        e->start_check_usec = entry_follow_exec(e) > 0 ? CREATED_LONG_USEC : start_poll_next(e->start_check_usec);
+        if (exec_watch_cover(e->store->execs, e->id, e->pid, &e->start_polled_logged) > 0)
+                e->start_check_usec = CREATED_LONG_USEC;
+        else if (e->start_check_usec == 0 || e->start_check_usec == CREATED_LONG_USEC)
+                e->start_check_usec = START_CHECK_FIRST_USEC;
+        else if (e->start_check_usec < START_CHECK_MAX_USEC / 2)
+                e->start_check_usec *= 2;
+        else
+                e->start_check_usec = START_CHECK_MAX_USEC;
         if (e->start_check) {
                 (void) sd_event_source_set_time_relative(e->start_check, e->start_check_usec);
                 (void) sd_event_source_set_enabled(e->start_check, SD_EVENT_ONESHOT);

@@ -177,6 +177,24 @@ int exec_watch_follow(ExecWatch *w, const char *id, pid_t pid) {
         return 1;
 }
 
+int exec_watch_cover(ExecWatch *w, const char *id, pid_t pid, bool *said_fallback) {
+        bool known = follow_find(w, id);
+        int r = w ? exec_watch_follow(w, id, pid) : -ENOTCONN;
+
+        if (r > 0 && !known)
+                log_info("Container %.12s: its start is watched on %s.", id, exec_watch_followed_path(w, id));
+        if (r > 0 || *said_fallback)
+                return r;
+        *said_fallback = true;
+        if (r == 0)
+                log_info("Container %.12s: no exec fifo of its runtime to watch under /run/runc or /run/crun; "
+                         "its start is looked for every 2 s.", id);
+        else
+                log_full_errno(LOG_INFO, r, "Container %.12s: cannot watch its runtime's exec fifo (%m); its start "
+                                            "is looked for every 2 s.", id);
+        return r;
+}
+
 void exec_watch_forget(ExecWatch *w, const char *id) {
         if (!w || !id)
                 return;

@@ -43,6 +43,10 @@ ExecWatch *exec_watch_free(ExecWatch *w);
  * over); -errno when no watch could be set. With anything but 1 the caller
  * must look for the start itself. */
 int exec_watch_follow(ExecWatch *w, const char *id, pid_t pid);
+/* exec_watch_follow() for the container store, which logs here: the fifo
+ * watched (once, when the watch is set), or the fallback the caller takes
+ * (once per *said_fallback). w may be NULL (no watch: fallback). */
+int exec_watch_cover(ExecWatch *w, const char *id, pid_t pid, bool *said_fallback);
 /* Stops following id (NULL watch or unknown id: nothing). */
 void exec_watch_forget(ExecWatch *w, const char *id);
 /* The fifo path followed for id ("" if none), for the journal. */
