@@ -15,6 +15,7 @@
 #include "publish/log.h"
 #include "manager-internal.h"
 #include "modules/module-stack.h"
+#include "publish/observe-report.h"
 #include "swap/reconcile.h"
 #include "swap/reload-guard.h"
 #include "publish/report.h"
@@ -72,7 +73,10 @@ static void apply_deadline(Manager *m) {
 static void apply_state(Manager *m) {
         int r;
 
-        if (swap_state_is_unloaded(m->state)) {
+        if (m->ops->observe) {
+                /* Observe writes nothing to /run/modprobe.d (issue 23), nor
+                 * removes a file another instance left. */
+        } else if (swap_state_is_unloaded(m->state)) {
                 if (!reload_guard_installed()) {
                         r = reload_guard_install(nvme_stack_modules);
                         if (r < 0)
@@ -410,6 +414,13 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
                 bool ready_moved = !streq(c->ready_file, m->config->ready_file);
                 bool store_moved = !streq(c->container_store, m->config->container_store);
 
+                if (c->mode != m->config->mode) {
+                        /* The guard ops are chosen at start (main.c): a restart switches. */
+                        log_warning("Mode= changed: it applies at the next restart (systemctl restart "
+                                    "nvme-swapguard); still %s.", swap_mode_to_string(m->config->mode));
+                        c->mode = m->config->mode;
+                }
+
                 config_free(m->config);
                 m->config = c;
                 if (ready_moved || store_moved)
@@ -609,6 +620,7 @@ static void reconcile(Manager *m) {
                  ctx.replacement_loaded ? "replaced" : ctx.stack_loaded ? "in-tree" : "absent",
                  m->ready_present ? "present" : "absent", swap_state_to_string(d.state),
                  d.event >= 0 ? " then " : "", d.event >= 0 ? swap_event_to_string(d.event) : "");
+        observe_report_start(m, previous, d.state);
         state_file_free(previous);
         m->state = d.state;
         m->started = true;
