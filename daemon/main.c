@@ -129,7 +129,9 @@ int main(int argc, char **argv) {
                 return EXIT_SUCCESS;
         }
 
-        /* Mode=observe (issue 23): the same daemon over a guard that only rehearses. */
+        /* Mode=observe (issue 23): the same daemon over a guard that only
+         * rehearses; every entry from here on carries the mode. */
+        report_set_mode(swap_mode_to_string(config->mode));
         if (config->mode == SWAP_MODE_OBSERVE && guard_ops_observe_new(&guard_ops_real, &observe_ops) < 0) {
                 config_free(config);
                 log_oom();

@@ -42,8 +42,6 @@ int report_event(int priority, const char *message_id, const ReportFields *f, co
                 return -ENOMEM;
 
         r = field(&fields, "MESSAGE_ID", message_id);
-        if (r >= 0)
-                r = field(&fields, "SWAPGUARD_MODE", report_mode);
         if (f) {
                 if (r >= 0)
                         r = field(&fields, "SWAPGUARD_STATE", f->state);
@@ -64,6 +62,8 @@ int report_event(int priority, const char *message_id, const ReportFields *f, co
                 for (char *const *e = f->extra; r >= 0 && e && *e; e++)
                         r = strv_push(&fields, strdup(*e));
         }
+        if (r >= 0) /* last: readers match the fields before it in their order */
+                r = field(&fields, "SWAPGUARD_MODE", report_mode);
         if (r >= 0) {
                 size_t n = strv_length(fields);
                 struct iovec iov[n ?: 1];
