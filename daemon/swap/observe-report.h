@@ -8,7 +8,7 @@
  * at start, with what a switch of mode found. */
 
 #include "guard/guard-ops.h"
-#include "manager-internal.h"
+#include "swap/manager-data.h"
 #include "publish/state-file.h"
 
 void observe_report_would_unload(Manager *m, const char *build, char *const *removed);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "publish/log.h"
-#include "publish/observe-report.h"
+#include "swap/observe-report.h"
 #include "publish/report.h"
 #include "swap/swap-record.h"
 #include "util/string-util.h"

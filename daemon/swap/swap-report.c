@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "publish/log.h"
-#include "publish/observe-report.h"
+#include "swap/observe-report.h"
 #include "publish/report.h"
 #include "swap/swap-record.h"
-#include "publish/swap-report.h"
+#include "swap/swap-report.h"
 #include "util/string-util.h"
 #include "util/strv.h"
 
