@@ -82,7 +82,7 @@ SwapMode swap_mode_from_string(const char *s) {
  * not to load it ourselves): load it from the container, or, when loading is
  * not ours to do, put the in-tree stack back so the drives have a driver. */
 static SwapTransition stack_absent_and_ready(const SwapContext *ctx) {
-        if (ctx->load_from_container)
+        if (ctx->load_from_container && !ctx->observe) /* observe: see stack_removed() */
                 return T(SWAP_STATE_LOADING, SWAP_ACTION_LOAD);
         return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
 }
@@ -90,6 +90,12 @@ static SwapTransition stack_absent_and_ready(const SwapContext *ctx) {
 /* The stack is gone (we removed the in-tree one or an earlier container's
  * build, or someone else did) while a driver container is followed. */
 static SwapTransition stack_removed(const SwapContext *ctx) {
+        if (ctx->observe)
+                /* Observe never loads a build, so it never waits for one with
+                 * the node driverless (an enforce instance killed mid-swap,
+                 * then the switch): the in-tree stack back now, the one
+                 * thing observe does (guard-ops-observe.c). */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
         if (ctx->container_running && ctx->build_ruled_out)
                 /* No build will come: never leave the node driverless waiting for it. */
                 return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
@@ -145,7 +151,13 @@ static SwapTransition ready_appeared(SwapState state, const SwapContext *ctx) {
  * reconcile's "we unloaded") applies. The restores enforce would run are
  * rehearsed too ("would restore"). */
 static SwapTransition would_unloaded(const SwapContext *ctx) {
-        SwapTransition t = stack_removed(ctx);
+        SwapContext as_if = *ctx;
+        SwapTransition t;
+
+        if (!ctx->stack_loaded)
+                return stack_removed(ctx); /* gone for real since the rehearsal */
+        as_if.observe = false; /* where enforce would go: the stack only seems gone */
+        t = stack_removed(&as_if);
 
         if (t.next == SWAP_STATE_UNLOADED_WAITING_DRIVER || t.next == SWAP_STATE_LOADING)
                 t.next = SWAP_STATE_WOULD_UNLOAD;
@@ -256,6 +268,9 @@ static SwapTransition next_would_unload(SwapEvent event, const SwapContext *ctx)
                 if (ctx->replacement_loaded)
                         /* The container loaded its own build (older images). */
                         return T(SWAP_STATE_SWAPPED, SWAP_ACTION_NONE);
+                if (!ctx->stack_loaded)
+                        /* Gone for real meanwhile, its uevent not seen yet. */
+                        return stack_removed(ctx);
                 if (ctx->container_running && ctx->build_ruled_out)
                         return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
                 if (!ctx->load_from_container)

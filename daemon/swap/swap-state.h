@@ -117,6 +117,7 @@ typedef struct SwapContext {
         bool build_ruled_out;        /* this container will give no NVMe build: its environment
                                         rules one out (ENABLE_NFSRDMA) or its tree was found
                                         lacking a stack module. Only with container_running. */
+        bool observe;                /* Mode=observe (issue 23): the guard only rehearses */
 } SwapContext;
 
 typedef struct SwapTransition {

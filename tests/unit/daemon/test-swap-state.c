@@ -158,7 +158,7 @@ Test(swap_state, every_state_times_every_event) {
 /* Whatever the context: the result is a valid state, and the actions that
  * change the kernel only come with the state that says so. */
 Test(swap_state, invariants_over_all_contexts) {
-        for (unsigned bits = 0; bits < 512; bits++) {
+        for (unsigned bits = 0; bits < 1024; bits++) {
                 SwapContext ctx = {
                         .unload_at = (bits & 1) ? UNLOAD_AT_DRIVER_READY : UNLOAD_AT_CONTAINER_START,
                         .load_from_container = bits & 2,
@@ -169,6 +169,7 @@ Test(swap_state, invariants_over_all_contexts) {
                         .container_running = bits & 64,
                         .build_ruled_out = bits & 128,
                         .stopping = bits & 256,
+                        .observe = bits & 512,
                 };
 
                 for (int s = 0; s < _SWAP_STATE_MAX; s++)
@@ -180,9 +181,10 @@ Test(swap_state, invariants_over_all_contexts) {
                                 if (t.action == SWAP_ACTION_LOAD)
                                         cr_assert(t.next == SWAP_STATE_LOADING || t.next == SWAP_STATE_WOULD_UNLOAD);
                                 /* Observe's outcomes never reach a state that counts the stack
-                                 * as gone (reload guard, restore on stop, reconcile). */
+                                 * as gone (reload guard, restore on stop, reconcile) while it
+                                 * is loaded. */
                                 if ((e == SWAP_EVENT_UNLOAD_WOULD || e == SWAP_EVENT_LOAD_WOULD) &&
-                                    !swap_state_is_unloaded(s))
+                                    !swap_state_is_unloaded(s) && ctx.stack_loaded)
                                         cr_assert(!swap_state_is_unloaded(t.next), "%s + %s -> %s",
                                                   swap_state_to_string(s), swap_event_to_string(e),
                                                   swap_state_to_string(t.next));
@@ -220,6 +222,14 @@ Test(swap_state, invariants_over_all_contexts) {
                                 if (t.next == SWAP_STATE_SWAPPED && s != SWAP_STATE_SWAPPED &&
                                     e != SWAP_EVENT_LOAD_DONE)
                                         cr_assert(ctx.replacement_loaded);
+                                /* Observe never leaves a driverless node waiting for a load
+                                 * it only rehearses (issue 23). */
+                                if (ctx.observe && !ctx.stack_loaded)
+                                        cr_assert(t.action != SWAP_ACTION_LOAD &&
+                                                          (t.next != SWAP_STATE_UNLOADED_WAITING_DRIVER || s == t.next),
+                                                  "observe, driverless: %s + %s -> %s/%s", swap_state_to_string(s),
+                                                  swap_event_to_string(e), swap_state_to_string(t.next),
+                                                  swap_action_to_string(t.action));
                                 /* A stale ready file changes nothing. */
                                 if (e == SWAP_EVENT_READY_STALE)
                                         cr_assert(t.next == s && t.action == SWAP_ACTION_REPORT_STALE_READY);
@@ -451,4 +461,30 @@ Test(swap_state, names_round_trip) {
         cr_assert_eq(swap_state_from_string("nonsense"), _SWAP_STATE_INVALID);
         cr_assert_eq(unload_at_from_string("driver-ready"), UNLOAD_AT_DRIVER_READY);
         cr_assert_eq(unload_at_from_string("later"), _UNLOAD_AT_INVALID);
+}
+
+/* Issue 23: observe never waits for a build with the node driverless (an
+ * enforce instance killed while unloaded, then restarted in observe): the
+ * in-tree stack back at once. Its rehearsed unload still goes where enforce
+ * would, waiting for the ready file in would-unload. */
+Test(swap_state, observe_restores_a_driverless_node_and_rehearses_the_rest) {
+        SwapContext driverless = ctx_unloaded, in_tree = ctx_in_tree;
+        SwapTransition t;
+
+        driverless.observe = in_tree.observe = true;
+        t = swap_state_next(SWAP_STATE_IDLE, SWAP_EVENT_CONTAINER_STARTED, &driverless);
+        cr_assert(t.next == SWAP_STATE_RESTORING && t.action == SWAP_ACTION_RESTORE, "got %s/%s",
+                  swap_state_to_string(t.next), swap_action_to_string(t.action));
+        t = swap_state_next(SWAP_STATE_WOULD_UNLOAD, SWAP_EVENT_STACK_GONE, &driverless);
+        cr_assert(t.next == SWAP_STATE_RESTORING && t.action == SWAP_ACTION_RESTORE);
+        t = swap_state_next(SWAP_STATE_CONTAINER_SEEN, SWAP_EVENT_UNLOAD_WOULD, &in_tree);
+        cr_assert(t.next == SWAP_STATE_WOULD_UNLOAD && t.action == SWAP_ACTION_NONE, "got %s/%s",
+                  swap_state_to_string(t.next), swap_action_to_string(t.action));
+        in_tree.ready_present = true;
+        t = swap_state_next(SWAP_STATE_CONTAINER_SEEN, SWAP_EVENT_UNLOAD_WOULD, &in_tree);
+        cr_assert(t.next == SWAP_STATE_WOULD_UNLOAD && t.action == SWAP_ACTION_LOAD);
+        /* enforce, the same driverless node: waits for the ready file as before */
+        driverless.observe = false;
+        t = swap_state_next(SWAP_STATE_IDLE, SWAP_EVENT_CONTAINER_STARTED, &driverless);
+        cr_assert_eq(t.next, SWAP_STATE_UNLOADED_WAITING_DRIVER);
 }
