@@ -9,6 +9,7 @@
 # tests/daemon/vm/daemon-lifecycle-*.sh.)
 # Env (set by meson): SWAPGUARD_DAEMON, FAKE_KERNEL_SO, FAKE_NODE.
 set -uo pipefail
+. "$(dirname "$0")/../fakeroot/lib-fake-node.sh"
 
 for v in SWAPGUARD_DAEMON FAKE_KERNEL_SO FAKE_NODE; do
   if [ -z "${!v:-}" ] || [ ! -e "${!v}" ]; then
@@ -56,16 +57,7 @@ expect_no_kernel() { grep -qE -- "$1" "$tmp/kernel.log" 2>/dev/null && fail "ker
 new_node() {
   root=$tmp/root-$case
   rm -f "$tmp/kernel.log" "$tmp/daemon.log"
-  fn init $rel
-  fn ko /lib/modules/$rel kernel/block/t10-pi.ko t10_pi - -
-  fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme-core.ko nvme_core t10-pi -
-  fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme.ko nvme nvme-core -
-  fn modules-dep /lib/modules/$rel
-  fn module t10_pi -1 nvme_core
-  fn module nvme_core -1 nvme
-  fn module nvme 0 -
-  fn namespace 0 1 partitions=1
-  mkdir -p "$root/run/containers/storage/overlay-containers" "$root/etc/nvme-swapguard"
+  fake_node_in_tree
 }
 
 # A process standing in for a driver container's init. $1 id, $2 "build" or
@@ -96,9 +88,7 @@ start_container() {
   [ -e "$root/proc/1/ns/user" ] || echo "user:[4026531837]" > "$root/proc/1/ns/user"
   ln -f "$root/proc/1/ns/user" "$root/proc/$pid/ns/user"
   if [ "$tree" = build ]; then
-    fn ko $croot extra/mlnx-nvme/host/nvme-core.ko nvme_core t10-pi - fake_taint=OE
-    fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops
-    fn modules-dep $croot
+    fake_node_nvidia_build $croot
   fi
   local d=$root/run/containers/storage/overlay-containers/$id/userdata
   mkdir -p "$d"

@@ -18,16 +18,7 @@
 [ "${1:-}" = --demo ] && DEMO=1
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-crio.sh"
-crio_require
-
-dev=$(first_namespace) || vm_fatal "no namespace"
-sg_assert_in_tree
-sg_start_dbus || vm_fatal "no system bus: CRI-O's systemd cgroup manager needs one"
-sg_install_unit
-sg_start
-sg_wait_state idle
-sg_assert_on_bus
-crio_setup
+crio_case_begin
 
 sg_step "kubelet starts the driver pod through CRI-O: init container, mofed-container, openshift-driver-toolkit-ctr"
 crio_driver_pod
