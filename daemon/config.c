@@ -9,6 +9,11 @@
  *   PodNamePrefix=mofed-                its pod name starts with this; empty = any pod
  *
  * [Swap]                      when and how to swap the NVMe stack
+ *   Mode=enforce                        enforce: swap; observe: follow the container and
+ *                                       run every check, report what it would do, change
+ *                                       nothing (no module loaded or unloaded, no
+ *                                       /run/modprobe.d file, no pin); switched by a
+ *                                       restart of the unit
  *   UnloadAt=container-start            container-start: unload the in-tree stack as
  *                                       soon as the container runs (while it compiles);
  *                                       driver-ready: keep the drives up until the
@@ -84,6 +89,7 @@ int config_new_default(Config **ret) {
         if (!c->container_namespace || !c->container_name || !c->pod_name_prefix ||
             !c->ready_file || !c->container_store)
                 return -ENOMEM;
+        c->mode = SWAP_MODE_ENFORCE;
         c->unload_at = UNLOAD_AT_CONTAINER_START;
         c->ready_timeout_usec = 3600ULL * 1000000ULL;
         c->load_timeout_sec = LOAD_TIMEOUT_SEC_DEFAULT;
@@ -268,6 +274,14 @@ static int handle_container(ParseState *p, const char *key, const char *value) {
 static int handle_swap(ParseState *p, const char *key, const char *value) {
         Config *c = p->config;
 
+        if (streq(key, "Mode")) {
+                SwapMode mode = swap_mode_from_string(value);
+
+                if (mode < 0)
+                        return parse_error(p, "Mode=: \"%s\" is not enforce or observe", value);
+                c->mode = mode;
+                return 1;
+        }
         if (streq(key, "UnloadAt")) {
                 UnloadAt u = unload_at_from_string(value);
 

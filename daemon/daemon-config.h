@@ -17,12 +17,14 @@
 
 #define CONFIG_DEFAULT_PATH "/etc/nvme-swapguard/nvme-swapguard.conf"
 
+
 typedef struct Config {
         /* [Container] */
         char *container_namespace;
         char *container_name;
         char *pod_name_prefix;       /* "" matches any pod name */
         /* [Swap] */
+        SwapMode mode;
         UnloadAt unload_at;
         char *ready_file;            /* host path, before host_path() */
         uint64_t ready_timeout_usec;

@@ -57,7 +57,10 @@ static void apply_deadline(Manager *m) {
 void manager_apply_state(Manager *m) {
         int r;
 
-        if (swap_state_is_unloaded(m->state)) {
+        if (m->ops->observe) {
+                /* Observe writes nothing to /run/modprobe.d (issue 23), nor
+                 * removes a file another instance left. */
+        } else if (swap_state_is_unloaded(m->state)) {
                 if (!reload_guard_installed()) {
                         r = reload_guard_install(nvme_stack_modules);
                         if (r < 0)

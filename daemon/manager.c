@@ -16,6 +16,7 @@
 #include "modules/module-stack.h"
 #include "publish/log.h"
 #include "publish/report.h"
+#include "swap/observe-report.h"
 #include "swap/reconcile.h"
 #include "swap/reload-guard.h"
 #include "swap/swap-context.h"
@@ -358,6 +359,13 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
                 bool ready_moved = !streq(c->ready_file, m->config->ready_file);
                 bool store_moved = !streq(c->container_store, m->config->container_store);
 
+                if (c->mode != m->config->mode) {
+                        /* The guard ops are chosen at start (main.c): a restart switches. */
+                        log_warning("Mode= changed: it applies at the next restart (systemctl restart "
+                                    "nvme-swapguard); still %s.", swap_mode_to_string(m->config->mode));
+                        c->mode = m->config->mode;
+                }
+
                 config_free(m->config);
                 m->config = c;
                 if (ready_moved || store_moved)
@@ -558,6 +566,7 @@ static void reconcile(Manager *m) {
                  ctx.replacement_loaded ? "replaced" : ctx.stack_loaded ? "in-tree" : "absent",
                  m->ready_present ? "present" : "absent", swap_state_to_string(d.state),
                  d.event >= 0 ? " then " : "", d.event >= 0 ? swap_event_to_string(d.event) : "");
+        observe_report_start(m, previous, d.state);
         state_file_free(previous);
         m->state = d.state;
         m->started = true;

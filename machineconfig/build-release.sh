@@ -4,7 +4,10 @@
 # (Containerfile.rhel9), copy them out stripped, check their imports against
 # RHEL 9's library levels, and render + check the MachineConfig.
 #
-#   machineconfig/build-release.sh [--role worker] [--out dist]
+#   machineconfig/build-release.sh [--role worker] [--out dist] [--config FILE]
+#
+# --config: the nvme-swapguard.conf to ship (default daemon/nvme-swapguard.conf);
+# a roll-out starts with one that says Mode=observe (README, "Roll out").
 #
 # Needs podman (or docker with BuildKit) and network access to the CentOS
 # Stream mirrors; the render and checks run on the host and need
@@ -16,11 +19,13 @@ set -euo pipefail
 
 role=worker
 out=dist
+config=
 while [ $# -gt 0 ]; do
         case $1 in
         --role) role=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '3,14p' "$0"; exit 0 ;;
+        --config) config=$(realpath "$2"); shift 2 ;;
+        -h|--help) sed -n '3,17p' "$0"; exit 0 ;;
         *) echo "build-release: unknown argument $1" >&2; exit 1 ;;
         esac
 done
@@ -50,6 +55,6 @@ echo "== imports against RHEL 9's levels"
 
 echo "== MachineConfig for role $role"
 /usr/bin/python3 machineconfig/render.py --daemon "$out/nvme-swapguard" --kmod "$out/nvme-swapguard-kmod" \
-        --role "$role" --check --output "$out/99-$role-nvme-swapguard.yaml"
+        --role "$role" ${config:+--config "$config"} --check --output "$out/99-$role-nvme-swapguard.yaml"
 ls -l "$out"
 echo "build-release: apply with: oc apply -f $out/99-$role-nvme-swapguard.yaml"

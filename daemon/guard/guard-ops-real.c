@@ -12,9 +12,11 @@
 #include "nvme/nvme-unbound.h"
 #include "actions/nvfs-check.h"
 #include "actions/stack-load.h"
+#include "actions/module-tree.h"
 #include "actions/stack-unload.h"
 #include "guard/guard-ops-pin.h"
 #include "guard/guard-ops.h"
+#include "host/host-root.h"
 #include "modules/module-stack.h"
 #include "nvme/nvme-block-devices.h"
 #include "util/strv.h"
@@ -298,6 +300,72 @@ static int real_check_gds(void *userdata, char *const *trees, GuardGds **ret) {
         return 0;
 }
 
+/* Observe's unload (issue 23): the library's own dry run, the same stack
+ * read, removal plan and usage check as the unload, and nothing more. */
+static int real_unload_plan(void *userdata, GuardUnloadResult **ret) {
+        _cleanup_(unload_result_freep) UnloadResult *u = NULL;
+        _cleanup_(guard_unload_result_freep) GuardUnloadResult *g = calloc(1, sizeof(*g));
+        int r;
+
+        if (!g)
+                return -ENOMEM;
+        r = stack_unload(&(UnloadOptions) { .dry_run = true }, &u);
+        if (r < 0)
+                return r;
+        switch (u->outcome) {
+        case UNLOAD_OUTCOME_WOULD_REMOVE: g->outcome = GUARD_UNLOAD_WOULD_REMOVE; break;
+        case UNLOAD_OUTCOME_NOT_LOADED: g->outcome = GUARD_UNLOAD_NOT_LOADED; break;
+        default: g->outcome = GUARD_UNLOAD_REFUSED; break; /* a dry run removes nothing */
+        }
+        if (g->outcome == GUARD_UNLOAD_WOULD_REMOVE && (r = strv_copy(u->planned, &g->removed)) < 0)
+                return r;
+        if (g->outcome == GUARD_UNLOAD_REFUSED) {
+                r = blockers_from_usage(u->usage, &g->blockers);
+                for (char **i = u->plan_blockers; r >= 0 && i && *i; i++)
+                        r = blocker_add(&g->blockers, NULL, "module", NULL, 0, strdup(*i));
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
+/* Observe's load: open the tree as the load would (inside the container's
+ * root) and find each module in it; nothing is read into the kernel. A
+ * module the tree lacks is ENOPKG, as the load reports it. */
+static int real_load_plan(void *userdata, const char *tree, int root_fd, char *const *modules,
+                          GuardLoadResult **ret) {
+        static char *const stack_default[] = { (char *) "nvme_core", (char *) "nvme", NULL };
+        _cleanup_(module_tree_freep) ModuleTree *t = NULL;
+        _cleanup_(guard_load_result_freep) GuardLoadResult *g = calloc(1, sizeof(*g));
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        if (!g)
+                return -ENOMEM;
+        g->would = true;
+        if (root_fd >= 0)
+                r = module_tree_open_at(root_fd, tree, tree, &t);
+        else
+                r = host_path(tree, &path) < 0 ? -ENOMEM : module_tree_open(path, &t);
+        if (r < 0)
+                return r;
+        for (char *const *m = modules ?: stack_default; *m; m++) {
+                if (!module_tree_find(t, *m)) {
+                        g->failed_module = strdup(*m);
+                        g->failed_reason = strdup("not in the container's tree");
+                        g->failed_errno = ENOPKG;
+                        if (!g->failed_module || !g->failed_reason)
+                                return -ENOMEM;
+                        break;
+                }
+                if (strv_extend(&g->loaded, *m) < 0 || strv_extend(&g->from_tree, *m) < 0)
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
 const GuardOps guard_ops_real = {
         .unload = real_unload,
         .load_from = real_load_from,
@@ -309,4 +377,6 @@ const GuardOps guard_ops_real = {
         .pin_refresh = guard_pin_refresh_real,
         .pin_release = guard_pin_release_real,
         .check_gds = real_check_gds,
+        .unload_plan = real_unload_plan,
+        .load_plan = real_load_plan,
 };

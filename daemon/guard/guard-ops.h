@@ -56,6 +56,8 @@ typedef enum GuardUnloadOutcome {
         GUARD_UNLOAD_REFUSED,             /* in use or plan blocked: nothing touched */
         GUARD_UNLOAD_FAILED_RESTORED,
         GUARD_UNLOAD_FAILED_UNRESTORED,
+        GUARD_UNLOAD_WOULD_REMOVE,        /* observe: nothing in use, the plan could run now;
+                                             nothing touched (`removed`: the plan) */
         _GUARD_UNLOAD_MAX,
 } GuardUnloadOutcome;
 
@@ -76,6 +78,7 @@ typedef struct GuardLoadResult {
         char *failed_module;     /* NULL on success */
         int failed_errno;
         char *failed_reason;
+        bool would;              /* observe: nothing was loaded; `loaded` is what would be */
 } GuardLoadResult;
 
 typedef struct GuardNamespace {
@@ -146,6 +149,16 @@ typedef struct GuardOps {
         void (*pin_release)(void *userdata);
         /* trees: more module trees (host paths) to find nvidia_fs in; NULL op: not checked. */
         int (*check_gds)(void *userdata, char *const *trees, GuardGds **ret);
+        /* Read-only rehearsals of unload and load_from for observe (issue 23;
+         * may be NULL, then guard-ops-observe.c rehearses with the reads above):
+         * the unload's own plan and usage check, outcome WOULD_REMOVE when it
+         * would go ahead; the load's modules looked up in the tree, `would` set. */
+        int (*unload_plan)(void *userdata, GuardUnloadResult **ret);
+        int (*load_plan)(void *userdata, const char *module_tree, int root_fd, char *const *modules,
+                         GuardLoadResult **ret);
+        /* These ops change nothing on the node (guard-ops-observe.c): the
+         * manager then keeps /run/modprobe.d as it is. */
+        bool observe;
         void *userdata;
 } GuardOps;
 

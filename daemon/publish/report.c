@@ -21,6 +21,12 @@ static int field(char ***l, const char *key, const char *value) {
         return strv_push(l, s);
 }
 
+static const char *report_mode;
+
+void report_set_mode(const char *mode) {
+        report_mode = mode;
+}
+
 int report_event(int priority, const char *message_id, const ReportFields *f, const char *fmt, ...) {
         _cleanup_free_ char *message = NULL, *pid = NULL;
         char **fields = NULL;
@@ -56,6 +62,8 @@ int report_event(int priority, const char *message_id, const ReportFields *f, co
                 for (char *const *e = f->extra; r >= 0 && e && *e; e++)
                         r = strv_push(&fields, strdup(*e));
         }
+        if (r >= 0) /* last: readers match the fields before it in their order */
+                r = field(&fields, "SWAPGUARD_MODE", report_mode);
         if (r >= 0) {
                 size_t n = strv_length(fields);
                 struct iovec iov[n ?: 1];
@@ -87,6 +95,12 @@ void report_status(const char *fmt, ...) {
 
                 free(status);
                 status = joined;
+        }
+        if (status && report_mode && streq(report_mode, "observe")) {
+                char *prefixed = strdup_printf("observe: %s", status);
+
+                free(status);
+                status = prefixed;
         }
         if (!status)
                 return;

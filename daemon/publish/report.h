@@ -21,6 +21,10 @@ typedef struct ReportFields {
         char *const *extra;       /* more "SWAPGUARD_KEY=value" fields, NULL-terminated */
 } ReportFields;
 
+/* The mode (issue 23): every journal entry from now on carries
+ * SWAPGUARD_MODE=<mode>, and in observe every STATUS= starts with
+ * "observe: ", so no line of an observing node reads like a swap done. */
+void report_set_mode(const char *mode);
 /* Logs one journal entry; returns 0 or -ENOMEM. */
 int report_event(int priority, const char *message_id, const ReportFields *f, const char *fmt, ...) _printf_(4, 5);
 /* STATUS= for systemctl status (a no-op outside systemd). */

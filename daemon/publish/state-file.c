@@ -30,6 +30,7 @@ void state_file_clear(StateFile *s) {
         free(s->gds_nvidia_fs);
         free(s->gds_match);
         strv_free(s->container_notes);
+        free(s->would);
         *s = (StateFile) { .state = SWAP_STATE_IDLE };
 }
 
@@ -119,6 +120,11 @@ int state_file_to_json(const StateFile *s, char **ret) {
                 r = json_add_new(o, DAEMON_STATE_KEY_GDS_MATCH, json_object_new_string(s->gds_match));
         if (r >= 0)
                 r = json_add_new(o, DAEMON_STATE_KEY_CONTAINER_NOTES, strv_to_json(s->container_notes));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_MODE,
+                                 json_object_new_string(swap_mode_to_string(s->mode) ?: "enforce"));
+        if (r >= 0 && s->would)
+                r = json_add_new(o, DAEMON_STATE_KEY_WOULD, json_object_new_string(s->would));
         if (r < 0)
                 return r;
         return json_to_text(o, ret);
@@ -238,8 +244,15 @@ static int state_file_from_object(json_object *o, StateFile **ret) {
         if (gds && !(s->gds = strdup(gds)))
                 return -ENOMEM;
         r = gds_from_json(o, s);
+        if (r >= 0)
+                r = copy_string(o, DAEMON_STATE_KEY_WOULD, &s->would);
         if (r < 0)
                 return r;
+        /* Absent (a file from before issue 23): that instance enforced. */
+        s->mode = json_get_string(o, DAEMON_STATE_KEY_MODE) ? swap_mode_from_string(json_get_string(o, DAEMON_STATE_KEY_MODE))
+                                                            : SWAP_MODE_ENFORCE;
+        if (s->mode < 0)
+                return -EBADMSG;
         r = strv_from_json(o, DAEMON_STATE_KEY_MODULES_BEFORE, &s->modules_before);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_BLOCKERS, &s->blockers);

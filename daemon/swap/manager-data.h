@@ -51,6 +51,7 @@ struct Manager {
         char *last_blockers;         /* to report a block once, not on every re-check */
         SwapEvent restore_cause;     /* what sent us to restoring: the "why" of the report */
         char *restore_container;     /* the container it was for (often gone by then) */
+        bool restore_rehearsed;      /* observe: the last restore was only reported (issue 23) */
 
         /* The driver container we follow (driver-container.c). */
         DriverContainer container;

@@ -7,6 +7,7 @@
 #include "container/container-privilege.h"
 #include "host/host-kernel.h"
 #include "publish/log.h"
+#include "swap/observe-report.h"
 #include "swap/reload-guard.h"
 #include "swap/swap-actions.h"
 #include "swap/swap-context.h"
@@ -95,6 +96,11 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
                 m->last_blockers = NULL;
                 swap_report_unloaded(m, build, u->removed);
                 return SWAP_EVENT_UNLOAD_DONE;
+        case GUARD_UNLOAD_WOULD_REMOVE: /* observe (guard-ops-observe.c) */
+                free(m->last_blockers);
+                m->last_blockers = NULL;
+                observe_report_would_unload(m, build, u->removed);
+                return SWAP_EVENT_UNLOAD_WOULD;
         case GUARD_UNLOAD_REFUSED:
                 swap_report_blockers(m, build, &u->blockers);
                 lifecycle_report_earlier_blocked(m, &u->blockers);
@@ -234,6 +240,11 @@ static SwapEvent action_load(Manager *m) {
                 guard_load_result_free(l);
                 return SWAP_EVENT_LOAD_FAILED;
         }
+        if (l->would) { /* observe (guard-ops-observe.c) */
+                observe_report_would_load(m, l, tree);
+                guard_load_result_free(l);
+                return SWAP_EVENT_LOAD_WOULD;
+        }
         swap_report_loaded(m, l, tree);
         guard_load_result_free(l);
         return SWAP_EVENT_LOAD_DONE;
@@ -265,7 +276,8 @@ static int remove_partial_replacement(Manager *m, char **ret_why) {
         swap_pin_refresh(m);
         if (r < 0)
                 return r;
-        r = u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_NOT_LOADED ? 0 : -EBUSY;
+        r = u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_NOT_LOADED ||
+                            u->outcome == GUARD_UNLOAD_WOULD_REMOVE ? 0 : -EBUSY;
         /* In use: say by what (a mount that came during the load's rollback),
          * not only "busy"; the half-loaded build stays and drives it. */
         if (u->outcome == GUARD_UNLOAD_REFUSED && ret_why)
@@ -305,6 +317,9 @@ static SwapEvent action_restore(Manager *m) {
                                     l->failed_module, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
                 ev = SWAP_EVENT_RESTORE_FAILED;
         }
+        m->restore_rehearsed = l->would;
+        if (l->would) /* observe (guard-ops-observe.c) */
+                observe_report_would_restore(m, l);
         guard_load_result_free(l);
         return ev;
 }

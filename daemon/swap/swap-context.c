@@ -42,6 +42,7 @@ int swap_read_context(Manager *m, SwapContext *ret) {
                 .stack_loaded = guard_stack_any_loaded(stack),
                 .replacement_loaded = replacement_complete(m, stack),
                 .stopping = m->stopping,
+                .observe = m->ops->observe,
         };
         guard_stack_free(stack);
         lifecycle_context(m, ret);

@@ -50,6 +50,8 @@ void swap_record_forget_swap(Manager *m) {
         strv_free(m->record.modules_before);
         m->record.modules_before = NULL;
         m->record.namespaces_before = guard_namespaces_free(m->record.namespaces_before);
+        free(m->record.would);
+        m->record.would = NULL;
 }
 
 /* The status document next to the state file (status-document.h): the same
@@ -76,6 +78,7 @@ void swap_record_persist(Manager *m) {
         if (m->record.state != m->state)
                 m->record.since_usec = now_realtime_usec();
         m->record.state = m->state;
+        m->record.mode = m->config->mode;
         free(m->record.container_id);
         free(m->record.pod_name);
         m->record.container_id = c ? strdup(c->id) : NULL;
@@ -119,6 +122,10 @@ void swap_status_update(Manager *m) {
                 break;
         case SWAP_STATE_REPAIRING:
                 report_status("repairing: in-tree NVMe stack back until the driver container is ready");
+                break;
+        case SWAP_STATE_WOULD_UNLOAD:
+        case SWAP_STATE_WOULD_SWAP: /* observe: the "would" line says it all */
+                report_status("%s: %s", swap_state_to_string(m->state), m->record.would ?: "");
                 break;
         case SWAP_STATE_NO_BUILD:
                 report_status("no-build: driver container %.12s has no NVMe build, in-tree stack kept",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "publish/log.h"
+#include "swap/observe-report.h"
 #include "publish/report.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
@@ -73,6 +74,7 @@ void swap_report_swapped(Manager *m, const char *by) {
 }
 
 static void report_blocker(Manager *m, const char *build, const GuardBlocker *x) {
+        const bool observe = m->config->mode == SWAP_MODE_OBSERVE;
         char *extra[] = { NULL, NULL };
         char *kind = NULL;
 
@@ -80,12 +82,13 @@ static void report_blocker(Manager *m, const char *build, const GuardBlocker *x)
                 extra[0] = kind;
         else
                 kind = NULL;
-        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_BLOCKED,
+        report_event(LOG_WARNING, observe ? SWAPGUARD_MESSAGE_WOULD_REFUSE : SWAPGUARD_MESSAGE_BLOCKED,
                      &(ReportFields) { .state = "blocked", .device = x->device,
                                        .mount_point = x->kind && streq(x->kind, "mounted") ? x->where : NULL,
                                        .pid = x->pid, .container_id = swap_record_container_id(m),
                                        .extra = extra },
-                     "Blocked: not unloading the %s NVMe stack: %s.", build, x->description ?: "in use");
+                     "%s the %s NVMe stack: %s.", observe ? "Observe: would refuse to unload" : "Blocked: not unloading",
+                     build, x->description ?: "in use");
         free(kind);
 }
 
@@ -107,6 +110,8 @@ void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b)
                 report_blocker(m, build, &b->items[i]);
         }
         swap_record_message(m, "blocked: %s", joined);
+        if (m->config->mode == SWAP_MODE_OBSERVE)
+                observe_report_would_refuse(m, joined);
 }
 
 void swap_report_unloaded(Manager *m, const char *build, char *const *removed) {
@@ -158,6 +163,8 @@ static void report_restored(Manager *m, SwapEvent ev) {
         /* ev is restore-done; the reason is what started the restore. */
         const char *why = swap_event_to_string(m->restore_cause) ?: swap_event_to_string(ev);
 
+        if (m->restore_rehearsed)
+                return; /* observe: "would restore" said it (observe-report.c) */
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RESTORED,
                      &(ReportFields) { .state = "restored", .origin = "in-tree",
                                        .container_id = swap_record_container_id(m) ?: m->restore_container },

@@ -16,6 +16,8 @@ static const char *const state_names[_SWAP_STATE_MAX] = {
         [SWAP_STATE_FAILED] = "failed",
         [SWAP_STATE_REPAIRING] = "repairing",
         [SWAP_STATE_NO_BUILD] = "no-build",
+        [SWAP_STATE_WOULD_UNLOAD] = "would-unload",
+        [SWAP_STATE_WOULD_SWAP] = "would-swap",
 };
 
 static const char *const event_names[_SWAP_EVENT_MAX] = {
@@ -39,6 +41,8 @@ static const char *const event_names[_SWAP_EVENT_MAX] = {
         [SWAP_EVENT_STACK_BROKEN] = "stack-broken",
         [SWAP_EVENT_LOAD_NO_BUILD] = "load-no-build",
         [SWAP_EVENT_READY_STALE] = "ready-stale",
+        [SWAP_EVENT_UNLOAD_WOULD] = "unload-would",
+        [SWAP_EVENT_LOAD_WOULD] = "load-would",
 };
 
 static const char *const action_names[_SWAP_ACTION_MAX] = {
@@ -56,13 +60,29 @@ static const char *const unload_at_names[_UNLOAD_AT_MAX] = {
         [UNLOAD_AT_DRIVER_READY] = "driver-ready",
 };
 
+static const char *const mode_names[_SWAP_MODE_MAX] = {
+        [SWAP_MODE_ENFORCE] = "enforce",
+        [SWAP_MODE_OBSERVE] = "observe",
+};
+
+const char *swap_mode_to_string(SwapMode m) {
+        return m >= 0 && m < _SWAP_MODE_MAX ? mode_names[m] : NULL;
+}
+
+SwapMode swap_mode_from_string(const char *s) {
+        for (int i = 0; s && i < _SWAP_MODE_MAX; i++)
+                if (strcmp(s, mode_names[i]) == 0)
+                        return i;
+        return _SWAP_MODE_INVALID;
+}
+
 #define T(s, a) ((SwapTransition) { .next = (s), .action = (a) })
 
 /* Nothing of the stack is loaded and the driver is ready (or we were told
  * not to load it ourselves): load it from the container, or, when loading is
  * not ours to do, put the in-tree stack back so the drives have a driver. */
 static SwapTransition stack_absent_and_ready(const SwapContext *ctx) {
-        if (ctx->load_from_container)
+        if (ctx->load_from_container && !ctx->observe) /* observe: see stack_removed() */
                 return T(SWAP_STATE_LOADING, SWAP_ACTION_LOAD);
         return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
 }
@@ -70,6 +90,12 @@ static SwapTransition stack_absent_and_ready(const SwapContext *ctx) {
 /* The stack is gone (we removed the in-tree one or an earlier container's
  * build, or someone else did) while a driver container is followed. */
 static SwapTransition stack_removed(const SwapContext *ctx) {
+        if (ctx->observe)
+                /* Observe never loads a build, so it never waits for one with
+                 * the node driverless (an enforce instance killed mid-swap,
+                 * then the switch): the in-tree stack back now, the one
+                 * thing observe does (guard-ops-observe.c). */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
         if (ctx->container_running && ctx->build_ruled_out)
                 /* No build will come: never leave the node driverless waiting for it. */
                 return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
@@ -118,10 +144,32 @@ static SwapTransition ready_appeared(SwapState state, const SwapContext *ctx) {
         return stack_absent_and_ready(ctx);
 }
 
+/* Observe (issue 23): the unload was only rehearsed. Go where enforce would
+ * go after the unload, with the states that wait for a driver replaced by
+ * would-unload: the in-tree stack is still loaded for real, so nothing that
+ * keys on the stack being gone (the reload guard, a stop's restore,
+ * reconcile's "we unloaded") applies. The restores enforce would run are
+ * rehearsed too ("would restore"). */
+static SwapTransition would_unloaded(const SwapContext *ctx) {
+        SwapContext as_if = *ctx;
+        SwapTransition t;
+
+        if (!ctx->stack_loaded)
+                return stack_removed(ctx); /* gone for real since the rehearsal */
+        as_if.observe = false; /* where enforce would go: the stack only seems gone */
+        t = stack_removed(&as_if);
+
+        if (t.next == SWAP_STATE_UNLOADED_WAITING_DRIVER || t.next == SWAP_STATE_LOADING)
+                t.next = SWAP_STATE_WOULD_UNLOAD;
+        return t;
+}
+
 static SwapTransition unload_result(SwapState state, SwapEvent event, const SwapContext *ctx) {
         switch (event) {
         case SWAP_EVENT_UNLOAD_DONE:
                 return stack_removed(ctx);
+        case SWAP_EVENT_UNLOAD_WOULD:
+                return would_unloaded(ctx);
         case SWAP_EVENT_UNLOAD_REFUSED:
                 return T(SWAP_STATE_BLOCKED, SWAP_ACTION_NONE);
         case SWAP_EVENT_UNLOAD_FAILED:
@@ -173,6 +221,7 @@ static SwapTransition next_before_unload(SwapState state, SwapEvent event, const
         case SWAP_EVENT_UNLOAD_REFUSED:
         case SWAP_EVENT_UNLOAD_FAILED:
         case SWAP_EVENT_UNLOAD_FAILED_UNRESTORED:
+        case SWAP_EVENT_UNLOAD_WOULD:
                 return unload_result(state, event, ctx);
         default:
                 return T(state, SWAP_ACTION_NONE);
@@ -204,6 +253,45 @@ static SwapTransition next_unloaded_waiting(SwapEvent event, const SwapContext *
         }
 }
 
+/* Observe: the in-tree stack is still loaded (the unload was rehearsed),
+ * waiting for the ready file to rehearse the load. Mirrors
+ * unloaded-waiting-driver, except that a stop has nothing to put back. */
+static SwapTransition next_would_unload(SwapEvent event, const SwapContext *ctx) {
+        const SwapState s = SWAP_STATE_WOULD_UNLOAD;
+
+        switch (event) {
+        case SWAP_EVENT_CONTAINER_EXITED:
+        case SWAP_EVENT_READY_TIMEOUT:
+                /* Enforce would restore here: rehearse it. */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        case SWAP_EVENT_READY_APPEARED:
+                if (ctx->replacement_loaded)
+                        /* The container loaded its own build (older images). */
+                        return T(SWAP_STATE_SWAPPED, SWAP_ACTION_NONE);
+                if (!ctx->stack_loaded)
+                        /* Gone for real meanwhile, its uevent not seen yet. */
+                        return stack_removed(ctx);
+                if (ctx->container_running && ctx->build_ruled_out)
+                        return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+                if (!ctx->load_from_container)
+                        return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+                return T(s, SWAP_ACTION_LOAD);
+        case SWAP_EVENT_LOAD_WOULD:
+                return T(SWAP_STATE_WOULD_SWAP, SWAP_ACTION_NONE);
+        case SWAP_EVENT_LOAD_FAILED:
+        case SWAP_EVENT_LOAD_NO_BUILD:
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        case SWAP_EVENT_STACK_GONE:
+                /* Someone else took the stack away, for real. */
+                return stack_removed(ctx);
+        case SWAP_EVENT_STACK_BROKEN:
+                return stack_broken(ctx, true);
+        default:
+                /* stop-requested included: nothing was taken away. */
+                return T(s, SWAP_ACTION_NONE);
+        }
+}
+
 /* A restore finished: settle, or go on waiting for the container when the
  * restore only bridged the time until its ready file (repairing). */
 static SwapTransition restore_done(SwapState state, const SwapContext *ctx) {
@@ -230,7 +318,7 @@ static SwapTransition next_restoring(SwapState state, SwapEvent event, const Swa
 }
 
 static SwapTransition next_settled(SwapState state, SwapEvent event, const SwapContext *ctx) {
-        /* IDLE, SWAPPED, RESTORED, FAILED, NO_BUILD: only a new container or
+        /* IDLE, SWAPPED, RESTORED, FAILED, NO_BUILD, WOULD_SWAP: only a new container or
          * the loss of a working stack makes us act. */
         switch (event) {
         case SWAP_EVENT_CONTAINER_STARTED:
@@ -268,7 +356,11 @@ SwapTransition swap_state_next(SwapState state, SwapEvent event, const SwapConte
                 return next_before_unload(state, event, ctx);
         case SWAP_STATE_UNLOADED_WAITING_DRIVER:
                 return next_unloaded_waiting(event, ctx);
+        case SWAP_STATE_WOULD_UNLOAD:
+                return next_would_unload(event, ctx);
         case SWAP_STATE_LOADING:
+                if (event == SWAP_EVENT_LOAD_WOULD)
+                        return T(SWAP_STATE_WOULD_SWAP, SWAP_ACTION_NONE);
                 if (event == SWAP_EVENT_LOAD_DONE)
                         return T(SWAP_STATE_SWAPPED, SWAP_ACTION_NONE);
                 if (event == SWAP_EVENT_LOAD_FAILED || event == SWAP_EVENT_LOAD_NO_BUILD ||
@@ -291,7 +383,7 @@ bool swap_state_is_unloaded(SwapState s) {
 
 bool swap_state_waits_for_ready(SwapState s) {
         return s == SWAP_STATE_CONTAINER_SEEN || s == SWAP_STATE_BLOCKED ||
-               s == SWAP_STATE_UNLOADED_WAITING_DRIVER;
+               s == SWAP_STATE_UNLOADED_WAITING_DRIVER || s == SWAP_STATE_WOULD_UNLOAD;
 }
 
 static const char *name_of(const char *const *names, size_t n, int i) {

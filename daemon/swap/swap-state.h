@@ -25,6 +25,13 @@ typedef enum SwapState {
                                                 container is still expected (then container-seen) */
         SWAP_STATE_NO_BUILD,                 /* the container has (or will have) no NVMe build:
                                                 not a swap, in-tree stack kept */
+        /* Mode=observe (issue 23): reached only through the rehearsals'
+         * outcomes (guard-ops-observe.c), never in enforce. */
+        SWAP_STATE_WOULD_UNLOAD,             /* the unload would have gone ahead; nothing
+                                                touched, in-tree stack still loaded; the load
+                                                is rehearsed at the ready file */
+        SWAP_STATE_WOULD_SWAP,               /* the load from the container's tree would have
+                                                gone ahead; in-tree stack still loaded */
         _SWAP_STATE_MAX,
         _SWAP_STATE_INVALID = -EINVAL,
 } SwapState;
@@ -54,6 +61,9 @@ typedef enum SwapEvent {
         SWAP_EVENT_LOAD_NO_BUILD,            /* result of a load: the container's tree has no
                                                 build of a stack module, nothing was loaded */
         SWAP_EVENT_READY_STALE,              /* a ready file that predates the container */
+        /* Mode=observe (issue 23): results of the rehearsed actions. */
+        SWAP_EVENT_UNLOAD_WOULD,             /* the unload would have removed the stack */
+        SWAP_EVENT_LOAD_WOULD,               /* the load would have loaded the container's build */
         _SWAP_EVENT_MAX,
         _SWAP_EVENT_INVALID = -EINVAL,
 } SwapEvent;
@@ -77,6 +87,20 @@ typedef enum UnloadAt {
         _UNLOAD_AT_INVALID = -EINVAL,
 } UnloadAt;
 
+/* Mode= (issue 23), a config key kept in the state
+ * file and the status document: enforce swaps; observe follows the driver container the
+ * same way, runs every check at the moments it would act and reports what it
+ * would do, changing nothing (guard/guard-ops-observe.c). */
+typedef enum SwapMode {
+        SWAP_MODE_ENFORCE,
+        SWAP_MODE_OBSERVE,
+        _SWAP_MODE_MAX,
+        _SWAP_MODE_INVALID = -EINVAL,
+} SwapMode;
+
+const char *swap_mode_to_string(SwapMode m);
+SwapMode swap_mode_from_string(const char *s);
+
 /* What is true right now, as far as the transition needs to know. */
 typedef struct SwapContext {
         UnloadAt unload_at;
@@ -93,6 +117,7 @@ typedef struct SwapContext {
         bool build_ruled_out;        /* this container will give no NVMe build: its environment
                                         rules one out (ENABLE_NFSRDMA) or its tree was found
                                         lacking a stack module. Only with container_running. */
+        bool observe;                /* Mode=observe (issue 23): the guard only rehearses */
 } SwapContext;
 
 typedef struct SwapTransition {

@@ -128,6 +128,11 @@ list_rows() {
   # nvidia_fs seen while swapped (its uevent lost: the overflow's rescan):
   # asks for the other hook generation; its file a FIFO; its file absent.
   for c in nvfs-mismatch nvfs-fifo nvfs-nofile; do echo "lifecycle:$c"; done
+  # Switching Mode= (issue 23) by a restart, here the harshest one (SIGKILL).
+  for c in observe-enforce observe-ready-enforce observe-blocked-enforce enforce-unloaded-observe \
+           enforce-swapped-observe; do
+    echo "switch:$c"
+  done
   # The repair of a stack broken while the ready file is awaited meets a
   # fault in the insert of the in-tree nvme: absorbed by the retry, or
   # failed naming the module and the error.
@@ -1367,6 +1372,63 @@ run_deadline_row() {
   esac
 }
 
+# Mode= switched by a restart (issue 23). Observe before the switch must have
+# made no module call; after it, the node ends swapped or in-tree as always.
+no_module_call_yet() {
+  grep -qE "^(delete_module|init_module|finit_module)" "$tmp/kernel.log" 2>/dev/null &&
+    fail "observe made a module call: $(grep -E '^(delete|init|finit)' "$tmp/kernel.log" | head -3)"
+  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "observe wrote the reload guard"
+  return 0
+}
+
+run_switch_row() {
+  new_node
+  : > "$tmp/fault.script"
+  case $1 in
+    observe-enforce)       # the container waits for its ready file: unload now, then the normal path
+      config Mode=observe
+      start_daemon; wait_state idle; start_container; wait_state would-unload; kill_daemon
+      no_module_call_yet
+      config Mode=enforce
+      start_daemon; wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
+    observe-ready-enforce) # already ready: swap at once
+      config Mode=observe
+      start_daemon; wait_state idle; start_container; wait_state would-unload; ready; wait_state would-swap
+      kill_daemon; no_module_call_yet
+      config Mode=enforce
+      start_daemon; wait_state swapped ;;
+    observe-blocked-enforce)
+      usage=inuse; mount_in_use
+      config Mode=observe
+      start_daemon; wait_state idle; start_container; wait_state blocked; kill_daemon
+      no_module_call_yet
+      config Mode=enforce
+      start_daemon; wait_log "previous state blocked"; wait_state blocked
+      check_not_touched_while_in_use
+      usage=free
+      sed -i '\#/var/lib/kubelet#d' "$root/proc/1/mountinfo"
+      kill -HUP "$daemon_pid"
+      wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
+    enforce-unloaded-observe) # killed while unloaded: observe gives the node its driver back
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; kill_daemon
+      config Mode=observe
+      : > "$tmp/kernel.log"
+      start_daemon; wait_state restored
+      grep -qE "^(init_module|finit_module) nvme .*-> 0" "$tmp/kernel.log" || fail "observe did not restore nvme"
+      grep -q "^delete_module" "$tmp/kernel.log" && fail "observe unloaded something"
+      ready; nap 0.5
+      [ "$(state)" = restored ] || fail "observe went on to $(state) at the ready file" ;;
+    enforce-swapped-observe) # swapped stays swapped, untouched
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; ready
+      wait_state swapped; kill_daemon
+      config Mode=observe
+      : > "$tmp/kernel.log"
+      start_daemon; wait_log "stays as enforce left it"; wait_state swapped
+      no_module_call_yet ;;
+  esac
+  finish_daemon_row
+}
+
 run_row() {
   local spec=$1
   local IFS=:
@@ -1385,6 +1447,7 @@ run_row() {
     pin) if [ "$2" = cli ]; then run_pin_cli_row "$3" "$4"; else run_pin_daemon_row "$3" "$4"; fi ;;
     lifecycle) run_lifecycle_row "$2" "${3:-}" "${4:-}" ;;
     deadline) run_deadline_row "$2" "$3" ;;
+    switch) run_switch_row "$2" ;;
     *) fail "unknown row $spec" ;;
   esac
 }
@@ -1449,7 +1512,7 @@ xfail=$(grep -c "^XFAIL" "$out/results")
 failed=$(grep -cE "^(FAIL|XPASS)" "$out/results")
 nodriver=$(grep -c "^PASS .*node no driver" "$out/results")
 grep -v '^PASS' "$out/results"
-for k in cli daemon kill enobufs vanish noroot noready pin lifecycle deadline; do
+for k in cli daemon kill enobufs vanish noroot noready pin lifecycle deadline switch; do
   printf '  %-8s %3d rows, %3d passed\n' "$k" "$(grep -c "^$k:" "$out/rows")" \
     "$(grep -c "^PASS $k:" "$out/results")"
 done

@@ -10,6 +10,11 @@
 #   restored   the driver container exited before it was ready
 #   failed     the in-tree stack could not be unloaded (delete_module EPERM)
 #   idle       no driver container
+# and the phases of a rollout (Mode=, issue 23), same driver container:
+#   observe-swap       Mode=observe, through its ready file: would swap
+#   observe-enforce    the same node restarted with Mode=enforce: swapped
+#                      (its journal holds both phases)
+#   observe-blocked    Mode=observe, container storage on a namespace
 #
 # For each, OUT/<case>/ receives what the node would serve: status.json
 # (copied from <root>/var/log/nvme-swapguard/), boot_id (the fake node's,
@@ -106,6 +111,8 @@ stop_daemon() {
   daemon_pid=
 }
 
+set_mode() { printf '[Swap]\nMode=%s\n' "$1" > "$root/etc/nvme-swapguard/nvme-swapguard.conf"; }
+
 ready() { mkdir -p "$root/run/mellanox/drivers" && touch "$root/run/mellanox/drivers/.driver-ready"; }
 
 # OUT/<case>/: the document, the boot id, the journal.
@@ -176,5 +183,20 @@ case=idle
 new_node; start_daemon; wait_doc_state idle
 save; stop_daemon
 
+case=observe-swap
+new_node; set_mode observe; start_daemon; wait_doc_state idle
+start_container; wait_doc_state would-unload
+ready; wait_doc_state would-swap
+save; stop_daemon
+# the MachineConfig changed the file and restarted the unit
+case=observe-enforce
+set_mode enforce; start_daemon; wait_doc_state swapped
+save; stop_daemon; stop_container
+
+case=observe-blocked
+new_node; fn mount nvme0n1p1 /var/lib/containers xfs; set_mode observe
+start_daemon; start_container; wait_doc_state blocked
+save; stop_daemon; stop_container
+
 [ "$failures" -eq 0 ] || { echo "make-documents: $failures failure(s)" >&2; exit 1; }
-echo "make-documents: 5 nodes' documents in $out"
+echo "make-documents: 8 nodes' documents in $out"

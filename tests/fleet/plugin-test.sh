@@ -162,5 +162,43 @@ run logs worker-7
 expect_rc 1
 grep -q "error: error trying to reach service" <<<"$err" && ok || fail "stderr: $err"
 
+# --- a rollout (Mode=, issue 23): a pool observing, then one node enforcing ---
+case=observe-pool
+for n in 0 1 2; do node pool-$n "$(cat "$docs/observe-swap/boot_id")" worker pool=observe; serve pool-$n observe-swap; done
+node pool-3 "$(cat "$docs/observe-blocked/boot_id")" worker pool=observe; serve pool-3 observe-blocked
+run status -l pool=observe
+expect_rc 1   # the blocked node: what enforce would leave blocked
+expect_out "^NODE +MODE +STATE +SINCE +BUILD +GDS-HOOKS +BLOCKER/PIN/DETAIL$"
+row pool-0 "^pool-0 +observe +would-swap +[0-9]+[smhd] +in-tree +no +would load nvidia build \(nvme_core nvme\) from /proc/[0-9]+/root/lib/modules/"
+row pool-3 "^pool-3 +observe +blocked .* in-tree +no +nvme0n1p1 is mounted on /var/lib/containers"
+expect_out "^4 nodes: 3 would-swap, 1 blocked$"
+expect_out "^4 nodes observing: 3 would swap, 1 blocked: pool-3 \(nvme0n1p1 is mounted on /var/lib/containers \(xfs\)\)$"
+run status -l pool=observe -o json
+python3 - "$out" <<'PY' && ok || fail "JSON output: $out"
+import json, sys
+o = json.loads(sys.argv[1])
+by = {n["node"]: n for n in o["nodes"]}
+assert [by[f"pool-{i}"]["mode"] for i in range(4)] == ["observe"] * 4
+assert by["pool-0"]["outlook"] == "would swap" and by["pool-3"]["outlook"] == "blocked"
+assert by["pool-0"]["would"].startswith("would load nvidia build"), by["pool-0"]["would"]
+assert by["pool-3"]["would"].startswith("would refuse: nvme0n1p1 is mounted on /var/lib/containers"), by["pool-3"]
+assert o["observe"]["nodes"] == 4 and o["observe"]["outlook"] == {"would swap": 3, "blocked": 1}, o["observe"]
+assert [b["node"] for b in o["observe"]["blocked"]] == ["pool-3"]
+PY
+# the same node's second phase: Mode=enforce after observe, swapped
+serve pool-1 observe-enforce
+run status -l pool=observe
+row pool-1 "^pool-1 +enforce +swapped +[0-9]+[smhd] +nvidia +yes \(v1\)"
+expect_out "^3 nodes observing: 2 would swap, 1 blocked: pool-3 "
+run logs pool-1
+expect_out "notice +Observe: would unload the in-tree NVMe stack \(nvme nvme_core\) for driver container 3f1c2a9b8e7d"
+expect_out "^   \| Observe: would unload the NVMe stack \(nvme nvme_core\)$"
+expect_out "notice +Observe: would load nvme_core nvme from the driver container's tree"
+expect_out "notice +Mode=enforce \(was observe\): acting from the current state"
+expect_out "notice +Swapped \(loaded by nvme-swapguard from the driver container\)"
+# An enforcing fleet's table has no MODE column (the existing cases above hold that).
+run status -l gpu=true
+expect_no_out "MODE"
+
 echo "fleet plugin: $checks checks passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -31,5 +31,13 @@ if [ -e "$vmdocs/swapped/status.json" ]; then
   docs=$vmdocs cluster_serve gpu-worker-4 swapped
 fi
 cluster_node master-0 "$(cat /proc/sys/kernel/random/uuid)" master
+# a pool rolling out (Mode=, issue 23), role gpu: three nodes observing that
+# would swap, one whose container storage is on NVMe; README step 5
+if [ -e "$docs/observe-swap/status.json" ]; then
+  for n in 0 1 2; do
+    cluster_node gpu-$n "$(cat "$docs/observe-swap/boot_id")" gpu; cluster_serve gpu-$n observe-swap
+  done
+  cluster_node gpu-3 "$(cat "$docs/observe-blocked/boot_id")" gpu; cluster_serve gpu-3 observe-blocked
+fi
 export OC_STANDIN_CLUSTER=$cluster PATH=$here:$PATH
 exec "$here/../../plugin/kubectl-swapguard" "${@:-status}"

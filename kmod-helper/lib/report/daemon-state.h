@@ -40,6 +40,10 @@
                                                                      "not-loaded", "unknown" */
 #define DAEMON_STATE_KEY_GDS_MATCH          "gds_match"           /* same, different, no-hooks, unknown */
 #define DAEMON_STATE_KEY_CONTAINER_NOTES    "container_notes"     /* [string]: environment decisions, assumptions */
+/* Mode=observe (issue 23). */
+#define DAEMON_STATE_KEY_MODE               "mode"                /* "enforce" or "observe"; absent: enforce */
+#define DAEMON_STATE_KEY_WOULD              "would"               /* observe: what it would do now, one line
+                                                                     ("would unload nvme nvme_core for <id>") */
 
 /* Pure: the text of the file as a JSON object; -EBADMSG when it is not one. */
 int daemon_state_parse(const char *text, struct json_object **ret);

@@ -276,3 +276,35 @@ Test(config, directory_is_a_clear_error) {
         strv_free(errors);
         free(p);
 }
+
+/* Mode= (issue 23): enforce by default, observe when asked, a drop-in
+ * switches it, anything else is an error that names the line. */
+Test(config, mode) {
+        Config *c = NULL;
+        char **errors = NULL;
+        char *p;
+
+        cr_assert_eq(config_new_default(&c), 0);
+        cr_assert_eq(c->mode, SWAP_MODE_ENFORCE, "the default acts, as before Mode= existed");
+        c = config_free(c);
+
+        p = write_file("nvme-swapguard.conf", "[Swap]\nMode=observe\n");
+        cr_assert_eq(config_load(p, false, &c, &errors), 0);
+        cr_assert_eq(c->mode, SWAP_MODE_OBSERVE);
+        c = config_free(c);
+
+        free(write_file("conf.d/50-enforce.conf", "[Swap]\nMode=enforce\n"));
+        cr_assert_eq(config_load(p, false, &c, &errors), 0);
+        cr_assert_eq(c->mode, SWAP_MODE_ENFORCE, "the drop-in overrides the main file");
+        c = config_free(c);
+        free(p);
+
+        p = write_file("nvme-swapguard.conf", "[Swap]\nMode=dry-run\n");
+        cr_assert_eq(config_load(p, false, &c, &errors), CONFIG_E_INVALID);
+        cr_assert(errors_contain(errors, ":2: Mode=: \"dry-run\" is not enforce or observe"));
+        strv_free(errors);
+        free(p);
+
+        cr_assert_str_eq(swap_mode_to_string(SWAP_MODE_OBSERVE), "observe");
+        cr_assert_eq(swap_mode_from_string("Observe"), _SWAP_MODE_INVALID, "values are exact, like UnloadAt=");
+}

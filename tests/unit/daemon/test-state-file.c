@@ -88,3 +88,26 @@ Test(state_file, namespaces_missing) {
         cr_assert_eq(guard_namespaces_missing(&now, &before, &missing), 0);
         cr_assert_null(missing);
 }
+
+/* Mode=observe (issue 23): the mode and the would-do line go through the
+ * file; a file from before them reads as enforce with nothing to say. */
+Test(state_file, mode_and_would) {
+        StateFile s = { .state = SWAP_STATE_WOULD_UNLOAD, .mode = SWAP_MODE_OBSERVE,
+                        .would = (char *) "would unload nvme nvme_core for abc" };
+        _cleanup_free_ char *text = NULL;
+        StateFile *back = NULL;
+
+        cr_assert_eq(state_file_to_json(&s, &text), 0);
+        cr_assert_eq(state_file_from_json(text, &back), 0);
+        cr_assert_eq(back->state, SWAP_STATE_WOULD_UNLOAD);
+        cr_assert_eq(back->mode, SWAP_MODE_OBSERVE);
+        cr_assert_str_eq(back->would, "would unload nvme nvme_core for abc");
+        back = state_file_free(back);
+
+        cr_assert_eq(state_file_from_json("{\"state\": \"swapped\"}", &back), 0);
+        cr_assert_eq(back->mode, SWAP_MODE_ENFORCE);
+        cr_assert_null(back->would);
+        back = state_file_free(back);
+
+        cr_assert_eq(state_file_from_json("{\"state\": \"swapped\", \"mode\": \"maybe\"}", &back), -EBADMSG);
+}

@@ -26,6 +26,8 @@
 #define FAIL SWAP_STATE_FAILED
 #define RPRG SWAP_STATE_REPAIRING
 #define NOB SWAP_STATE_NO_BUILD
+#define WUL SWAP_STATE_WOULD_UNLOAD
+#define WSWP SWAP_STATE_WOULD_SWAP
 
 /* A: in-tree loaded, no ready file (the normal start). */
 static const SwapContext ctx_in_tree = {
@@ -63,52 +65,75 @@ typedef struct Row {
 /* Columns: STARTED EXITED READY TIMEOUT USAGE MOD_IN_TREE MOD_OTHER STACK_GONE
  *          UNLOAD_DONE UNLOAD_REFUSED UNLOAD_FAILED UNLOAD_FAILED_UNRESTORED
  *          LOAD_DONE LOAD_FAILED RESTORE_DONE RESTORE_FAILED
- *          STOP_REQUESTED STACK_BROKEN LOAD_NO_BUILD READY_STALE */
+ *          STOP_REQUESTED STACK_BROKEN LOAD_NO_BUILD READY_STALE
+ *          UNLOAD_WOULD LOAD_WOULD (observe, issue 23) */
 static const Row table[_SWAP_STATE_MAX] = {
         { IDLE, &ctx_in_tree, {
                 X(SEEN, UL), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(RSTG, RS),
                 X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_),
-                X(IDLE, N_), X(RSTG, RS), X(IDLE, N_), X(IDLE, SR) } },
+                X(IDLE, N_), X(RSTG, RS), X(IDLE, N_), X(IDLE, SR),
+                X(IDLE, N_), X(IDLE, N_) } },
         { SEEN, &ctx_in_tree, {
                 X(SEEN, N_), X(IDLE, N_), X(SEEN, UL), X(FAIL, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(UWD, N_),
                 X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_),
-                X(SEEN, N_), X(RPRG, RS), X(SEEN, N_), X(SEEN, SR) } },
+                X(SEEN, N_), X(RPRG, RS), X(SEEN, N_), X(SEEN, SR),
+                X(WUL, N_), X(SEEN, N_) } },
         { BLKD, &ctx_in_tree, {
                 X(BLKD, N_), X(IDLE, N_), X(BLKD, UL), X(FAIL, N_), X(BLKD, RC), X(BLKD, N_), X(BLKD, N_), X(UWD, N_),
                 X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_),
-                X(BLKD, N_), X(RPRG, RS), X(BLKD, N_), X(BLKD, SR) } },
+                X(BLKD, N_), X(RPRG, RS), X(BLKD, N_), X(BLKD, SR),
+                X(WUL, N_), X(BLKD, N_) } },
         { UWD, &ctx_unloaded, {
                 X(UWD, N_), X(RSTG, RS), X(LOAD, LD), X(RSTG, RS), X(UWD, N_), X(SEEN, RR), X(UWD, N_), X(UWD, N_),
                 X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_),
-                X(RSTG, RS), X(RPRG, RS), X(UWD, N_), X(UWD, SR) } },
+                X(RSTG, RS), X(RPRG, RS), X(UWD, N_), X(UWD, SR),
+                X(UWD, N_), X(UWD, N_) } },
         { LOAD, &ctx_unloaded, {
                 X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_),
                 X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(SWPD, N_), X(RSTG, RS), X(LOAD, N_), X(LOAD, N_),
-                X(RSTG, RS), X(LOAD, N_), X(RSTG, RS), X(LOAD, SR) } },
+                X(RSTG, RS), X(LOAD, N_), X(RSTG, RS), X(LOAD, SR),
+                X(LOAD, N_), X(WSWP, N_) } },
         { SWPD, &ctx_swapped, {
                 X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(RSTG, RS),
                 X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_),
-                X(SWPD, N_), X(RSTG, RS), X(SWPD, N_), X(SWPD, SR) } },
+                X(SWPD, N_), X(RSTG, RS), X(SWPD, N_), X(SWPD, SR),
+                X(SWPD, N_), X(SWPD, N_) } },
         { RSTG, &ctx_unloaded, {
                 X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_),
                 X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTD, N_), X(FAIL, N_),
-                X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, SR) } },
+                X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, SR),
+                X(RSTG, N_), X(RSTG, N_) } },
         { RSTD, &ctx_in_tree, {
                 X(SEEN, UL), X(IDLE, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTG, RS),
                 X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_),
-                X(RSTD, N_), X(RSTG, RS), X(RSTD, N_), X(RSTD, SR) } },
+                X(RSTD, N_), X(RSTG, RS), X(RSTD, N_), X(RSTD, SR),
+                X(RSTD, N_), X(RSTD, N_) } },
         { FAIL, &ctx_in_tree, {
                 X(SEEN, UL), X(IDLE, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(RSTG, RS),
                 X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_),
-                X(FAIL, N_), X(RSTG, RS), X(FAIL, N_), X(FAIL, SR) } },
+                X(FAIL, N_), X(RSTG, RS), X(FAIL, N_), X(FAIL, SR),
+                X(FAIL, N_), X(FAIL, N_) } },
         { RPRG, &ctx_repairing, {
                 X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_),
                 X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(SEEN, N_), X(FAIL, N_),
-                X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, SR) } },
+                X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, SR),
+                X(RPRG, N_), X(RPRG, N_) } },
         { NOB, &ctx_no_build, {
                 X(NOB, N_), X(IDLE, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(RSTG, RS),
                 X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_),
-                X(NOB, N_), X(RSTG, RS), X(NOB, N_), X(NOB, SR) } },
+                X(NOB, N_), X(RSTG, RS), X(NOB, N_), X(NOB, SR),
+                X(NOB, N_), X(NOB, N_) } },
+        /* Observe: the unload was rehearsed, the in-tree stack is still loaded. */
+        { WUL, &ctx_in_tree, {
+                X(WUL, N_), X(RSTG, RS), X(WUL, LD), X(RSTG, RS), X(WUL, N_), X(WUL, N_), X(WUL, N_), X(UWD, N_),
+                X(WUL, N_), X(WUL, N_), X(WUL, N_), X(WUL, N_), X(WUL, N_), X(RSTG, RS), X(WUL, N_), X(WUL, N_),
+                X(WUL, N_), X(RPRG, RS), X(RSTG, RS), X(WUL, SR),
+                X(WUL, N_), X(WSWP, N_) } },
+        { WSWP, &ctx_in_tree, {
+                X(SEEN, UL), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(RSTG, RS),
+                X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_),
+                X(WSWP, N_), X(RSTG, RS), X(WSWP, N_), X(WSWP, SR),
+                X(WSWP, N_), X(WSWP, N_) } },
 };
 
 Test(swap_state, every_state_times_every_event) {
@@ -133,7 +158,7 @@ Test(swap_state, every_state_times_every_event) {
 /* Whatever the context: the result is a valid state, and the actions that
  * change the kernel only come with the state that says so. */
 Test(swap_state, invariants_over_all_contexts) {
-        for (unsigned bits = 0; bits < 512; bits++) {
+        for (unsigned bits = 0; bits < 1024; bits++) {
                 SwapContext ctx = {
                         .unload_at = (bits & 1) ? UNLOAD_AT_DRIVER_READY : UNLOAD_AT_CONTAINER_START,
                         .load_from_container = bits & 2,
@@ -144,6 +169,7 @@ Test(swap_state, invariants_over_all_contexts) {
                         .container_running = bits & 64,
                         .build_ruled_out = bits & 128,
                         .stopping = bits & 256,
+                        .observe = bits & 512,
                 };
 
                 for (int s = 0; s < _SWAP_STATE_MAX; s++)
@@ -151,8 +177,17 @@ Test(swap_state, invariants_over_all_contexts) {
                                 SwapTransition t = swap_state_next(s, e, &ctx);
 
                                 cr_assert(t.next >= 0 && t.next < _SWAP_STATE_MAX);
+                                /* (would-unload: observe's load is a rehearsal, issue 23) */
                                 if (t.action == SWAP_ACTION_LOAD)
-                                        cr_assert_eq(t.next, SWAP_STATE_LOADING);
+                                        cr_assert(t.next == SWAP_STATE_LOADING || t.next == SWAP_STATE_WOULD_UNLOAD);
+                                /* Observe's outcomes never reach a state that counts the stack
+                                 * as gone (reload guard, restore on stop, reconcile) while it
+                                 * is loaded. */
+                                if ((e == SWAP_EVENT_UNLOAD_WOULD || e == SWAP_EVENT_LOAD_WOULD) &&
+                                    !swap_state_is_unloaded(s) && ctx.stack_loaded)
+                                        cr_assert(!swap_state_is_unloaded(t.next), "%s + %s -> %s",
+                                                  swap_state_to_string(s), swap_event_to_string(e),
+                                                  swap_state_to_string(t.next));
                                 if (t.action == SWAP_ACTION_RESTORE)
                                         cr_assert(t.next == SWAP_STATE_RESTORING || t.next == SWAP_STATE_REPAIRING);
                                 if (t.action == SWAP_ACTION_UNLOAD)
@@ -187,6 +222,14 @@ Test(swap_state, invariants_over_all_contexts) {
                                 if (t.next == SWAP_STATE_SWAPPED && s != SWAP_STATE_SWAPPED &&
                                     e != SWAP_EVENT_LOAD_DONE)
                                         cr_assert(ctx.replacement_loaded);
+                                /* Observe never leaves a driverless node waiting for a load
+                                 * it only rehearses (issue 23). */
+                                if (ctx.observe && !ctx.stack_loaded)
+                                        cr_assert(t.action != SWAP_ACTION_LOAD &&
+                                                          (t.next != SWAP_STATE_UNLOADED_WAITING_DRIVER || s == t.next),
+                                                  "observe, driverless: %s + %s -> %s/%s", swap_state_to_string(s),
+                                                  swap_event_to_string(e), swap_state_to_string(t.next),
+                                                  swap_action_to_string(t.action));
                                 /* A stale ready file changes nothing. */
                                 if (e == SWAP_EVENT_READY_STALE)
                                         cr_assert(t.next == s && t.action == SWAP_ACTION_REPORT_STALE_READY);
@@ -418,4 +461,30 @@ Test(swap_state, names_round_trip) {
         cr_assert_eq(swap_state_from_string("nonsense"), _SWAP_STATE_INVALID);
         cr_assert_eq(unload_at_from_string("driver-ready"), UNLOAD_AT_DRIVER_READY);
         cr_assert_eq(unload_at_from_string("later"), _UNLOAD_AT_INVALID);
+}
+
+/* Issue 23: observe never waits for a build with the node driverless (an
+ * enforce instance killed while unloaded, then restarted in observe): the
+ * in-tree stack back at once. Its rehearsed unload still goes where enforce
+ * would, waiting for the ready file in would-unload. */
+Test(swap_state, observe_restores_a_driverless_node_and_rehearses_the_rest) {
+        SwapContext driverless = ctx_unloaded, in_tree = ctx_in_tree;
+        SwapTransition t;
+
+        driverless.observe = in_tree.observe = true;
+        t = swap_state_next(SWAP_STATE_IDLE, SWAP_EVENT_CONTAINER_STARTED, &driverless);
+        cr_assert(t.next == SWAP_STATE_RESTORING && t.action == SWAP_ACTION_RESTORE, "got %s/%s",
+                  swap_state_to_string(t.next), swap_action_to_string(t.action));
+        t = swap_state_next(SWAP_STATE_WOULD_UNLOAD, SWAP_EVENT_STACK_GONE, &driverless);
+        cr_assert(t.next == SWAP_STATE_RESTORING && t.action == SWAP_ACTION_RESTORE);
+        t = swap_state_next(SWAP_STATE_CONTAINER_SEEN, SWAP_EVENT_UNLOAD_WOULD, &in_tree);
+        cr_assert(t.next == SWAP_STATE_WOULD_UNLOAD && t.action == SWAP_ACTION_NONE, "got %s/%s",
+                  swap_state_to_string(t.next), swap_action_to_string(t.action));
+        in_tree.ready_present = true;
+        t = swap_state_next(SWAP_STATE_CONTAINER_SEEN, SWAP_EVENT_UNLOAD_WOULD, &in_tree);
+        cr_assert(t.next == SWAP_STATE_WOULD_UNLOAD && t.action == SWAP_ACTION_LOAD);
+        /* enforce, the same driverless node: waits for the ready file as before */
+        driverless.observe = false;
+        t = swap_state_next(SWAP_STATE_IDLE, SWAP_EVENT_CONTAINER_STARTED, &driverless);
+        cr_assert_eq(t.next, SWAP_STATE_UNLOADED_WAITING_DRIVER);
 }

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+
+/* Observe at the guard seam (issue 23): the manager and its state table run
+ * unchanged; what changes is that every action comes back as what it would
+ * have done. The table turns those outcomes (GUARD_UNLOAD_WOULD_REMOVE, a
+ * load result with `would`) into its observe states, would-unload and
+ * would-swap (swap-state.c), so the checks at the ready file still run
+ * against the real node: its stack is still the in-tree one, never a
+ * pretended absent one. A pretend stack would mislead everything else that
+ * reads the node (the stack's health, reconcile after a switch to enforce,
+ * the module uevents of a driver container that loads its own build).
+ *
+ * Why no pin in observe: the pin holds the controllers of namespaces in use
+ * open, which raises nvme's refcount in /proc/modules. Observe promises an
+ * admin that it changes nothing; the pin only protects a swap that observe
+ * never makes (a driver container's `modprobe -r nvme` does as it would
+ * without the daemon, which is what the admin runs today). */
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "guard/guard-ops-observe.h"
+#include "util/macro.h"
+#include "util/strv.h"
+
+typedef struct Observe {
+        const GuardOps *inner;
+} Observe;
+
+#define INNER(u) (((Observe *) (u))->inner)
+
+static int observe_read_stack(void *u, GuardStack **ret) {
+        return INNER(u)->read_stack(INNER(u)->userdata, ret);
+}
+
+static int observe_check_usage(void *u, GuardBlockers **ret) {
+        return INNER(u)->check_usage(INNER(u)->userdata, ret);
+}
+
+static int observe_scan_namespaces(void *u, GuardNamespaces **ret) {
+        return INNER(u)->scan_namespaces(INNER(u)->userdata, ret);
+}
+
+static int observe_nvme_driverless(void *u, bool *ret) {
+        if (!INNER(u)->nvme_driverless) {
+                *ret = false;
+                return 0;
+        }
+        return INNER(u)->nvme_driverless(INNER(u)->userdata, ret);
+}
+
+static int observe_check_gds(void *u, char *const *trees, GuardGds **ret) {
+        if (!INNER(u)->check_gds)
+                return -EOPNOTSUPP;
+        return INNER(u)->check_gds(INNER(u)->userdata, trees, ret);
+}
+
+/* Without the library's dry run (scripted inner ops): the usage check and
+ * the loaded modules, which is what the unload refuses on and removes. */
+static int rehearse_unload(const GuardOps *inner, GuardUnloadResult **ret) {
+        _cleanup_(guard_unload_result_freep) GuardUnloadResult *g = calloc(1, sizeof(*g));
+        _cleanup_(guard_blockers_freep) GuardBlockers *b = NULL;
+        _cleanup_(guard_stack_freep) GuardStack *stack = NULL;
+        int r;
+
+        if (!g)
+                return -ENOMEM;
+        r = inner->read_stack(inner->userdata, &stack);
+        if (r < 0)
+                return r;
+        r = inner->check_usage(inner->userdata, &b);
+        if (r < 0)
+                return r;
+        if (b->n > 0) {
+                g->outcome = GUARD_UNLOAD_REFUSED;
+                g->blockers = *b;
+                *b = (GuardBlockers) {};
+        } else if (!guard_stack_any_loaded(stack))
+                g->outcome = GUARD_UNLOAD_NOT_LOADED;
+        else {
+                g->outcome = GUARD_UNLOAD_WOULD_REMOVE;
+                r = guard_stack_loaded_names(stack, &g->removed);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
+static int observe_unload(void *u, GuardUnloadResult **ret) {
+        const GuardOps *inner = INNER(u);
+
+        if (inner->unload_plan)
+                return inner->unload_plan(inner->userdata, ret);
+        return rehearse_unload(inner, ret);
+}
+
+static int would_load(char *const *modules, GuardLoadResult **ret) {
+        /* NULL: the library's default, nvme and through it nvme_core. */
+        static char *const stack_default[] = { (char *) "nvme_core", (char *) "nvme", NULL };
+        _cleanup_(guard_load_result_freep) GuardLoadResult *g = calloc(1, sizeof(*g));
+        int r;
+
+        if (!g)
+                return -ENOMEM;
+        g->would = true;
+        if ((r = strv_copy(modules ?: stack_default, &g->loaded)) < 0)
+                return r;
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
+static int observe_load_from(void *u, const char *tree, int root_fd, char *const *modules, unsigned timeout_sec,
+                             GuardLoadResult **ret) {
+        const GuardOps *inner = INNER(u);
+
+        if (inner->load_plan)
+                return inner->load_plan(inner->userdata, tree, root_fd, modules, ret);
+        return would_load(modules, ret);
+}
+
+/* The one exception to "observe changes nothing": a node with no module of
+ * the stack loaded at all. Observe never takes a driver away, so such a
+ * node was left so by someone else: an enforce instance killed mid-swap
+ * before the switch (its graceful stop restores first), or a person. The
+ * quality bar's first rule, never leave a node without an NVMe driver,
+ * outranks the rehearsal: loading the in-tree stack where none is loaded
+ * cannot take anything from a namespace in use. The report says it was
+ * done for real. */
+static int observe_restore(void *u, char *const *modules, GuardLoadResult **ret) {
+        const GuardOps *inner = INNER(u);
+        _cleanup_(guard_stack_freep) GuardStack *stack = NULL;
+        int r;
+
+        r = inner->read_stack(inner->userdata, &stack);
+        if (r < 0)
+                return r;
+        if (!guard_stack_any_loaded(stack))
+                return inner->restore(inner->userdata, modules, ret);
+        return would_load(modules, ret);
+}
+
+int guard_ops_observe_new(const GuardOps *inner, GuardOps **ret) {
+        _cleanup_free_ GuardOps *ops = calloc(1, sizeof(*ops));
+        Observe *o = calloc(1, sizeof(*o));
+
+        if (!ops || !o) {
+                free(o);
+                return -ENOMEM;
+        }
+        o->inner = inner;
+        *ops = (GuardOps) {
+                .unload = observe_unload,
+                .load_from = observe_load_from,
+                .restore = observe_restore,
+                .read_stack = observe_read_stack,
+                .check_usage = observe_check_usage,
+                .scan_namespaces = observe_scan_namespaces,
+                .nvme_driverless = observe_nvme_driverless,
+                .check_gds = inner->check_gds ? observe_check_gds : NULL,
+                /* pin_refresh, pin_release: NULL, never pinned (see the top). */
+                /* unload_plan, load_plan: NULL, unload and load_from are rehearsals already. */
+                .observe = true,
+                .userdata = o,
+        };
+        *ret = TAKE_PTR(ops);
+        return 0;
+}
+
+GuardOps *guard_ops_observe_free(GuardOps *ops) {
+        if (ops)
+                free(ops->userdata);
+        free(ops);
+        return NULL;
+}

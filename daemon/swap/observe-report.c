@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "publish/log.h"
+#include "swap/observe-report.h"
+#include "publish/report.h"
+#include "swap/swap-record.h"
+#include "util/string-util.h"
+#include "util/strv.h"
+
+static void record_would(Manager *m, const char *fmt, ...) _printf_(2, 3);
+static void record_would(Manager *m, const char *fmt, ...) {
+        va_list ap;
+        char *s;
+
+        va_start(ap, fmt);
+        s = strdup_vprintf(fmt, ap);
+        va_end(ap);
+        if (!s)
+                return;
+        free(m->record.would);
+        m->record.would = s;
+        swap_record_message(m, "%s", s);
+}
+
+void observe_report_would_unload(Manager *m, const char *build, char *const *removed) {
+        _cleanup_free_ char *list = strv_join(removed, " ");
+        const char *id = swap_record_container_id(m);
+
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_UNLOAD,
+                     &(ReportFields) { .state = "would-unload", .module = list, .container_id = id,
+                                       .pid = m->container.pid },
+                     "Observe: would unload the %s NVMe stack (%s) for driver container %.12s; no namespace "
+                     "is in use. Nothing was unloaded.",
+                     build, list && *list ? list : "nothing loaded", id ?: "?");
+        record_would(m, "would unload %s for %.12s", list && *list ? list : "nothing", id ?: "?");
+}
+
+void observe_report_would_refuse(Manager *m, const char *blockers) {
+        record_would(m, "would refuse: %s", blockers ?: "namespaces in use");
+}
+
+void observe_report_would_load(Manager *m, const GuardLoadResult *l, const char *tree) {
+        _cleanup_free_ char *list = l && l->loaded ? strv_join(l->loaded, " ") : NULL;
+
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_LOAD,
+                     &(ReportFields) { .state = "would-swap", .module = list, .origin = "nvidia",
+                                       .container_id = swap_record_container_id(m), .pid = m->container.pid },
+                     "Observe: would load %s from the driver container's tree %s; every module is there. "
+                     "Nothing was loaded.",
+                     list ?: "the stack", tree ?: "?");
+        record_would(m, "would load nvidia build (%s) from %s", list ?: "the stack", tree ?: "?");
+}
+
+void observe_report_would_restore(Manager *m, const GuardLoadResult *l) {
+        _cleanup_free_ char *list = l && l->loaded ? strv_join(l->loaded, " ") : NULL;
+        const char *why = swap_event_to_string(m->restore_cause) ?: "?";
+
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_RESTORE,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = list,
+                                       .origin = "in-tree", .container_id = swap_record_container_id(m) },
+                     "Observe: would restore the in-tree NVMe stack (%s) after %s; it never left. "
+                     "Nothing was loaded.",
+                     list ?: "the stack", why);
+        record_would(m, "would restore %s (%s)", list ?: "the in-tree stack", why);
+}
+
+void observe_report_start(Manager *m, const StateFile *previous, SwapState resuming) {
+        SwapMode now = m->config->mode;
+        const char *mode = swap_mode_to_string(now);
+        bool switched = previous && previous->mode != now;
+
+        report_set_mode(mode);
+        if (now == SWAP_MODE_OBSERVE && resuming == SWAP_STATE_SWAPPED) {
+                /* Observe never takes a build out, so a swap enforce made stays. */
+                report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_MODE, &(ReportFields) { .state = "swapped" },
+                             "Mode=observe%s: the node stays as enforce left it, swapped to the out-of-tree "
+                             "NVMe build; observe changes nothing. Switch back to enforce to act again.",
+                             switched ? " (was enforce)" : "");
+                record_would(m, "left as enforce left it: swapped");
+                return;
+        }
+        if (!switched && now == SWAP_MODE_ENFORCE)
+                return; /* the common case: nothing new to say */
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_MODE,
+                     &(ReportFields) { .state = swap_state_to_string(resuming) },
+                     "Mode=%s%s%s%s: %s", mode, switched ? " (was " : "",
+                     switched ? swap_mode_to_string(previous->mode) : "", switched ? ")" : "",
+                     now == SWAP_MODE_OBSERVE
+                             ? "following the driver container and reporting what would be done; nothing is "
+                               "unloaded, loaded or pinned."
+                             : "acting from the current state: an unload observe only rehearsed is made now "
+                               "if no namespace is in use.");
+}
