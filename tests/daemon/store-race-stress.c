@@ -38,12 +38,14 @@
  * reported removed, nothing else is followed. A store that lost B fails here
  * and says in which iteration and order.
  *
- * Usage: store-race-stress [ITERATIONS] (default 300). */
+ * Usage: store-race-stress [ITERATIONS [ORDER]] (default 300, every order in
+ * turn; ORDER 0-7 runs only that one). */
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,17 +354,35 @@ static void on_store(ContainerStore *s, ContainerStoreEvent ev, const ContainerI
 
 /* Until nothing is pending: every event the steps made is in the kernel's
  * queue by now, and handling them needs no timer. A few empty rounds in a
- * row, as one round may only move events from the fd into sd-event's buffer. */
-static void drain(sd_event *e) {
-        for (int idle = 0; idle < 3;) {
-                int r = sd_event_run(e, 0);
+ * row, as one round may only move events from the fd into sd-event's
+ * buffer. A loop that never gets idle is wedged (an event that is never
+ * consumed): false, and the run ends there. */
+static bool drain(sd_event *e) {
+        unsigned rounds = 0;
 
+        for (int idle = 0; idle < 3; rounds++) {
+                int r;
+
+                if (rounds > 200000)
+                        return false;
+                r = sd_event_run(e, 0);
                 if (r < 0) {
                         errno = -r;
                         die("sd_event_run");
                 }
                 idle = r == 0 ? idle + 1 : 0;
         }
+        return true;
+}
+
+/* An iteration that never ends (the loop stuck inside sd-event, as the
+ * store before issue 18's fix was with a watch that failed to re-arm) is a
+ * failure that says where, not a hang until meson's timeout. */
+static char wedged_msg[160];
+
+static void on_alarm(int sig) {
+        (void) !write(STDOUT_FILENO, wedged_msg, strlen(wedged_msg));
+        _exit(1);
 }
 
 static bool converged(const Container *a, const Container *b) {
@@ -396,6 +416,7 @@ static unsigned count_in_log(const char *log, const char *what) {
 
 int main(int argc, char **argv) {
         unsigned iterations = argc > 1 ? (unsigned) strtoul(argv[1], NULL, 10) : 300;
+        int only = argc > 2 ? atoi(argv[2]) : -1;
         unsigned failures = 0, per_order_fail[N_ORDERS] = { 0 };
         sd_event *e = NULL;
         ContainerStore *s = NULL;
@@ -404,6 +425,8 @@ int main(int argc, char **argv) {
         Container a, b;
         char p[1024];
 
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        signal(SIGALRM, on_alarm);
         snprintf(root, sizeof(root), "/tmp/sg-store-race-XXXXXX");
         if (!mkdtemp(root))
                 die("mkdtemp");
@@ -427,17 +450,21 @@ int main(int argc, char **argv) {
         container_init(&a, 0);
         make_proc(a.pid, a.id);
         create_all(&a);
-        drain(e);
+        (void) drain(e);
         if (strcmp(reported_id, a.id) != 0) {
                 fprintf(stderr, "FAIL: the first container was not reported\n");
                 return 1;
         }
 
         for (unsigned i = 1; i <= iterations; i++) {
-                Step step = { .order = (int) (i % N_ORDERS), .seed = i * 2654435761U, .a = &a, .b = &b };
+                Step step = { .order = only >= 0 && only < N_ORDERS ? only : (int) (i % N_ORDERS), .seed = i * 2654435761U, .a = &a, .b = &b };
                 pthread_t t;
                 bool ok;
 
+                snprintf(wedged_msg, sizeof(wedged_msg),
+                         "FAIL [%u %s]: the iteration never ended (the event loop is wedged)\n", i,
+                         order_name[step.order]);
+                alarm(60);
                 container_init(&b, i);
                 make_proc(b.pid, b.id);
                 reported_id[0] = removed_id[0] = '\0';
@@ -454,7 +481,13 @@ int main(int argc, char **argv) {
                         (void) sd_event_run(e, 200);
                 pthread_join(t, NULL);
                 atomic_store(&inject_overflow, 0);
-                drain(e);
+                if (!drain(e)) {
+                        printf("FAIL [%u %s]: the event loop never gets idle: the store is wedged\n", i,
+                               order_name[step.order]);
+                        failures++;
+                        per_order_fail[step.order]++;
+                        break;
+                }
                 ok = settled(&a, &b);
                 atomic_store(&fail_errno, 0);
                 if (!ok) {
@@ -468,10 +501,11 @@ int main(int argc, char **argv) {
                                        streq(removed_id, a.id) ? "removed" : "NOT reported removed");
                         /* Start the next iteration from a known store: look again. */
                         (void) container_store_rescan(s);
-                        drain(e);
+                        (void) drain(e);
                 }
                 a = b;
         }
+        alarm(0);
         for (int o = 0; o < N_ORDERS; o++)
                 printf("%-20s %u failed\n", order_name[o], per_order_fail[o]);
         fflush(stderr);
