@@ -187,16 +187,21 @@ static int scan(ContainerStore *s) {
                 store_remove_all(s);
                 return 0;
         }
-        for (Entry *e = s->entries, *next; e; e = next) {
-                _cleanup_free_ char *p = NULL;
+        /* Removed while we did not look: one at a time and from the start
+         * again, as the handler (REMOVED) may change the list. */
+        for (bool again = true; again;) {
+                again = false;
+                for (Entry *e = s->entries; e; e = e->next) {
+                        _cleanup_free_ char *p = NULL;
+                        char id[65];
 
-                next = e->next;
-                if (asprintf(&p, "%s/%s", s->dir, e->id) >= 0 && !is_dir(p))
-                        store_entry_removed(s, e->id); /* the handler may free entries: */
-                if (!next)
+                        if (asprintf(&p, "%s/%s", s->dir, e->id) < 0 || is_dir(p))
+                                continue;
+                        memcpy(id, e->id, sizeof(id));
+                        store_entry_removed(s, id);
+                        again = true;
                         break;
-                if (!store_entry_find(s, next->id))
-                        next = s->entries; /* start over; removed ones are gone from the list */
+                }
         }
         while ((de = readdir(d)))
                 look_at(s, de->d_name);
