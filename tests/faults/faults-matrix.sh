@@ -371,6 +371,14 @@ kill_daemon() {
 stop_daemon() {
   [ -n "$daemon_pid" ] || return 0
   kill -TERM "$daemon_pid" 2>/dev/null
+  # A daemon wedged in its event loop never reads the SIGTERM: a failure
+  # that says so, not a row that waits until the suite's timeout.
+  local i
+  for ((i = 0; i < 400; i++)); do kill -0 "$daemon_pid" 2>/dev/null || break; nap 0.05; done
+  if kill -0 "$daemon_pid" 2>/dev/null; then
+    fail "daemon did not exit within 20 s of SIGTERM (its event loop is wedged)"
+    kill -9 "$daemon_pid" 2>/dev/null
+  fi
   wait "$daemon_pid"; local rc=$?
   daemon_pid=
   [ $rc -eq 0 ] || fail "daemon exited $rc on SIGTERM"
