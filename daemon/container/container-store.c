@@ -1,209 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include <dirent.h>
+/* The container store's entries: who a container is (config.json), its
+ * pid (pidfile), whether it started, and reporting it. What makes the
+ * store look at an entry is container-store-watch.c. */
 #include <errno.h>
-#include <fcntl.h>
-#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 
 #include "container/container-privilege.h"
 #include "container/container-started.h"
-#include "container/container-store.h"
-#include "container/container-time.h"
-#include "watch/exec-watch.h"
+#include "container/container-store-internal.h"
 #include "host/host-root.h"
 #include "publish/log.h"
-#include "watch/path-watch.h"
-#include "util/fileio.h"
-#include "util/json-util.h"
 #include "util/macro.h"
-#include "util/strv.h"
 
-
-static int annotation(json_object *annotations, const char *key, bool required, char **ret) {
-        json_object *v = NULL;
-
-        if (!json_object_object_get_ex(annotations, key, &v) || !json_object_is_type(v, json_type_string)) {
-                if (required)
-                        return -ENODATA;
-                *ret = NULL;
-                return 0;
-        }
-        *ret = strdup(json_object_get_string(v));
-        return *ret ? 0 : -ENOMEM;
-}
-
-/* Length of the trailing whitespace: allowed after the document. */
-static size_t strspn_tail(const char *s, size_t len) {
-        size_t n = 0;
-
-        while (n < len && strchr(" \t\r\n", s[len - 1 - n]) && s[len - 1 - n] != '\0')
-                n++;
-        return n;
-}
-
-/* process.env: the strings only; anything else in the array is not ours to judge. */
-static int process_env(json_object *root, char ***ret) {
-        json_object *process = NULL, *env = NULL;
-        char **l = NULL;
-
-        *ret = NULL;
-        if (!json_object_object_get_ex(root, "process", &process) || !json_object_is_type(process, json_type_object) ||
-            !json_object_object_get_ex(process, "env", &env) || !json_object_is_type(env, json_type_array))
-                return 0;
-        for (size_t i = 0; i < json_object_array_length(env); i++) {
-                json_object *v = json_object_array_get_idx(env, i);
-
-                if (!json_object_is_type(v, json_type_string))
-                        continue;
-                if (strv_extend(&l, json_object_get_string(v)) < 0) {
-                        strv_free(l);
-                        return -ENOMEM;
-                }
-        }
-        *ret = l;
-        return 0;
-}
-
-/* CRI-O's creation time; an unparsable one is unknown (0), not an error. */
-static int created_annotation(json_object *annotations, uint64_t *ret) {
-        _cleanup_free_ char *created = NULL;
-        int r;
-
-        *ret = 0;
-        r = annotation(annotations, "io.kubernetes.cri-o.Created", false, &created);
-        if (r < 0)
-                return r;
-        if (created && rfc3339_parse_usec(created, ret) < 0)
-                *ret = 0;
-        return 0;
-}
-
-int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret) {
-        _cleanup_json_ json_object *root = NULL;
-        _cleanup_(container_identity_freep) ContainerIdentity *c = NULL;
-        json_tokener *tok;
-        json_object *annotations = NULL;
-        int r;
-
-        if (len > CONTAINER_CONFIG_MAX || len > INT32_MAX)
-                return -EFBIG;
-        tok = json_tokener_new();
-        if (!tok)
-                return -ENOMEM;
-        root = json_tokener_parse_ex(tok, json, (int) len);
-        /* A truncated document (a half-written file) or trailing garbage is not
-         * a config. json-c 0.14 (RHEL 9) has no json_tokener_get_parse_end():
-         * char_offset is its spelling there. */
-        if (!root || json_tokener_get_error(tok) != json_tokener_success ||
-            tok->char_offset < 0 || (size_t) tok->char_offset < len - strspn_tail(json, len)) {
-                json_tokener_free(tok);
-                return -EBADMSG;
-        }
-        json_tokener_free(tok);
-        if (!json_object_is_type(root, json_type_object))
-                return -EBADMSG;
-        if (!json_object_object_get_ex(root, "annotations", &annotations) ||
-            !json_object_is_type(annotations, json_type_object))
-                return -ENODATA;
-
-        c = calloc(1, sizeof(*c));
-        if (!c)
-                return -ENOMEM;
-        c->id = strdup(id ?: "");
-        if (!c->id)
-                return -ENOMEM;
-        r = annotation(annotations, "io.kubernetes.pod.namespace", true, &c->pod_namespace);
-        if (r >= 0)
-                r = annotation(annotations, "io.kubernetes.pod.name", true, &c->pod_name);
-        if (r >= 0)
-                r = annotation(annotations, "io.kubernetes.container.name", true, &c->container_name);
-        if (r >= 0)
-                r = annotation(annotations, "io.kubernetes.pod.uid", false, &c->pod_uid);
-        if (r >= 0)
-                r = created_annotation(annotations, &c->created_usec);
-        if (r >= 0)
-                r = process_env(root, &c->env);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(c);
-        return 0;
-}
-
-int container_config_read(const char *path, const char *id, ContainerIdentity **ret) {
-        _cleanup_free_ char *text = NULL;
-        size_t len;
-        int r;
-
-        r = read_regular_file(path, CONTAINER_CONFIG_MAX, &text, &len);
-        if (r < 0)
-                return r;
-        return container_config_parse(id, text, len, ret);
-}
-
-int container_pidfile_read(const char *path, pid_t *ret) {
-        _cleanup_free_ char *text = NULL;
-        char *end = NULL;
-        size_t len;
-        long v;
-        int r;
-
-        r = read_regular_file(path, 64, &text, &len);
-        if (r < 0)
-                return r == -EFBIG ? -EBADMSG : r;
-        errno = 0;
-        v = strtol(text, &end, 10);
-        if (errno || end == text || v <= 1 || v > INT32_MAX || (*end && *end != '\n'))
-                return -EBADMSG;
-        *ret = (pid_t) v;
-        return 0;
-}
-
-/* One container directory we look at. */
-typedef enum EntryState {
-        ENTRY_PENDING,   /* waiting for a complete config.json */
-        ENTRY_IGNORED,   /* not ours, or unreadable: we stop looking */
-        ENTRY_WANTED,    /* ours: following its pidfile */
-} EntryState;
-
-typedef struct Entry {
-        ContainerStore *store;
-        char id[65];
-        EntryState state;
-        ContainerIdentity *identity;
-        pid_t pid;
-        bool privileged;   /* its init may give us kernel code (container-privilege.h) */
-        bool awaiting_exec;  /* created: its process still runs the runtime's init */
-        bool reported;       /* its pid was reported as started */
-        sd_event_source *start_check; /* looks again for the start while created */
-        uint64_t start_check_usec;    /* the next interval, doubling */
-        uint64_t created_since_usec;  /* CLOCK_MONOTONIC when first seen created, 0 if not */
-        bool created_long_logged;     /* "created for long" said once */
-        bool start_polled_logged;     /* "looked for every 2 s" said once */
-        PathWatch *watch;  /* config.json while pending, pidfile while wanted */
-        struct Entry *next;
-} Entry;
-
-struct ContainerStore {
-        sd_event *event;
-        char *dir;                 /* <store>/overlay-containers */
-        PathWatch *dir_watch;      /* overlay-containers/ existing or not */
-        sd_event_source *children; /* inotify on overlay-containers/ itself */
-        ExecWatch *execs;          /* only while a wanted container is created, not started */
-        bool execs_unavailable;    /* the process connector refused us once: stop asking */
-        Entry *entries;
-        ContainerStoreWant want;
-        ContainerStoreHandler handler;
-        void *userdata;
-};
-
-static Entry *entry_free(Entry *e) {
+Entry *store_entry_free(Entry *e) {
         if (!e)
                 return NULL;
+        store_entry_unwatch(e);
         exec_watch_forget(e->store->execs, e->id);
-        path_watch_free(e->watch);
         sd_event_source_disable_unref(e->start_check);
         container_identity_free(e->identity);
         free(e);
@@ -212,26 +27,6 @@ static Entry *entry_free(Entry *e) {
 
 static int entry_path(const Entry *e, const char *file, char **ret) {
         return asprintf(ret, "%s/%s/userdata/%s", e->store->dir, e->id, file) < 0 ? -ENOMEM : 0;
-}
-
-static void entry_refresh(Entry *e);
-
-static void on_entry_file(PathWatch *w, bool exists, void *userdata) {
-        if (exists)
-                entry_refresh(userdata);
-}
-
-static int entry_watch(Entry *e, const char *file) {
-        _cleanup_free_ char *p = NULL, *desc = NULL;
-        int r;
-
-        e->watch = path_watch_free(e->watch);
-        r = entry_path(e, file, &p);
-        if (r < 0)
-                return r;
-        if (asprintf(&desc, "container-%.12s-%s", e->id, file) < 0)
-                return -ENOMEM;
-        return path_watch_new(e->store->event, p, desc, on_entry_file, e, &e->watch);
 }
 
 /* Without CRI-O's Created annotation, the directory made at CreateContainer
@@ -259,22 +54,17 @@ static void entry_read_identity(Entry *e) {
         if (r < 0) {
                 log_warning_errno(r, "Container %.12s: cannot use %s, ignoring the container: %m", e->id, p);
                 e->state = ENTRY_IGNORED;
-                e->watch = path_watch_free(e->watch);
                 return;
         }
         if (!e->store->want(e->identity, e->store->userdata)) {
                 e->state = ENTRY_IGNORED;
                 e->identity = container_identity_free(e->identity);
-                e->watch = path_watch_free(e->watch);
                 return;
         }
         entry_created_fallback(e);
         log_info("Container %.12s is %s/%s in namespace %s: following it.", e->id, e->identity->pod_name,
                  e->identity->container_name, e->identity->pod_namespace);
         e->state = ENTRY_WANTED;
-        r = entry_watch(e, "pidfile");
-        if (r < 0)
-                log_warning_errno(r, "Container %.12s: cannot watch its pidfile, relying on the store: %m", e->id);
 }
 
 /* A wanted container already reported that was created after e: pods
@@ -298,8 +88,6 @@ static void entry_report_started(Entry *e) {
         /* The handler may free the store's entries: this is the last use of e. */
         e->store->handler(e->store, CONTAINER_STORE_PID, e->identity, e->pid, e->store->userdata);
 }
-
-static void store_update_exec_watch(ContainerStore *s);
 
 /* Between CRI-O's create and start lie milliseconds, unless the start
  * fails (then the runtime kills the process) or kubelet waits. While a
@@ -455,7 +243,7 @@ static void entry_read_pid(Entry *e) {
         store_update_exec_watch(e->store);
 }
 
-static void entry_refresh(Entry *e) {
+void store_entry_refresh(Entry *e) {
         /* The handler may free the store's entries: this is the last use of e. */
         if (e->state == ENTRY_PENDING)
                 entry_read_identity(e);
@@ -476,7 +264,7 @@ static void on_exec(ExecWatch *w, pid_t pid, void *userdata) {
 
 /* The process connector sees every exec of the node: listen only while a
  * wanted container waits for its start. */
-static void store_update_exec_watch(ContainerStore *s) {
+void store_update_exec_watch(ContainerStore *s) {
         bool needed = false;
         int r;
 
@@ -498,36 +286,15 @@ static void store_update_exec_watch(ContainerStore *s) {
         }
 }
 
-static Entry **entry_find(ContainerStore *s, const char *id) {
+Entry **store_entry_find(ContainerStore *s, const char *id) {
         for (Entry **i = &s->entries; *i; i = &(*i)->next)
                 if (streq((*i)->id, id))
                         return i;
         return NULL;
 }
 
-static void container_added(ContainerStore *s, const char *id) {
-        Entry *e;
-        int r;
-
-        if (!container_id_valid(id) || entry_find(s, id))
-                return;
-        e = calloc(1, sizeof(*e));
-        if (!e) {
-                log_error("Out of memory while following container %.12s.", id);
-                return;
-        }
-        e->store = s;
-        memcpy(e->id, id, 65);
-        e->next = s->entries;
-        s->entries = e;
-        r = entry_watch(e, "config.json");
-        if (r < 0)
-                log_warning_errno(r, "Container %.12s: cannot watch its config.json, ignoring: %m", id);
-        entry_refresh(e);
-}
-
-static void container_removed(ContainerStore *s, const char *id) {
-        Entry **i = entry_find(s, id), *e;
+void store_entry_removed(ContainerStore *s, const char *id) {
+        Entry **i = store_entry_find(s, id), *e;
 
         if (!i)
                 return;
@@ -535,156 +302,16 @@ static void container_removed(ContainerStore *s, const char *id) {
         *i = e->next;
         if (e->state == ENTRY_WANTED && e->reported)
                 s->handler(s, CONTAINER_STORE_REMOVED, e->identity, e->pid, s->userdata);
-        entry_free(e);
+        store_entry_free(e);
         store_update_exec_watch(s);
 }
 
-static void remove_all(ContainerStore *s) {
+void store_remove_all(ContainerStore *s) {
         while (s->entries) {
                 char id[65];
 
                 memcpy(id, s->entries->id, 65);
-                container_removed(s, id);
+                store_entry_removed(s, id);
         }
 }
 
-static int scan(ContainerStore *s) {
-        _cleanup_(closedirp) DIR *d = opendir(s->dir);
-        struct dirent *de;
-
-        if (!d)
-                return errno == ENOENT ? 0 : -errno;
-        /* Removed while we did not look. */
-        for (Entry *e = s->entries, *next; e; e = next) {
-                _cleanup_free_ char *p = NULL;
-
-                next = e->next;
-                if (asprintf(&p, "%s/%s", s->dir, e->id) >= 0 && path_exists(p) == 0)
-                        container_removed(s, e->id);
-        }
-        while ((de = readdir(d)))
-                container_added(s, de->d_name);
-        return 0;
-}
-
-static int on_children(sd_event_source *src, const struct inotify_event *ev, void *userdata) {
-        ContainerStore *s = userdata;
-
-        if (ev->mask & IN_Q_OVERFLOW) {
-                log_warning("Lost inotify events on %s: rescanning the store.", s->dir);
-                (void) scan(s);
-                return 0;
-        }
-        if (ev->len == 0 || !(ev->mask & IN_ISDIR))
-                return 0;
-        if (ev->mask & (IN_CREATE | IN_MOVED_TO))
-                container_added(s, ev->name);
-        else if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
-                container_removed(s, ev->name);
-        return 0;
-}
-
-static void on_dir(PathWatch *w, bool exists, void *userdata) {
-        ContainerStore *s = userdata;
-        int r;
-
-        if (exists && !s->children) {
-                r = sd_event_add_inotify(s->event, &s->children, s->dir,
-                                         IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR,
-                                         on_children, s);
-                if (r < 0) {
-                        log_error_errno(r, "Cannot watch %s, containers will not be seen: %m", s->dir);
-                        return;
-                }
-                (void) sd_event_source_set_description(s->children, "container-store");
-                (void) scan(s);
-        } else if (!exists && s->children) {
-                s->children = sd_event_source_disable_unref(s->children);
-                remove_all(s);
-        }
-}
-
-ContainerStore *container_store_free(ContainerStore *s) {
-        if (!s)
-                return NULL;
-        while (s->entries) {
-                Entry *e = s->entries;
-
-                s->entries = e->next;
-                entry_free(e);
-        }
-        sd_event_source_disable_unref(s->children);
-        exec_watch_free(s->execs);
-        path_watch_free(s->dir_watch);
-        sd_event_unref(s->event);
-        free(s->dir);
-        free(s);
-        return NULL;
-}
-
-
-int container_store_new(sd_event *e, const char *store_dir, ContainerStoreWant want, ContainerStoreHandler handler,
-                        void *userdata, ContainerStore **ret) {
-        _cleanup_(container_store_freep) ContainerStore *s = calloc(1, sizeof(*s));
-        int r;
-
-        if (!s)
-                return -ENOMEM;
-        s->event = sd_event_ref(e);
-        s->want = want;
-        s->handler = handler;
-        s->userdata = userdata;
-        if (asprintf(&s->dir, "%s/overlay-containers", store_dir) < 0) {
-                s->dir = NULL;
-                return -ENOMEM;
-        }
-        r = path_watch_new(e, s->dir, "container-store-dir", on_dir, s, &s->dir_watch);
-        if (r < 0)
-                return r;
-        if (path_watch_exists(s->dir_watch))
-                on_dir(s->dir_watch, true, s);
-        *ret = TAKE_PTR(s);
-        return 0;
-}
-
-int container_store_rescan(ContainerStore *s) {
-        return s->children ? scan(s) : 0;
-}
-
-int container_store_find_running(const char *store_dir, const char *container_name, pid_t *ret_pid) {
-        _cleanup_free_ char *dir = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        uint64_t best_created = 0;
-        pid_t best = 0;
-        struct dirent *de;
-
-        if (asprintf(&dir, "%s/overlay-containers", store_dir) < 0)
-                return -ENOMEM;
-        d = opendir(dir);
-        if (!d)
-                return -errno;
-        while ((de = readdir(d))) {
-                _cleanup_free_ char *config = NULL, *pidfile = NULL;
-                _cleanup_(container_identity_freep) ContainerIdentity *c = NULL;
-                pid_t pid;
-
-                if (!container_id_valid(de->d_name))
-                        continue;
-                if (asprintf(&config, "%s/%s/userdata/config.json", dir, de->d_name) < 0 ||
-                    asprintf(&pidfile, "%s/%s/userdata/pidfile", dir, de->d_name) < 0)
-                        return -ENOMEM;
-                if (container_config_read(config, de->d_name, &c) < 0 || !streq(c->container_name, container_name))
-                        continue;
-                if (container_pidfile_read(pidfile, &pid) < 0 ||
-                    container_process_state(pid, de->d_name, NULL) != CONTAINER_PROCESS_STARTED)
-                        continue;
-                if (!best || c->created_usec > best_created) {
-                        best = pid;
-                        best_created = c->created_usec;
-                }
-        }
-        if (!best)
-                return -ENOENT;
-        *ret_pid = best;
-        return 0;
-}

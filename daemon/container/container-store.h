@@ -4,34 +4,23 @@
 /* CRI-O's container store, seen from the node without the Kubernetes API:
  * <store>/overlay-containers/<64 hex id>/userdata/{config.json,pidfile}.
  * The directory appears when a container is created and goes when it is
- * removed; inotify on overlay-containers/ sees both. config.json (the OCI
- * spec) carries the io.kubernetes.* annotations that say who it is. */
+ * removed; inotify on overlay-containers/ sees both, inotify on each
+ * container's directory its files (reading them: container-config.h).
+ *
+ * What the store reports follows the store's content whatever the order in
+ * which the kernel delivers, coalesces or drops (IN_Q_OVERFLOW) the events:
+ * an event only names what to look at again, and what is on disk then
+ * decides; lost events or a watch that cannot be had make it look at the
+ * whole store again (container-store.c says why each step holds). */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "container/container-config.h"
 #include "container/container-match.h"
 #include "util/macro.h"
-
-/* config.json of a real container is tens of KiB; anything past this is not
- * one, and must not make us allocate without bound. */
-#define CONTAINER_CONFIG_MAX (16U * 1024U * 1024U)
-
-/* Pure: parses config.json text. 0 with *ret; -EBADMSG when it is not JSON
- * or not an object, -ENODATA when an annotation we need is missing or not a
- * string, -ENOMEM. */
-int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret);
-/* Reads and parses <path>; -EFBIG past CONTAINER_CONFIG_MAX, -errno from open. */
-int container_config_read(const char *path, const char *id, ContainerIdentity **ret);
-/* Reads a pidfile: 0 with *ret > 0; -EBADMSG when it holds no pid. */
-int container_pidfile_read(const char *path, pid_t *ret);
-
-/* One look, no watch: the newest started container named container_name (any
- * namespace) in the store, e.g. the GPU Operator's nvidia-fs-ctr whose root
- * holds nvidia-fs.ko. 0 with *ret_pid; -ENOENT when there is none. */
-int container_store_find_running(const char *store_dir, const char *container_name, pid_t *ret_pid);
 
 typedef struct ContainerStore ContainerStore;
 

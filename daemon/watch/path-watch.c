@@ -1,27 +1,49 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* Why this holds whatever the order of the kernel's events (issue 18):
+ *
+ * - Its own inotify fd, not sd-event's inotify sources: sd-event 252 keeps
+ *   one kernel watch per (device, inode number) for all its sources and
+ *   adds none for a new source when it has one with the same mask
+ *   (src/libsystemd/sd-event/sd-event.c, inode_data_realize_watch), so a
+ *   directory made with the inode number of one just removed could join a
+ *   dead watch. On our fd every inotify_add_watch() reaches the kernel,
+ *   which keys watches by the inode itself.
+ * - An event says only "look again": after any event (an overflow
+ *   included: events were lost) the watch is put on the deepest existing
+ *   ancestor as it is now, and the path's existence is read then. Events
+ *   late, doubled, coalesced or lost change nothing in that answer.
+ * - A watch that cannot be had (a directory gone between the look and the
+ *   watch is not that: the next pass looks again) is retried every second,
+ *   and the path is looked at each time; the source is never disabled. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "publish/log.h"
 #include "watch/path-watch.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 
+#define RETRY_USEC (1000000ULL)
+
 struct PathWatch {
         sd_event *event;
         char *path;
         char *description;
-        char *watched_dir;       /* the ancestor the inotify source watches */
-        sd_event_source *source;
+        char *watched_dir;       /* the ancestor the watch is on */
+        int fd;                  /* our inotify fd */
+        int wd;                  /* the watch on watched_dir, -1 none */
+        sd_event_source *source; /* fd readable */
+        sd_event_source *retry;  /* a watch could not be had: again in a second */
+        bool retry_logged;
         PathWatchHandler handler;
         void *userdata;
         bool exists;
 };
-
-static int on_inotify(sd_event_source *s, const struct inotify_event *ev, void *userdata);
 
 static bool is_dir(const char *p) {
         struct stat st;
@@ -52,6 +74,15 @@ static int deepest_existing_ancestor(const char *path, char **ret) {
         return 0;
 }
 
+static void unwatch(PathWatch *w) {
+        /* EINVAL: the kernel dropped it already (the directory is gone). */
+        if (w->wd >= 0)
+                (void) inotify_rm_watch(w->fd, w->wd);
+        w->wd = -1;
+}
+
+/* Each pass looks, watches, and looks again: a deeper directory created
+ * before the watch was in place is seen by the second look. */
 static int arm(PathWatch *w) {
         /* Mask: a component appearing or going (create, rename), the watched
          * directory itself going, and a file finished being written. */
@@ -60,49 +91,92 @@ static int arm(PathWatch *w) {
 
         for (unsigned tries = 0; tries < 64; tries++) {
                 _cleanup_free_ char *dir = NULL;
-                _cleanup_free_ char *again = NULL;
-                int r;
+                int wd, r;
 
                 r = deepest_existing_ancestor(w->path, &dir);
                 if (r < 0)
                         return r;
-                if (!w->watched_dir || !streq(dir, w->watched_dir) || !w->source) {
-                        sd_event_source *s = NULL;
-
-                        r = sd_event_add_inotify(w->event, &s, dir, mask, on_inotify, w);
-                        if (r < 0)
-                                return r;
-                        (void) sd_event_source_set_description(s, w->description);
-                        sd_event_source_disable_unref(w->source);
-                        w->source = s;
-                        free(w->watched_dir);
-                        w->watched_dir = TAKE_PTR(dir);
-                }
-                /* A deeper directory may have been created before the watch was in place. */
-                r = deepest_existing_ancestor(w->path, &again);
-                if (r < 0)
-                        return r;
-                if (streq(again, w->watched_dir))
+                if (w->wd >= 0 && w->watched_dir && streq(dir, w->watched_dir))
                         return 0;
+                wd = inotify_add_watch(w->fd, dir, mask);
+                if (wd < 0) {
+                        if (errno == ENOENT || errno == ENOTDIR)
+                                continue; /* gone since the look: look again */
+                        return -errno;
+                }
+                if (w->wd >= 0 && w->wd != wd)
+                        (void) inotify_rm_watch(w->fd, w->wd);
+                w->wd = wd;
+                free(w->watched_dir);
+                w->watched_dir = TAKE_PTR(dir);
         }
         return -ELOOP; /* directories appearing and going faster than we can follow */
 }
 
-static int on_inotify(sd_event_source *s, const struct inotify_event *ev, void *userdata) {
-        PathWatch *w = userdata;
+static void look(PathWatch *w);
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        look(userdata);
+        return 0;
+}
+
+static void schedule_retry(PathWatch *w, int error) {
         int r;
 
-        /* Whatever the event (IN_Q_OVERFLOW included: events were lost), the
-         * answer is the same: re-arm where needed and look at the path again. */
-        r = arm(w);
+        if (!w->retry_logged) {
+                log_warning_errno(error, "Cannot watch %s (%s) for now: %m. Looking at it every second until it can.",
+                                  w->path, w->description);
+                w->retry_logged = true;
+        }
+        if (w->retry) {
+                (void) sd_event_source_set_time_relative(w->retry, RETRY_USEC);
+                (void) sd_event_source_set_enabled(w->retry, SD_EVENT_ONESHOT);
+                return;
+        }
+        r = sd_event_add_time_relative(w->event, &w->retry, CLOCK_MONOTONIC, RETRY_USEC, 0, on_retry, w);
         if (r < 0)
-                /* sd-event disables the source: say so once, where it happens,
-                 * or the path would go unwatched in silence (the ready file:
-                 * then only ReadyTimeoutSec= ends the wait). */
-                return log_warning_errno(r, "Cannot follow %s (%s) any more: %m. A restart of the daemon watches it again.",
-                                         w->path, w->description);
+                log_error_errno(r, "Cannot arm the retry of %s: it is not followed until the daemon restarts: %m",
+                                w->path);
+        else
+                (void) sd_event_source_set_description(w->retry, w->description);
+}
+
+/* Re-arm where needed, then read the present state and tell it. */
+static void look(PathWatch *w) {
+        int r = arm(w);
+
+        if (r < 0)
+                schedule_retry(w, r);
+        else if (w->retry_logged) {
+                log_info("Watching %s (%s) again.", w->path, w->description);
+                w->retry_logged = false;
+        }
         w->exists = path_exists(w->path) > 0;
         w->handler(w, w->exists, w->userdata);
+}
+
+static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        PathWatch *w = userdata;
+        union {
+                struct inotify_event ev;
+                char raw[8 * (sizeof(struct inotify_event) + NAME_MAX + 1)];
+        } buf;
+        ssize_t n;
+
+        n = read(fd, &buf, sizeof(buf));
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return 0;
+        /* Whatever the events (IN_Q_OVERFLOW, or a failed read: events
+         * lost), the answer is the same: look again. A watch the kernel
+         * dropped (IN_IGNORED: the directory went) is put anew. */
+        for (ssize_t off = 0; n > 0 && off + (ssize_t) sizeof(struct inotify_event) <= n;) {
+                const struct inotify_event *ev = (const struct inotify_event *) (buf.raw + off);
+
+                off += (ssize_t) (sizeof(struct inotify_event) + ev->len);
+                if (ev->wd == w->wd && (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)))
+                        unwatch(w);
+        }
+        look(w); /* never a negative return: sd-event would disable the source */
         return 0;
 }
 
@@ -110,6 +184,9 @@ PathWatch *path_watch_free(PathWatch *w) {
         if (!w)
                 return NULL;
         sd_event_source_disable_unref(w->source);
+        sd_event_source_disable_unref(w->retry);
+        if (w->fd >= 0)
+                close(w->fd); /* drops its watches */
         sd_event_unref(w->event);
         free(w->path);
         free(w->description);
@@ -117,7 +194,6 @@ PathWatch *path_watch_free(PathWatch *w) {
         free(w);
         return NULL;
 }
-
 
 int path_watch_new(sd_event *e, const char *path, const char *description, PathWatchHandler handler,
                    void *userdata, PathWatch **ret) {
@@ -129,6 +205,7 @@ int path_watch_new(sd_event *e, const char *path, const char *description, PathW
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
+        w->fd = w->wd = -1;
         w->event = sd_event_ref(e);
         w->path = strdup(path);
         w->description = strdup(description ?: "path-watch");
@@ -136,6 +213,13 @@ int path_watch_new(sd_event *e, const char *path, const char *description, PathW
                 return -ENOMEM;
         w->handler = handler;
         w->userdata = userdata;
+        w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (w->fd < 0)
+                return -errno;
+        r = sd_event_add_io(e, &w->source, w->fd, EPOLLIN, on_inotify, w);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(w->source, w->description);
         r = arm(w);
         if (r < 0)
                 return r;

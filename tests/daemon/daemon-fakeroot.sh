@@ -39,10 +39,11 @@ fn() { "$FAKE_NODE" "$root" "$@" || fail "fake-node $*"; }
 state() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["state"])' \
             "$root/run/nvme-swapguard/state.json" 2>/dev/null || echo none; }
 
-# The test waits (the daemon does not): poll the state file for up to 10 s.
+# The test waits (the daemon does not): poll the state file for up to
+# WAIT_STATE_SEC (20) s; a state that never comes ends the case (run_case).
 wait_state() {
-  local want=$1 i
-  for i in $(seq 1 100); do
+  local want=$1 deadline=$((SECONDS + ${WAIT_STATE_SEC:-20}))
+  while [ "$SECONDS" -lt "$deadline" ]; do
     [ "$(state)" = "$want" ] && { ok; return 0; }
     sleep 0.1
   done
@@ -93,20 +94,38 @@ stop_daemon() {
 
 ready() { mkdir -p "$root/run/mellanox/drivers" && touch "$root/run/mellanox/drivers/.driver-ready"; }
 
+
+# A case is a function that ends at the first state that does not come
+# (wait_state says which, and the daemon's last lines): its later steps
+# would only wait in turn. What it left running is stopped and the next
+# case runs, so one missing state is one failure, within the case's own
+# waits (WAIT_STATE_SEC each), not the suite's timeout hiding the rest.
+run_case() {
+  case=$1
+  local fn=case_${1//-/_}
+  "$fn" && return 0
+  echo "FAIL [$case]: case abandoned; the next cases still run"
+  [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
+  daemon_pid=
+  [ -n "$container_pid" ] && kill -9 "$container_pid" 2>/dev/null
+  wait 2>/dev/null
+  container_pid=
+}
+
 # --- current image: the daemon loads the build from the container --------
-case=current-image
+case_current_image() {
 new_node
 start_daemon
-wait_state idle
+wait_state idle || return 1
 [ -d "$root/run/mellanox" ] && fail "the daemon created /run/mellanox on the host" || ok
 start_container
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 expect_kernel "delete_module nvme flags=.* -> 0"
 expect_kernel "delete_module nvme_core flags=.* -> 0"
 grep -q "install nvme /bin/false" "$root$guard_file" && ok || fail "no reload guard while unloaded"
 expect_log "MESSAGE_ID=5f9add5ec6ba4bceb08dd44a1496e973"
 ready
-wait_state swapped
+wait_state swapped || return 1
 expect_kernel "init_module nvme_core .*-> 0|finit_module nvme_core .*-> 0"
 expect_log "MESSAGE_ID=d52b71b7f0f044ca8ed598ab2090efd0 SWAPGUARD_STATE=swapped SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=(nvidia|out-of-tree)"
 expect_log "SWAPGUARD_GDS_HOOKS=yes"
@@ -114,13 +133,15 @@ expect_log "all 1 NVMe namespaces seen before the unload are back"
 [ -e "$root$guard_file" ] && fail "reload guard left after the swap" || ok
 stop_daemon
 stop_container
+}
+run_case current-image
 
 # --- older image: the container loads the build itself; the daemon reports
-case=older-image
+case_older_image() {
 new_node
 start_daemon
 start_container
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 # the container's own modprobe: the fake kernel loads what it is given
 croot=$root/proc/$container_pid/root/lib/modules/$rel
 NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root LD_PRELOAD=$FAKE_KERNEL_SO \
@@ -132,25 +153,27 @@ for m in ("nvme-core", "nvme"):
     libc.init_module(data, len(data), b"")
 PY
 ready
-wait_state swapped
+wait_state swapped || return 1
 expect_no_kernel "load.* -> 0.*\n.*init_module nvme_core .*-> 0.*init_module nvme_core"
 expect_log "Swapped \(loaded by the driver container\)"
 stop_daemon
 stop_container
+}
+run_case older-image
 
 # --- namespace mounted: blocked, names device and mount point; proceeds after
-case=blocked
+case_blocked() {
 new_node
 fn mount nvme0n1p1 /var/lib/data xfs
 start_daemon
 start_container
-wait_state blocked
+wait_state blocked || return 1
 expect_log "MESSAGE_ID=d26a0597308b450481324cf4e89b659b SWAPGUARD_STATE=blocked SWAPGUARD_DEVICE=nvme0n1p1 SWAPGUARD_MOUNT_POINT=/var/lib/data"
 expect_no_kernel "delete_module"
 # unmount (edit the fake mount table) and ask the daemon to look again
 sed -i '\#/var/lib/data#d' "$root/proc/1/mountinfo"
 kill -HUP "$daemon_pid"
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 expect_kernel "delete_module nvme flags=.* -> 0"
 stop_daemon   # SIGTERM while unloaded: restores
 expect_kernel "init_module nvme .*-> 0"
@@ -158,16 +181,18 @@ expect_kernel "init_module nvme .*-> 0"
 expect_log "MESSAGE_ID=7bc368d6005b4d99b5e15d0902c4c229"
 [ -e "$root$guard_file" ] && fail "reload guard outlived the daemon" || ok
 stop_container
+}
+run_case blocked
 
 # --- the watch's blind spot (issue 9): a namespace held only by a plain open
 # (a process with /dev/nvme0n1 open) has no event the always-on watch could
 # see. A driver container's create (its config.json in the store, before
 # its pidfile: the start) runs the full usage check, and the pin is held
 # before the container could run openibd.
-case=open-only-then-container
+case_open_only_then_container() {
 new_node
 start_daemon
-wait_state idle
+wait_state idle || return 1
 fn process 4321 fio nvme0n1
 sleep 1
 grep -q "nvme pinned" "$tmp/daemon.log" && fail "pinned without an event (did the watch learn to see plain opens? update docs/ARCHITECTURE.md)" || ok
@@ -187,60 +212,68 @@ expect_log "nvme pinned: nvme0n1 is open by process 4321 \(fio\).*MESSAGE_ID=a4e
 grep -q "container-started" "$tmp/daemon.log" && fail "the container counted as started before its pidfile" || ok
 [ "$(state)" = idle ] && ok || fail "state $(state) before the container's start, expected idle"
 start_container   # the start: the pidfile
-wait_state blocked
+wait_state blocked || return 1
 expect_log "MESSAGE_ID=4706cc61103247d4bfb4e6dc8c3f3de3"
 expect_no_kernel "delete_module nvme "
 stop_daemon
 stop_container
+}
+run_case open-only-then-container
 
 # --- container exits before ready: restored, namespaces back ---------------
-case=exit-before-ready
+case_exit_before_ready() {
 new_node
 start_daemon
 start_container
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 stop_container
-wait_state restored
+wait_state restored || return 1
 expect_log "MESSAGE_ID=bf54ca7d2bec4edaa11caff4a4613f1a"
 "$FAKE_NODE" "$root" loaded nvme && ok || fail "nvme not back after the restore"
 expect_log "After the restore: all 1 NVMe namespaces"
 stop_daemon
+}
+run_case exit-before-ready
 
 # --- SIGKILL while waiting: the next start resumes and completes -----------
-case=sigkill-resume
+case_sigkill_resume() {
 new_node
 start_daemon
 start_container
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 kill -9 "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
 start_daemon
 sleep 0.5
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 expect_log "previous state unloaded-waiting-driver"
 [ -e "$root$guard_file" ] && ok || fail "reload guard not back after the restart"
 ready
-wait_state swapped
+wait_state swapped || return 1
 stop_daemon
 stop_container
+}
+run_case sigkill-resume
 
 # --- mofed-container in another namespace: ignored -------------------------
-case=other-namespace
+case_other_namespace() {
 new_node
 start_daemon
 start_container some-other-namespace mofed-container
 sleep 1
-wait_state idle
+wait_state idle || return 1
 expect_no_kernel "delete_module"
 stop_daemon
 stop_container
+}
+run_case other-namespace
 
 # --- trust, issue 10 row 1: a matching container without CAP_SYS_MODULE ------
-case=unprivileged-container
+case_unprivileged_container() {
 new_node
 start_daemon
 start_container nvidia-network-operator mofed-container 00000000a80425fb
 sleep 1
-wait_state idle
+wait_state idle || return 1
 expect_log "matches, but is not privileged \(no CAP_SYS_MODULE in CapEff\): refusing to load kernel code from it"
 expect_log "mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p/mofed-container in namespace nvidia-network-operator"
 expect_log "MESSAGE_ID=fd5fb014bc8b4c0199cdd59500d8f8b6"
@@ -251,14 +284,16 @@ expect_no_kernel "init_module"
 "$FAKE_NODE" "$root" loaded nvme && ok || fail "the in-tree nvme is not loaded at the end"
 stop_daemon
 stop_container
+}
+run_case unprivileged-container
 
 # --- trust: two privileged driver containers at once (an upgrade's overlap):
 # a warning names both.
-case=two-privileged
+case_two_privileged() {
 new_node
 start_daemon
 start_container
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 sleep 600 &
 second_pid=$!
 ID2=7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f
@@ -268,75 +303,87 @@ expect_log "Two privileged driver containers match: 3f1c2a9b8e7d \(.*\) and 7e6d
 kill "$second_pid" 2>/dev/null; wait "$second_pid" 2>/dev/null
 stop_daemon
 stop_container
+}
+run_case two-privileged
 
 # --- trust: all capabilities, but in a user namespace of its own ----------
-case=own-userns-container
+case_own_userns_container() {
 new_node
 start_daemon
 start_container nvidia-network-operator mofed-container 000001ffffffffff own-userns
 sleep 1
-wait_state idle
+wait_state idle || return 1
 expect_log "is not privileged \(not in the host's user namespace\)"
 expect_no_kernel "delete_module"
 stop_daemon
 stop_container
+}
+run_case own-userns-container
 
 # --- trust, issue 10 row 5: SIGKILL while unloaded, container gone, state
 # file truncated: the drives have no driver (a PCI NVMe function without a
 # driver link), so the restart restores whatever the file says.
-case=truncated-state
+case_truncated_state() {
 new_node
 mkdir -p "$root/sys/bus/pci/devices/0000:00:04.0"
 echo 0x010802 > "$root/sys/bus/pci/devices/0000:00:04.0/class"
 start_daemon
 start_container
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 kill -9 "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
 stop_container
 head -c 20 "$root/run/nvme-swapguard/state.json" > "$tmp/half" && mv "$tmp/half" "$root/run/nvme-swapguard/state.json"
 : > "$tmp/kernel.log"
 start_daemon
-wait_state restored
+wait_state restored || return 1
 expect_log "previous state none.*stack absent.*resuming in unloaded-waiting-driver then container-exited"
 expect_kernel "init_module nvme .*-> 0"
 "$FAKE_NODE" "$root" loaded nvme && ok || fail "nvme not back after the restart"
 stop_daemon
+}
+run_case truncated-state
 
 # --- ready timeout: restore ---------------------------------------------------
-case=ready-timeout
+case_ready_timeout() {
 new_node
 printf '[Swap]\nReadyTimeoutSec=1\n' > "$root/etc/nvme-swapguard/nvme-swapguard.conf"
 start_daemon
 start_container
-wait_state restored
+wait_state restored || return 1
 expect_kernel "delete_module nvme flags=.* -> 0"
 expect_kernel "init_module nvme .*-> 0"
 stop_daemon
 stop_container
+}
+run_case ready-timeout
 
 # --- load fails (vermagic mismatch): restore ---------------------------------
-case=load-fails
+case_load_fails() {
 new_node
 start_daemon
 start_container
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 croot=/proc/$container_pid/root/lib/modules/$rel
 fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core "5.14.0-other SMP mod_unload " fake_taint=OE
 ready
-wait_state restored
+wait_state restored || return 1
 expect_log "MESSAGE_ID=f52b7f6f00e0428aa7aedd0840ea6eb4.*SWAPGUARD_MODULE=nvme"
 "$FAKE_NODE" "$root" loaded nvme && ok || fail "nvme not back after the failed load"
 stop_daemon
 stop_container
+}
+run_case load-fails
 
 # --- configuration checks -----------------------------------------------------
-case=check-config
+case_check_config() {
 printf '[Swap]\nUnloadAt=never\n' > "$tmp/bad.conf"
 out=$("$SWAPGUARD_DAEMON" --check-config --config "$tmp/bad.conf" 2>&1); rc=$?
 [ $rc -eq 1 ] && ok || fail "--check-config of a bad file exited $rc"
 grep -qF "$tmp/bad.conf:2: UnloadAt=" <<<"$out" && ok || fail "--check-config output: $out"
 printf '[Swap]\nUnloadAt=driver-ready\n' > "$tmp/good.conf"
 "$SWAPGUARD_DAEMON" --check-config --config "$tmp/good.conf" >/dev/null 2>&1 && ok || fail "good config refused"
+}
+run_case check-config
 
 echo "daemon-fakeroot: $checks checks passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -41,8 +41,8 @@ field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sy
             "$root/run/nvme-swapguard/state.json" "$1" 2>/dev/null; }
 state() { field state || echo none; }
 wait_state() {
-  local want=$1 i
-  for i in $(seq 1 200); do
+  local want=$1 deadline=$((SECONDS + ${WAIT_STATE_SEC:-30}))
+  while [ "$SECONDS" -lt "$deadline" ]; do
     [ "$(state)" = "$want" ] && { ok; return 0; }
     sleep 0.1
   done
@@ -131,14 +131,32 @@ ready_path=/run/mellanox/drivers/.driver-ready
 ready() { mkdir -p "$root/run/mellanox/drivers" && touch "$root$ready_path"; }
 unready() { rm -f "$root$ready_path"; }
 
+
+# A case is a function that ends at the first state that does not come
+# (wait_state says which, and the daemon's last lines): its later steps
+# would only wait in turn. What it left running is stopped and the next
+# case runs, so one missing state is one failure, within the case's own
+# waits (WAIT_STATE_SEC each), not the suite's timeout hiding the rest.
+run_case() {
+  case=$1
+  local fn=case_${1//-/_}
+  "$fn" && return 0
+  echo "FAIL [$case]: case abandoned; the next cases still run"
+  [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
+  daemon_pid=
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  pids=()
+}
+
 # --- a new driver container after a swap is a new swap --------------------
-case=new-container-over-build
+case_new_container_over_build() {
 new_node
 start_daemon
 start_container $ID_A build
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 ready
-wait_state swapped
+wait_state swapped || return 1
 [ "$(field build_container)" = $ID_A ] && ok || fail "build_container is '$(field build_container)', expected A"
 # The pod restarts (an upgrade): the old container stops and removes its
 # ready file, the new one is created.
@@ -147,62 +165,70 @@ kill "${pids[0]}"
 sleep 0.5
 rm -rf "$root/run/containers/storage/overlay-containers/$ID_A"
 start_container $ID_B build
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 expect_log "MESSAGE_ID=d3322a26406e4cb0a41aa7fb1159b157"
 [ "$(grep -cE 'delete_module nvme flags=.* -> 0' "$tmp/kernel.log")" -ge 2 ] && ok ||
   fail "the earlier build's nvme was not taken out: $(cat "$tmp/kernel.log")"
 ready
-wait_state swapped
+wait_state swapped || return 1
 [ "$(field build_container)" = $ID_B ] && ok || fail "build_container is '$(field build_container)', expected B"
 expect_log "Swapped \(loaded by nvme-swapguard"
 stop_daemon
+}
+run_case new-container-over-build
 
 # --- a ready file older than the container is ignored -------------------
-case=stale-ready
+case_stale_ready() {
 new_node
 ready
 sleep 1.1
 start_daemon
 start_container $ID_A build
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 expect_log "MESSAGE_ID=da64cc3df69d42e9a148cb5be8ac23b1"
 expect_no_kernel "init_module nvme_core|finit_module nvme_core"
 # The container writes it anew when its build is ready.
 unready
 sleep 0.2
 ready
-wait_state swapped
+wait_state swapped || return 1
 stop_daemon
+}
+run_case stale-ready
 
 # --- a tree without an nvme build is not a swap ---------------------------
-case=tree-without-build
+case_tree_without_build() {
 new_node
 start_daemon
 start_container $ID_A nobuild '"ENABLE_NFSRDMA=true"'
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 ready
-wait_state no-build
+wait_state no-build || return 1
 expect_log "MESSAGE_ID=dabe24b8d8c343048eb79349235b3955"
 expect_no_log "SWAPGUARD_STATE=swapped"
 # the in-tree stack is back, from the host's tree
 expect_kernel "(init_module|finit_module) nvme .*-> 0"
 stop_daemon
+}
+run_case tree-without-build
 
 # --- ENABLE_NFSRDMA unset on a sources image: never unload for it ---------
-case=no-nfsrdma
+case_no_nfsrdma() {
 new_node
 start_daemon
 start_container $ID_A nobuild '"UNLOAD_STORAGE_MODULES=false"'
-wait_state no-build
+wait_state no-build || return 1
 expect_log "MESSAGE_ID=054b86adf25a4f10a662535e9e900ff9"
 expect_log "MESSAGE_ID=b04f49eafd25476a88a3ebd98a66aad2"
 expect_no_kernel "delete_module"
 python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["container_notes"]; sys.exit(0 if any("ENABLE_NFSRDMA" in x for x in n) else 1)' \
   "$root/run/nvme-swapguard/state.json" && ok || fail "the state file's container_notes do not say why"
 stop_daemon
+}
+run_case no-nfsrdma
 
 # --- created is not started: the runtime's init waits for the start ------
-case=created-not-started
+case_created_not_started() {
 new_node
 start_daemon
 CREATED=1 start_container $ID_A build
@@ -214,13 +240,15 @@ expect_log "Container ${ID_A:0:12}: no exec fifo of its runtime to watch under /
 expect_no_kernel "delete_module"
 # StartContainer: the process execs the entrypoint
 ln -sfn /usr/bin/bash "$root/proc/$container_pid/exe"
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 stop_daemon
+}
+run_case created-not-started
 
 # --- created, and its exe unreadable (EACCES): not started until it execs --
 # The daemon may not read /proc/<pid>/exe of a non-dumpable runtime init
 # when it lacks the ptrace right: "cannot tell" must mean "not started".
-case=created-exe-unreadable
+case_created_exe_unreadable() {
 new_node
 CREATED=runc-init start_container $ID_A build
 echo "readlink-exe $container_pid EACCES always" > "$tmp/kernel-script"
@@ -237,9 +265,11 @@ sleep 2.5
 expect_no_kernel "delete_module"
 # the exec: the process now bears the entrypoint's name
 printf 'Name:\tentrypoint\nCapEff:\t000001ffffffffff\n' > "$root/proc/$container_pid/status"
-wait_state unloaded-waiting-driver
+wait_state unloaded-waiting-driver || return 1
 expect_log "Driver container ${ID_A:0:12} .* is running"
 stop_daemon
+}
+run_case created-exe-unreadable
 
 # --- the start seen through the runtime's exec fifo (issue 22) -------------
 # No 2 s looks while the fifo can be watched: the start is looked at when the

@@ -217,3 +217,78 @@ struct udev_device *udev_monitor_receive_device(struct udev_monitor *m) {
                                                                                 "udev_monitor_receive_device");
         return next(m);
 }
+
+/* ---- inotify (issue 18) ---------------------------------------------------
+ *
+ * FAULT_INOTIFY_OVERFLOW=<file>: while <file> exists, the next read(2) of an
+ *   inotify fd returns one IN_Q_OVERFLOW event in place of the events it
+ *   read, and <file> is removed: the kernel's answer to a full queue
+ *   (events lost, one overflow event; inotify(7)), without a tiny
+ *   fs.inotify.max_queued_events that would hit every process of the
+ *   machine.
+ *
+ * FAULT_INOTIFY_ADD="<substring> <ENOENT|ENOSPC> <file>": while <file>
+ *   exists, the next inotify_add_watch(2) of a path holding <substring>
+ *   fails with that errno, and <file> is removed. ENOENT: the directory
+ *   went between the daemon's look and its watch; ENOSPC:
+ *   fs.inotify.max_user_watches reached on a busy node. sd-event's watches
+ *   name an O_PATH fd (/proc/self/fd/<n>): its target is matched. */
+
+#include <sys/inotify.h>
+
+static bool take_trigger(const char *file) {
+        return file && *file && unlink(file) == 0;
+}
+
+static bool is_inotify_fd(int fd) {
+        char link[64], target[64];
+        ssize_t l;
+
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        l = readlink(link, target, sizeof(target) - 1);
+        if (l < 0)
+                return false;
+        target[l] = '\0';
+        return strcmp(target, "anon_inode:inotify") == 0;
+}
+
+EXPORT ssize_t read(int fd, void *buf, size_t n);
+ssize_t read(int fd, void *buf, size_t n) {
+        static ssize_t (*next)(int, void *, size_t);
+        const char *trigger = getenv("FAULT_INOTIFY_OVERFLOW");
+        struct inotify_event *ev = buf;
+        ssize_t r;
+
+        if (!next)
+                next = (ssize_t (*)(int, void *, size_t)) dlsym(RTLD_NEXT, "read");
+        r = next(fd, buf, n);
+        if (r <= 0 || !trigger || n < sizeof(*ev) || access(trigger, F_OK) < 0 || !is_inotify_fd(fd) ||
+            !take_trigger(trigger))
+                return r;
+        memset(ev, 0, sizeof(*ev));
+        ev->wd = -1;
+        ev->mask = IN_Q_OVERFLOW;
+        return (ssize_t) sizeof(*ev);
+}
+
+EXPORT int inotify_add_watch(int fd, const char *path, uint32_t mask);
+int inotify_add_watch(int fd, const char *path, uint32_t mask) {
+        static int (*next)(int, const char *, uint32_t);
+        const char *spec = getenv("FAULT_INOTIFY_ADD");
+        char sub[256], err[16], trigger[512], target[4096];
+        const char *p = path;
+        ssize_t l;
+
+        if (!next)
+                next = (int (*)(int, const char *, uint32_t)) dlsym(RTLD_NEXT, "inotify_add_watch");
+        if (!spec || sscanf(spec, "%255s %15s %511s", sub, err, trigger) != 3 || access(trigger, F_OK) < 0)
+                return next(fd, path, mask);
+        if (strncmp(path, "/proc/self/fd/", 14) == 0 && (l = readlink(path, target, sizeof(target) - 1)) >= 0) {
+                target[l] = '\0';
+                p = target;
+        }
+        if (!strstr(p, sub) || !take_trigger(trigger))
+                return next(fd, path, mask);
+        errno = strcmp(err, "ENOSPC") == 0 ? ENOSPC : ENOENT;
+        return -1;
+}

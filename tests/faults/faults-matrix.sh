@@ -103,6 +103,12 @@ list_rows() {
   for c in reload-behind build-removed blocked-cleared container-gone; do echo "enobufs:$c"; done
   for c in dir-then-kill kill-then-dir kill-and-ready during-load; do echo "vanish:$c"; done
   for c in root-gone tree-gone; do echo "noroot:$c"; done
+  # A new driver container whose store entry comes while the earlier one's
+  # goes (issue 18), in each order, and with the inotify faults of a busy node.
+  for c in remove-then-create create-then-remove pidfile-first userdata-first overflow watch-fails-once \
+           gone-before-watch; do
+    echo "store:$c"
+  done
   for c in container-start driver-ready blocked; do echo "noready:$c"; done
 
   # pin (issue 9): a mount that appears during a retry's back-off and during
@@ -374,6 +380,14 @@ kill_daemon() {
 stop_daemon() {
   [ -n "$daemon_pid" ] || return 0
   kill -TERM "$daemon_pid" 2>/dev/null
+  # A daemon wedged in its event loop never reads the SIGTERM: a failure
+  # that says so, not a row that waits until the suite's timeout.
+  local i
+  for ((i = 0; i < 400; i++)); do kill -0 "$daemon_pid" 2>/dev/null || break; nap 0.05; done
+  if kill -0 "$daemon_pid" 2>/dev/null; then
+    fail "daemon did not exit within 20 s of SIGTERM (its event loop is wedged)"
+    kill -9 "$daemon_pid" 2>/dev/null
+  fi
   wait "$daemon_pid"; local rc=$?
   daemon_pid=
   [ $rc -eq 0 ] || fail "daemon exited $rc on SIGTERM"
@@ -705,6 +719,52 @@ run_vanish_row() {
       kill_daemon
       start_daemon; wait_state "restored|failed" ;;
   esac
+  finish_daemon_row
+}
+
+# store:<order>: swapped on container $ID; the pod restarts: its process
+# exits, its store entry goes and $ID2's comes, in the row's order, the
+# daemon's inotify faulted as the row says (fault-hooks.c). Whatever the
+# order, the daemon follows $ID2: the earlier build out, swapped on $ID2's,
+# and no "Cannot follow" warning for an entry that only went (issue 20).
+run_store_row() {
+  local c=$1 a trigger=$tmp/inotify-fault
+  local env=()
+  new_node
+  a=$root/run/containers/storage/overlay-containers/$ID
+  : > "$tmp/fault.script"
+  case $c in
+    overflow) env=(FAULT_INOTIFY_OVERFLOW=$trigger) ;;
+    watch-fails-once) env=(FAULT_INOTIFY_ADD="$ID2 ENOSPC $trigger") ;;
+    gone-before-watch) env=(FAULT_INOTIFY_ADD="$ID ENOENT $trigger") ;;
+  esac
+  start_daemon "${env[@]}"; wait_state idle; start_container; wait_state unloaded-waiting-driver
+  ready; wait_state swapped
+  unready
+  kill -9 "$container_pid" 2>/dev/null; wait "$container_pid" 2>/dev/null; container_pid=
+  case $c in
+    remove-then-create) rm -rf "$a"; new_container $ID2 ;;
+    create-then-remove) new_container $ID2; rm -rf "$a" ;;
+    pidfile-first) rm -f "$a/userdata/pidfile"; nap 0.3; rm -rf "$a"; new_container $ID2 ;;
+    userdata-first) rm -rf "$a/userdata"; new_container $ID2; rm -rf "$a" ;;
+    overflow) : > "$trigger"; rm -rf "$a"; new_container $ID2 ;;
+    watch-fails-once) : > "$trigger"; rm -rf "$a"; new_container $ID2 ;;
+    gone-before-watch)
+      # userdata/ goes first: the daemon moves A's watch up to <id>/, and
+      # that watch fails as if <id>/ had gone in between; then it goes.
+      : > "$trigger"; rm -rf "$a/userdata"
+      local i; for ((i = 0; i < 200; i++)); do [ -e "$trigger" ] || break; nap 0.05; done
+      rm -rf "$a"; new_container $ID2 ;;
+  esac
+  case $c in
+    overflow|watch-fails-once|gone-before-watch) [ -e "$trigger" ] && fail "the inotify fault never fired" ;;
+  esac
+  wait_log "MESSAGE_ID=$MID_EARLIER"
+  wait_state unloaded-waiting-driver
+  ready; wait_state swapped
+  grep -q "\"build_container\":\"$ID2\"" "$root/run/nvme-swapguard/state.json" ||
+    fail "the state file does not name the new container's build"
+  grep -q "Cannot follow" "$tmp/daemon.log" && fail "a warning for a store entry that only went"
   finish_daemon_row
 }
 
@@ -1443,6 +1503,7 @@ run_row() {
     enobufs) run_enobufs_row "$2" ;;
     vanish) run_vanish_row "$2" ;;
     noroot) run_noroot_row "$2" ;;
+    store) run_store_row "$2" ;;
     noready) run_noready_row "$2" ;;
     pin) if [ "$2" = cli ]; then run_pin_cli_row "$3" "$4"; else run_pin_daemon_row "$3" "$4"; fi ;;
     lifecycle) run_lifecycle_row "$2" "${3:-}" "${4:-}" ;;
@@ -1512,7 +1573,7 @@ xfail=$(grep -c "^XFAIL" "$out/results")
 failed=$(grep -cE "^(FAIL|XPASS)" "$out/results")
 nodriver=$(grep -c "^PASS .*node no driver" "$out/results")
 grep -v '^PASS' "$out/results"
-for k in cli daemon kill enobufs vanish noroot noready pin lifecycle deadline switch; do
+for k in cli daemon kill enobufs vanish noroot store noready pin lifecycle deadline switch; do
   printf '  %-8s %3d rows, %3d passed\n' "$k" "$(grep -c "^$k:" "$out/rows")" \
     "$(grep -c "^PASS $k:" "$out/results")"
 done

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* Reading CRI-O's container store, <store>/overlay-containers/<64 hex
+ * id>/userdata/{config.json,pidfile}: config.json (the OCI spec) carries the
+ * io.kubernetes.* annotations that say who a container is; the pidfile its
+ * init's pid. No watching here (container-store.h). */
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "container/container-match.h"
+
+/* config.json of a real container is tens of KiB; anything past this is not
+ * one, and must not make us allocate without bound. */
+#define CONTAINER_CONFIG_MAX (16U * 1024U * 1024U)
+
+/* Pure: parses config.json text. 0 with *ret; -EBADMSG when it is not JSON
+ * or not an object, -ENODATA when an annotation we need is missing or not a
+ * string, -ENOMEM. */
+int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret);
+/* Reads and parses <path>; -EFBIG past CONTAINER_CONFIG_MAX, -errno from open. */
+int container_config_read(const char *path, const char *id, ContainerIdentity **ret);
+/* Reads a pidfile: 0 with *ret > 0; -EBADMSG when it holds no pid. */
+int container_pidfile_read(const char *path, pid_t *ret);
+
+/* One look, no watch: the newest started container named container_name (any
+ * namespace) in the store, e.g. the GPU Operator's nvidia-fs-ctr whose root
+ * holds nvidia-fs.ko. 0 with *ret_pid; -ENOENT when there is none. */
+int container_store_find_running(const char *store_dir, const char *container_name, pid_t *ret_pid);
