@@ -67,6 +67,8 @@ Entry **store_entry_find(ContainerStore *s, const char *id);
 void store_entry_removed(ContainerStore *s, const char *id);
 void store_remove_all(ContainerStore *s);
 void store_update_exec_watch(ContainerStore *s);
-
-/* container-store-watch.c */
+/* Drops the entry's inotify watch (its wd in the store's inotify fd). */
 void store_entry_unwatch(Entry *e);
+
+/* container-store-watch.c: calls into container-store.c, never the other
+ * way (tests/ship/house-check.py). */

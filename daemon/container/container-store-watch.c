@@ -46,13 +46,6 @@
 
 static void store_schedule_scan(ContainerStore *s, int error, const char *what);
 
-void store_entry_unwatch(Entry *e) {
-        /* EINVAL: the kernel dropped it already (the directory is gone). */
-        if (e->wd >= 0)
-                (void) inotify_rm_watch(e->store->inotify_fd, e->wd);
-        e->wd = -1;
-}
-
 static bool is_dir(const char *p) {
         struct stat st;
 

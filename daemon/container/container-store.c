@@ -5,14 +5,21 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 
 #include "container/container-privilege.h"
 #include "container/container-started.h"
 #include "container/container-store-internal.h"
-#include "host/host-root.h"
 #include "publish/log.h"
 #include "util/macro.h"
+
+void store_entry_unwatch(Entry *e) {
+        /* EINVAL: the kernel dropped it already (the directory is gone). */
+        if (e->wd >= 0)
+                (void) inotify_rm_watch(e->store->inotify_fd, e->wd);
+        e->wd = -1;
+}
 
 Entry *store_entry_free(Entry *e) {
         if (!e)

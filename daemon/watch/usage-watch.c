@@ -148,10 +148,6 @@ UsageWatch *usage_watch_free(UsageWatch *w) {
         return NULL;
 }
 
-static inline void usage_watch_freep(UsageWatch **w) {
-        usage_watch_free(*w);
-}
-
 /* An open /proc file polled for POLLPRI; -errno when it cannot be (a fake
  * root's regular file: epoll refuses it with EPERM). */
 static int add_proc_source(UsageWatch *w, const char *path, int *fd, sd_event_source **s,

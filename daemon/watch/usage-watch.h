@@ -29,6 +29,8 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "util/macro.h"
+
 typedef struct UsageWatch UsageWatch;
 typedef void (*UsageWatchHandler)(UsageWatch *w, void *userdata);
 
@@ -62,6 +64,7 @@ typedef struct UsageWatchStats {
 int usage_watch_new(sd_event *e, UsageWatchHandler handler, void *userdata, UsageWatch **ret,
                     const char **ret_missing);
 UsageWatch *usage_watch_free(UsageWatch *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UsageWatch *, usage_watch_free);
 
 /* A block or holder uevent: treated as a change once the window closes. */
 void usage_watch_poke(UsageWatch *w);

@@ -28,7 +28,9 @@ CLEANUP = re.compile(r'^(?:DEFINE_TRIVIAL_CLEANUP_FUNC\(|static\s+(?:inline\s+)?
 
 
 def unit_of(path):
-    return re.sub(r'\.[ch]$', '', path)
+    # X-internal.h is the private half of X's interface (the struct its
+    # files share), so it belongs to X, like X.h does.
+    return re.sub(r'(-internal)?\.[ch]$', '', path)
 
 
 def include_graph(root):
