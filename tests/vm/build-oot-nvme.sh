@@ -57,8 +57,8 @@ die() { echo "build-oot-nvme: $*" >&2; exit 1; }
 outdir=$1
 kver=${2:-}
 if [ -z "$kver" ]; then
-	# The guest kernel, not the host's `uname -r`: the first installed image.
-	kver=$(ls /lib/modules | sort -V | tail -n1)
+	# The guest kernel, not the host's `uname -r` (default-kver.sh).
+	kver=$("$(dirname "$0")/default-kver.sh")
 fi
 src_tar=${LINUX_SOURCE_TAR:-/usr/src/linux-source-6.1.tar.xz}
 hdrs=/usr/src/linux-headers-$kver

@@ -12,7 +12,7 @@ set -euo pipefail
 
 [ $# -ge 1 ] || { echo "usage: $0 OUT [KVER]" >&2; exit 1; }
 out=$1
-kver=${2:-$(ls /lib/modules | sort -V | tail -n1)}
+kver=${2:-$("$(dirname "$0")/default-kver.sh")}
 bz=/boot/vmlinuz-$kver
 [ -r "$bz" ] || { echo "extract-vmlinux: no $bz" >&2; exit 1; }
 

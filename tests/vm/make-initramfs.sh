@@ -16,7 +16,7 @@ set -euo pipefail
 
 die() { echo "make-initramfs: $*" >&2; exit 1; }
 
-kver=${2:-$(ls /lib/modules | sort -V | tail -n1)}
+kver=${2:-$("$(dirname "$0")/default-kver.sh")}
 if [ $# -ge 1 ]; then
 	out=$1
 elif [ -n "${VM_CACHE:-}" ]; then

@@ -33,6 +33,9 @@
 #                       before reaching the harness, default 1; hangs never)
 #       --append ARGS   extra kernel command line arguments
 #
+# The kernel: env VM_KVER (a release in /lib/modules and /boot), else the one
+# Debian's linux-image-amd64 metapackage depends on (default-kver.sh).
+#
 # Run dir: CACHE/runs/<test>.XXXXXX/{results/,disks/}; results/console.log is
 # the serial console, results/dmesg.txt the guest's kernel log, results/
 # output.log the script's output, results/timing boot/test timestamps.  It is
@@ -81,9 +84,10 @@ fi
 cache=$(realpath -m "${cache:-${XDG_CACHE_HOME:-$HOME/.cache}/nvme-swapguard-vm}")
 case $mode in script | systemd) ;; *) die "unknown mode $mode" ;; esac
 
-kver=${VM_KVER:-$(ls /lib/modules | sort -V | tail -n1)}
+# The kernel: $VM_KVER, else the one linux-image-amd64 depends on (6.1 on
+# bookworm), never just the newest installed (default-kver.sh says why).
+kver=$("$here/default-kver.sh") || die "no kernel to boot (VM_KVER=${VM_KVER:-})"
 kernel=/boot/vmlinuz-$kver
-[ -r "$kernel" ] || die "no kernel $kernel (install linux-image-amd64)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed"
 
 mkdir -p "$cache/runs"
