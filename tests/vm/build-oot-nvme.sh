@@ -98,7 +98,7 @@ config=/boot/config-$kver
 [ -r "$config" ] || die "no kernel config $config"
 # The modules of drivers/nvme/common this kernel builds (=m): what shape
 # `own` ships.
-common_mods=$(grep -E '^CONFIG_NVME_(AUTH|KEYRING)=m$' "$config" |
+common_mods=$({ grep -E '^CONFIG_NVME_(AUTH|KEYRING)=m$' "$config" || :; } |
 	sed 's/^CONFIG_NVME_\([A-Z]*\)=m$/nvme-\1/' | tr '[:upper:]' '[:lower:]' | tr '\n' ' ')
 if [ "$shape" = own ] && [ -z "$common_mods" ]; then
 	echo "build-oot-nvme: $kver has no modular nvme_auth/nvme_keyring; shape 'own' is shape 'link' here" >&2
