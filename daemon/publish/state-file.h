@@ -39,6 +39,7 @@ typedef struct StateFile {
         char *gds_nvidia_fs;          /* checked): what nvme exports, what nvidia_fs asks */
         char *gds_match;              /* for, and whether they match (daemon-state.h) */
         char **container_notes;       /* what the container's environment decided or left assumed */
+        char **module_builds;         /* "<module>: <build>" after the last swap or restore */
 } StateFile;
 
 StateFile *state_file_free(StateFile *s);
