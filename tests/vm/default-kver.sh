@@ -18,7 +18,7 @@ kver=${VM_KVER:-}
 if [ -z "$kver" ]; then
 	# Depends: "linux-image-6.1.0-57-amd64 (= 6.1.192-3)"
 	dep=$(dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null || :)
-	kver=$(printf '%s\n' "$dep" | tr ',|' '\n\n' |
+	kver=$(printf '%s\n' "$dep" | tr ',|' '\n' |
 		sed -n 's/^ *linux-image-\([^ ]*\).*$/\1/p' | head -n1)
 	if [ -z "$kver" ]; then
 		if [ -r "/boot/vmlinuz-$(uname -r)" ]; then
