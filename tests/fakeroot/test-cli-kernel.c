@@ -360,3 +360,37 @@ Test(kernel612, restore_replaces_the_containers_nvme_auth) {
         cli_run_done(&r);
         assert_build("nvme_auth", "in-tree");
 }
+
+static void write_srcversion(const char *module, const char *srcversion) {
+        char path[256];
+
+        snprintf(path, sizeof(path), "/sys/module/%s/srcversion", module);
+        write_file(path, srcversion);
+}
+
+/* A module the tree ships that is already loaded as that very build (its
+ * srcversion): mlx_compat loaded by the container's openibd stays, without
+ * a word; an earlier container's free nvme_auth (another srcversion) is
+ * replaced by this one's. */
+Test(kernel612, load_leaves_the_same_build_and_replaces_an_earlier_one) {
+        const char *const mlx[] = { "fake_taint=OE", "srcversion=MLXSAME0000", NULL };
+        const char *const auth[] = { "fake_taint=OE", "srcversion=AUTHNEW0000", NULL };
+        CliRun r;
+
+        host_tree_612();
+        container_612(false);
+        ko(CONTAINER_TREE, "extra/mlnx-ofa_kernel/compat/mlx_compat.ko", "mlx_compat", "", mlx);
+        ko(CONTAINER_TREE, NV_COMMON "nvme-auth.ko", "nvme_auth", "", auth);
+        cr_assert_eq(fake_node_write_modules_dep(node, CONTAINER_TREE), 0);
+        write_srcversion("mlx_compat", "MLXSAME0000\n");
+        module("nvme_auth", 0, NULL, "OE");
+        write_srcversion("nvme_auth", "AUTHOLD0000\n");
+        RUN(&r, NULL, "load", "--from", CONTAINER_TREE);
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0, "the load failed:\n%s", r.out);
+        cr_assert_eq(count_lines_with(r.klog, "mlx_compat"), 0, "mlx_compat was touched:\n%s", r.klog);
+        cr_assert(strstr(r.klog, "delete_module nvme_auth flags=0x800 -> 0") &&
+                  strstr(r.klog, "init_module nvme_auth flags=0x0 -> 0"), "the earlier nvme_auth stays:\n%s", r.klog);
+        cr_assert_not(strstr(r.out, "kept:"), "%s", r.out);
+        cli_run_done(&r);
+}

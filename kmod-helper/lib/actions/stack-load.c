@@ -280,15 +280,41 @@ static int record_note(LoadResult *res, char ***list, const char *fmt, ...) {
         return r;
 }
 
+/* Whether the loaded module is the very build the tree ships (its
+ * srcversion, in sysfs, equal to the file's): mlx_compat that the
+ * container's openibd loaded is, and stays without a word. 1 same, 0 not or
+ * cannot tell (the load then reads the file and says what is wrong with
+ * it), -ENOMEM. */
+static int same_build(const ModuleTree *t, const ModuleTreeEntry *e, const char *name) {
+        _cleanup_free_ char *image = NULL, *path = NULL, *live = NULL;
+        _cleanup_(module_meta_done) ModuleMeta meta = {};
+        _cleanup_close_ int fd = -EBADF;
+        size_t size;
+        int r;
+
+        r = host_pathf(&path, "/sys/module/%s/srcversion", name);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        if (read_one_line_file(path, &live) < 0 || module_tree_open_module(t, e, &fd, &size) < 0 ||
+            module_file_read(fd, size, &image, &size) < 0 || module_meta_parse(image, size, &meta) < 0)
+                return 0;
+        return meta.srcversion && streq(meta.srcversion, live);
+}
+
 /* A module already in the kernel. A member stays (the unload before the
  * load decides about those); a module the stack shares, which the tree
  * ships too, is replaced when nothing else holds it: taken out here, loaded
  * from the tree by the caller. 1 kept (its step added), 0 taken out, -errno. */
 static int present(Loader *l, const char *name) {
         _cleanup_free_ char *why = NULL;
+        const ModuleTreeEntry *e;
         int r;
 
-        if (!nvme_stack_module(name) && module_tree_find(l->tree, name)) {
+        e = nvme_stack_module(name) ? NULL : module_tree_find(l->tree, name);
+        r = e && l->from_container ? same_build(l->tree, e, name) : 0;
+        if (r < 0)
+                return r;
+        if (e && r == 0) {
                 r = load_shared_release(name, l->from_container, &why);
                 if (r < 0)
                         return r;
