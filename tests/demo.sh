@@ -54,7 +54,7 @@ else
 fi
 elapsed $t
 
-phase "3/3 The swap on a real kernel (Linux $(ls /lib/modules | sort -V | tail -n1) under QEMU)"
+phase "3/3 The swap on a real kernel (Linux $(tests/vm/default-kver.sh) under QEMU)"
 cat <<'TEXT'
     The VM gets one emulated NVMe drive, on the in-tree nvme driver at boot.
     The stand-in for NVIDIA's driver container: a CRI-O store entry with

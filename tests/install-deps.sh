@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs everything nvme-swapguard needs to build, test and run its demo on
 # Debian 12: the libraries at their Debian levels, Criterion, and the pieces of
-# a real kernel to boot under QEMU (Debian's kernel image, its headers and
-# sources for the out-of-tree nvme build standing in for NVIDIA's).
+# a real kernel to boot under QEMU (Debian's kernel images, 6.1 and 6.12,
+# their headers and sources for the out-of-tree nvme build standing in for
+# NVIDIA's).
 # Idempotent: packages already present are skipped quickly.
 set -euo pipefail
 
@@ -17,6 +18,14 @@ packages=(
   # the real kernel under QEMU, with its headers and sources (out-of-tree nvme build)
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
   busybox-static cpio nvme-cli lvm2 dmsetup xfsprogs e2fsprogs
+  # the second kernel the real-kernel core runs on (tests/meson.build,
+  # option vm_kernels): Debian 12's 6.12 from bookworm-security, which has
+  # RHEL 9's shapes (.ko.xz modules, nvme_core -> nvme_auth, t10_pi built
+  # in); the metapackages follow its security updates. Its kbuild needs
+  # pahole (dwarves) for module BTF; its bzImage is zstd
+  # (tests/vm/extract-vmlinux.sh). The VM cases' default stays the kernel
+  # linux-image-amd64 depends on (tests/vm/default-kver.sh).
+  linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12 dwarves zstd
   # real CRI-O in the VM (tests/daemon/vm-crio): crio and crictl come from
   # ../shared/crio (Debian 12 has no cri-o); conmon, the OCI runtimes, the CNI
   # plugins, crio's shared libraries, and skopeo to copy a locally built image

@@ -10,15 +10,18 @@
 #include <string.h>
 
 #include "nvme/nvme-unbound.h"
+#include "actions/module-file.h"
+#include "actions/module-tree.h"
 #include "actions/nvfs-check.h"
 #include "actions/stack-load.h"
-#include "actions/module-tree.h"
 #include "actions/stack-unload.h"
 #include "guard/guard-ops-pin.h"
 #include "guard/guard-ops.h"
+#include "host/host-kernel.h"
 #include "host/host-root.h"
 #include "modules/module-stack.h"
 #include "nvme/nvme-block-devices.h"
+#include "util/fileio.h"
 #include "util/strv.h"
 #include "usage/usage-check.h"
 #include "util/macro.h"
@@ -160,6 +163,8 @@ static int load(const char *tree, int root_fd, char *const *modules, unsigned ti
                         return -ENOMEM;
         }
         g->failed_errno = l->failed_errno;
+        if ((l->replaced && strv_copy(l->replaced, &g->replaced) < 0) || (l->kept && strv_copy(l->kept, &g->kept) < 0))
+                return -ENOMEM;
         *ret = TAKE_PTR(g);
         return 0;
 }
@@ -195,8 +200,81 @@ static GuardOrigin origin_from_library(ModuleOrigin o) {
         }
 }
 
+/* The lines of modules.dep that describe a member (drivers/nvme/host):
+ * the whole file is 4230 modules on 6.12, which a full index costs 0.25 s
+ * to build on a loaded host (far more under TCG), at every stack read. */
+static int member_lines(const char *text, char **ret) {
+        _cleanup_free_ char *copy = strdup(text), *out = calloc(1, strlen(text) + 1);
+        char *line, *save = NULL;
+
+        if (!copy || !out)
+                return -ENOMEM;
+        for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                _cleanup_free_ char *left = strndup(line, strcspn(line, ":")), *name = NULL;
+
+                if (!left)
+                        return -ENOMEM;
+                if (module_name_from_path(left, &name) < 0 || !nvme_stack_module(name))
+                        continue;
+                strcat(strcat(out, line), "\n");
+        }
+        *ret = TAKE_PTR(out);
+        return 0;
+}
+
+/* The host's module index, its members' lines only: what each member
+ * depends on, the kernel's own facts (6.1: nvme_tcp on nvme_fabrics and
+ * nvme_core; 6.12 adds nvme_auth and nvme_keyring, which are not members).
+ * NULL when it cannot be read: the health check then judges no dependency. */
+static ModuleTree *host_index(void) {
+        _cleanup_free_ char *release = NULL, *dir = NULL, *path = NULL, *text = NULL, *lines = NULL;
+        _cleanup_(module_tree_freep) ModuleTree *t = NULL;
+        size_t size;
+
+        if (host_kernel_release(&release) < 0 || host_pathf(&dir, "/lib/modules/%s", release) < 0 ||
+            asprintf(&path, "%s/modules.dep", dir) < 0)
+                return NULL;
+        if (read_regular_file(path, MODULE_DEP_FILE_MAX, &text, &size) < 0 || member_lines(text, &lines) < 0)
+                return NULL;
+        t = calloc(1, sizeof(*t));
+        if (!t || !(t->dir = strdup(dir)) || module_tree_parse_modules_dep(t, lines) < 0)
+                return NULL;
+        return TAKE_PTR(t);
+}
+
+static int member_needs(const ModuleTree *t, const char *name, char ***ret) {
+        const ModuleTreeEntry *e = module_tree_find(t, name);
+        _cleanup_strv_free_ char **l = NULL;
+
+        *ret = NULL;
+        if (!e)
+                return 0;
+        l = strv_new_empty();
+        if (!l)
+                return -ENOMEM;
+        STRV_FOREACH(d, e->depends)
+                if (nvme_stack_module(*d) && strv_extend(&l, *d) < 0)
+                        return -ENOMEM;
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+static int guard_module_from(const ModuleStack *s, const ModuleInfo *m, const ModuleTree *index, GuardModule *g) {
+        g->name = strdup(m->name);
+        g->build = strdup(module_build_to_string(module_stack_build_of(s, m)));
+        if (!g->name || !g->build)
+                return -ENOMEM;
+        g->origin = m->loaded ? origin_from_library(m->origin) : GUARD_ORIGIN_ABSENT;
+        g->shared = m->role == MODULE_ROLE_SHARED;
+        g->gds_hooks = m->has_gds_hooks;
+        if (m->gds_generations && !(g->gds_generations = strdup(m->gds_generations)))
+                return -ENOMEM;
+        return index && m->role == MODULE_ROLE_MEMBER ? member_needs(index, m->name, &g->needs) : 0;
+}
+
 static int real_read_stack(void *userdata, GuardStack **ret) {
         _cleanup_(module_stack_freep) ModuleStack *s = NULL;
+        _cleanup_(module_tree_freep) ModuleTree *index = NULL;
         _cleanup_(guard_stack_freep) GuardStack *g = calloc(1, sizeof(*g));
         int r;
 
@@ -208,17 +286,12 @@ static int real_read_stack(void *userdata, GuardStack **ret) {
         g->modules = calloc(s->n_modules ?: 1, sizeof(GuardModule));
         if (!g->modules)
                 return -ENOMEM;
+        index = host_index();
         for (size_t i = 0; i < s->n_modules; i++) {
-                const ModuleInfo *m = &s->modules[i];
-
-                g->modules[i].name = strdup(m->name);
-                if (!g->modules[i].name)
-                        return -ENOMEM;
                 g->n_modules++;
-                g->modules[i].origin = m->loaded ? origin_from_library(m->origin) : GUARD_ORIGIN_ABSENT;
-                g->modules[i].gds_hooks = m->has_gds_hooks;
-                if (m->gds_generations && !(g->modules[i].gds_generations = strdup(m->gds_generations)))
-                        return -ENOMEM;
+                r = guard_module_from(s, &s->modules[i], index, &g->modules[i]);
+                if (r < 0)
+                        return r;
         }
         *ret = TAKE_PTR(g);
         return 0;

@@ -31,6 +31,8 @@ GuardStack *guard_stack_free(GuardStack *s) {
         for (size_t i = 0; i < s->n_modules; i++) {
                 free(s->modules[i].name);
                 free(s->modules[i].gds_generations);
+                free(s->modules[i].build);
+                strv_free(s->modules[i].needs);
         }
         free(s->modules);
         free(s);
@@ -63,7 +65,10 @@ int guard_stack_loaded_names(const GuardStack *s, char ***ret) {
         char **l = NULL;
 
         for (size_t i = 0; s && i < s->n_modules; i++)
-                if (s->modules[i].origin != GUARD_ORIGIN_ABSENT && strv_push(&l, strdup(s->modules[i].name)) < 0) {
+                /* The stack's: a shared module (nvme_auth, t10_pi) is not unloaded,
+                 * and comes back with the member that needs it. */
+                if (s->modules[i].origin != GUARD_ORIGIN_ABSENT && !s->modules[i].shared &&
+                    strv_push(&l, strdup(s->modules[i].name)) < 0) {
                         strv_free(l);
                         return -ENOMEM;
                 }
@@ -118,6 +123,8 @@ GuardLoadResult *guard_load_result_free(GuardLoadResult *r) {
         strv_free(r->from_tree);
         strv_free(r->from_host);
         strv_free(r->already);
+        strv_free(r->replaced);
+        strv_free(r->kept);
         free(r->failed_module);
         free(r->failed_reason);
         free(r);

@@ -27,6 +27,13 @@ typedef enum GuardOrigin {
 typedef struct GuardModule {
         char *name;
         GuardOrigin origin;   /* ABSENT when not loaded */
+        bool shared;          /* not a stack member: a module the members use and may share
+                                 with others (nvme_auth, nvme_keyring, t10_pi), from the live graph */
+        char *build;          /* "in-tree", "container", "shared-from-host", "absent"
+                                 (module_build_to_string); NULL when not told */
+        char **needs;         /* NULL-terminated: the stack members it depends on, from the
+                                 host's modules.dep (nvme_tcp: nvme_fabrics, nvme_core);
+                                 NULL when that is not known */
         bool gds_hooks;
         char *gds_generations; /* which hooks it exports: "v1", "v2", "v1,v2"; NULL: none */
 } GuardModule;
@@ -75,6 +82,9 @@ typedef struct GuardLoadResult {
         char **from_tree;        /* inserted from the tree asked for (the container's) */
         char **from_host;        /* inserted from the host's tree (t10_pi & co.) */
         char **already;          /* loaded before the call (mlx_compat by openibd) */
+        char **replaced;         /* shared modules (nvme_auth) taken out, free, for the tree's own */
+        char **kept;             /* one line each: a shared module the tree ships too, kept
+                                    because something holds it ("... held by nvmet") */
         char *failed_module;     /* NULL on success */
         int failed_errno;
         char *failed_reason;

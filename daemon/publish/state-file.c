@@ -19,6 +19,7 @@ void state_file_clear(StateFile *s) {
         free(s->container_id);
         free(s->pod_name);
         strv_free(s->modules_before);
+        strv_free(s->module_builds);
         guard_namespaces_free(s->namespaces_before);
         free(s->message);
         strv_free(s->blockers);
@@ -108,6 +109,8 @@ int state_file_to_json(const StateFile *s, char **ret) {
                 r = json_add_new(o, DAEMON_STATE_KEY_MISSING_NAMESPACES, strv_to_json(s->missing_namespaces));
         if (r >= 0)
                 r = json_add_new(o, DAEMON_STATE_KEY_PINS, strv_to_json(s->pins));
+        if (r >= 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_MODULE_BUILDS, strv_to_json(s->module_builds));
         if (r >= 0 && s->build_container_id)
                 r = json_add_new(o, DAEMON_STATE_KEY_BUILD_CONTAINER, json_object_new_string(s->build_container_id));
         if (r >= 0 && s->gds)
@@ -260,6 +263,8 @@ static int state_file_from_object(json_object *o, StateFile **ret) {
                 r = strv_from_json(o, DAEMON_STATE_KEY_MISSING_NAMESPACES, &s->missing_namespaces);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_PINS, &s->pins);
+        if (r >= 0)
+                r = strv_from_json(o, DAEMON_STATE_KEY_MODULE_BUILDS, &s->module_builds);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_CONTAINER_NOTES, &s->container_notes);
         if (r >= 0)

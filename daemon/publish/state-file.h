@@ -39,6 +39,7 @@ typedef struct StateFile {
         char *gds_nvidia_fs;          /* checked): what nvme exports, what nvidia_fs asks */
         char *gds_match;              /* for, and whether they match (daemon-state.h) */
         char **container_notes;       /* what the container's environment decided or left assumed */
+        char **module_builds;         /* "<module>: <build>" after the last swap or restore */
         /* Mode=observe (issue 23): */
         SwapMode mode;                /* the mode of the instance that wrote it */
         char *would;                  /* observe: the last "would ..." report, one line; NULL: none */

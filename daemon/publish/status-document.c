@@ -67,6 +67,8 @@ static json_object *modules_to_json(const GuardStack *stack) {
 
                 if (!o || add_string(o, "name", x->name) < 0 ||
                     add_string(o, "origin", guard_origin_to_string(x->origin)) < 0 ||
+                    add_string(o, "build", x->build ?: "unknown") < 0 ||
+                    add(o, "shared", json_object_new_boolean(x->shared)) < 0 ||
                     add(o, "gds_hooks", json_object_new_boolean(x->gds_hooks)) < 0 ||
                     json_object_array_add(a, o) < 0) {
                         json_object_put(o);

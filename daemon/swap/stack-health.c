@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "modules/module-stack.h"
 #include "swap/stack-health.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -19,27 +20,6 @@ const char *stack_break_to_string(StackBreak b) {
         return b >= 0 && b < _STACK_BREAK_MAX ? break_names[b] : NULL;
 }
 
-/* What each stack module cannot live without. The kernel enforces these
- * for one build; they can only break across builds or in a fake world, so
- * checking costs nothing and catches a half-removed stack. */
-static const struct {
-        const char *module;
-        const char *needs;
-} needs[] = {
-        { "nvme", "nvme_core" },
-        { "nvme_fabrics", "nvme_core" },
-        { "nvme_tcp", "nvme_fabrics" },
-        { "nvme_rdma", "nvme_fabrics" },
-        { "nvme_fc", "nvme_fabrics" },
-        { "nvme_tcp", "nvme_core" },
-        { "nvme_rdma", "nvme_core" },
-        { "nvme_fc", "nvme_core" },
-};
-
-/* The modules that must be one build. nvme_auth and nvme_keyring are left
- * out: a build may not carry them and use the host's. */
-static const char *const one_build[] = { "nvme_core", "nvme", "nvme_fabrics", "nvme_tcp", "nvme_rdma", "nvme_fc" };
-
 static const GuardModule *loaded(const GuardStack *s, const char *name) {
         const GuardModule *m = guard_stack_find(s, name);
 
@@ -50,19 +30,39 @@ static bool in_tree(const GuardModule *m) {
         return m->origin == GUARD_ORIGIN_IN_TREE;
 }
 
+/* What each loaded member cannot live without, from the kernel's own
+ * modules.dep (GuardModule.needs). The kernel enforces these for one
+ * build; they can only break across builds or in a fake world, so checking
+ * costs nothing and catches a half-removed stack. */
+static StackHealth missing_dependency(const GuardStack *s) {
+        for (size_t i = 0; i < s->n_modules; i++) {
+                const GuardModule *m = &s->modules[i];
+
+                if (m->shared || m->origin == GUARD_ORIGIN_ABSENT)
+                        continue;
+                STRV_FOREACH(d, m->needs)
+                        if (!loaded(s, *d))
+                                return (StackHealth) { STACK_MISSING_DEPENDENCY, m->name, *d };
+        }
+        return (StackHealth) { .what = STACK_WORKING };
+}
+
 StackHealth stack_health_check(const GuardStack *s, char *const *wanted) {
         const GuardModule *first = NULL;
         bool nvme_wanted = !wanted || strv_contains(wanted, "nvme");
+        StackHealth h;
 
         if (!guard_stack_any_loaded(s))
                 return (StackHealth) { .what = STACK_ABSENT };
-        for (size_t i = 0; i < ELEMENTSOF(needs); i++)
-                if (loaded(s, needs[i].module) && !loaded(s, needs[i].needs))
-                        return (StackHealth) { STACK_MISSING_DEPENDENCY, needs[i].module, needs[i].needs };
+        h = missing_dependency(s);
+        if (h.what != STACK_WORKING)
+                return h;
         if (nvme_wanted && loaded(s, "nvme_core") && !loaded(s, "nvme"))
                 return (StackHealth) { STACK_CORE_WITHOUT_NVME, "nvme_core", "nvme" };
-        for (size_t i = 0; i < ELEMENTSOF(one_build); i++) {
-                const GuardModule *m = loaded(s, one_build[i]);
+        /* The members must be one build; what they share (nvme_auth, which
+         * NVIDIA's build may link from the host) may be another. */
+        for (const char *const *n = nvme_stack_modules; *n; n++) {
+                const GuardModule *m = loaded(s, *n);
 
                 if (!m)
                         continue;

@@ -44,6 +44,32 @@ void swap_report_namespaces(Manager *m, const char *message_id, const char *what
                              "%s: NVMe namespace %s seen before the unload is not back (yet).", what, *i);
 }
 
+/* The state file's module_builds: "nvme: container", "nvme_auth:
+ * shared-from-host", one per loaded module of the stack read. */
+static void swap_record_builds(Manager *m, const GuardStack *stack) {
+        char **l = NULL;
+
+        for (size_t i = 0; stack && i < stack->n_modules; i++) {
+                const GuardModule *x = &stack->modules[i];
+
+                if (x->origin != GUARD_ORIGIN_ABSENT && strv_extendf(&l, "%s: %s", x->name, x->build ?: "unknown") < 0) {
+                        strv_free(l);
+                        return;
+                }
+        }
+        strv_free(m->record.module_builds);
+        m->record.module_builds = l;
+}
+
+void swap_report_builds(Manager *m) {
+        GuardStack *stack = NULL;
+
+        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+                return;
+        swap_record_builds(m, stack);
+        guard_stack_free(stack);
+}
+
 void swap_report_swapped(Manager *m, const char *by) {
         GuardStack *stack = NULL;
         int r;
@@ -55,19 +81,27 @@ void swap_report_swapped(Manager *m, const char *by) {
         }
         for (size_t i = 0; i < stack->n_modules; i++) {
                 const GuardModule *x = &stack->modules[i];
+                _cleanup_free_ char *build = NULL;
                 char *extra[] = { (char *) (x->gds_hooks ? "SWAPGUARD_GDS_HOOKS=yes" : "SWAPGUARD_GDS_HOOKS=no"),
-                                  NULL };
+                                  NULL, NULL };
 
                 if (x->origin == GUARD_ORIGIN_ABSENT)
                         continue;
+                if (asprintf(&build, "SWAPGUARD_BUILD=%s", x->build ?: "unknown") < 0)
+                        build = NULL;
+                extra[1] = build;
                 report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_SWAPPED,
                              &(ReportFields) { .state = "swapped", .module = x->name,
                                                .origin = guard_origin_to_string(x->origin),
                                                .container_id = swap_record_container_id(m),
                                                .pid = m->container.pid, .extra = extra },
-                             "Swapped (%s): module %s is the %s build, GDS hooks %s.", by, x->name,
-                             guard_origin_to_string(x->origin), x->gds_hooks ? "present" : "absent");
+                             "Swapped (%s): module %s is the %s build, GDS hooks %s%s.", by, x->name,
+                             guard_origin_to_string(x->origin), x->gds_hooks ? "present" : "absent",
+                             x->build && streq(x->build, "shared-from-host")
+                                     ? "; the host's own, shared: NVIDIA's build links it"
+                                     : "");
         }
+        swap_record_builds(m, stack);
         guard_stack_free(stack);
         swap_record_message(m, "swapped (%s)", by);
         swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the swap");
@@ -170,6 +204,7 @@ static void report_restored(Manager *m, SwapEvent ev) {
                                        .container_id = swap_record_container_id(m) ?: m->restore_container },
                      "Restored the in-tree NVMe stack (%s).", why);
         swap_record_message(m, "restored after %s", why);
+        swap_report_builds(m);
         swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the restore");
 }
 
@@ -233,7 +268,7 @@ static char *join_or_null(char *const *l) {
 }
 
 char *swap_load_describe(const GuardLoadResult *l, const char *tree) {
-        _cleanup_free_ char *ours = NULL, *host = NULL, *already = NULL;
+        _cleanup_free_ char *ours = NULL, *host = NULL, *already = NULL, *replaced = NULL, *kept = NULL;
         char *s = NULL;
 
         if (!l)
@@ -243,9 +278,13 @@ char *swap_load_describe(const GuardLoadResult *l, const char *tree) {
         ours = join_or_null(l->from_tree || l->from_host || l->already ? l->from_tree : l->loaded);
         host = join_or_null(l->from_host);
         already = join_or_null(l->already);
-        if (asprintf(&s, "Loaded %s from the driver container's tree %s%s%s%s%s.", ours ?: "nothing",
+        replaced = join_or_null(l->replaced);
+        kept = l->kept && l->kept[0] ? strv_join(l->kept, "; ") : NULL;
+        if (asprintf(&s, "Loaded %s from the driver container's tree %s%s%s%s%s%s%s%s%s.", ours ?: "nothing",
                      tree ?: "?", host ? "; from the host's tree (not stack modules): " : "", host ?: "",
-                     already ? "; already loaded, left as they were: " : "", already ?: "") < 0)
+                     already ? "; already loaded, left as they were: " : "", already ?: "",
+                     replaced ? "; the host's shared module(s) replaced by the container's: " : "", replaced ?: "",
+                     kept ? "; " : "", kept ?: "") < 0)
                 return NULL;
         return s;
 }

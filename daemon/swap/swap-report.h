@@ -13,6 +13,8 @@
 void swap_report_namespaces(Manager *m, const char *message_id, const char *what);
 /* The modules now loaded, with their origin and GDS hooks, then the namespaces. */
 void swap_report_swapped(Manager *m, const char *by);
+/* Records which build each loaded module is (the state file's module_builds). */
+void swap_report_builds(Manager *m);
 /* One entry per blocker, unless they are the same as last time. build:
  * what the refused unload would have taken out, worded as for
  * swap_report_unloaded(). */

@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +269,37 @@ static char **split_depends(const char *s) {
         return l;
 }
 
+/* A module built into the kernel (the host tree's modules.builtin, as
+ * depmod writes it from the kernel build: kernel/block/t10-pi.ko): its
+ * symbols are in vmlinux, so a dependency on it is met. */
+static bool builtin(FakeNode *n, const char *name) {
+        char path[512], line[512], *release = NULL;
+        bool found = false;
+        FILE *f;
+
+        if (fake_node_get_osrelease(n, &release) < 0)
+                return false;
+        snprintf(path, sizeof(path), "%s/lib/modules/%s/modules.builtin", fake_node_root(n), release);
+        free(release);
+        f = fopen(path, "re");
+        while (f && !found && fgets(line, sizeof(line), f)) {
+                char *base = strrchr(line, '/'), *dot;
+
+                base = base ? base + 1 : line;
+                dot = strstr(base, ".ko");
+                if (!dot)
+                        continue;
+                *dot = '\0';
+                for (char *c = base; *c; c++)
+                        if (*c == '-')
+                                *c = '_';
+                found = strcmp(base, name) == 0;
+        }
+        if (f)
+                fclose(f);
+        return found;
+}
+
 static int check_and_insert(FakeNode *n, const char *name, const char *mi, size_t misz) {
         char *vermagic = fake_modinfo_get(mi, misz, "vermagic");
         char *depends = fake_modinfo_get(mi, misz, "depends");
@@ -284,7 +316,7 @@ static int check_and_insert(FakeNode *n, const char *name, const char *mi, size_
         if (!e) {
                 deps = split_depends(depends);
                 for (size_t i = 0; deps && deps[i] && !e; i++)
-                        if (fake_node_module_loaded(n, deps[i]) <= 0)
+                        if (fake_node_module_loaded(n, deps[i]) <= 0 && !builtin(n, deps[i]))
                                 e = ENOENT; /* "Unknown symbol" */
         }
         if (!e && fake_node_module_inserted(n, name, (const char *const *) deps, taint ? taint : "") < 0)

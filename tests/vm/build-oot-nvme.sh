@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# build-oot-nvme.sh OUTDIR [KVER]
+# build-oot-nvme.sh [--shape link|own] OUTDIR [KVER]
 #
 # The stand-in for NVIDIA's mlnx-nvme build, with its shape (facts in
-# ../shared/FIELD-NOTES.md sections 2 and 8, and tests/vm/standin/*): the
-# kernel's own drivers/nvme/host (6.1 sources from Debian's linux-source
-# package) built out of tree against linux-headers-KVER, plus
+# ../shared/FIELD-NOTES.md sections 2, 8 and 10, and tests/vm/standin/*):
+# the kernel's own drivers/nvme/host (sources from Debian's
+# linux-source-MAJOR.MINOR package matching KVER: 6.1, 6.12) built out of
+# tree against linux-headers-KVER, plus
 #
 #  - a small mlx_compat module exporting mlx_backport_dependency_symbol
 #    (standin/compat/main.c, after mlnx-ofa_kernel compat/main.c), and every
@@ -37,6 +38,25 @@
 #
 # The modules load with taint "OE" (out-of-tree, unsigned), as NVIDIA's do.
 #
+# Two shapes for the modules the nvme stack shares with others (upstream
+# 6.7+, Debian's 6.12, RHEL 9.2+: drivers/nvme/common's nvme_auth, and with
+# TLS nvme_keyring; nvme-core needs nvme_auth, nvme-fabrics/nvme-tcp
+# nvme_keyring).  Which one NVIDIA's mlnx-nvme does on a given kernel is not
+# known here (FIELD-NOTES section 10), so both are built:
+#   --shape link (env VM_OOT_SHAPE, default): only drivers/nvme/host, so
+#       nvme-core.ko links the KERNEL's nvme_auth (in the host tree, like
+#       t10_pi below); the container tree has no nvme-auth.ko;
+#   --shape own: drivers/nvme/common built with it (one kbuild pass over
+#       drivers/nvme, so host's references resolve to common's exports), its
+#       modules installed as extra/mlnx-nvme/common/*.ko: mlnx-nvme's RPM
+#       installs each built module under extra/mlnx-nvme/<its source subdir>
+#       (mlnx-ofa_kernel drivers/nvme/mlnx-nvme_spec_, %install: mod_path).
+# A kernel without modular nvme_auth/nvme_keyring (Debian's 6.1:
+# CONFIG_NVME_AUTH unset) has one shape only; `own` then builds `link` and
+# says so.  Give each shape its own OUTDIR (run-vm.sh: oot-nvme-KVER and
+# oot-nvme-KVER-own): the stamp names the shape, so a shared OUTDIR would
+# rebuild at every switch.
+#
 # Cross-tree dependencies (`modinfo -F depends` against the trees; see
 # oot-deps.txt): nvme-core depends on t10-pi (t10_pi), which lives only in
 # the host tree (kernel/block/t10-pi.ko, itself needing crc64-rocksoft,
@@ -53,20 +73,37 @@ set -euo pipefail
 
 die() { echo "build-oot-nvme: $*" >&2; exit 1; }
 
-[ $# -ge 1 ] || die "usage: $0 OUTDIR [KVER]"
+shape=${VM_OOT_SHAPE:-link}
+if [ "${1:-}" = --shape ]; then
+	shape=${2:-}
+	shift 2 || die "usage: $0 [--shape link|own] OUTDIR [KVER]"
+fi
+case $shape in link | own) ;; *) die "unknown shape '$shape' (link or own)" ;; esac
+[ $# -ge 1 ] || die "usage: $0 [--shape link|own] OUTDIR [KVER]"
 outdir=$1
 kver=${2:-}
 if [ -z "$kver" ]; then
-	# The guest kernel, not the host's `uname -r`: the first installed image.
-	kver=$(ls /lib/modules | sort -V | tail -n1)
+	# The guest kernel, not the host's `uname -r` (default-kver.sh).
+	kver=$("$(dirname "$0")/default-kver.sh")
 fi
-src_tar=${LINUX_SOURCE_TAR:-/usr/src/linux-source-6.1.tar.xz}
+# Debian's source package is per major.minor: 6.1.0-57-amd64 -> 6.1,
+# 6.12.118+deb12-amd64 -> 6.12.
+kmm=$(printf '%s\n' "$kver" | sed -n 's/^\([0-9]*\.[0-9]*\).*$/\1/p')
+src_tar=${LINUX_SOURCE_TAR:-/usr/src/linux-source-$kmm.tar.xz}
 hdrs=/usr/src/linux-headers-$kver
 config=/boot/config-$kver
 
 [ -r "$src_tar" ] || die "no kernel source tarball $src_tar"
 [ -d "$hdrs" ] || die "no kernel headers in $hdrs"
 [ -r "$config" ] || die "no kernel config $config"
+# The modules of drivers/nvme/common this kernel builds (=m): what shape
+# `own` ships.
+common_mods=$({ grep -E '^CONFIG_NVME_(AUTH|KEYRING)=m$' "$config" || :; } |
+	sed 's/^CONFIG_NVME_\([A-Z]*\)=m$/nvme-\1/' | tr '[:upper:]' '[:lower:]' | tr '\n' ' ')
+if [ "$shape" = own ] && [ -z "$common_mods" ]; then
+	echo "build-oot-nvme: $kver has no modular nvme_auth/nvme_keyring; shape 'own' is shape 'link' here" >&2
+	shape='link'
+fi
 
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
@@ -79,7 +116,7 @@ stamp_key() {
 		"$hdrs/include/config/auto.conf"
 	sha256sum "$0" | cut -d' ' -f1
 	(cd "$standin" && find . -type f | sort | xargs sha256sum)
-	echo "$kver"
+	echo "$kver shape=$shape"
 }
 key=$(stamp_key)
 
@@ -111,6 +148,17 @@ tar -C "$work" -xJf "$src_tar" --strip-components=1 --wildcards \
 	--wildcards 'linux-source-*/drivers/nvme/host/*'
 build_dir=$work/drivers/nvme/host
 [ -f "$build_dir/core.c" ] || die "drivers/nvme/host not in $src_tar"
+# Shape own: kbuild runs over drivers/nvme with common/ and host/ (not
+# target/), as the kernel's drivers/nvme/Makefile descends them.
+make_dir=$build_dir
+if [ "$shape" = own ]; then
+	[ -f "$work/drivers/nvme/common/Makefile" ] || die "drivers/nvme/common not in $src_tar"
+	make_dir=$work/drivers/nvme
+	printf '%s\n' '# nvme-swapguard stand-in, shape own (build-oot-nvme.sh)' \
+		'obj-m += common/ host/' >"$make_dir/Makefile"
+	# Every object of the package is compiled with compat-2.6.h.
+	echo 'ccflags-y += -include $(SWAPGUARD_COMPAT_H)' >>"$work/drivers/nvme/common/Makefile"
+fi
 
 # NVIDIA's additions, as mlnx-nvme's drivers/nvme/host/Makefile links them
 # (nvme-y += nvfs-dma.o, nvme-rdma-y += nvfs-rdma.o under
@@ -147,14 +195,14 @@ cfg+=(KBUILD_EXTRA_SYMBOLS="$work/compat/Module.symvers"
 # the v1 and v2 generations (kbuild rebuilds what its command line changed).
 nvme_make() {
 	local gen=$1
-	if ! make -C "$hdrs" M="$build_dir" "${cfg[@]}" SWAPGUARD_NVFS_NVME="nvme_$gen" \
+	if ! make -C "$hdrs" M="$make_dir" "${cfg[@]}" SWAPGUARD_NVFS_NVME="nvme_$gen" \
 		-j"$(nproc)" modules >>"$log" 2>&1; then
 		# nvme-rdma needs the RDMA headers from the full source tree (only
 		# partly in linux-headers); build it when it compiles.
 		grep -q 'rdma' "$log" || { tail -n 30 "$log" >&2; die "build failed, see $log"; }
 		echo "build-oot-nvme: nvme-rdma failed to build, retrying without it" >>"$log"
 		cfg+=(CONFIG_NVME_RDMA=n)
-		make -C "$hdrs" M="$build_dir" "${cfg[@]}" SWAPGUARD_NVFS_NVME="nvme_$gen" \
+		make -C "$hdrs" M="$make_dir" "${cfg[@]}" SWAPGUARD_NVFS_NVME="nvme_$gen" \
 			-j"$(nproc)" modules >>"$log" 2>&1 || { tail -n 30 "$log" >&2; die "build failed, see $log"; }
 	fi
 }
@@ -164,26 +212,54 @@ layout() {
 	local root=$1 tree=$1/lib/modules/$kver f
 	mkdir -p "$tree/extra/mlnx-nvme/host" "$tree/extra/mlnx-ofa_kernel/compat"
 	cp "$build_dir"/*.ko "$tree/extra/mlnx-nvme/host/"
+	if [ "$shape" = own ]; then
+		mkdir -p "$tree/extra/mlnx-nvme/common"
+		cp "$work/drivers/nvme/common"/*.ko "$tree/extra/mlnx-nvme/common/"
+	fi
 	cp "$work/compat/mlx_compat.ko" "$tree/extra/mlnx-ofa_kernel/compat/"
 	# A real container tree carries the kernel's modules.builtin*; give
 	# depmod those and a modules.order so it runs quietly.
 	for f in modules.builtin modules.builtin.modinfo; do
 		cp "/lib/modules/$kver/$f" "$tree/" 2>/dev/null || :
 	done
-	(cd "$tree" && ls extra/mlnx-ofa_kernel/compat/*.ko extra/mlnx-nvme/host/*.ko) >"$tree/modules.order"
+	(cd "$tree" && ls extra/mlnx-ofa_kernel/compat/*.ko extra/mlnx-nvme/*/*.ko) >"$tree/modules.order"
 	depmod -b "$root" "$kver"
 }
 
 # check_shape ROOT GENERATION: what NVIDIA's build shows, or no cache entry.
 check_shape() {
-	local tree=$1/lib/modules/$kver ko
-	for ko in "$tree"/extra/mlnx-nvme/host/*.ko; do
+	local tree=$1/lib/modules/$kver ko m dep
+	for ko in "$tree"/extra/mlnx-nvme/*/*.ko; do
+		# compat-2.6.h hooks module_init(): a module without an init
+		# function (6.12's nvme-auth, a library) has no mlx_compat
+		# dependency in NVIDIA's build either.
+		nm "$ko" | grep ' T init_module$' >/dev/null || continue
 		# (grep without -q: an early exit would fail the pipe, pipefail)
 		modinfo -F depends "$ko" | tr , '\n' | grep -x mlx_compat >/dev/null ||
 			die "$(basename "$ko") does not depend on mlx_compat"
 	done
 	nm "$tree/extra/mlnx-nvme/host/nvme.ko" | grep " __ksymtab_nvme_$2_register_nvfs_dma_ops$" >/dev/null ||
 		die "nvme.ko does not export nvme_$2_register_nvfs_dma_ops"
+	# The shape, as the tree's modules.dep shows it: nvme-core's nvme-auth
+	# edge inside the tree (own) or absent from it (link: the host's).
+	dep=$(grep '^extra/mlnx-nvme/host/nvme-core.ko:' "$tree/modules.dep" || :)
+	for m in $common_mods; do
+		if [ "$shape" = own ]; then
+			[ -f "$tree/extra/mlnx-nvme/common/$m.ko" ] || die "shape own: no common/$m.ko"
+		else
+			[ -z "$(find "$tree" -name "$m.ko*")" ] || die "shape link: the tree ships $m.ko"
+		fi
+	done
+	case $common_mods in *nvme-auth*)
+		modinfo -F depends "$tree/extra/mlnx-nvme/host/nvme-core.ko" | tr , '\n' |
+			tr - _ | grep -x nvme_auth >/dev/null || die "nvme-core.ko does not depend on nvme_auth"
+		if [ "$shape" = own ]; then
+			case $dep in *extra/mlnx-nvme/common/nvme-auth.ko*) ;;
+			*) die "shape own: modules.dep of nvme-core has no in-tree nvme-auth ($dep)" ;; esac
+		else
+			case $dep in *nvme-auth*) die "shape link: modules.dep resolves nvme-auth in the tree ($dep)" ;; esac
+		fi ;;
+	esac
 }
 
 nvme_make v1
@@ -213,7 +289,8 @@ done
 dest=$outdir/v1/lib/modules/$kver/extra
 {
 	echo "# modinfo depends of the out-of-tree build, and where each dep lives"
-	for ko in "$dest"/mlnx-nvme/host/*.ko "$dest"/mlnx-ofa_kernel/compat/*.ko; do
+	echo "# shape: $shape (drivers/nvme/common modules of $kver: ${common_mods:-none})"
+	for ko in "$dest"/mlnx-nvme/*/*.ko "$dest"/mlnx-ofa_kernel/compat/*.ko; do
 		deps=$(modinfo -F depends "$ko")
 		echo "$(basename "$ko"): $deps"
 		IFS=, read -ra d <<<"$deps"

@@ -12,7 +12,7 @@ set -u
 res=/mnt/vm-results
 # shellcheck source=/dev/null
 . "$res/env"
-export VM_MODE VM_LAYOUT VM_HARNESS VM_BUILD_ROOT VM_CACHE VM_OOT_ROOT VM_OOT_ROOT_V2 \
+export VM_MODE VM_LAYOUT VM_HARNESS VM_BUILD_ROOT VM_CACHE VM_OOT_ROOT VM_OOT_ROOT_V2 VM_OOT_SHAPE \
 	VM_EXPECT_NS VM_KVER
 export VM_LIB=$VM_HARNESS/lib.sh
 export VM_RESULTS=$res

@@ -11,7 +11,9 @@
 #
 # Environment (from guest-run.sh): VM_LAYOUT, VM_MODE, VM_BUILD_ROOT,
 # VM_KMOD_HELPER (the project CLI), VM_OOT_ROOT (fake driver-container root,
-# with --oot), VM_HARNESS, VM_KVER, VM_RESULTS (host-visible directory).
+# with --oot), VM_OOT_SHAPE (link | own: whether that build links the
+# kernel's nvme_auth/nvme_keyring or ships its own), VM_HARNESS, VM_KVER,
+# VM_RESULTS (host-visible directory).
 
 set -u -o pipefail
 
@@ -121,16 +123,78 @@ assert_unload_result() {
 	r=$(delete_module "$1")
 	assert_eq "$2" "$r" "delete_module($1)"
 }
+# --- the kernel under test: expectations come from its own graph ----------
+# Debian's 6.1 and 6.12 (and RHEL 9) differ: 6.12 compresses its modules
+# (.ko.xz), builds t10_pi and the crc helpers in, and has nvme_core depend
+# on drivers/nvme/common's nvme_auth.  A case asks these instead of naming
+# 6.1's modules.
+
+# kmod_name FILE|NAME: the kernel's spelling (nvme-core.ko.xz -> nvme_core).
+kmod_name() { local n=${1##*/}; n=${n%%.ko*}; echo "${n//-/_}"; }
+# kernel_module_file MOD: MOD's file in the kernel's tree (maybe .ko.xz);
+# fails when MOD is built in or not there at all.
+kernel_module_file() {
+	local f
+	f=$(modinfo -k "$VM_KVER" -n "${1//-/_}" 2>/dev/null) || return 1
+	case $f in /*) echo "$f" ;; *) return 1 ;; esac
+}
+# kernel_is_module MOD: a loadable module of this kernel (t10_pi: yes on
+# 6.1, no on 6.12 where the block layer has it built in).
+kernel_is_module() { kernel_module_file "$1" >/dev/null; }
+# kernel_deps MOD: the modules MOD needs, as the kernel's modules.dep lists
+# them (all of them, transitively; built-ins and softdeps are not there).
+kernel_deps() {
+	local f rel
+	f=$(kernel_module_file "$1") || return 0
+	rel=${f#/lib/modules/"$VM_KVER"/}
+	awk -v m="$rel:" '$1 == m { for (i = 2; i <= NF; i++) print $i }' \
+		"/lib/modules/$VM_KVER/modules.dep" | while read -r d; do kmod_name "$d"; done
+}
+# kernel_nvme_host_modules: the modules of the kernel's drivers/nvme/host
+# (the stack whose build must be one: the kernel's or NVIDIA's).
+kernel_nvme_host_modules() {
+	sed -n 's|^kernel/drivers/nvme/host/\([^:]*\):.*$|\1|p' "/lib/modules/$VM_KVER/modules.dep" |
+		while read -r f; do kmod_name "$f"; done | sort
+}
+# kernel_shared_deps MOD: what MOD needs outside drivers/nvme/host, as
+# modules (nvme_core: t10_pi and crc helpers on 6.1, nvme_auth on 6.12):
+# the modules the stack shares with others.
+kernel_shared_deps() {
+	local d host
+	host=$(kernel_nvme_host_modules)
+	for d in $(kernel_deps "$1"); do
+		printf '%s\n' "$host" | grep -qx "$d" || echo "$d"
+	done
+}
+# loaded_nvme_host_modules: the loaded modules named like the kernel's
+# drivers/nvme/host ones (whichever build they are), in /proc/modules order.
+loaded_nvme_host_modules() {
+	local host
+	host=$(kernel_nvme_host_modules)
+	awk '{ print $1 }' /proc/modules | while read -r m; do
+		printf '%s\n' "$host" | grep -qx "$m" && echo "$m"
+	done | tr '\n' ' '
+}
+# loaded_of MOD...: those of MOD... that are loaded, space-separated.
+loaded_of() {
+	local m
+	for m in "$@"; do module_loaded "$m" && printf '%s ' "$m"; done
+}
+# tree_ships ROOT MOD: the container root's tree has its own build of MOD.
+tree_ships() { OOT_TREE_ROOT=$1 oot_ko "$2" >/dev/null; }
+
 # load_oot MOD...: insmod from the fake container root ($VM_OOT_ROOT, or
 # $OOT_TREE_ROOT if set, e.g. /proc/<pid>/root), after
 # loading, from the HOST tree, the dependencies that the container tree does
 # not have (t10_pi & co.): the cross-tree resolution a real loader needs.
 # The container tree has NVIDIA's RPM layout: the nvme stack in
-# extra/mlnx-nvme/host, mlx_compat (which every one of them depends on) in
-# extra/mlnx-ofa_kernel/compat.
+# extra/mlnx-nvme/host, with --oot-shape own also extra/mlnx-nvme/common
+# (nvme-auth, nvme-keyring), mlx_compat (which every one of them depends
+# on) in extra/mlnx-ofa_kernel/compat.
 oot_ko() {
 	local f=${1//_/-} t=${OOT_TREE_ROOT:-$VM_OOT_ROOT}/lib/modules/$VM_KVER/extra
-	ls "$t/mlnx-nvme/host/$f.ko" 2>/dev/null || ls "$t/mlnx-ofa_kernel/compat/$1.ko" 2>/dev/null
+	ls "$t/mlnx-nvme/host/$f.ko" 2>/dev/null || ls "$t/mlnx-nvme/common/$f.ko" 2>/dev/null ||
+		ls "$t/mlnx-ofa_kernel/compat/$1.ko" 2>/dev/null
 }
 load_oot() {
 	local m ko dep deps

@@ -16,7 +16,7 @@ set -euo pipefail
 
 die() { echo "make-initramfs: $*" >&2; exit 1; }
 
-kver=${2:-$(ls /lib/modules | sort -V | tail -n1)}
+kver=${2:-$("$(dirname "$0")/default-kver.sh")}
 if [ $# -ge 1 ]; then
 	out=$1
 elif [ -n "${VM_CACHE:-}" ]; then
@@ -62,12 +62,20 @@ chmod 0755 "$root/init" "$root/stage2"
 for m in $wanted; do
 	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r ko; do
+	# Kernels built with CONFIG_MODULE_COMPRESS_* (Debian's 6.12: .ko.xz,
+	# RHEL 9: .ko.xz) ship compressed modules; busybox insmod passes the
+	# file to init_module(2) as it is, so the initramfs takes a decompressed
+	# copy (the kernel's own in-kernel decompression, finit_module with
+	# MODULE_INIT_COMPRESSED_FILE, is not what busybox calls).
+	base=$(basename "$ko")
 	case $ko in
-	*.ko) ;;
-	*) die "unexpected module file $ko (compressed modules are not handled)" ;;
-	esac
-	cp "$ko" "$root/modules/"
-	basename "$ko" >>"$root/modules/order"
+	*.ko) cp "$ko" "$root/modules/" ;;
+	*.ko.xz) base=${base%.xz}; xz -dc "$ko" >"$root/modules/$base" ;;
+	*.ko.zst) base=${base%.zst}; zstd -qdc "$ko" >"$root/modules/$base" ;;
+	*.ko.gz) base=${base%.gz}; gzip -dc "$ko" >"$root/modules/$base" ;;
+	*) die "unexpected module file $ko" ;;
+	esac || die "cannot decompress $ko"
+	echo "$base" >>"$root/modules/order"
 done
 [ -s "$root/modules/order" ] || die "no modules resolved for: $wanted"
 

@@ -10,6 +10,10 @@
 # A guest that does not boot or does not report back is a failure (exit 1).
 #
 # Options:
+#   -K, --kver REL      the kernel to boot: a release installed in /boot and
+#                       /lib/modules [$VM_KVER, else the one Debian's
+#                       linux-image-amd64 metapackage depends on:
+#                       default-kver.sh]; meson's other-kernel entries use it
 #   -l, --layout NAME   drive layout: none | plain | two-ctrl | multipath |
 #                       mixed (plain + multipath)          [plain]
 #   -m, --mode MODE     script | systemd                   [script]
@@ -22,6 +26,11 @@
 #                       mlx_compat, GDS exports, RPM layout) and pass its
 #                       container roots as $VM_OOT_ROOT (v1 hooks) and
 #                       $VM_OOT_ROOT_V2 (nvme_v2_* hooks)
+#       --oot-shape S   link | own: the stand-in links the kernel's
+#                       nvme_auth/nvme_keyring, or ships its own
+#                       (drivers/nvme/common); [$VM_OOT_SHAPE or link];
+#                       cached apart (oot-nvme-KVER, oot-nvme-KVER-own); the
+#                       guest gets the shape built as $VM_OOT_SHAPE
 #   -u, --udev          script mode: start udevd and coldplug (nvme then comes
 #                       from udev instead of an explicit modprobe)
 #   -s, --smp N         vCPUs                              [1]
@@ -42,6 +51,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 layout=plain mode=script timeout=300 smp=1 mem=768 disk_size=512M
 keep=0 verbose=0 oot=0 udev=0 extra_append=
+oot_shape=${VM_OOT_SHAPE:-link}
 build_root=${VM_BUILD_ROOT:-${MESON_BUILD_ROOT:-}}
 if [ -z "$build_root" ] && [ -d "$here/../../build" ]; then
 	build_root=$here/../../build
@@ -52,12 +62,14 @@ die() { echo "run-vm: $*" >&2; exit 1; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	-K | --kver) export VM_KVER=$2; shift 2 ;;
 	-l | --layout) layout=$2; shift 2 ;;
 	-m | --mode) mode=$2; shift 2 ;;
 	-t | --timeout) timeout=$2; shift 2 ;;
 	-b | --build-root) build_root=$2; shift 2 ;;
 	-c | --cache) cache=$2; shift 2 ;;
 	--oot) oot=1; shift ;;
+	--oot-shape) oot_shape=$2; shift 2 ;;
 	-u | --udev) udev=1; shift ;;
 	-s | --smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
@@ -81,9 +93,10 @@ fi
 cache=$(realpath -m "${cache:-${XDG_CACHE_HOME:-$HOME/.cache}/nvme-swapguard-vm}")
 case $mode in script | systemd) ;; *) die "unknown mode $mode" ;; esac
 
-kver=${VM_KVER:-$(ls /lib/modules | sort -V | tail -n1)}
+# The kernel: $VM_KVER, else the one linux-image-amd64 depends on (6.1 on
+# bookworm), never just the newest installed (default-kver.sh says why).
+kver=$("$here/default-kver.sh") || die "no kernel to boot (VM_KVER=${VM_KVER:-})"
 kernel=/boot/vmlinuz-$kver
-[ -r "$kernel" ] || die "no kernel $kernel (install linux-image-amd64)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed"
 
 mkdir -p "$cache/runs"
@@ -93,13 +106,26 @@ if [ "${VM_BZIMAGE:-0}" = 1 ]; then
 	boot_kernel=$kernel
 else
 	boot_kernel=$cache/vmlinux-$kver
-	"$here/extract-vmlinux.sh" "$boot_kernel" "$kver"
+	# 3: this bzImage cannot be unpacked here (the reason is on stderr);
+	# the bzImage boots the same kernel, only slower.
+	erc=0
+	"$here/extract-vmlinux.sh" "$boot_kernel" "$kver" || erc=$?
+	case $erc in
+	0) ;;
+	3) boot_kernel=$kernel ;;
+	*) die "extract-vmlinux.sh failed for $kver" ;;
+	esac
 fi
 oot_root= oot_root_v2=
+case $oot_shape in link | own) ;; *) die "unknown --oot-shape $oot_shape (link or own)" ;; esac
 if [ $oot = 1 ]; then
-	"$here/build-oot-nvme.sh" "$cache/oot-nvme-$kver" "$kver"
-	oot_root=$cache/oot-nvme-$kver/v1
-	oot_root_v2=$cache/oot-nvme-$kver/v2
+	odir=$cache/oot-nvme-$kver
+	[ "$oot_shape" = own ] && odir+=-own
+	"$here/build-oot-nvme.sh" --shape "$oot_shape" "$odir" "$kver"
+	oot_root=$odir/v1
+	oot_root_v2=$odir/v2
+	# What was built (a kernel without modular nvme_auth has one shape).
+	oot_shape=$(sed -n 's/^# shape: \([a-z]*\).*$/\1/p' "$oot_root/oot-deps.txt")
 fi
 
 name=$(basename "$script" .sh)
@@ -143,6 +169,7 @@ esac
 	printf 'VM_CACHE=%q\n' "$cache"
 	printf 'VM_OOT_ROOT=%q\n' "$oot_root"
 	printf 'VM_OOT_ROOT_V2=%q\n' "$oot_root_v2"
+	printf 'VM_OOT_SHAPE=%q\n' "$oot_shape"
 	printf 'VM_EXPECT_NS=%q\n' "$expect_ns"
 	printf 'VM_KVER=%q\n' "$kver"
 	printf 'VM_UDEV=%q\n' "$udev"
@@ -169,7 +196,7 @@ qemu=(
 	-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap"
 	"${qdev[@]}"
 )
-echo "run-vm: $name layout=$layout mode=$mode run dir $run" >&2
+echo "run-vm: $name kernel=$kver layout=$layout mode=$mode${oot_root:+ oot-shape=$oot_shape} run dir $run" >&2
 # A guest that dies before reaching the harness (qemu exits, no VM-BOOTED
 # on the console, no timeout) is booted once more: the second failure is
 # the verdict.  Hangs are never retried.  VM_BOOT_RETRIES=0 disables this.

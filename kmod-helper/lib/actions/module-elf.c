@@ -130,6 +130,7 @@ void module_meta_done(ModuleMeta *m) {
         free(m->name);
         free(m->vermagic);
         strv_free(m->depends);
+        free(m->srcversion);
         *m = (ModuleMeta) {};
 }
 
@@ -156,7 +157,7 @@ static int split_depends(const char *s, char ***ret) {
 }
 
 int module_meta_parse(const void *image, size_t size, ModuleMeta *ret) {
-        _cleanup_free_ char *name = NULL, *vermagic = NULL, *depends = NULL;
+        _cleanup_free_ char *name = NULL, *vermagic = NULL, *depends = NULL, *srcversion = NULL;
         _cleanup_strv_free_ char **deps = NULL;
         const char *mi;
         size_t misz;
@@ -183,6 +184,11 @@ int module_meta_parse(const void *image, size_t size, ModuleMeta *ret) {
         r = split_depends(r >= 0 ? depends : "", &deps);
         if (r < 0)
                 return r;
-        *ret = (ModuleMeta) { TAKE_PTR(name), TAKE_PTR(vermagic), TAKE_PTR(deps) };
+        r = module_modinfo_get(mi, misz, "srcversion", &srcversion);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                srcversion = NULL; /* absent (no MODULE_VERSION) or unprintable: unknown */
+        *ret = (ModuleMeta) { TAKE_PTR(name), TAKE_PTR(vermagic), TAKE_PTR(deps), TAKE_PTR(srcversion) };
         return 0;
 }

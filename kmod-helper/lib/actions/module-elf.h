@@ -43,6 +43,8 @@ typedef struct ModuleMeta {
         char *name;     /* modinfo name=, kernel spelling */
         char *vermagic; /* first word of vermagic=: the release it was built for */
         char **depends; /* modinfo depends=, '-' spelled '_'; never NULL */
+        char *srcversion; /* modinfo srcversion=; NULL when absent: compared with a
+                             loaded module's to tell the same build */
 } ModuleMeta;
 
 /* 0 with *ret; -ENOEXEC (not an ELF module), -EBADMSG (no or bad name=),

@@ -77,6 +77,7 @@ ModuleTree *module_tree_free(ModuleTree *t) {
                 close(t->root_fd);
         free(t->in_root);
         free(t->dir);
+        strv_free(t->builtin);
         free(t);
         return NULL;
 }
@@ -321,6 +322,49 @@ static int read_index(ModuleTree *t) {
         return module_tree_parse_modules_dep(t, text);
 }
 
+/* modules.builtin: one path per line, kernel/block/t10-pi.ko. A tree
+ * without one (a container's, an old kernel's) has none built in that we
+ * could know of. */
+static int read_builtin(ModuleTree *t) {
+        _cleanup_free_ char *p = NULL, *text = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        char *line, *save = NULL;
+        size_t size;
+        int r;
+
+        t->builtin = strv_new_empty();
+        if (!t->builtin)
+                return -ENOMEM;
+        r = tree_path(t, "modules.builtin", &p);
+        if (r < 0)
+                return r;
+        r = module_file_open(t->root_fd, p, MODULE_DEP_FILE_MAX, &fd, &size);
+        if (r == -ENOENT)
+                return 0;
+        if (r >= 0)
+                r = module_file_read(fd, size, &text, &size);
+        if (r < 0)
+                return r;
+        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *name = NULL;
+
+                if (module_name_from_path(line, &name) < 0)
+                        continue;
+                if (!module_name_valid(name)) {
+                        free(name);
+                        continue;
+                }
+                r = strv_push(&t->builtin, name);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+bool module_tree_builtin(const ModuleTree *t, const char *name) {
+        return t && strv_contains(t->builtin, name);
+}
+
 static int tree_new(int root_fd, const char *in_root, const char *display, ModuleTree **ret) {
         _cleanup_(module_tree_freep) ModuleTree *t = calloc(1, sizeof(*t));
         _cleanup_close_ int check = -EBADF;
@@ -343,6 +387,8 @@ static int tree_new(int root_fd, const char *in_root, const char *display, Modul
         if (!t->ctx)
                 return -ENOMEM;
         r = read_index(t);
+        if (r >= 0)
+                r = read_builtin(t);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(t);
@@ -368,3 +414,50 @@ int module_tree_open_at(int root_fd, const char *in_root, const char *display, M
                 return -errno;
         return tree_new(fd, in_root, display, ret);
 }
+/* The host's own compressed modules (RHEL 9 ships .ko.xz): libkmod reads and
+ * decompresses them by path. Only for the host's tree, which is the host's. */
+int module_tree_meta_libkmod(const ModuleTree *t, const ModuleTreeEntry *e, ModuleMeta *ret) {
+        _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
+        _cleanup_(kmod_module_info_free_listp) struct kmod_list *info = NULL;
+        _cleanup_(module_meta_done) ModuleMeta m = {};
+        struct kmod_list *i;
+        int r;
+
+        m.depends = strv_new_empty();
+        if (!m.depends)
+                return -ENOMEM;
+        r = kmod_module_new_from_path(t->ctx, e->path, &mod);
+        if (r >= 0)
+                r = kmod_module_get_info(mod, &info);
+        if (r < 0)
+                return r;
+        kmod_list_foreach(i, info) {
+                const char *k = kmod_module_info_get_key(i), *v = kmod_module_info_get_value(i);
+                char **target = streq(k, "name") ? &m.name : streq(k, "vermagic") ? &m.vermagic : NULL;
+
+                if (!v)
+                        continue;
+                if (target && !*target && !(*target = strndup(v, strcspn(v, " "))))
+                        return -ENOMEM;
+                if (streq(k, "depends")) {
+                        _cleanup_free_ char *copy = strdup(v);
+                        char *save = NULL;
+
+                        if (!copy)
+                                return -ENOMEM;
+                        for (char *t2 = strtok_r(copy, ",", &save); t2; t2 = strtok_r(NULL, ",", &save)) {
+                                for (char *c = t2; *c; c++)
+                                        if (*c == '-')
+                                                *c = '_';
+                                if (strv_extend(&m.depends, t2) < 0)
+                                        return -ENOMEM;
+                        }
+                }
+        }
+        if (!m.name || !module_name_valid(m.name))
+                return -EBADMSG;
+        *ret = m;
+        m = (ModuleMeta) {};
+        return 0;
+}
+

@@ -32,6 +32,7 @@ typedef struct ModuleTree {
         char *in_root;        /* the tree's path inside root_fd ("" when the tree is the root) */
         struct kmod_ctx *ctx; /* kmod_new(dir) with no configuration files */
         bool from_modules_dep;
+        char **builtin;       /* modules.builtin, as module names; never NULL once opened */
         ModuleTreeEntry *entries;
         size_t n_entries;
 } ModuleTree;
@@ -54,6 +55,16 @@ ModuleTree *module_tree_free(ModuleTree *t);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleTree *, module_tree_free);
 const ModuleTreeEntry *module_tree_find(const ModuleTree *t, const char *name);
 
+
+/* The host's own compressed modules (RHEL 9 and Debian 6.12 ship .ko.xz):
+ * name, vermagic and depends through libkmod, which decompresses them by
+ * path. Only for the host's tree: a container's compressed file is refused
+ * before (stack-load.c). 0, -EBADMSG (no valid name), -ENOMEM, -errno. */
+struct ModuleMeta;
+int module_tree_meta_libkmod(const ModuleTree *t, const ModuleTreeEntry *e, struct ModuleMeta *ret);
+/* Whether the tree's modules.builtin lists the module (t10_pi, crc64_rocksoft
+ * built into 6.12): it is in the kernel, not a file to load. */
+bool module_tree_builtin(const ModuleTree *t, const char *name);
 
 /* Pure: adds the entries of a modules.dep text to t (paths relative to
  * t->dir, or absolute /lib/modules/<release>/... as old depmods wrote them).

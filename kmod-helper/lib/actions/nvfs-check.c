@@ -133,6 +133,12 @@ char *nvfs_check_describe(const NvfsCheck *c) {
         else if (!c->ko_path)
                 r = asprintf(&s, "nvidia_fs is loaded but its module file was found neither in the host's tree "
                              "nor in an nvidia-fs-ctr container: cannot tell which hook generation it asks for");
+        else if (c->read_error == EPROTONOSUPPORT)
+                /* RHEL 9 and Debian 6.12 compress their modules; the hooks are
+                 * names inside the image, which we do not decompress to look
+                 * for (the bound on what we decompress). */
+                r = asprintf(&s, "%s is compressed: its GDS hook generation is unknown (it is not decompressed "
+                             "to read it); `modinfo %s` and its symbols show it", c->ko_path, c->ko_path);
         else if (c->read_error)
                 r = asprintf(&s, "cannot read %s (%s): cannot tell which hook generation nvidia_fs asks for",
                              c->ko_path, strerror(c->read_error));

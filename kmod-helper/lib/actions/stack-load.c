@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "actions/guarded-remove.h"
 #include "actions/kmod-util.h"
+#include "actions/load-removals.h"
 #include "actions/module-elf.h"
 #include "actions/module-file.h"
 #include "actions/module-live.h"
@@ -24,7 +24,6 @@
 #include "modules/module-stack.h"
 #include "util/fileio.h"
 #include "util/macro.h"
-#include "usage/usage-check.h"
 #include "util/retry.h"
 #include "util/strv.h"
 
@@ -32,14 +31,13 @@
 #define LOAD_MAX_DEPTH 32
 /* Tries per module on EAGAIN/EBUSY: 10+20+40+80 ms between them. */
 #define LOAD_BUSY_ATTEMPTS 5u
-/* guarded_remove()'s stop value: the rollback found a namespace in use. */
-#define ROLLBACK_IN_USE 2
 
 typedef struct LoadStep {
         char *name;
         const ModuleTreeEntry *entry; /* NULL when already loaded */
         const ModuleTree *tree;
         bool already_loaded;
+        bool builtin;    /* in the kernel itself (modules.builtin): nothing to load */
         int fd;          /* the one fd of the file: its modinfo was read from it and
                             finit_module() gets it; -EBADF for the host's own
                             compressed files, which libkmod decompresses by path */
@@ -81,6 +79,8 @@ LoadResult *load_result_free(LoadResult *r) {
         free(r->failed_module);
         free(r->failed_reason);
         strv_free(r->rolled_back);
+        strv_free(r->replaced);
+        strv_free(r->kept);
         free(r->rollback_stopped);
         free(r->release);
         free(r->tree);
@@ -133,7 +133,8 @@ static int add_step(Loader *l, const char *name, const ModuleTree *tree, const M
                 return -ENOMEM;
         }
         l->steps = n;
-        l->steps[l->n_steps] = (LoadStep) { strdup(name), e, tree, already_loaded, fd, *meta };
+        l->steps[l->n_steps] = (LoadStep) { .name = strdup(name), .entry = e, .tree = tree,
+                                            .already_loaded = already_loaded, .fd = fd, .meta = *meta };
         *meta = (ModuleMeta) {};
         l->n_steps++;
         return l->steps[l->n_steps - 1].name ? 0 : -ENOMEM;
@@ -157,60 +158,6 @@ static int past_deadline(Loader *l, const char *module, const char *step) {
         return r < 0 ? r : 1;
 }
 
-static bool is_stack_module(const char *name) {
-        for (const char *const *m = nvme_stack_modules; *m; m++)
-                if (streq(*m, name))
-                        return true;
-        return false;
-}
-
-/* The host's own compressed modules (RHEL 9 ships .ko.xz): libkmod reads and
- * decompresses them by path. Only for the host's tree, which is the host's. */
-static int meta_from_libkmod(const ModuleTree *t, const ModuleTreeEntry *e, ModuleMeta *ret) {
-        _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
-        _cleanup_(kmod_module_info_free_listp) struct kmod_list *info = NULL;
-        _cleanup_(module_meta_done) ModuleMeta m = {};
-        struct kmod_list *i;
-        int r;
-
-        m.depends = strv_new_empty();
-        if (!m.depends)
-                return -ENOMEM;
-        r = kmod_module_new_from_path(t->ctx, e->path, &mod);
-        if (r >= 0)
-                r = kmod_module_get_info(mod, &info);
-        if (r < 0)
-                return r;
-        kmod_list_foreach(i, info) {
-                const char *k = kmod_module_info_get_key(i), *v = kmod_module_info_get_value(i);
-                char **target = streq(k, "name") ? &m.name : streq(k, "vermagic") ? &m.vermagic : NULL;
-
-                if (!v)
-                        continue;
-                if (target && !*target && !(*target = strndup(v, strcspn(v, " "))))
-                        return -ENOMEM;
-                if (streq(k, "depends")) {
-                        _cleanup_free_ char *copy = strdup(v);
-                        char *save = NULL;
-
-                        if (!copy)
-                                return -ENOMEM;
-                        for (char *t2 = strtok_r(copy, ",", &save); t2; t2 = strtok_r(NULL, ",", &save)) {
-                                for (char *c = t2; *c; c++)
-                                        if (*c == '-')
-                                                *c = '_';
-                                if (strv_extend(&m.depends, t2) < 0)
-                                        return -ENOMEM;
-                        }
-                }
-        }
-        if (!m.name || !module_name_valid(m.name))
-                return -EBADMSG;
-        *ret = m;
-        m = (ModuleMeta) {};
-        return 0;
-}
-
 /* Opens the module once and reads what a load checks from those bytes.
  * 1 with *ret_fd and *ret_meta, 0 when the result records why not, -ENOMEM. */
 static int open_module(Loader *l, const char *name, const ModuleTree *tree, const ModuleTreeEntry *e, int *ret_fd,
@@ -228,6 +175,14 @@ static int open_module(Loader *l, const char *name, const ModuleTree *tree, cons
         if (r == -EFBIG)
                 return load_fail(l->result, name, EFBIG, "%s: %s is larger than %u MiB", name, e->path,
                                  MODULE_FILE_MAX >> 20) ?: 0;
+        if (r == -ENOENT)
+                /* modules.dep names a file the tree does not have: a stale
+                 * index (files removed after depmod), not a missing build. */
+                return load_fail(l->result, name, ENOENT,
+                                 "%s: cannot read %s: it is not there, yet %s names it; the index does not "
+                                 "match the files: run depmod -a %s in that tree, or rebuild the image",
+                                 name, e->path, tree->from_modules_dep ? "the tree's modules.dep" : "the tree walk",
+                                 l->result->release) ?: 0;
         if (r == -EXDEV || r == -ELOOP)
                 return load_fail(l->result, name, EXDEV, "%s: %s leads outside %s (symlink or magic link)", name,
                                  e->path, tree->dir) ?: 0;
@@ -251,7 +206,7 @@ static int open_module(Loader *l, const char *name, const ModuleTree *tree, cons
                                  name, e->path, module_image_kind_to_string(kind)) ?: 0;
         if (module_image_kind_is_compressed(kind)) {
                 close(TAKE_FD(fd)); /* the host's own file: libkmod by path */
-                r = meta_from_libkmod(tree, e, &meta);
+                r = module_tree_meta_libkmod(tree, e, &meta);
         } else
                 r = module_meta_parse(image, size, &meta);
         if (r == -ENOMEM)
@@ -268,12 +223,16 @@ static int open_module(Loader *l, const char *name, const ModuleTree *tree, cons
         return 1;
 }
 
-/* Where a module comes from: a stack module from the tree asked for and
+/* Where a module comes from: a stack member from the tree asked for and
  * nowhere else (a container without a build of it must not get the host's
- * in-tree one mixed into NVIDIA's stack); any other module from that tree,
- * or the host's when the tree lacks it (t10_pi, crc64_rocksoft). 1 with
- * *ret_tree and *ret_entry, 0 when the result records why not. */
-static int find_module(Loader *l, const char *name, const ModuleTree **ret_tree, const ModuleTreeEntry **ret_entry) {
+ * in-tree one mixed into NVIDIA's stack); any other module (what the stack
+ * shares: nvme_auth, nvme_keyring, t10_pi) from that tree, or the host's
+ * when the tree lacks it: the host's own code, which NVIDIA's build may
+ * link (an out-of-tree build of drivers/nvme/host alone does). parent: who
+ * needs it (NULL: asked for). 1 with *ret_tree and *ret_entry, 0 when the
+ * result records why not. */
+static int find_module(Loader *l, const char *name, const char *parent, const ModuleTree **ret_tree,
+                       const ModuleTreeEntry **ret_entry) {
         const ModuleTreeEntry *e = module_tree_find(l->tree, name);
         int r;
 
@@ -282,7 +241,7 @@ static int find_module(Loader *l, const char *name, const ModuleTree **ret_tree,
                 *ret_entry = e;
                 return 1;
         }
-        if (l->from_container && is_stack_module(name)) {
+        if (l->from_container && nvme_stack_module(name)) {
                 r = load_fail(l->result, name, ENOPKG,
                               "%s: the container's tree %s has no build of %s; nothing is loaded from the host for it",
                               name, l->tree->dir, name);
@@ -290,8 +249,13 @@ static int find_module(Loader *l, const char *name, const ModuleTree **ret_tree,
         }
         e = module_tree_find(l->host, name);
         if (!e) {
-                r = load_fail(l->result, name, ENOENT, "%s: not found in %s%s%s", name, l->tree->dir,
-                              l->host ? " nor in " : "", l->host ? l->host->dir : "");
+                r = load_fail(l->result, name, ENOENT,
+                              "%s: %s%s needs it, and it is not in %s%s%s, nor built into the kernel; %s", name,
+                              parent ?: "nothing", parent ? "" : " else", l->tree->dir, l->host ? " nor in " : "",
+                              l->host ? l->host->dir : "",
+                              l->from_container ? "install the kernel's own module package on the host, or use a "
+                                                  "driver build that ships it"
+                                                : "install the kernel's module package");
                 return r < 0 ? r : 0;
         }
         *ret_tree = l->host;
@@ -299,9 +263,74 @@ static int find_module(Loader *l, const char *name, const ModuleTree **ret_tree,
         return 1;
 }
 
+/* Built into the running kernel (6.12's t10_pi and crc helpers): nothing to
+ * load. Only the host's modules.builtin knows: it describes the kernel. */
+static bool builtin(const Loader *l, const char *name) {
+        return module_tree_builtin(l->from_container ? l->host : l->tree, name);
+}
+
+static int record_note(LoadResult *res, char ***list, const char *fmt, ...) _printf_(3, 4);
+static int record_note(LoadResult *res, char ***list, const char *fmt, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = strv_extendfv(list, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+/* Whether the loaded module is the very build the tree ships (its
+ * srcversion, in sysfs, equal to the file's): mlx_compat that the
+ * container's openibd loaded is, and stays without a word. 1 same, 0 not or
+ * cannot tell (the load then reads the file and says what is wrong with
+ * it), -ENOMEM. */
+static int same_build(const ModuleTree *t, const ModuleTreeEntry *e, const char *name) {
+        _cleanup_free_ char *image = NULL, *path = NULL, *live = NULL;
+        _cleanup_(module_meta_done) ModuleMeta meta = {};
+        _cleanup_close_ int fd = -EBADF;
+        size_t size;
+        int r;
+
+        r = host_pathf(&path, "/sys/module/%s/srcversion", name);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        if (read_one_line_file(path, &live) < 0 || module_tree_open_module(t, e, &fd, &size) < 0 ||
+            module_file_read(fd, size, &image, &size) < 0 || module_meta_parse(image, size, &meta) < 0)
+                return 0;
+        return meta.srcversion && streq(meta.srcversion, live);
+}
+
+/* A module already in the kernel. A member stays (the unload before the
+ * load decides about those); a module the stack shares, which the tree
+ * ships too, is replaced when nothing else holds it: taken out here, loaded
+ * from the tree by the caller. 1 kept (its step added), 0 taken out, -errno. */
+static int present(Loader *l, const char *name) {
+        _cleanup_free_ char *why = NULL;
+        const ModuleTreeEntry *e;
+        int r;
+
+        e = nvme_stack_module(name) ? NULL : module_tree_find(l->tree, name);
+        r = e && l->from_container ? same_build(l->tree, e, name) : 0;
+        if (r < 0)
+                return r;
+        if (e && r == 0) {
+                r = load_shared_release(name, l->from_container, &why);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        return record_note(l->result, &l->result->replaced, "%s", name) < 0 ? -ENOMEM : 0;
+                if (why && record_note(l->result, &l->result->kept,
+                                       "%s: the loaded build stays, %s ships its own but this one is %s", name,
+                                       l->tree->dir, why) < 0)
+                        return -ENOMEM;
+        }
+        return add_step(l, name, NULL, NULL, true, -EBADF, NULL) < 0 ? -ENOMEM : 1;
+}
+
 /* Depth-first: every dependency gets its step before the module itself.
  * Returns 1 when resolved, 0 when the result records why not, -errno. */
-static int resolve(Loader *l, const char *name, unsigned depth) {
+static int resolve(Loader *l, const char *name, const char *parent, unsigned depth) {
         _cleanup_close_ int fd = -EBADF;
         _cleanup_(module_meta_done) ModuleMeta meta = {};
         const ModuleTree *tree;
@@ -319,12 +348,18 @@ static int resolve(Loader *l, const char *name, unsigned depth) {
                 return r < 0 ? r : 0;
 
         r = module_is_present(name);
-        if (r < 0)
-                return r;
         if (r > 0)
-                return add_step(l, name, NULL, NULL, true, -EBADF, NULL) < 0 ? -ENOMEM : 1;
+                r = present(l, name);
+        if (r != 0)
+                return r;
+        if (builtin(l, name)) {
+                r = add_step(l, name, NULL, NULL, true, -EBADF, NULL);
+                if (r >= 0)
+                        l->steps[l->n_steps - 1].builtin = true;
+                return r < 0 ? -ENOMEM : 1;
+        }
 
-        r = find_module(l, name, &tree, &e);
+        r = find_module(l, name, parent, &tree, &e);
         if (r <= 0)
                 return r;
         r = open_module(l, name, tree, e, &fd, &meta);
@@ -334,12 +369,12 @@ static int resolve(Loader *l, const char *name, unsigned depth) {
         /* modules.dep and the module's own modinfo: a container's depmod
          * leaves out the dependencies its tree lacks. */
         STRV_FOREACH(d, e->depends) {
-                r = resolve(l, *d, depth + 1);
+                r = resolve(l, *d, name, depth + 1);
                 if (r <= 0)
                         return r;
         }
         STRV_FOREACH(d, meta.depends) {
-                r = resolve(l, *d, depth + 1);
+                r = resolve(l, *d, name, depth + 1);
                 if (r <= 0)
                         return r;
         }
@@ -452,67 +487,6 @@ static int insert_one(Loader *l, const LoadStep *s) {
         return check_inserted(l, s);
 }
 
-/* A rollback step's check, right before each attempt: a namespace the
- * half-loaded build already drives may have been mounted meanwhile (udev
- * and systemd mount what appears); then the rollback stops there, and the
- * build stays: some driver under a mounted filesystem is better than none. */
-static int rollback_check(void *userdata, const char *module) {
-        LoadResult *res = userdata;
-        _cleanup_free_ char *why = NULL;
-        UsageReport *usage = NULL;
-        int r;
-
-        r = module_is_present(module);
-        if (r <= 0)
-                return r < 0 ? r : GUARDED_CHECK_GONE;
-        r = usage_check(&usage);
-        if (r < 0)
-                return r;
-        if (!usage_report_in_use(usage)) {
-                usage_report_free(usage);
-                return GUARDED_CHECK_GO;
-        }
-        r = usage_describe(&usage->usages[0], &why);
-        usage_report_free(usage);
-        if (r < 0)
-                return r;
-        free(res->rollback_stopped);
-        if (asprintf(&res->rollback_stopped, "not removing %s: %s", module, why) < 0)
-                res->rollback_stopped = NULL;
-        return ROLLBACK_IN_USE;
-}
-
-/* Undo this call's inserts, newest first, each removal guarded by a fresh
- * usage check; best effort, each one recorded, stopping at the first
- * namespace found in use. */
-static int roll_back(LoadResult *res) {
-        _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = kmod_new_quiet(NULL);
-        int r;
-
-        if (!ctx)
-                return -ENOMEM;
-        res->rolled_back = strv_new_empty();
-        if (!res->rolled_back)
-                return -ENOMEM;
-        for (size_t i = res->n_modules; i > 0; i--) {
-                const LoadedModule *m = &res->modules[i - 1];
-
-                if (m->already_loaded)
-                        continue;
-                r = guarded_remove(ctx, m->name, LOAD_BUSY_ATTEMPTS, rollback_check, res);
-                if (r == -ENOMEM)
-                        return r;
-                if (r == ROLLBACK_IN_USE)
-                        break;
-                if (r < 0)
-                        continue;
-                r = strv_extend(&res->rolled_back, m->name);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
 /* The host's own tree, resolved inside the host's root (not inside the
  * tree): RHEL's weak-updates/ holds absolute symlinks to other releases'
  * extra/ modules, which are the host's own files. */
@@ -576,7 +550,7 @@ static int run(Loader *l, const LoadOptions *opts, const char *release) {
                 for (char *c = name; *c; c++)
                         if (*c == '-')
                                 *c = '_';
-                r = resolve(l, name, 0);
+                r = resolve(l, name, NULL, 0);
                 if (r <= 0)
                         return r;
         }
@@ -589,11 +563,13 @@ static int run(Loader *l, const LoadOptions *opts, const char *release) {
                 const LoadStep *s = &l->steps[i];
 
                 r = s->already_loaded ? record(l->result, s->name, NULL, true) : insert_one(l, s);
+                if (r >= 0 && s->builtin)
+                        l->result->modules[l->result->n_modules - 1].builtin = true;
                 if (r < 0)
                         return r;
         }
         if (l->result->failed_module && opts && opts->rollback_on_failure)
-                return roll_back(l->result);
+                return load_roll_back(l->result, LOAD_BUSY_ATTEMPTS);
         return 0;
 }
 

@@ -5,8 +5,12 @@
  * driver container's root (/proc/<pid>/root/lib/modules/<release>, RPM
  * extra/ or DKMS updates/ layout), or the in-tree build from the host's
  * /lib/modules/<release> (restore). Dependencies outside the NVMe stack
- * missing from the given tree (t10_pi, crc64_rocksoft, ...) come from the
- * host tree; the stack's own modules come from the given tree only.
+ * missing from the given tree (t10_pi, crc64_rocksoft, nvme_auth,
+ * nvme_keyring, ...) come from the host tree, or are built into the kernel
+ * (the host's modules.builtin); the stack's own modules (nvme_stack_modules)
+ * come from the given tree only. A loaded shared module that the given tree
+ * ships too is replaced by it when nothing holds it, and kept (said in
+ * `kept`) when something does (load-removals.h).
  * Each file is opened once, inside its tree (module-file.h), and its name,
  * vermagic and depends are read from that fd, which finit_module() gets. A module whose
  * vermagic does not match the running kernel is refused before any load.
@@ -59,7 +63,8 @@ typedef struct LoadedModule {
         char *path;         /* the .ko loaded, as seen from the host */
         bool already_loaded;
         bool from_host;     /* inserted from the host's tree (a dependency outside the
-                               stack, t10_pi), not from the tree asked for */
+                               stack: t10_pi, nvme_auth), not from the tree asked for */
+        bool builtin;       /* built into the kernel (modules.builtin): already_loaded too */
 } LoadedModule;
 
 typedef struct LoadResult {
@@ -81,6 +86,12 @@ typedef struct LoadResult {
                                   removed again after the failure */
         char *rollback_stopped; /* why the rollback stopped before the end: "not removing
                                    nvme: nvme1n1 is mounted on /data (xfs)"; NULL if it did not */
+        char **replaced;       /* NULL-terminated or NULL: shared modules (not stack
+                                  members) that were loaded, free, and taken out so
+                                  that the tree's own build of them goes in */
+        char **kept;           /* NULL-terminated or NULL, one line each: a shared
+                                  module the tree ships too, left loaded because
+                                  something holds it ("nvme_auth: ... held by nvmet") */
         char *release;         /* the running kernel's release the tree was checked against */
         char *tree;            /* the tree loaded from, as opened */
 } LoadResult;

@@ -36,3 +36,53 @@ ModuleOrigin module_origin_classify(bool loaded, const char *taint, bool depends
                 return MODULE_ORIGIN_OUT_OF_TREE;
         return MODULE_ORIGIN_IN_TREE;
 }
+
+static const char *const role_names[_MODULE_ROLE_MAX] = {
+        [MODULE_ROLE_MEMBER] = "member",
+        [MODULE_ROLE_HOLDER] = "holder",
+        [MODULE_ROLE_SHARED] = "shared",
+};
+
+const char *module_role_to_string(ModuleRole r) {
+        return r >= 0 && r < _MODULE_ROLE_MAX ? role_names[r] : NULL;
+}
+
+static const char *const build_names[_MODULE_BUILD_MAX] = {
+        [MODULE_BUILD_ABSENT] = "absent",
+        [MODULE_BUILD_IN_TREE] = "in-tree",
+        [MODULE_BUILD_CONTAINER] = "container",
+        [MODULE_BUILD_SHARED_FROM_HOST] = "shared-from-host",
+};
+
+const char *module_build_to_string(ModuleBuild b) {
+        return b >= 0 && b < _MODULE_BUILD_MAX ? build_names[b] : NULL;
+}
+
+ModuleBuild module_build_from_string(const char *s) {
+        for (int b = 0; s && b < _MODULE_BUILD_MAX; b++)
+                if (streq(build_names[b], s))
+                        return (ModuleBuild) b;
+        return _MODULE_BUILD_INVALID;
+}
+
+static bool origin_in_tree(ModuleOrigin o) {
+        return o == MODULE_ORIGIN_IN_TREE;
+}
+
+/* A shared module is the host's code under NVIDIA's stack when some member
+ * that is not in-tree uses it: the trust rule is about the members. */
+ModuleBuild module_stack_build_of(const ModuleStack *s, const ModuleInfo *m) {
+        if (!m || !m->loaded)
+                return MODULE_BUILD_ABSENT;
+        if (!origin_in_tree(m->origin))
+                return MODULE_BUILD_CONTAINER;
+        if (m->role != MODULE_ROLE_SHARED)
+                return MODULE_BUILD_IN_TREE;
+        for (size_t h = 0; h < m->n_holders; h++) {
+                const ModuleInfo *u = module_stack_find(s, m->holders[h]);
+
+                if (u && u->role == MODULE_ROLE_MEMBER && u->loaded && !origin_in_tree(u->origin))
+                        return MODULE_BUILD_SHARED_FROM_HOST;
+        }
+        return MODULE_BUILD_IN_TREE;
+}

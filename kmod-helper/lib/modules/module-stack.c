@@ -13,9 +13,7 @@
 #include "util/strv.h"
 
 const char *const nvme_stack_modules[] = {
-        "nvme_core", "nvme",    "nvme_fabrics", "nvme_tcp",
-        "nvme_rdma", "nvme_fc", "nvme_auth",    "nvme_keyring",
-        NULL,
+        "nvme_core", "nvme", "nvme_fabrics", "nvme_tcp", "nvme_rdma", "nvme_fc", NULL,
 };
 
 bool nvme_stack_module(const char *name) {
@@ -222,7 +220,8 @@ static int module_info_read(const char *name, StackReadContext *ctx, ModuleInfo 
         return 0;
 }
 
-static int stack_append(ModuleStack *s, const char *name, StackReadContext *ctx, size_t *alloc) {
+static int stack_append(ModuleStack *s, const char *name, ModuleRole role, StackReadContext *ctx,
+                        size_t *alloc) {
         int r;
 
         if (s->n_modules == *alloc) {
@@ -237,6 +236,7 @@ static int stack_append(ModuleStack *s, const char *name, StackReadContext *ctx,
         r = module_info_read(name, ctx, &s->modules[s->n_modules]);
         if (r < 0)
                 return r;
+        s->modules[s->n_modules].role = role;
         s->n_modules++;
         return 0;
 }
@@ -254,10 +254,67 @@ static int append_outside_holders(ModuleStack *s, StackReadContext *ctx, size_t 
                                 return -ENOMEM;
                         if (module_stack_find(s, name))
                                 continue;
-                        r = stack_append(s, name, ctx, alloc);
+                        r = stack_append(s, name, MODULE_ROLE_HOLDER, ctx, alloc);
                         if (r < 0)
                                 return r;
                 }
+        return 0;
+}
+
+/* Whether a loaded member holds the module called name: its holders/ in
+ * sysfs, or its users column in /proc/modules. */
+static int held_by_member(const char *name, const StackReadContext *ctx, bool *ret) {
+        const ProcModule *pm = proc_modules_find(ctx->proc, name);
+        _cleanup_strv_free_ char **holders = NULL;
+        int r;
+
+        r = read_holders(name, pm, &holders);
+        if (r < 0)
+                return r;
+        *ret = false;
+        STRV_FOREACH(h, holders)
+                if (nvme_stack_module(*h))
+                        *ret = true;
+        return 0;
+}
+
+/* The modules the stack uses and may share with others, from the live
+ * graph: every loaded module that a member holds, whatever its name
+ * (nvme_auth, nvme_keyring, t10_pi, or what a later kernel adds). Both
+ * /sys/module and /proc/modules are walked: either alone may be missing in
+ * a container or a fake root. Built-in modules have no holders/. */
+static int append_shared(ModuleStack *s, StackReadContext *ctx, size_t *alloc) {
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_free_ char *dir = NULL;
+        int r;
+
+        r = host_path("/sys/module", &dir);
+        if (r < 0)
+                return r;
+        r = read_dir_names(dir, &names);
+        if (r == -ENOENT || r == -ENOTDIR)
+                r = strv_copy(NULL, &names);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ctx->proc->n_modules; i++)
+                if (!strv_contains(names, ctx->proc->modules[i].name) &&
+                    strv_extend(&names, ctx->proc->modules[i].name) < 0)
+                        return -ENOMEM;
+        strv_sort(names);
+        STRV_FOREACH(n, names) {
+                bool held = false;
+
+                if (module_stack_find(s, *n))
+                        continue;
+                r = held_by_member(*n, ctx, &held);
+                if (r < 0)
+                        return r;
+                if (!held)
+                        continue;
+                r = stack_append(s, *n, MODULE_ROLE_SHARED, ctx, alloc);
+                if (r < 0)
+                        return r;
+        }
         return 0;
 }
 
@@ -278,11 +335,14 @@ int module_stack_read(ModuleStack **ret) {
         if (r < 0)
                 return r;
         for (const char *const *m = nvme_stack_modules; *m; m++) {
-                r = stack_append(s, *m, &ctx, &alloc);
+                r = stack_append(s, *m, MODULE_ROLE_MEMBER, &ctx, &alloc);
                 if (r < 0)
                         return r;
         }
         r = append_outside_holders(s, &ctx, &alloc);
+        if (r < 0)
+                return r;
+        r = append_shared(s, &ctx, &alloc);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(s);

@@ -20,8 +20,31 @@ typedef enum ModuleOrigin {
         _MODULE_ORIGIN_INVALID = -EINVAL,
 } ModuleOrigin;
 
+/* Why a module is part of what we read. */
+typedef enum ModuleRole {
+        MODULE_ROLE_MEMBER,  /* one of nvme_stack_modules: swapped as a whole */
+        MODULE_ROLE_HOLDER,  /* a loaded module holding a member (nvme_loop, nvmet_tcp) */
+        MODULE_ROLE_SHARED,  /* a loaded module a member depends on and others may use too
+                                (nvme_auth, nvme_keyring on 6.7+; t10_pi on 6.1): found in
+                                the live graph, kept unless a build replaces it */
+        _MODULE_ROLE_MAX,
+        _MODULE_ROLE_INVALID = -EINVAL,
+} ModuleRole;
+
+/* Which build a module is, for the operator: a shared module the in-tree
+ * stack does not use any more is the host's code under NVIDIA's stack. */
+typedef enum ModuleBuild {
+        MODULE_BUILD_ABSENT,
+        MODULE_BUILD_IN_TREE,          /* the kernel's own, the stack in-tree too */
+        MODULE_BUILD_CONTAINER,        /* out-of-tree: the driver container's */
+        MODULE_BUILD_SHARED_FROM_HOST, /* shared, in-tree, under an out-of-tree stack */
+        _MODULE_BUILD_MAX,
+        _MODULE_BUILD_INVALID = -EINVAL,
+} ModuleBuild;
+
 typedef struct ModuleInfo {
         char *name;                 /* kernel spelling: nvme_core, not nvme-core */
+        ModuleRole role;
         bool loaded;
         char *initstate;            /* "live", "coming", "going"; NULL when absent */
         int refcnt;                 /* -1 when absent */
@@ -38,17 +61,31 @@ typedef struct ModuleInfo {
 
 typedef struct ModuleStack {
         ModuleInfo *modules; /* the stack members first, in nvme_stack_modules order, then
-                                any other loaded module holding one of them */
+                                any other loaded module holding one of them, then the
+                                loaded modules a member depends on (role SHARED) */
         size_t n_modules;
 } ModuleStack;
 
 /* The modules that make up the NVMe host stack, NULL-terminated: the one
- * list the guard, the daemon's uevent filter and its reload guard use. */
+ * list the guard, the daemon's uevent filter, its reload guard and its
+ * health check use. These are the modules of drivers/nvme/host, whose
+ * build must be one (NVIDIA's or the kernel's). What they depend on and
+ * share with others (drivers/nvme/common's nvme_auth and nvme_keyring,
+ * which nvmet uses too; t10_pi on 6.1) is not listed: it is read from the
+ * live graph (/sys/module/<m>/holders) and from a tree's modules.dep. */
 extern const char *const nvme_stack_modules[];
 /* Whether name (kernel spelling) is one of them. */
 bool nvme_stack_module(const char *name);
 
 const char *module_origin_to_string(ModuleOrigin o);
+/* "member", "holder", "shared". */
+const char *module_role_to_string(ModuleRole r);
+/* "absent", "in-tree", "container", "shared-from-host". */
+const char *module_build_to_string(ModuleBuild b);
+ModuleBuild module_build_from_string(const char *s);
+/* Pure: which build m is within s (a shared in-tree module under an
+ * out-of-tree member is SHARED_FROM_HOST). */
+ModuleBuild module_stack_build_of(const ModuleStack *s, const ModuleInfo *m);
 ModuleOrigin module_origin_from_string(const char *s);
 
 /* Pure: which build a loaded module is, from what sysfs and kallsyms said. */

@@ -23,6 +23,13 @@ static bool is_loaded(const ModuleStack *s, const char *name) {
         return m && m->loaded;
 }
 
+/* What an unload takes out: the members and what holds them. A shared
+ * module (nvme_auth, which nvmet may use too) stays: the host's code, and
+ * a load replaces it only when the build it loads ships its own. */
+static bool planned(const ModuleInfo *m) {
+        return m->loaded && m->role != MODULE_ROLE_SHARED;
+}
+
 /* Holders of m that are loaded and not yet in the order: what still has to
  * go before m can. */
 static size_t pending_holders(const ModuleStack *s, const ModuleInfo *m, char *const *order) {
@@ -44,14 +51,14 @@ static int order_modules(const ModuleStack *s, char ***order, size_t *ret_left) 
         int r;
 
         for (size_t i = 0; i < s->n_modules; i++)
-                n_loaded += s->modules[i].loaded;
+                n_loaded += planned(&s->modules[i]);
         while (placed < n_loaded) {
                 bool progress = false;
 
                 for (size_t i = s->n_modules; i-- > 0;) {
                         const ModuleInfo *m = &s->modules[i];
 
-                        if (!m->loaded || strv_contains(*order, m->name) || pending_holders(s, m, *order) > 0)
+                        if (!planned(m) || strv_contains(*order, m->name) || pending_holders(s, m, *order) > 0)
                                 continue;
                         r = strv_extend(order, m->name);
                         if (r < 0)
@@ -75,7 +82,7 @@ static int add_cycle_blocker(const ModuleStack *s, char *const *order, char ***b
         if (!members)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_modules; i++)
-                if (s->modules[i].loaded && !strv_contains(order, s->modules[i].name) &&
+                if (planned(&s->modules[i]) && !strv_contains(order, s->modules[i].name) &&
                     strv_extend(&members, s->modules[i].name) < 0)
                         return -ENOMEM;
         STRV_FOREACH(m, members)
@@ -130,7 +137,7 @@ int removal_plan_build(const ModuleStack *stack, RemovalPlan **ret) {
         if (r < 0)
                 return r;
         for (size_t i = 0; stack && i < stack->n_modules; i++) {
-                if (!stack->modules[i].loaded)
+                if (!planned(&stack->modules[i]))
                         continue;
                 r = add_module_blockers(stack, &stack->modules[i], &p->blockers);
                 if (r < 0)

@@ -32,6 +32,9 @@
 #define DAEMON_STATE_KEY_BLOCKERS           "blockers"            /* [string], when blocked */
 #define DAEMON_STATE_KEY_MISSING_NAMESPACES "missing_namespaces"  /* [string] */
 #define DAEMON_STATE_KEY_PINS               "pins"                /* [string]: what the pin holds */
+#define DAEMON_STATE_KEY_MODULE_BUILDS      "module_builds"       /* [string]: "nvme: container", "nvme_auth:
+                                                                     shared-from-host", as of the last swap or
+                                                                     restore (module_build_to_string) */
 /* The driver container's whole life (issue 8). */
 #define DAEMON_STATE_KEY_BUILD_CONTAINER    "build_container"     /* the container the loaded build came from */
 #define DAEMON_STATE_KEY_GDS                "gds"                 /* GDS hook generations, one line */

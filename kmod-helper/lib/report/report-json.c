@@ -52,7 +52,7 @@ static int json_add_strv(struct json_object *o, const char *key, char *const *l)
         return r < 0 ? r : json_add(o, key, a);
 }
 
-int report_module_json(const ModuleInfo *m, struct json_object **ret) {
+int report_module_json(const ModuleStack *stack, const ModuleInfo *m, struct json_object **ret) {
         _cleanup_json_ struct json_object *o = json_object_new_object();
         int r;
 
@@ -61,6 +61,8 @@ int report_module_json(const ModuleInfo *m, struct json_object **ret) {
         if ((r = json_add_string(o, "name", m->name)) < 0 ||
             (r = json_add_bool(o, "loaded", m->loaded)) < 0 ||
             (r = json_add_string(o, "origin", module_origin_to_string(m->origin))) < 0 ||
+            (r = json_add_string(o, "role", module_role_to_string(m->role))) < 0 ||
+            (r = json_add_string(o, "build", module_build_to_string(module_stack_build_of(stack, m)))) < 0 ||
             (r = json_add_int(o, "refcnt", m->refcnt)) < 0 ||
             (r = json_add_strv(o, "holders", m->holders)) < 0 ||
             (r = json_add_int(o, "refs_beyond_holders", module_info_refs_beyond_holders(m))) < 0 ||
@@ -264,7 +266,7 @@ int report_status_json(const ModuleStack *stack, const UsageReport *usage, const
         for (size_t i = 0; stack && i < stack->n_modules; i++) {
                 struct json_object *m;
 
-                r = report_module_json(&stack->modules[i], &m);
+                r = report_module_json(stack, &stack->modules[i], &m);
                 if (r < 0)
                         return r;
                 r = json_array_add(mods, m);
@@ -397,7 +399,9 @@ static int loaded_json(const LoadedModule *m, struct json_object **ret) {
                 return -ENOMEM;
         if ((r = json_add_string(o, "name", m->name)) < 0 ||
             (r = json_add_string(o, "path", m->path)) < 0 ||
-            (r = json_add_bool(o, "already_loaded", m->already_loaded)) < 0)
+            (r = json_add_bool(o, "already_loaded", m->already_loaded)) < 0 ||
+            (r = json_add_bool(o, "builtin", m->builtin)) < 0 ||
+            (r = json_add_bool(o, "from_host", m->from_host)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
         return 0;
@@ -428,6 +432,8 @@ int report_load_json(const LoadResult *res, struct json_object **ret) {
             (r = json_add_errno(o, "failed_errno", "failed_error", res->failed_errno)) < 0 ||
             (r = json_add_string(o, "failed_reason", res->failed_reason)) < 0 ||
             (r = json_add_strv(o, "rolled_back", res->rolled_back)) < 0 ||
+            (r = json_add_strv(o, "replaced", res->replaced)) < 0 ||
+            (r = json_add_strv(o, "kept", res->kept)) < 0 ||
             (r = json_add_string(o, "rollback_stopped", res->rollback_stopped)) < 0)
                 return r;
         *ret = TAKE_PTR(o);

@@ -37,7 +37,9 @@
 struct json_object;
 
 /* All: 0 or -ENOMEM; *ret untouched on failure. usage may be NULL (not checked). */
-int report_module_json(const ModuleInfo *m, struct json_object **ret);
+/* stack: the stack m was read in (which build a shared module is depends on
+ * who uses it); "role" and "build" say what the module is to the stack. */
+int report_module_json(const ModuleStack *stack, const ModuleInfo *m, struct json_object **ret);
 int report_usage_json(const Usage *u, struct json_object **ret);
 /* inventory may be NULL too (no "inventory" key then is not allowed: null). */
 int report_status_json(const ModuleStack *stack, const UsageReport *usage, const NvmeInventory *inventory,

@@ -58,18 +58,19 @@ static void format_size(uint64_t bytes, char buf[static 16]) {
 }
 
 static int status_modules(const ModuleStack *stack, FILE *f) {
-        fprintf(f, "%-14s %-6s %-12s %6s %6s  %-5s %s\n", "MODULE", "LOADED", "ORIGIN", "REFCNT", "OTHER",
-                "TAINT", "HOLDERS");
+        fprintf(f, "%-14s %-6s %-12s %-16s %6s %6s  %-5s %s\n", "MODULE", "LOADED", "ORIGIN", "BUILD", "REFCNT",
+                "OTHER", "TAINT", "HOLDERS");
         for (size_t i = 0; i < stack->n_modules; i++) {
                 const ModuleInfo *m = &stack->modules[i];
 
                 if (!m->loaded) {
-                        fprintf(f, "%-14s %-6s %-12s %6s %6s  %-5s -\n", m->name, "no",
-                                module_origin_to_string(m->origin), "-", "-", "-");
+                        fprintf(f, "%-14s %-6s %-12s %-16s %6s %6s  %-5s -\n", m->name, "no",
+                                module_origin_to_string(m->origin), "-", "-", "-", "-");
                         continue;
                 }
-                fprintf(f, "%-14s %-6s %-12s %6d %6u  %-5s ", m->name, "yes",
-                        module_origin_to_string(m->origin), m->refcnt, module_info_refs_beyond_holders(m),
+                fprintf(f, "%-14s %-6s %-12s %-16s %6d %6u  %-5s ", m->name, "yes",
+                        module_origin_to_string(m->origin), module_build_to_string(module_stack_build_of(stack, m)),
+                        m->refcnt, module_info_refs_beyond_holders(m),
                         m->taint && m->taint[0] ? m->taint : "-");
                 print_list(f, m->holders, ",");
                 if (m->has_gds_hooks)
@@ -238,13 +239,19 @@ int report_load_text(const LoadResult *res, FILE *f) {
         for (size_t i = 0; i < res->n_modules; i++) {
                 const LoadedModule *m = &res->modules[i];
 
-                if (m->already_loaded)
+                if (m->builtin)
+                        fprintf(f, "built into the kernel: %s\n", m->name);
+                else if (m->already_loaded)
                         fprintf(f, "already loaded: %s\n", m->name);
                 else {
                         fprintf(f, "loaded: %s from ", m->name);
                         print_line(f, "", m->path ? m->path : "?");
                 }
         }
+        STRV_FOREACH(x, res->replaced)
+                fprintf(f, "replaced: %s (the loaded build was free; the tree's own went in)\n", *x);
+        STRV_FOREACH(x, res->kept)
+                print_line(f, "kept: ", *x);
         if (res->failed_module) {
                 print_line(f, "failed: ", res->failed_reason ? res->failed_reason : res->failed_module);
                 if (res->rolled_back && res->rolled_back[0]) {

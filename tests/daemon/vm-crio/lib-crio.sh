@@ -427,9 +427,18 @@ crio_reboot() {
 	systemctl stop crio.service
 	systemctl stop kubepods.slice
 	systemctl stop "$SG_UNIT"
-	for m in nvme_tcp nvme_rdma nvme_fabrics nvme nvme_core mlx_compat; do
+	# The container's builds go, holders first: the stack, then what the
+	# stack shares that came from the container's tree (taint O: its own
+	# nvme_auth/nvme_keyring, --oot-shape own on 6.12; the host's stay,
+	# a rebooted node loads them again), then mlx_compat.
+	for m in nvme_tcp nvme_rdma nvme_fabrics nvme nvme_core; do
 		module_loaded "$m" && { rmmod "$m" || vm_fatal "reboot: rmmod $m"; }
 	done
+	for m in $(kernel_shared_deps nvme_tcp; kernel_shared_deps nvme_rdma); do
+		module_loaded "$m" || continue
+		case $(module_taint "$m") in *O*) rmmod "$m" || vm_fatal "reboot: rmmod $m" ;; esac
+	done
+	module_loaded mlx_compat && { rmmod mlx_compat || vm_fatal "reboot: rmmod mlx_compat"; }
 	findmnt -rno TARGET | grep -E '^(/var)?/run/(containers|crio|ipcns|utsns|netns|pidns|userns|runc|crun)|^/var/lib/containers/storage/' |
 		sort -r | while read -r m; do umount -l "$m"; done
 	rm -rf /run/containers /run/crio /run/runc /run/crun /run/ipcns /run/utsns /run/netns \

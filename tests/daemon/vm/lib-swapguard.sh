@@ -489,8 +489,9 @@ sg_container_loads_own_build() {
 		f=${1//_/-}
 		[ "$1" = mlx_compat ] && return
 		case " ${list[*]} " in *"/$f.ko "*) return ;; esac
-		if [ -e "$out/lib/modules/$VM_KVER/extra/mlnx-nvme/host/$f.ko" ]; then
-			ko=/lib/modules/$VM_KVER/extra/mlnx-nvme/host/$f.ko
+		# (host/ and, in the stand-in's shape own, common/: nvme_auth)
+		if ko=$(cd "$out" && ls "lib/modules/$VM_KVER/extra/mlnx-nvme/"*/"$f.ko" 2>/dev/null); then
+			ko=/$ko
 		else
 			ko=$(modinfo -k "$VM_KVER" -n "$1") || { vm_fail "no module $1"; return; }
 			mkdir -p "$out$(dirname "$ko")"

@@ -14,7 +14,12 @@
 # assert_usage KIND [key=value...]
 #                       the last check/plan/unload JSON names such a usage
 # stack_state           "name=refcnt ..." of every loaded nvme* module
-# nvme_modules_left     names of the nvme* modules still loaded
+# nvme_modules_left     names of the loaded modules of the kernel's
+#                       drivers/nvme/host (either build); not what the stack
+#                       shares (nvme_auth on 6.12, t10_pi on 6.1)
+# expected_removal_order
+#                       JSON list of the loaded drivers/nvme/host modules,
+#                       holders first, from the kernel's modules.dep
 # seed_data DEV / assert_data DEV [DIR]
 #                       a file of random data on a fresh ext4 on DEV, and
 #                       the check that DEV still has it (read from the disk)
@@ -105,7 +110,17 @@ assert_usage_kinds() {
 # --- module state -----------------------------------------------------------
 
 stack_state() { awk '$1 ~ /^nvme/ { print $1 "=" $3 }' /proc/modules | sort | tr '\n' ' '; }
-nvme_modules_left() { awk '$1 ~ /^nvme/ { print $1 }' /proc/modules | tr '\n' ' '; }
+nvme_modules_left() { loaded_nvme_host_modules; }
+# (a module after everything that depends on it: more host-stack deps first)
+expected_removal_order() {
+	local m host n
+	host=$(kernel_nvme_host_modules)
+	for m in $(loaded_nvme_host_modules); do
+		n=$(kernel_deps "$m" | grep -cxF "$host")
+		echo "$n $m"
+	done | sort -k1,1nr -k2,2 | awk '{ print $2 }' |
+		"$_guard_py" -c 'import json, sys; print(json.dumps(sys.stdin.read().split()))'
+}
 
 # assert_stack_untouched BEFORE: the same nvme modules with the same refcounts.
 assert_stack_untouched() {

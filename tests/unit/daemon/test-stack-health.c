@@ -7,13 +7,29 @@
 #include <string.h>
 
 #include "swap/stack-health.h"
+#include "util/strv.h"
 
 #define A GUARD_ORIGIN_ABSENT
 #define I GUARD_ORIGIN_IN_TREE
 #define N GUARD_ORIGIN_NVIDIA
 #define O GUARD_ORIGIN_OUT_OF_TREE
 
-/* core, nvme, fabrics, tcp, rdma, fc, auth */
+/* The members each member depends on, as the host's modules.dep says it
+ * (Debian 6.1.0 and 6.12.118+deb12: nvme-tcp.ko: nvme-fabrics.ko
+ * nvme-core.ko ...; the read keeps the members only): what read_stack
+ * gives the health check, never a table of the daemon's own. */
+static const char *const needs_61[][3] = {
+        { "nvme_core", NULL },
+        { "nvme", "nvme_core", NULL },
+        { "nvme_fabrics", "nvme_core", NULL },
+        { "nvme_tcp", "nvme_fabrics", "nvme_core" },
+        { "nvme_rdma", "nvme_fabrics", "nvme_core" },
+        { "nvme_fc", "nvme_fabrics", "nvme_core" },
+};
+
+static bool graph_known = true;
+
+/* core, nvme, fabrics, tcp, rdma, fc, auth (shared, as on 6.12) */
 static GuardStack *stack(GuardOrigin core, GuardOrigin nvme, GuardOrigin fabrics, GuardOrigin tcp, GuardOrigin rdma,
                          GuardOrigin fc, GuardOrigin auth) {
         static const char *const names[] = { "nvme_core", "nvme", "nvme_fabrics", "nvme_tcp",
@@ -22,8 +38,14 @@ static GuardStack *stack(GuardOrigin core, GuardOrigin nvme, GuardOrigin fabrics
         GuardStack *s = calloc(1, sizeof(*s));
 
         s->modules = calloc(7, sizeof(GuardModule));
-        for (size_t i = 0; i < 7; i++)
-                s->modules[i] = (GuardModule) { .name = strdup(names[i]), .origin = o[i] };
+        for (size_t i = 0; i < 7; i++) {
+                s->modules[i] = (GuardModule) { .name = strdup(names[i]), .origin = o[i], .shared = i == 6 };
+                if (i < 6 && graph_known) {
+                        s->modules[i].needs = strv_new_empty();
+                        for (size_t k = 1; k < 3 && needs_61[i][k]; k++)
+                                cr_assert_eq(strv_extend(&s->modules[i].needs, needs_61[i][k]), 0);
+                }
+        }
         s->n_modules = 7;
         return s;
 }
@@ -103,4 +125,22 @@ Test(stack_health, describe) {
         free(d);
         cr_assert_str_eq(stack_break_to_string(STACK_MIXED_BUILDS), "mixed-builds");
         cr_assert_null(stack_break_to_string(_STACK_BREAK_MAX));
+}
+
+/* Without the host's modules.dep nothing says what a member needs: no
+ * dependency is claimed missing (core-without-nvme and mixed builds still
+ * stand on the live state alone). */
+Test(stack_health, unknown_graph_claims_no_missing_dependency) {
+        graph_known = false;
+        cr_assert_eq(check(stack(A, A, N, N, A, A, A), NULL).what, STACK_WORKING);
+        cr_assert_eq(check(stack(N, A, A, A, A, A, A), NULL).what, STACK_CORE_WITHOUT_NVME);
+        graph_known = true;
+}
+
+/* 6.12: the host's nvme_auth (in-tree, shared) under NVIDIA's members is
+ * not a mix; an in-tree member under NVIDIA's nvme_core is. */
+Test(stack_health, shared_module_of_another_build_is_not_a_mix) {
+        cr_assert_eq(check(stack(N, N, N, N, A, A, I), NULL).what, STACK_WORKING);
+        cr_assert_eq(check(stack(I, I, A, A, A, A, N), NULL).what, STACK_WORKING);
+        cr_assert_eq(check(stack(N, N, I, A, A, A, I), NULL).what, STACK_MIXED_BUILDS);
 }

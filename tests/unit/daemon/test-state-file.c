@@ -14,7 +14,9 @@ Test(state_file, round_trip_through_a_fake_root) {
                                 { .name = (char *) "nvme1n1", .serial = (char *) "SER2", .nsid = 3 } };
         GuardNamespaces nss = { .items = ns, .n = 2 };
         char *mods[] = { (char *) "nvme", (char *) "nvme_core", NULL };
+        char *builds[] = { (char *) "nvme: container", (char *) "nvme_auth: shared-from-host", NULL };
         StateFile s = {
+                .module_builds = builds,
                 .state = SWAP_STATE_UNLOADED_WAITING_DRIVER,
                 .since_usec = 12345,
                 .container_id = (char *) "abc",
@@ -55,6 +57,9 @@ Test(state_file, round_trip_through_a_fake_root) {
         cr_assert_str_eq(back->gds_nvidia_fs, "v2");
         cr_assert_str_eq(back->gds_match, "different");
         cr_assert_null(back->gds, "not written when absent");
+        /* which build each module is (issue 19) */
+        cr_assert_eq(strv_length(back->module_builds), 2);
+        cr_assert_str_eq(back->module_builds[1], "nvme_auth: shared-from-host");
         state_file_free(back);
         snprintf(cmd, sizeof(cmd), "test ! -e %s/run/nvme-swapguard/state.json.tmp", root);
         cr_assert_eq(system(cmd), 0, "no temporary file left behind");

@@ -15,8 +15,10 @@ static GuardModule swapped_modules[] = {
         { .name = (char *) "nvme", .origin = GUARD_ORIGIN_NVIDIA, .gds_hooks = true,
           .gds_generations = (char *) "v1" },
         { .name = (char *) "nvme_rdma", .origin = GUARD_ORIGIN_ABSENT, .gds_hooks = false },
+        { .name = (char *) "nvme_auth", .origin = GUARD_ORIGIN_IN_TREE, .shared = true,
+          .build = (char *) "shared-from-host" },
 };
-static GuardStack swapped_stack = { .modules = swapped_modules, .n_modules = 3 };
+static GuardStack swapped_stack = { .modules = swapped_modules, .n_modules = 4 };
 
 static GuardNamespace ns[] = { { .name = (char *) "nvme0n1", .serial = (char *) "SER1", .nsid = 1 } };
 static GuardNamespaces nss = { .items = ns, .n = 1 };
@@ -96,9 +98,13 @@ Test(status_document, the_state_file_facts_and_what_a_remote_reader_needs) {
         cr_assert_str_eq(str(o, "live_build"), "nvidia");
         cr_assert(json_object_get_boolean(get(o, "gds_hooks.present")));
         cr_assert_str_eq(str(o, "gds_hooks.module"), "nvme");
-        cr_assert_eq(json_object_array_length(get(o, "modules")), 3);
+        cr_assert_eq(json_object_array_length(get(o, "modules")), 4);
         cr_assert_str_eq(json_object_get_string(get(json_object_array_get_idx(get(o, "modules"), 1), "origin")),
                          "nvidia");
+        /* which build each is: the host's nvme_auth under NVIDIA's stack (issue 19) */
+        cr_assert_str_eq(json_object_get_string(get(json_object_array_get_idx(get(o, "modules"), 3), "build")),
+                         "shared-from-host");
+        cr_assert(json_object_get_boolean(get(json_object_array_get_idx(get(o, "modules"), 3), "shared")));
         json_object_put(o);
 }
 

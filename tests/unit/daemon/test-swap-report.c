@@ -40,3 +40,22 @@ Test(swap_report, load_of_nothing_new) {
         free(s);
         cr_assert_null(swap_load_describe(NULL, "/t"));
 }
+
+/* 6.12 (issue 19): a shared module the container's build replaced, and one
+ * it could not because nvmet holds it. */
+Test(swap_report, load_names_replaced_and_kept_shared_modules) {
+        char *from_tree[] = { (char *) "nvme_keyring", (char *) "nvme_core", (char *) "nvme", NULL };
+        char *already[] = { (char *) "nvme_auth", NULL };
+        char *replaced[] = { (char *) "nvme_keyring", NULL };
+        char *kept[] = { (char *) "nvme_auth: the loaded build stays, /t ships its own but this one is held by nvmet",
+                         NULL };
+        GuardLoadResult l = { .loaded = from_tree, .from_tree = from_tree, .already = already,
+                              .replaced = replaced, .kept = kept };
+        char *s = swap_load_describe(&l, "/t");
+
+        cr_assert_str_eq(s, "Loaded nvme_keyring nvme_core nvme from the driver container's tree /t; already "
+                            "loaded, left as they were: nvme_auth; the host's shared module(s) replaced by the "
+                            "container's: nvme_keyring; nvme_auth: the loaded build stays, /t ships its own but "
+                            "this one is held by nvmet.");
+        free(s);
+}

@@ -174,3 +174,15 @@ Test(nvfs_check, not_loaded_or_not_found) {
         nvfs_check_free(c);
         fake_tree_remove();
 }
+
+/* A compressed nvidia-fs.ko.xz in the host's tree (RHEL 9, Debian 6.12):
+ * its generation is unknown, and the line says why, not an errno string. */
+Test(nvfs_check, compressed_nvidia_fs_is_unknown_and_says_why) {
+        NvfsCheck c = { .loaded = true, .ko_path = (char *) "/lib/modules/r/extra/nvidia-fs.ko.xz",
+                        .read_error = EPROTONOSUPPORT };
+        char *d = nvfs_check_describe(&c);
+
+        cr_assert_not_null(d);
+        cr_assert(strstr(d, "nvidia-fs.ko.xz is compressed") && strstr(d, "unknown"), "%s", d);
+        free(d);
+}

@@ -119,7 +119,12 @@ Test(module_stack, read_fake_root, .fini = fake_tree_remove) {
         fake_write("sys/module/nvme/srcversion", "ABCDEF\n");
 
         cr_assert_eq(module_stack_read(&s), 0);
-        cr_assert_eq(s->n_modules, 9, "8 stack members and the outside holder nvme_extra");
+        /* nvme_auth and nvme_keyring are no longer listed members: what the
+         * stack shares comes from the graph (mlx_compat, held by nvme). */
+        cr_assert_eq(s->n_modules, 8, "6 stack members, the outside holder nvme_extra, the shared mlx_compat");
+        cr_assert_eq(module_stack_find(s, "nvme_extra")->role, MODULE_ROLE_HOLDER);
+        cr_assert_eq(module_stack_find(s, "mlx_compat")->role, MODULE_ROLE_SHARED);
+        cr_assert_eq(module_stack_build_of(s, module_stack_find(s, "mlx_compat")), MODULE_BUILD_CONTAINER);
         core = module_stack_find(s, "nvme_core");
         cr_assert(core->loaded);
         cr_assert_eq(core->refcnt, 3);
@@ -140,8 +145,45 @@ Test(module_stack, read_fake_root, .fini = fake_tree_remove) {
         cr_assert_not_null(tcp->holders);
         extra = module_stack_find(s, "nvme_extra");
         cr_assert_not_null(extra);
-        cr_assert_eq(extra - s->modules, 8, "outside holders come after the stack members");
+        cr_assert_eq(extra - s->modules, 6, "outside holders come after the stack members");
         cr_assert(module_stack_any_loaded(s));
+        module_stack_free(s);
+}
+
+/* Linux 6.12's graph (Debian 6.12 modules.dep, upstream 6.7+): nvme_core
+ * depends on nvme_auth, nvme_fabrics on nvme_keyring, nvmet on both. Those
+ * two are found from the live holders, not from a list; a shared in-tree
+ * module under NVIDIA's nvme_core is the host's code, said so. */
+Test(module_stack, shared_from_the_graph_612, .fini = fake_tree_remove) {
+        ModuleStack *s = NULL;
+        const ModuleInfo *auth, *keyring;
+
+        fake_tree_new();
+        fake_write("proc/modules", "nvme 53248 0 - Live 0x0 (OE)\n"
+                                   "nvme_core 196608 2 nvme,nvme_fabrics, Live 0x0 (OE)\n"
+                                   "nvme_fabrics 32768 0 - Live 0x0 (OE)\n"
+                                   "nvme_auth 28672 2 nvme_core,nvmet, Live 0x0\n"
+                                   "nvme_keyring 20480 2 nvme_fabrics,nvmet, Live 0x0\n"
+                                   "nvmet 200704 0 - Live 0x0\n");
+        fake_write("proc/kallsyms", kallsyms);
+        fake_module("nvme_core", "2", "OE", (const char *const[]) { "nvme", "nvme_fabrics", NULL });
+        fake_module("nvme", "0", "OE", NULL);
+        fake_module("nvme_fabrics", "0", "OE", NULL);
+        fake_module("nvme_auth", "2", "", (const char *const[]) { "nvme_core", "nvmet", NULL });
+        fake_module("nvme_keyring", "2", "", (const char *const[]) { "nvme_fabrics", "nvmet", NULL });
+        fake_module("nvmet", "0", "", NULL);
+
+        cr_assert_eq(module_stack_read(&s), 0);
+        auth = module_stack_find(s, "nvme_auth");
+        keyring = module_stack_find(s, "nvme_keyring");
+        cr_assert(auth && keyring, "the shared modules are not read");
+        cr_assert_eq(auth->role, MODULE_ROLE_SHARED);
+        cr_assert_eq(keyring->role, MODULE_ROLE_SHARED);
+        cr_assert_eq(module_stack_build_of(s, auth), MODULE_BUILD_SHARED_FROM_HOST);
+        cr_assert_eq(module_stack_build_of(s, module_stack_find(s, "nvme_core")), MODULE_BUILD_CONTAINER);
+        cr_assert_null(module_stack_find(s, "nvmet"), "nvmet holds only shared modules: not part of the stack");
+        cr_assert_str_eq(module_build_to_string(MODULE_BUILD_SHARED_FROM_HOST), "shared-from-host");
+        cr_assert_eq(module_build_from_string("container"), MODULE_BUILD_CONTAINER);
         module_stack_free(s);
 }
 

@@ -141,3 +141,21 @@ Test(removal_plan, nothing_loaded_is_an_empty_plan) {
         removal_plan_free(p);
         stack_free(s);
 }
+
+/* A shared module (nvme_auth, also held by nvmet) is not the unload's: the
+ * plan takes the members out and leaves it, holders and all. */
+Test(removal_plan, shared_module_stays) {
+        ModuleStack *s = stack_of((const char *const[]) { "nvme_core:1:nvme", "nvme:0", "nvme_auth:2:nvme_core,nvmet",
+                                                          NULL });
+        RemovalPlan *p = NULL;
+
+        s->modules[2].role = MODULE_ROLE_SHARED;
+        cr_assert_eq(removal_plan_build(s, &p), 0);
+        cr_assert_eq(strv_length(p->order), 2);
+        cr_assert_str_eq(p->order[0], "nvme");
+        cr_assert_str_eq(p->order[1], "nvme_core");
+        cr_assert_eq(strv_length(p->blockers), 0, "nvmet, not a module we know, must not block: %s",
+                     p->blockers[0] ?: "");
+        removal_plan_free(p);
+        stack_free(s);
+}
