@@ -64,25 +64,3 @@ ModuleBuild module_build_from_string(const char *s) {
                         return (ModuleBuild) b;
         return _MODULE_BUILD_INVALID;
 }
-
-static bool origin_in_tree(ModuleOrigin o) {
-        return o == MODULE_ORIGIN_IN_TREE;
-}
-
-/* A shared module is the host's code under NVIDIA's stack when some member
- * that is not in-tree uses it: the trust rule is about the members. */
-ModuleBuild module_stack_build_of(const ModuleStack *s, const ModuleInfo *m) {
-        if (!m || !m->loaded)
-                return MODULE_BUILD_ABSENT;
-        if (!origin_in_tree(m->origin))
-                return MODULE_BUILD_CONTAINER;
-        if (m->role != MODULE_ROLE_SHARED)
-                return MODULE_BUILD_IN_TREE;
-        for (size_t h = 0; h < m->n_holders; h++) {
-                const ModuleInfo *u = module_stack_find(s, m->holders[h]);
-
-                if (u && u->role == MODULE_ROLE_MEMBER && u->loaded && !origin_in_tree(u->origin))
-                        return MODULE_BUILD_SHARED_FROM_HOST;
-        }
-        return MODULE_BUILD_IN_TREE;
-}
