@@ -102,3 +102,8 @@ int proc_status_name(const char *status, char *ret, size_t n);
  * GONE only when the process does not exist (kill(pid, 0): ESRCH), not when
  * /proc hides it. */
 ContainerProcess container_process_state(pid_t pid, const char *id, ContainerStartEvidence *ret_ev);
+
+/* Whether pid is a live process (kill(0); EPERM counts as alive). Unlike
+ * container_process_state(), it asks the kernel in a fake root too: the
+ * tests that follow a container give it a real process. */
+bool container_pid_running(pid_t pid);
