@@ -54,6 +54,9 @@ typedef enum SwapEvent {
         SWAP_EVENT_LOAD_NO_BUILD,            /* result of a load: the container's tree has no
                                                 build of a stack module, nothing was loaded */
         SWAP_EVENT_READY_STALE,              /* a ready file that predates the container */
+        /* The pod's end (issue 20): */
+        SWAP_EVENT_POD_ENDED,                /* the bounded wait after the followed container's
+                                                exit is over (its own cleanup had its chance) */
         _SWAP_EVENT_MAX,
         _SWAP_EVENT_INVALID = -EINVAL,
 } SwapEvent;
@@ -93,6 +96,13 @@ typedef struct SwapContext {
         bool build_ruled_out;        /* this container will give no NVMe build: its environment
                                         rules one out (ENABLE_NFSRDMA) or its tree was found
                                         lacking a stack module. Only with container_running. */
+        /* The pod's end (issue 20): */
+        bool pod_end_restore;        /* the container whose build is loaded ended (none is
+                                        followed now), it asked for
+                                        RESTORE_DRIVER_ON_POD_TERMINATION=true and did not
+                                        take the build out itself: the daemon, which loaded
+                                        it, completes the restore (guarded). Only without
+                                        container_running. */
 } SwapContext;
 
 typedef struct SwapTransition {
