@@ -26,6 +26,7 @@
 #include "guard/pin-holder.h"
 #include "watch/scope-watch.h"
 #include "publish/state-file.h"
+#include "swap/pod-end.h"
 #include "swap/swap-state.h"
 #include "watch/udev-watch.h"
 #include "watch/usage-watch.h"
@@ -71,6 +72,8 @@ struct Manager {
         bool earlier_build;            /* the build loaded came from before the followed container */
         bool ready_stale;              /* the ready file exists but predates the followed container */
         sd_event_source *stack_settle; /* judges the stack once module uevents settle */
+        /* The pod's end (issue 20, pod-end.c). */
+        PodEnd pod_end;
 };
 
 /* manager.c: feeds one event (and the outcomes of the actions it leads to)

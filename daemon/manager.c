@@ -15,6 +15,7 @@
 #include "publish/log.h"
 #include "manager-internal.h"
 #include "modules/module-stack.h"
+#include "swap/pod-end.h"
 #include "swap/reconcile.h"
 #include "swap/reload-guard.h"
 #include "publish/report.h"
@@ -50,7 +51,7 @@ static void apply_deadline(Manager *m) {
         uint64_t now = now_realtime_usec(), left;
         int r;
 
-        if (!swap_state_waits_for_ready(m->state) || m->ready_present) {
+        if (!swap_state_waits_for_ready(m->state) || m->ready_present || pod_end_active(m)) {
                 m->deadline = sd_event_source_disable_unref(m->deadline);
                 m->record.ready_deadline_usec = 0;
                 return;
@@ -121,10 +122,21 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
 
 /* ---- the driver container --------------------------------------------- */
 
+/* The bounded wait for an ended container's own cleanup is over (pod-end.c). */
+static int on_pod_end_waited(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        SwapEvent ev = pod_end_waited(m);
+
+        if (ev >= 0 && m->started)
+                manager_dispatch(m, ev);
+        return 0;
+}
+
 static void container_exited(Manager *m, const char *why) {
         if (!driver_container_followed(&m->container))
                 return;
         log_info("Driver container %.12s is gone (%s).", m->container.identity->id, why);
+        pod_end_container_exited(m, on_pod_end_waited);
         pin_holder_driver_container(m->pin, m->container.identity->id, m->container.identity->pod_name, false);
         driver_container_forget(&m->container);
         if (m->started)

@@ -13,6 +13,7 @@
 #include "host/host-root.h"
 #include "publish/log.h"
 #include "publish/report.h"
+#include "swap/pod-end.h"
 #include "swap/stack-health.h"
 #include "swap/swap-actions.h"
 #include "swap/swap-lifecycle.h"
@@ -153,6 +154,7 @@ void lifecycle_container_followed(Manager *m) {
 
         if (!id)
                 return;
+        pod_end_container_followed(m);
         m->ready_present = path_watch_exists(m->ready) && lifecycle_ready_counts(m);
         m->earlier_build = build_is_earlier(m);
         if (m->earlier_build)
@@ -179,6 +181,7 @@ void lifecycle_context(Manager *m, SwapContext *ctx) {
         ctx->container_running = driver_container_followed(&m->container);
         ctx->build_ruled_out = ctx->container_running && m->build_ruled_out;
         ctx->earlier_build_loaded = ctx->container_running && m->earlier_build && ctx->replacement_loaded;
+        pod_end_context(m, ctx);
 }
 
 /* ---- loading ---------------------------------------------------------- */
@@ -306,6 +309,7 @@ void lifecycle_nvfs_changed(Manager *m) {
 void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
         if (m->state == old)
                 return;
+        pod_end_entered(m, old);
         switch (m->state) {
         case SWAP_STATE_SWAPPED:
                 /* Which container the loaded build came from: the one followed now
@@ -399,6 +403,7 @@ static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
 void lifecycle_stack_changed(Manager *m) {
         int r;
 
+        pod_end_stack_changed(m);
         if (m->stack_settle) {
                 (void) sd_event_source_set_time_relative(m->stack_settle, STACK_SETTLE_USEC);
                 return;
@@ -413,6 +418,7 @@ void lifecycle_stack_changed(Manager *m) {
 }
 
 void lifecycle_free(Manager *m) {
+        pod_end_free(m);
         m->stack_settle = sd_event_source_disable_unref(m->stack_settle);
         free(m->env_reported_for);
         m->env_reported_for = NULL;
