@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The manager: the event sources, their handlers and the dispatch loop that
- * feeds each event through the state table (swap-state.c), runs the action it
- * returns (swap-actions.c) and keeps the record and the reports up to date
- * (swap-record.c, swap-report.c). */
+/* The manager: the event sources and their handlers, which turn what they
+ * see into events for the dispatch loop (manager-dispatch.c); start (the
+ * reconcile) and stop. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,113 +11,20 @@
 #include <systemd/sd-daemon.h>
 
 #include "host/host-root.h"
-#include "publish/log.h"
-#include "manager-internal.h"
+#include "manager-dispatch.h"
+#include "manager.h"
 #include "modules/module-stack.h"
+#include "publish/log.h"
+#include "publish/report.h"
 #include "swap/pod-end.h"
 #include "swap/reconcile.h"
 #include "swap/reload-guard.h"
-#include "publish/report.h"
-#include "swap/swap-actions.h"
+#include "swap/swap-context.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
-#include "publish/swap-report.h"
+#include "swap/swap-report.h"
 #include "util/strv.h"
-
-/* More than this many chained transitions for one event is a bug in the table. */
-#define MAX_CHAIN 16
-
-
-/* ---- the dispatch loop and state entry: the guard file, the deadline,
- *      the mount watch ----------------------------------------------------- */
-
-static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
-        m->deadline = sd_event_source_disable_unref(m->deadline);
-        log_warning("No ready file %s within ReadyTimeoutSec=%llu.", m->config->ready_file,
-                    (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
-        if (swap_state_waits_for_ready(m->state) && m->state != SWAP_STATE_UNLOADED_WAITING_DRIVER)
-                swap_report_failure(m, NULL,
-                                    "The driver container did not become ready within %llu s; nothing was changed.",
-                                    (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
-        manager_dispatch(m, SWAP_EVENT_READY_TIMEOUT);
-        return 0;
-}
-
-static void apply_deadline(Manager *m) {
-        uint64_t now = now_realtime_usec(), left;
-        int r;
-
-        if (!swap_state_waits_for_ready(m->state) || m->ready_present || pod_end_active(m)) {
-                m->deadline = sd_event_source_disable_unref(m->deadline);
-                m->record.ready_deadline_usec = 0;
-                return;
-        }
-        if (m->deadline)
-                return;
-        if (m->record.ready_deadline_usec == 0)
-                m->record.ready_deadline_usec = now + m->config->ready_timeout_usec;
-        left = m->record.ready_deadline_usec > now ? m->record.ready_deadline_usec - now : 0;
-        /* The one timer of the daemon: a deadline that means something. */
-        r = sd_event_add_time_relative(m->event, &m->deadline, CLOCK_BOOTTIME, left, 1000000ULL, on_deadline, m);
-        if (r < 0) {
-                log_error_errno(r, "Cannot arm the ready deadline: %m");
-                return;
-        }
-        (void) sd_event_source_set_description(m->deadline, "ready-deadline");
-}
-
-static void apply_state(Manager *m) {
-        int r;
-
-        if (swap_state_is_unloaded(m->state)) {
-                if (!reload_guard_installed()) {
-                        r = reload_guard_install(nvme_stack_modules);
-                        if (r < 0)
-                                log_warning_errno(r, "Cannot write the reload guard " RELOAD_GUARD_PATH
-                                                  ", the host may load the in-tree stack back: %m");
-                }
-        } else {
-                r = reload_guard_remove();
-                if (r < 0)
-                        log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ": %m");
-        }
-        apply_deadline(m);
-        (void) mount_watch_set_enabled(m->mounts, m->state == SWAP_STATE_BLOCKED);
-        if (m->state != SWAP_STATE_BLOCKED)
-                swap_record_forget_blockers(m);
-}
-
-void manager_dispatch(Manager *m, SwapEvent ev) {
-        for (unsigned n = 0; ev >= 0 && n < MAX_CHAIN; n++) {
-                SwapContext ctx;
-                SwapTransition t;
-                SwapState old = m->state;
-
-                if (swap_read_context(m, &ctx) < 0)
-                        return;
-                t = swap_state_next(m->state, ev, &ctx);
-                if (t.next < 0)
-                        return;
-                if (t.next != old && t.next != SWAP_STATE_FAILED) {
-                        free(m->failure);
-                        m->failure = NULL;
-                }
-                m->state = t.next;
-                apply_state(m);
-                swap_report_entered(m, old, ev);
-                lifecycle_entered(m, old, ev);
-                swap_record_persist(m);
-                swap_status_update(m);
-                log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
-                          swap_state_to_string(t.next), swap_action_to_string(t.action));
-                ev = swap_actions_run(m, t.action);
-        }
-        swap_record_persist(m);
-        swap_status_update(m);
-}
 
 /* ---- the driver container --------------------------------------------- */
 
@@ -227,6 +133,40 @@ static void on_scope(ScopeWatch *w, const char *id, bool added, void *userdata) 
 
 /* ---- ready file, uevents, mounts -------------------------------------- */
 
+/* A stack module came or went: the stack is judged this long after the last
+ * one, so that a modprobe or an `openibd restart` in progress (nvme_core
+ * comes a moment before nvme, nvme goes a moment before nvme_core) is not
+ * taken for a broken stack. */
+#define STACK_SETTLE_USEC (2ULL * 1000000ULL)
+
+static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        SwapEvent ev;
+
+        m->stack_settle = sd_event_source_disable_unref(m->stack_settle);
+        ev = lifecycle_stack_settled(m);
+        if (ev >= 0)
+                manager_dispatch(m, ev);
+        return 0;
+}
+
+static void stack_changed(Manager *m) {
+        int r;
+
+        pod_end_stack_changed(m); /* the ended container's cleanup may be at work */
+        if (m->stack_settle) {
+                (void) sd_event_source_set_time_relative(m->stack_settle, STACK_SETTLE_USEC);
+                return;
+        }
+        r = sd_event_add_time_relative(m->event, &m->stack_settle, CLOCK_MONOTONIC, STACK_SETTLE_USEC, 100000ULL,
+                                       on_stack_settled, m);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot arm the stack check, a broken stack will be seen late: %m");
+                return;
+        }
+        (void) sd_event_source_set_description(m->stack_settle, "stack-settle");
+}
+
 static void on_ready(PathWatch *w, bool exists, void *userdata) {
         Manager *m = userdata;
 
@@ -313,7 +253,7 @@ static void rescan_all(Manager *m) {
 
         log_warning("Kernel uevents were lost (ENOBUFS): rescanning modules, containers and devices.");
         (void) container_store_rescan(m->store);
-        lifecycle_stack_changed(m); /* a lost module uevent may hide a broken stack */
+        stack_changed(m); /* a lost module uevent may hide a broken stack */
         lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going (issue 8) */
         if (swap_read_context(m, &ctx) < 0)
                 return;
@@ -334,7 +274,7 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
         switch (ev) {
         case UDEV_WATCH_MODULE_ADD:
                 if (nvme_stack_module(name)) {
-                        lifecycle_stack_changed(m);
+                        stack_changed(m);
                         module_added(m, name);
                 } else if (streq(name, "nvidia_fs"))
                         lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
@@ -344,7 +284,7 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                         lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
                 if (!nvme_stack_module(name))
                         break;
-                lifecycle_stack_changed(m);
+                stack_changed(m);
                 if (swap_read_context(m, &ctx) >= 0 && !ctx.stack_loaded)
                         manager_dispatch(m, SWAP_EVENT_STACK_GONE);
                 break;
@@ -458,6 +398,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->sig_hup);
         sd_event_source_disable_unref(m->deadline);
         sd_event_source_disable_unref(m->recheck);
+        sd_event_source_disable_unref(m->stack_settle);
         lifecycle_free(m);
         sd_event_unref(m->event);
         driver_container_forget(&m->container);
@@ -624,7 +565,7 @@ static void reconcile(Manager *m) {
         state_file_free(previous);
         m->state = d.state;
         m->started = true;
-        apply_state(m);
+        manager_apply_state(m);
         swap_record_persist(m);
         if (d.event >= 0)
                 manager_dispatch(m, d.event);
@@ -641,7 +582,7 @@ int manager_start(Manager *m) {
         /* A stack left broken while we were down (a previous instance killed
          * mid-repair, with nvme_core back but not nvme: tests/faults, row
          * kill:repairing) sends no uevent: judge it as after one. */
-        lifecycle_stack_changed(m);
+        stack_changed(m);
         /* Pinned again before READY=1: a restart leaves no window after it
          * claims to be up (the one while we were down, nothing can close). */
         swap_pin_refresh(m);

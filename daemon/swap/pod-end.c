@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "manager-internal.h"
 #include "publish/log.h"
 #include "publish/report.h"
+#include "swap/manager-data.h"
 #include "swap/pod-end.h"
 #include "swap/swap-record.h"
 #include "util/macro.h"

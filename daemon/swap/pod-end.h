@@ -16,7 +16,7 @@
  *
  * The manager owns the wait's event source through the handler it passes
  * (it dispatches what pod_end_waited() returns); this file decides and
- * reports. */
+ * reports. Its data (PodEnd) is in manager-data.h. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,15 +25,6 @@
 #include "swap/swap-state.h"
 
 typedef struct Manager Manager;
-
-typedef struct PodEnd {
-        char *container_id;    /* the ended container whose build is loaded; NULL: none */
-        char *pod;             /* its pod's name */
-        sd_event_source *wait; /* the bounded wait for its own cleanup */
-        uint64_t exited_usec;  /* CLOCK_MONOTONIC at its exit: the wait's cap counts from here */
-        bool restoring;        /* the wait is over and its build was still loaded: ours to
-                                  take back (the context's pod_end_restore) */
-} PodEnd;
 
 /* How long the container's own cleanup gets after its exit, and at most. */
 #define POD_END_WAIT_USEC (10ULL * 1000000ULL)

@@ -9,47 +9,12 @@
 #include "publish/log.h"
 #include "swap/reload-guard.h"
 #include "swap/swap-actions.h"
+#include "swap/swap-context.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
-#include "publish/swap-report.h"
+#include "swap/swap-report.h"
 #include "util/strv.h"
-
-char *const *swap_modules_wanted(const Manager *m) {
-        return m->config->modules ?: m->record.modules_before;
-}
-
-/* The replacement counts as loaded only once it drives the PCIe namespaces:
- * NVIDIA's nvme_core alone (a daemon killed between loading it and nvme,
- * found by tests/faults, row kill:loading) is not a swap to report and keep,
- * but a stack to unload and load again. */
-static bool replacement_complete(const Manager *m, const GuardStack *stack) {
-        const GuardModule *nvme = guard_stack_find(stack, "nvme");
-
-        if (!guard_stack_replacement_loaded(stack))
-                return false;
-        return !strv_contains(swap_modules_wanted(m), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
-}
-
-int swap_read_context(Manager *m, SwapContext *ret) {
-        GuardStack *stack = NULL;
-        int r;
-
-        r = m->ops->read_stack(m->ops->userdata, &stack);
-        if (r < 0)
-                return log_error_errno(r, "Cannot read the NVMe module stack: %m");
-        *ret = (SwapContext) {
-                .unload_at = m->config->unload_at,
-                .load_from_container = m->config->load_from_container,
-                .ready_present = m->ready_present,
-                .stack_loaded = guard_stack_any_loaded(stack),
-                .replacement_loaded = replacement_complete(m, stack),
-                .stopping = m->stopping,
-        };
-        guard_stack_free(stack);
-        lifecycle_context(m, ret);
-        return 0;
-}
 
 /* Which build the unload takes out, for the journal: after a swap (a new
  * driver container) it is an earlier container's build, not the in-tree one. */

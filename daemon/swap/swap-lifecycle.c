@@ -15,18 +15,12 @@
 #include "publish/report.h"
 #include "swap/pod-end.h"
 #include "swap/stack-health.h"
-#include "swap/swap-actions.h"
+#include "swap/swap-context.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-record.h"
-#include "publish/swap-report.h"
+#include "swap/swap-report.h"
 #include "util/fileio.h"
 #include "util/strv.h"
-
-/* A stack module came or went: the stack is judged this long after the last
- * one, so that a modprobe or an `openibd restart` in progress (nvme_core
- * comes a moment before nvme, nvme goes a moment before nvme_core) is not
- * taken for a broken stack. */
-#define STACK_SETTLE_USEC (2ULL * 1000000ULL)
 
 #define GPU_OPERATOR_NVFS_CONTAINER "nvidia-fs-ctr"
 
@@ -173,15 +167,6 @@ void lifecycle_container_followed(Manager *m) {
         m->env = driver_env_decide(m->container.identity->env, build);
         m->build_ruled_out = m->env.build_ruled_out;
         report_environment(m, build);
-}
-
-void lifecycle_context(Manager *m, SwapContext *ctx) {
-        if (!ctx->replacement_loaded)
-                m->earlier_build = false; /* taken out (or never there) */
-        ctx->container_running = driver_container_followed(&m->container);
-        ctx->build_ruled_out = ctx->container_running && m->build_ruled_out;
-        ctx->earlier_build_loaded = ctx->container_running && m->earlier_build && ctx->replacement_loaded;
-        pod_end_context(m, ctx);
 }
 
 /* ---- loading ---------------------------------------------------------- */
@@ -374,21 +359,19 @@ void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b) {
 
 /* ---- a stack broken behind our back ----------------------------------- */
 
-static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
+SwapEvent lifecycle_stack_settled(Manager *m) {
         GuardStack *stack = NULL;
         StackHealth h;
         _cleanup_free_ char *what = NULL;
         char field[64];
         char *extra[] = { field, NULL };
 
-        m->stack_settle = sd_event_source_disable_unref(m->stack_settle);
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
-                return 0;
+                return _SWAP_EVENT_INVALID;
         h = stack_health_check(stack, swap_modules_wanted(m));
         guard_stack_free(stack);
         if (!stack_health_broken(h))
-                return 0;
+                return _SWAP_EVENT_INVALID;
         what = stack_health_describe(h);
         snprintf(field, sizeof(field), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));
         report_event(LOG_ERR, SWAPGUARD_MESSAGE_STACK_BROKEN,
@@ -396,30 +379,11 @@ static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
                                        .container_id = followed_id(m), .extra = extra },
                      "The NVMe stack is broken: %s. Putting the in-tree stack back.", what ?: "?");
         swap_record_message(m, "stack broken: %s", what ?: "?");
-        manager_dispatch(m, SWAP_EVENT_STACK_BROKEN);
-        return 0;
-}
-
-void lifecycle_stack_changed(Manager *m) {
-        int r;
-
-        pod_end_stack_changed(m);
-        if (m->stack_settle) {
-                (void) sd_event_source_set_time_relative(m->stack_settle, STACK_SETTLE_USEC);
-                return;
-        }
-        r = sd_event_add_time_relative(m->event, &m->stack_settle, CLOCK_MONOTONIC, STACK_SETTLE_USEC, 100000ULL,
-                                       on_stack_settled, m);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot arm the stack check, a broken stack will be seen late: %m");
-                return;
-        }
-        (void) sd_event_source_set_description(m->stack_settle, "stack-settle");
+        return SWAP_EVENT_STACK_BROKEN;
 }
 
 void lifecycle_free(Manager *m) {
         pod_end_free(m);
-        m->stack_settle = sd_event_source_disable_unref(m->stack_settle);
         free(m->env_reported_for);
         m->env_reported_for = NULL;
 }

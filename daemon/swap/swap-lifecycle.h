@@ -8,7 +8,7 @@
  * decisions themselves are pure (driver-env.c, container-time.c,
  * stack-health.c, swap-state.c); this file gathers their inputs and reports. */
 
-#include "manager-internal.h"
+#include "swap/manager-data.h"
 
 /* A container is now followed (or the record it is judged against was just
  * read at start): decide and report, once per container. */
@@ -31,10 +31,10 @@ void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev);
  * openibd restart will fail. */
 void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b);
 void lifecycle_report_stale_ready(Manager *m);
-/* A stack module came or went: judge the stack once uevents settle. */
-void lifecycle_stack_changed(Manager *m);
+/* The stack's module uevents settled: judges it; reports a broken stack and
+ * returns SWAP_EVENT_STACK_BROKEN for the manager to dispatch, else
+ * _SWAP_EVENT_INVALID. */
+SwapEvent lifecycle_stack_settled(Manager *m);
 /* nvidia_fs was loaded or removed: the GDS generation check again (swapped). */
 void lifecycle_nvfs_changed(Manager *m);
-/* Fills the lifecycle part of the context. */
-void lifecycle_context(Manager *m, SwapContext *ctx);
 void lifecycle_free(Manager *m);

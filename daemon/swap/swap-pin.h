@@ -8,6 +8,6 @@
  * after each of our own unloads (which let go of the pin when they find
  * every namespace free). */
 
-#include "manager-internal.h"
+#include "swap/manager-data.h"
 
 void swap_pin_refresh(Manager *m);

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "manager-internal.h"
+#include "swap/manager-data.h"
 #include "util/macro.h"
 
 /* CLOCK_REALTIME in µs: the clock of the state file's timestamps. */

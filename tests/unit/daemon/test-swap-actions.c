@@ -15,7 +15,8 @@
 
 #include "host/host-root.h"
 #include "publish/log.h"
-#include "manager-internal.h"
+#include "manager-dispatch.h"
+#include "manager.h"
 #include "publish/message-ids.h"
 #include "util/strv.h"
 

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "publish/swap-report.h"
+#include "swap/swap-report.h"
 
 /* After a swap the journal named mlx_compat and t10_pi as loaded "from"
  * the container although openibd had loaded mlx_compat and t10_pi came from

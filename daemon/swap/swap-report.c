@@ -7,7 +7,7 @@
 #include "publish/log.h"
 #include "publish/report.h"
 #include "swap/swap-record.h"
-#include "publish/swap-report.h"
+#include "swap/swap-report.h"
 #include "util/string-util.h"
 #include "util/strv.h"
 

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The manager's parts, shared by the files that make it up (and by the
- * tests that build one with scripted guard outcomes):
- *   manager.c           event sources, their handlers, the dispatch loop
+/* The daemon's data (struct Manager): what the swap knows, the driver
+ * container it follows, the pin, and the event sources. manager.c owns it
+ * (creates, frees, feeds events); the swap's files read and write it:
+ *   swap-context.c      what is true now, for the state table
+ *   swap-actions.c      what it does: the actions through GuardOps, their
+ *                       outcomes returned as events
+ *   swap-lifecycle.c    the driver container's whole life (issue 8)
  *   swap-record.c       what the swap knows: the record, the state file, STATUS=
  *   swap-report.c       what it tells: journal entries of each step and state
- *   swap-actions.c      what it does: the context, the actions through GuardOps,
- *                       their outcomes as events
- *   driver-container.c  the followed driver container
- * Nothing outside these files (and their tests) includes this header. */
+ *   swap-pin.c          the pin matched to the namespaces' use
+ * Data only, below those files: they return what happened (an event) and
+ * only the manager dispatches (manager-dispatch.h), so no file here calls
+ * back up into the manager. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,16 +24,26 @@
 #include "container/driver-container.h"
 #include "container/driver-env.h"
 #include "guard/guard-ops.h"
-#include "manager.h"
 #include "watch/mount-watch.h"
 #include "watch/path-watch.h"
 #include "guard/pin-holder.h"
 #include "watch/scope-watch.h"
 #include "publish/state-file.h"
-#include "swap/pod-end.h"
 #include "swap/swap-state.h"
 #include "watch/udev-watch.h"
 #include "watch/usage-watch.h"
+
+typedef struct Manager Manager;
+
+/* The pod's end (issue 20, pod-end.c). */
+typedef struct PodEnd {
+        char *container_id;    /* the ended container whose build is loaded; NULL: none */
+        char *pod;             /* its pod's name */
+        sd_event_source *wait; /* the bounded wait for its own cleanup (the manager's handler) */
+        uint64_t exited_usec;  /* CLOCK_MONOTONIC at its exit: the wait's cap counts from here */
+        bool restoring;        /* the wait is over and its build was still loaded: ours to
+                                  take back (the context's pod_end_restore) */
+} PodEnd;
 
 struct Manager {
         sd_event *event;
@@ -51,7 +65,7 @@ struct Manager {
         /* The driver container we follow (driver-container.c). */
         DriverContainer container;
 
-        /* Event sources (manager.c). */
+        /* Event sources (manager.c, manager-dispatch.c). */
         bool ready_present;
         ContainerStore *store;
         PathWatch *ready;
@@ -71,11 +85,6 @@ struct Manager {
         bool build_ruled_out;          /* no NVMe build will come from the followed container */
         bool earlier_build;            /* the build loaded came from before the followed container */
         bool ready_stale;              /* the ready file exists but predates the followed container */
-        sd_event_source *stack_settle; /* judges the stack once module uevents settle */
-        /* The pod's end (issue 20, pod-end.c). */
-        PodEnd pod_end;
+        sd_event_source *stack_settle; /* (manager.c) judges the stack once module uevents settle */
+        PodEnd pod_end;                /* the pod's end (issue 20, pod-end.c) */
 };
-
-/* manager.c: feeds one event (and the outcomes of the actions it leads to)
- * through the state table. */
-void manager_dispatch(Manager *m, SwapEvent ev);

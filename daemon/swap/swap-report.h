@@ -5,7 +5,7 @@
  * and per state entered (MESSAGE_ID + SWAPGUARD_* fields, see report.h and
  * catalog/), each also kept as the record's last message. */
 
-#include "manager-internal.h"
+#include "swap/manager-data.h"
 #include "util/macro.h"
 
 /* Compares the namespaces now with those seen before the unload; one entry

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The dispatch loop and state entry (manager-dispatch.h). */
+#include <stdlib.h>
+
+#include "manager-dispatch.h"
+#include "modules/module-stack.h"
+#include "publish/log.h"
+#include "swap/pod-end.h"
+#include "swap/reload-guard.h"
+#include "swap/swap-actions.h"
+#include "swap/swap-context.h"
+#include "swap/swap-lifecycle.h"
+#include "swap/swap-record.h"
+#include "swap/swap-report.h"
+
+/* More than this many chained transitions for one event is a bug in the table. */
+#define MAX_CHAIN 16
+
+/* ---- state entry: the guard file, the deadline, the mount watch -------- */
+
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        m->deadline = sd_event_source_disable_unref(m->deadline);
+        log_warning("No ready file %s within ReadyTimeoutSec=%llu.", m->config->ready_file,
+                    (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
+        if (swap_state_waits_for_ready(m->state) && m->state != SWAP_STATE_UNLOADED_WAITING_DRIVER)
+                swap_report_failure(m, NULL,
+                                    "The driver container did not become ready within %llu s; nothing was changed.",
+                                    (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
+        manager_dispatch(m, SWAP_EVENT_READY_TIMEOUT);
+        return 0;
+}
+
+static void apply_deadline(Manager *m) {
+        uint64_t now = now_realtime_usec(), left;
+        int r;
+
+        /* Blocked on the pod's end (issue 20): no ready file is awaited. */
+        if (!swap_state_waits_for_ready(m->state) || m->ready_present || pod_end_active(m)) {
+                m->deadline = sd_event_source_disable_unref(m->deadline);
+                m->record.ready_deadline_usec = 0;
+                return;
+        }
+        if (m->deadline)
+                return;
+        if (m->record.ready_deadline_usec == 0)
+                m->record.ready_deadline_usec = now + m->config->ready_timeout_usec;
+        left = m->record.ready_deadline_usec > now ? m->record.ready_deadline_usec - now : 0;
+        /* The one timer of the daemon: a deadline that means something. */
+        r = sd_event_add_time_relative(m->event, &m->deadline, CLOCK_BOOTTIME, left, 1000000ULL, on_deadline, m);
+        if (r < 0) {
+                log_error_errno(r, "Cannot arm the ready deadline: %m");
+                return;
+        }
+        (void) sd_event_source_set_description(m->deadline, "ready-deadline");
+}
+
+void manager_apply_state(Manager *m) {
+        int r;
+
+        if (swap_state_is_unloaded(m->state)) {
+                if (!reload_guard_installed()) {
+                        r = reload_guard_install(nvme_stack_modules);
+                        if (r < 0)
+                                log_warning_errno(r, "Cannot write the reload guard " RELOAD_GUARD_PATH
+                                                  ", the host may load the in-tree stack back: %m");
+                }
+        } else {
+                r = reload_guard_remove();
+                if (r < 0)
+                        log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ": %m");
+        }
+        apply_deadline(m);
+        (void) mount_watch_set_enabled(m->mounts, m->state == SWAP_STATE_BLOCKED);
+        if (m->state != SWAP_STATE_BLOCKED)
+                swap_record_forget_blockers(m);
+}
+
+/* ---- the loop --------------------------------------------------------- */
+
+void manager_dispatch(Manager *m, SwapEvent ev) {
+        for (unsigned n = 0; ev >= 0 && n < MAX_CHAIN; n++) {
+                SwapContext ctx;
+                SwapTransition t;
+                SwapState old = m->state;
+
+                if (swap_read_context(m, &ctx) < 0)
+                        return;
+                t = swap_state_next(m->state, ev, &ctx);
+                if (t.next < 0)
+                        return;
+                if (t.next != old && t.next != SWAP_STATE_FAILED) {
+                        free(m->failure);
+                        m->failure = NULL;
+                }
+                m->state = t.next;
+                manager_apply_state(m);
+                swap_report_entered(m, old, ev);
+                lifecycle_entered(m, old, ev);
+                swap_record_persist(m);
+                swap_status_update(m);
+                log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
+                          swap_state_to_string(t.next), swap_action_to_string(t.action));
+                ev = swap_actions_run(m, t.action);
+        }
+        swap_record_persist(m);
+        swap_status_update(m);
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The manager's one loop of the event path: event -> state table
+ * (swap-state.c) -> state entry (the reload guard, the ready deadline, the
+ * mount watch) and its reports -> the action (swap-actions.c, through
+ * GuardOps) -> the event of its outcome, fed back until none comes. The
+ * swap's files return events; only this loop (and the tests that script
+ * the guard) feeds them to the table. */
+
+#include "swap/manager-data.h"
+
+/* Feeds ev, and the outcomes of the actions it leads to, through the table. */
+void manager_dispatch(Manager *m, SwapEvent ev);
+/* Makes the node match m->state on entering it (also at start, after the
+ * reconcile sets the state without an event). */
+void manager_apply_state(Manager *m);

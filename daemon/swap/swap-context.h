@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* What is true now, as the state table needs it (SwapContext): the stack
+ * through GuardOps, the ready file, the configuration, the followed driver
+ * container. Read by the manager before each step and by the swap's files
+ * that must know the stack now; it decides nothing. */
+
+#include "swap/manager-data.h"
+
+/* -errno, logged, when the stack cannot be read. */
+int swap_read_context(Manager *m, SwapContext *ret);
+/* The stack modules to load or restore: the configuration's, else those
+ * loaded before the unload; NULL for the library's default. */
+char *const *swap_modules_wanted(const Manager *m);

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The house rules that a reader cannot keep by eye (issue 21):
+
+  * no include cycle among a component's files: foo.c and foo.h are one
+    unit, and a unit that includes another depends on it;
+  * no call cycle among the daemon's objects: an object that uses a symbol
+    another defines depends on it (nm on the static library, so a call
+    made through a prototype in some shared header still counts);
+  * no product .c file over 650 lines.
+
+  house-check.py --source-root DIR [--component DIR]... [--product DIR]...
+                 [--archive LIB.a]... [--allow-long FILE]...
+
+Exit 0 when all hold, 1 with one line per breach.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+MAX_LINES = 650
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def unit_of(path):
+    return re.sub(r'\.[ch]$', '', path)
+
+
+def include_graph(root):
+    """{unit: {unit it includes}} for the .c/.h files under root; an
+    include resolves against root (the way the build's -I names it) or
+    the including file's folder; others (system, other components) are
+    outside the graph."""
+    files = {}
+    for d, _, names in os.walk(root):
+        for n in names:
+            if n.endswith(('.c', '.h')):
+                p = os.path.relpath(os.path.join(d, n), root)
+                with open(os.path.join(d, n), encoding='utf-8', errors='replace') as f:
+                    files[p] = INCLUDE.findall(f.read())
+    graph = {}
+    for p, incs in files.items():
+        u = unit_of(p)
+        edges = graph.setdefault(u, set())
+        for i in incs:
+            for cand in (os.path.normpath(i), os.path.normpath(os.path.join(os.path.dirname(p), i))):
+                if cand in files:
+                    if unit_of(cand) != u:
+                        edges.add(unit_of(cand))
+                    break
+    return graph
+
+
+def archive_graph(archive):
+    """{object: {object whose symbols it uses}} inside one static library."""
+    out = subprocess.run(['nm', '-A', archive], check=True, capture_output=True, text=True).stdout
+    defined, used = {}, {}
+    for line in out.splitlines():
+        # "lib.a:obj.o:0000000000000000 T name" or "lib.a:obj.o:                 U name"
+        head, _, rest = line.rpartition(':')
+        obj = os.path.basename(head.split(':')[-1])
+        fields = rest.split()
+        if len(fields) < 2:
+            continue
+        kind, name = fields[-2], fields[-1]
+        if kind == 'U':
+            used.setdefault(obj, set()).add(name)
+        elif kind in 'TDBR':
+            defined[name] = obj
+            used.setdefault(obj, set())
+    return {o: {defined[s] for s in syms if s in defined and defined[s] != o} for o, syms in used.items()}
+
+
+def cycles(graph):
+    """The strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def one_cycle(graph, comp):
+    """A shortest cycle through comp's first node, for the message."""
+    start, members = comp[0], set(comp)
+    prev, queue = {start: None}, [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(graph.get(v, ())):
+            if w == start:
+                path = [v]
+                while prev[path[-1]] is not None:
+                    path.append(prev[path[-1]])
+                return list(reversed(path)) + [start]
+            if w in members and w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return comp
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--source-root', required=True)
+    ap.add_argument('--component', action='append', default=[],
+                    help='folder (from the source root) whose includes must not circle')
+    ap.add_argument('--product', action='append', default=[],
+                    help='folder (from the source root) whose .c files must stay short')
+    ap.add_argument('--archive', action='append', default=[],
+                    help='static library whose objects must not call in a circle')
+    ap.add_argument('--allow-long', action='append', default=[],
+                    help='a .c file (from the source root) still over the limit, being split elsewhere: '
+                         'named, not failed')
+    a = ap.parse_args()
+    bad = []
+
+    for comp in a.component:
+        g = include_graph(os.path.join(a.source_root, comp))
+        for c in cycles(g):
+            bad.append('include cycle in %s/: %s' % (comp, ' -> '.join(one_cycle(g, c))))
+    for lib in a.archive:
+        g = archive_graph(lib)
+        for c in cycles(g):
+            bad.append('call cycle in %s: %s' % (os.path.basename(lib), ' -> '.join(one_cycle(g, c))))
+    for prod in a.product:
+        for d, _, names in os.walk(os.path.join(a.source_root, prod)):
+            for n in sorted(names):
+                if n.endswith('.c'):
+                    p = os.path.join(d, n)
+                    with open(p, encoding='utf-8', errors='replace') as f:
+                        lines = sum(1 for _ in f)
+                    rel = os.path.relpath(p, a.source_root)
+                    if lines > MAX_LINES and rel in a.allow_long:
+                        print('note: %s: %d lines, over %d, allowed for now' % (rel, lines, MAX_LINES))
+                    elif lines > MAX_LINES:
+                        bad.append('%s: %d lines (at most %d)' % (os.path.relpath(p, a.source_root), lines,
+                                                                  MAX_LINES))
+    for b in bad:
+        print(b)
+    if not bad:
+        print('house: %s without include cycles, %s without call cycles, no .c over %d lines in %s' %
+              (', '.join(a.component) or '-', ', '.join(os.path.basename(x) for x in a.archive) or '-',
+               MAX_LINES, ', '.join(a.product) or '-'))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
