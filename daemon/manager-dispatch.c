@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The dispatch loop and state entry (manager-dispatch.h). */
+#include <malloc.h>
 #include <stdlib.h>
 
 #include "manager-dispatch.h"
@@ -80,6 +81,8 @@ void manager_apply_state(Manager *m) {
 /* ---- the loop --------------------------------------------------------- */
 
 void manager_dispatch(Manager *m, SwapEvent ev) {
+        bool acted = false;
+
         for (unsigned n = 0; ev >= 0 && n < MAX_CHAIN; n++) {
                 SwapContext ctx;
                 SwapTransition t;
@@ -102,8 +105,15 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                 swap_status_update(m);
                 log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
                           swap_state_to_string(t.next), swap_action_to_string(t.action));
+                acted = acted || t.action != SWAP_ACTION_NONE;
                 ev = swap_actions_run(m, t.action);
         }
         swap_record_persist(m);
         swap_status_update(m);
+        /* Issue 20: an action's transient memory (module files, the usage
+         * scan, libkmod's and libnvme's trees) is freed by now; give the
+         * free pages back before weeks of idling, wherever they sit in the
+         * heap (main() keeps large buffers out of it). */
+        if (acted)
+                (void) malloc_trim(0);
 }
