@@ -140,7 +140,7 @@ unready() { rm -f "$root$ready_path"; }
 # valgrind cannot run. Valgrind 3.19 (Debian 12) does not know pidfd_open
 # (syscall 434): the daemon then cannot follow a container, and the case
 # skips saying so (an ASan build checks it).
-if nm -D "$SWAPGUARD_DAEMON" 2>/dev/null | grep -q __asan_init; then
+if readelf -d "$SWAPGUARD_DAEMON" 2>/dev/null | grep "NEEDED.*libasan" >/dev/null; then
   checker=lsan
 else
   command -v valgrind >/dev/null || { echo "SKIP: valgrind not installed (or build with b_sanitize=address)"; exit 77; }
