@@ -43,6 +43,7 @@ static void container_exited(Manager *m, const char *why) {
                 return;
         log_info("Driver container %.12s is gone (%s).", m->container.identity->id, why);
         pod_end_container_exited(m, on_pod_end_waited);
+        lifecycle_container_exited(m);
         pin_holder_driver_container(m->pin, m->container.identity->id, m->container.identity->pod_name, false);
         driver_container_forget(&m->container);
         if (m->started)

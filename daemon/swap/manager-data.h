@@ -85,6 +85,8 @@ struct Manager {
         bool build_ruled_out;          /* no NVMe build will come from the followed container */
         bool earlier_build;            /* the build loaded came from before the followed container */
         bool ready_stale;              /* the ready file exists but predates the followed container */
+        uint64_t ended_ready_usec;     /* when the ready file there at the last container's end was
+                                          made (0: none): that container's, never a later one's */
         sd_event_source *stack_settle; /* (manager.c) judges the stack once module uevents settle */
         PodEnd pod_end;                /* the pod's end (issue 20, pod-end.c) */
 };

@@ -55,10 +55,21 @@ bool lifecycle_ready_counts(Manager *m) {
         m->ready_stale = false;
         if (!c || host_path(m->config->ready_file, &path) < 0 || file_made_usec(path, &made) < 0)
                 return true;
-        if (ready_file_freshness(made, c->created_usec) != READY_STALE)
+        /* Issue 20: the file a crashed container left (the entrypoint removes
+         * it only in its cleanup) was there when it ended: never the next
+         * attempt's, whatever its creation time says. */
+        if (made != m->ended_ready_usec && ready_file_freshness(made, c->created_usec) != READY_STALE)
                 return true;
         m->ready_stale = true;
         return false;
+}
+
+void lifecycle_container_exited(Manager *m) {
+        _cleanup_free_ char *path = NULL;
+
+        m->ended_ready_usec = 0;
+        if (host_path(m->config->ready_file, &path) < 0 || file_made_usec(path, &m->ended_ready_usec) < 0)
+                m->ended_ready_usec = 0;
 }
 
 void lifecycle_report_stale_ready(Manager *m) {

@@ -217,5 +217,21 @@ expect_log "MESSAGE_ID=2f196a6be30a4229ac05caa9322f6a37 SWAPGUARD_STATE=restored
 expect_no_log "did not become ready"
 stop_daemon
 
+# --- after the pod's end, kubelet's restart in the same pod (a crash loop's
+# back-off is 10 s or more): the crashed attempt's ready file is still there
+# and must not count for the new attempt (seen under the real CRI-O).
+case=pod-end-then-restart
+new_node
+swapped_on "$ENV_TRUE"
+kill_container
+wait_state_long restored
+start_container $ID_B build "$ENV_TRUE"
+wait_state unloaded-waiting-driver
+expect_log "Ignoring the ready file $ready_path: it is older than driver container ${ID_B:0:12}"
+expect_no_log "State container-seen -> loading"
+unready; ready
+wait_state swapped
+stop_daemon
+
 echo "$checks checks, $failures failures"
 [ "$failures" -eq 0 ]
