@@ -11,9 +11,17 @@
  *    then the event loop until the coalescing timer fired; CPU time of the
  *    loop only (CLOCK_THREAD_CPUTIME_ID around sd_event_run), per change.
  * 2. A burst: 100 changes in a row, then the loop: how many summaries.
- * 3. Idle: IDLE_SECONDS (default 60) of the loop with no change: wake-ups.
+ * 3. Sustained churn (CHURN_SECONDS, default 20; env CHURN_RATE changes a
+ *    second, default 20): pod-like bind mounts and unmounts at a steady
+ *    rate while the loop runs; the loop's CPU time per second of wall time
+ *    (its share of one core) and its wake-ups a second. Every ~2 s of it, a
+ *    tmpfs whose source is /dev/nvme9n1 is mounted or unmounted (what the
+ *    fingerprint sees of a namespace's mount: a device source), and the
+ *    time from that mount(2) to the handler's call is the pin's latency.
+ * 4. Idle: IDLE_SECONDS (default 60) of the loop with no change: wake-ups.
  * Prints "key<TAB>value" lines; nothing is asserted. */
 #include <errno.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +53,83 @@ static double now_s(void) {
 
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+static int mkdirs(const char *p);
+static double run_until_summarised(sd_event *e, UsageWatch *w);
+
+/* 3: CHURN_SECONDS of steady churn, NVMe-like mounts among it. */
+static int churn(sd_event *e, UsageWatch *w, const char *base, unsigned n, unsigned seconds) {
+        const char *rate_env = getenv("CHURN_RATE");
+        double rate = rate_env ? atof(rate_env) : 20, t_start = now_s(), next = t_start, next_nvme = t_start + 1;
+        double cpu = 0, lat[64], nvme_at = 0;
+        unsigned i = 0, n_lat = 0;
+        uint64_t wake0 = usage_watch_stats(w)->wakeups, sum0 = usage_watch_stats(w)->summaries;
+        uint64_t scpu0 = usage_watch_stats(w)->summary_cpu_usec;
+        unsigned fired0 = 0;
+        bool nvme_mounted = false;
+        char src[4096], path[4096], nvme[4096];
+
+        snprintf(src, sizeof(src), "%s/t/src", base);
+        snprintf(nvme, sizeof(nvme), "%s/nvme", base);
+        if (mkdirs(nvme) < 0)
+                return -1;
+        while (now_s() - t_start < seconds) {
+                double t = now_s(), c0;
+
+                if (nvme_at == 0 && t >= next_nvme && n_lat < 64) {
+                        if (nvme_mounted ? umount2(nvme, 0) < 0 : mount("/dev/nvme9n1", nvme, "tmpfs", 0, "size=1m") < 0) {
+                                perror("nvme-like mount");
+                                return -1;
+                        }
+                        nvme_mounted = !nvme_mounted;
+                        nvme_at = now_s();
+                        fired0 = fired;
+                }
+                if (t >= next) {
+                        snprintf(path, sizeof(path), "%s/m/%u", base, (i / 2) % n);
+                        if (i % 2 == 0 ? mount(src, path, NULL, MS_BIND, NULL) < 0 : umount2(path, 0) < 0) {
+                                perror("churn");
+                                return -1;
+                        }
+                        i++;
+                        next += 1 / rate;
+                }
+                c0 = thread_cpu_us();
+                (void) sd_event_run(e, (uint64_t) ((next > now_s() ? next - now_s() : 0) * 1e6) + 1);
+                cpu += thread_cpu_us() - c0;
+                if (nvme_at != 0 && fired != fired0) {
+                        lat[n_lat++] = now_s() - nvme_at;
+                        nvme_at = 0;
+                        next_nvme = now_s() + 2;
+                }
+        }
+        printf("churn_seconds\t%u\nchurn_rate_per_s\t%.0f\nchurn_changes\t%u\n", seconds, rate, i);
+        printf("churn_cpu_share_percent\t%.2f\n", cpu / 1e4 / (now_s() - t_start));
+        printf("churn_summary_cpu_share_percent\t%.2f\n",
+               (usage_watch_stats(w)->summary_cpu_usec - scpu0) / 1e4 / (now_s() - t_start));
+        printf("churn_wakeups_per_s\t%.1f\nchurn_summaries_per_s\t%.2f\n",
+               (usage_watch_stats(w)->wakeups - wake0) / (now_s() - t_start),
+               (usage_watch_stats(w)->summaries - sum0) / (now_s() - t_start));
+        printf("churn_last_window_ms\t%.0f\n", usage_watch_stats(w)->last_window_usec / 1e3);
+        qsort(lat, n_lat, sizeof(lat[0]), cmp_double);
+        printf("pin_latency_samples\t%u\n", n_lat);
+        if (n_lat > 0)
+                printf("pin_latency_ms_median\t%.0f\npin_latency_ms_max\t%.0f\n", lat[n_lat / 2] * 1e3,
+                       lat[n_lat - 1] * 1e3);
+        if (nvme_at != 0)
+                printf("pin_latency_unseen_at_end\t1\n");
+        if (nvme_mounted)
+                (void) umount2(nvme, 0);
+        /* let the last window close before the idle part */
+        (void) run_until_summarised(e, w);
+        return 0;
 }
 
 static int mkdirs(const char *p) {
@@ -190,7 +275,15 @@ int main(int argc, char *argv[]) {
                 printf("kernel_read_of_table_us\t%.0f\n", (thread_cpu_us() - t0) / 20);
         }
 
-        /* 3. Idle. */
+        /* 3. Churn. */
+        {
+                const char *cs = getenv("CHURN_SECONDS");
+
+                if (churn(e, w, base, n, cs ? (unsigned) atoi(cs) : 20) < 0)
+                        return 1;
+        }
+
+        /* 4. Idle. */
         wake0 = usage_watch_stats(w)->wakeups;
         t0 = now_s();
         while (now_s() - t0 < idle)

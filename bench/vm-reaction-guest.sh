@@ -30,6 +30,10 @@ timer=$VM_BUILD_ROOT/bench/bench-time
 daemon=$VM_BUILD_ROOT/daemon/nvme-swapguard
 iterations=${1:-5}
 daemon_iterations=${2:-3}
+# 3rd argument "strace": one more daemon iteration, not timed, under
+# `strace -f -c`: where the daemon's syscalls go between the events and the
+# module calls (issue 22, item 2). Printed as "# strace:" lines.
+trace=${3:-}
 [ -x "$timer" ] || vm_skip "no $timer (meson compile first)"
 [ -n "${VM_OOT_ROOT:-}" ] || vm_skip "needs run-vm.sh --oot"
 dev=$(plain_namespace) || vm_fatal "no plain namespace"
@@ -173,6 +177,40 @@ last_uevent() {
 		$1 > after { split($2, a, "@/module/"); if (a[1] == action && a[2] ~ re) t = $1 }
 		END { if (t) print t }' "$work/uevents"
 }
+# timeline LABEL FROM TO ACTION: the daemon's log lines and the module
+# uevents of ACTION between FROM and TO (+ a little), in ms after FROM.
+timeline() {
+	local label=$1 from=$2 to=$3 action=$4
+	{
+		awk -v a="$from" -v b="$to" '$1 >= a && $1 <= b + 0.05 { $2 = ""; print }' "$work/daemon.log"
+		awk -v a="$from" -v b="$to" -v act="$action" '$1 >= a && $1 <= b + 0.05 && $2 ~ "^" act "@/module/" { print $1, "uevent", $2 }' "$work/uevents"
+	} | sort -n | awk -v a="$from" -v l="$label" '{ t = $1; $1 = ""; printf "# timeline %s: +%8.1f ms %s\n", l, (t - a) * 1e3, substr($0, 1, 160) }'
+}
+# strace_iteration: the same unload and load, not timed, under strace -f -c.
+strace_iteration() {
+	command -v strace >/dev/null || { vm_log "no strace: no syscall summary"; return; }
+	in_tree_loaded
+	rm -rf /run/nvme-swapguard /run/mellanox "${ud%/userdata}"
+	mkdir -p /run/containers/storage/overlay-containers
+	strace -f -c -o "$work/strace-c.txt" "$daemon" --log-target stderr >>"$work/daemon-strace.log" 2>&1 &
+	local spid=$!
+	wait_state idle || return
+	mkdir -p "$ud"
+	cp "$work/config.json" "$ud/config.json"
+	sleep 1
+	echo "$VM_CONTAINER_PID" >"$ud/.pidfile.tmp" && mv "$ud/.pidfile.tmp" "$ud/pidfile"
+	wait_state unloaded-waiting-driver || return
+	mkdir -p /run/mellanox/drivers && : >/run/mellanox/drivers/.driver-ready
+	wait_state swapped || return
+	kill -TERM "$(pgrep -P "$spid" | head -1)"
+	wait "$spid"
+	head -40 "$work/strace-c.txt" | sed 's/^/# strace: daemon: /'
+	# the CLI's unload, for comparison
+	in_tree_loaded
+	strace -f -c -o "$work/strace-cli.txt" "$VM_KMOD_HELPER" unload >/dev/null 2>&1
+	head -30 "$work/strace-cli.txt" | sed 's/^/# strace: cli unload: /'
+	in_tree_loaded
+}
 id=$(echo mofed-container | sha256sum | cut -c1-64)
 ud=/run/containers/storage/overlay-containers/$id/userdata
 # CRI-O runs a container in crio-<id>.scope and the daemon checks that the
@@ -192,7 +230,15 @@ elif [ -x "$daemon" ]; then
 		vm_log "daemon iteration $i: starting the daemon"
 		rm -rf /run/nvme-swapguard /run/mellanox "${ud%/userdata}"
 		mkdir -p /run/containers/storage/overlay-containers
-		"$daemon" --log-target stderr >>"$work/daemon.log" 2>&1 &
+		# each line stamped on arrival (CLOCK_MONOTONIC, the uevent
+		# logger's clock) for the timeline printed after the iteration
+		rm -f "$work/log.fifo" && mkfifo "$work/log.fifo"
+		python3 -u -c '
+import sys, time
+for l in sys.stdin:
+    print(f"{time.monotonic():.6f} {l}", end="", flush=True)' <"$work/log.fifo" >>"$work/daemon.log" &
+		stamper=$!
+		"$daemon" --log-target stderr >"$work/log.fifo" 2>&1 &
 		dpid=$!
 		wait_state idle || break
 		mkdir -p "$ud"
@@ -203,6 +249,7 @@ elif [ -x "$daemon" ]; then
 		  "io.kubernetes.pod.namespace":"nvidia-network-operator",
 		  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"}}
 		JSON
+		cp "$ud/config.json" "$work/config.json"
 		sleep 1 # config.json read and matched: the pidfile is the start event
 		echo "$VM_CONTAINER_PID" >"$ud/.pidfile.tmp"
 		t0=$(python3 -c 'import os, sys, time; t = time.monotonic(); os.rename(sys.argv[1], sys.argv[2]); print(f"{t:.6f}")' \
@@ -211,6 +258,7 @@ elif [ -x "$daemon" ]; then
 		t1=$(last_uevent "$t0" remove nvme nvme_core)
 		[ -n "$t1" ] || { vm_fail "no remove uevent after the container start"; break; }
 		printf 'BENCH\t%s\t%s\t%s\n' daemon-unload "$i" "$(python3 -c "print(f'{($t1 - $t0) * 1e3:.3f}')")"
+		timeline "$i unload" "$t0" "$t1" remove
 
 		mkdir -p /run/mellanox/drivers
 		t2=$(python3 -c 'import os, sys, time; t = time.monotonic(); os.close(os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o644)); print(f"{t:.6f}")' \
@@ -219,12 +267,14 @@ elif [ -x "$daemon" ]; then
 		t3=$(last_uevent "$t2" add nvme)
 		[ -n "$t3" ] || { vm_fail "no add uevent of nvme after the ready file"; break; }
 		printf 'BENCH\t%s\t%s\t%s\n' daemon-load "$i" "$(python3 -c "print(f'{($t3 - $t2) * 1e3:.3f}')")"
+		timeline "$i load" "$t2" "$t3" add
 		[[ $(module_taint nvme) == *O* ]] || vm_fail "the daemon did not load the out-of-tree nvme"
 		wait_for_block "$dev" 60 || vm_fail "$dev not back after the daemon's load"
 		kill -TERM "$dpid"
-		wait "$dpid"
+		wait "$dpid" "$stamper"
 	done
 	vm_pass "$daemon_iterations daemon iterations"
+	[ "$trace" = strace ] && strace_iteration
 else
 	vm_log "no $daemon: daemon reaction not measured"
 fi

@@ -7,6 +7,9 @@
 # Output, tab-separated, times in ms:
 #   label n median min max
 #   ratio label floor median/median
+# then the daemon's timeline of each iteration ("# timeline": its log lines
+# and the module uevents, in ms after the event) and, with BENCH_VM_STRACE=strace,
+# one more untimed daemon iteration's `strace -f -c` ("# strace:").
 # The raw guest output is kept in WORK_DIR/vm-reaction.out.
 set -uo pipefail
 
@@ -27,7 +30,7 @@ out=$work/vm-reaction.out
 # environment: the iteration counts go as arguments.
 cp "$here/vm-reaction-guest.sh" "$work/vm-reaction-guest.sh"
 VM_BUILD_ROOT="$build" bash "$harness" -t "${BENCH_VM_TIMEOUT:-1200}" -l plain --oot -b "$build" -- \
-	"$work/vm-reaction-guest.sh" "${BENCH_VM_ITERATIONS:-5}" "${BENCH_VM_DAEMON_ITERATIONS:-3}" >"$out" 2>&1
+	"$work/vm-reaction-guest.sh" "${BENCH_VM_ITERATIONS:-5}" "${BENCH_VM_DAEMON_ITERATIONS:-3}" "${BENCH_VM_STRACE:-}" >"$out" 2>&1
 rc=$?
 if [ $rc = 77 ]; then
 	echo "SKIP: $(grep -m1 '^SKIP:' "$out" || echo "the guest skipped")"
@@ -57,4 +60,5 @@ for label, floor in (("cli-unload", "floor-rmmod"), ("cli-unload", "floor-modpro
     if label in med and floor in med and med[floor] > 0:
         print(f"ratio\t{label}\t{floor}\t{med[label] / med[floor]:.2f}")
 '
+tr -d '\r' <"$out" | grep -E '^# (timeline|strace)' || :
 exit $rc

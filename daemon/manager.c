@@ -145,6 +145,15 @@ static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
         SwapEvent ev;
 
         m->stack_settle = sd_event_source_disable_unref(m->stack_settle);
+        if (m->state == SWAP_STATE_FAILED && m->restore_gave_up) {
+                /* The restore that brought us here failed with the kernel's
+                 * final answer (FAILED said which module and why); the module
+                 * uevents of that very attempt re-armed this timer. Trying the
+                 * same restore again on every settle would loop on it. A new
+                 * driver container or a restart of the daemon tries again. */
+                log_debug("The NVMe stack settled after a failed restore; not restoring again.");
+                return 0;
+        }
         ev = lifecycle_stack_settled(m);
         if (ev >= 0)
                 manager_dispatch(m, ev);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The project's test command: what a user runs and what CI runs (.ci/run).
 #   1. installs what is missing (Debian 12, as root),
-#   2. builds and runs every suite: unit, fakeroot (with hostile), daemon, faults,
+#   2. builds (warnings as errors: -Dwerror=true) and runs every suite: unit,
+#      fakeroot (with hostile), daemon, faults,
 #      ship, fleet, vm (the real kernel under QEMU),
 #   3. rebuilds with ASan+UBSan and reruns the unit, fakeroot and faults suites,
 #   4. runs the CLI's status and check under valgrind on a fake node,
@@ -34,7 +35,7 @@ setup() { # setup DIR [meson options...]
 bash tests/install-deps.sh || { echo "run-tests: could not install dependencies" >&2; exit 1; }
 
 step "build ($build) and every suite"
-if setup "$build" && meson compile -C "$build"; then
+if setup "$build" -Dwerror=true && meson compile -C "$build"; then
   meson test -C "$build" --print-errorlogs --num-processes 2 || fail "suites ($build)"
   logs+=("$build/meson-logs/testlog.json")
 else
@@ -42,7 +43,8 @@ else
 fi
 
 step "sanitizers: unit, fakeroot and faults suites under ASan+UBSan ($asan_build)"
-if setup "$asan_build" -Dsanitize=true -Dvm_tests=disabled && meson compile -C "$asan_build"; then
+if setup "$asan_build" -Dwerror=true -Db_sanitize=address,undefined -Dvm_tests=disabled \
+   && meson compile -C "$asan_build"; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     meson test -C "$asan_build" --print-errorlogs --num-processes 2 \
       --suite unit --suite fakeroot --suite faults || fail "sanitizers"
@@ -55,7 +57,7 @@ step "valgrind: nvme-swapguard-kmod status and check on a fake node"
 bash tests/fakeroot/valgrind-cli.sh "$build" || fail "valgrind"
 
 step "fuzzers: each libFuzzer harness for a bounded time ($fuzz_build)"
-if CC=clang setup "$fuzz_build" -Dfuzzers=true -Dvm_tests=disabled -Dtests=disabled \
+if CC=clang setup "$fuzz_build" -Dwerror=true -Dfuzzers=true -Dvm_tests=disabled -Dtests=disabled \
    && meson compile -C "$fuzz_build"; then
   meson test -C "$fuzz_build" --print-errorlogs --num-processes 2 --suite fuzz || fail "fuzzers"
   logs+=("$fuzz_build/meson-logs/testlog.json")

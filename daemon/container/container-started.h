@@ -30,10 +30,21 @@
  *    which `crun start` unlinks before writing to it.
  *  - after the start, both: exe "/bin/busybox", name "sh" (the stand-in's
  *    entrypoint), no fifo.
- * So a readable exe link alone proves nothing ("/" is the runtime), and
- * both runtimes remove the fifo BEFORE the exec: a fifo gone is no proof of
- * a start (an exec that then fails leaves a live process with no fifo for a
- * moment).
+ * When the fifo goes, relative to the exec (read 2026-12-03):
+ *  - runc v1.1.5 to v1.3.0: the init keeps its O_CLOEXEC write end open
+ *    (standard_init_linux.go) and `runc start` reads it to EOF
+ *    (readFromExecFifo: io.ReadAll) before it removes the fifo
+ *    (handleFifoResult): the removal follows the init's exec, or its death.
+ *    runc main (commit 937d887d1, 2026-05) reads one byte, and the init
+ *    closes its end, runs the StartContainer hooks, then execs: there the
+ *    removal may come first.
+ *  - crun 1.8.1 and main (status.c, libcrun_status_write_exec_fifo): opens
+ *    the fifo, unlinks it, then writes the byte the init waits for
+ *    (container.c) before it execs: the removal always comes first.
+ * So a readable exe link alone proves nothing ("/" is the runtime), and a
+ * fifo gone is no proof of a start (an exec that then fails leaves a live
+ * process with no fifo for a moment); it says the start is under way: the
+ * exec watch (watch/exec-watch.h) looks again when it goes.
  * The process's name (comm) changes only at a successful exec: that and the
  * exe link are the positive evidence. */
 
@@ -95,6 +106,11 @@ void container_start_evidence_describe(const ContainerStartEvidence *ev, char *b
 /* Pure: the Name: line of a /proc/<pid>/status text into ret (n bytes).
  * -EBADMSG without one. */
 int proc_status_name(const char *status, char *ret, size_t n);
+
+/* The i-th OCI runtime state root CRI-O uses by default (its runtime_root
+ * for runc and crun), where <root>/<id>/exec.fifo waits for the start; NULL
+ * past the last. */
+const char *container_runtime_root(size_t i);
 
 /* Reads host_path("/proc/<pid>/exe"), /proc/<pid>/status and the exec
  * fifos under CRI-O's default runtime roots (/run/runc, /run/crun) for

@@ -181,6 +181,7 @@ typedef struct Entry {
         uint64_t start_check_usec;    /* the next interval, doubling */
         uint64_t created_since_usec;  /* CLOCK_MONOTONIC when first seen created, 0 if not */
         bool created_long_logged;     /* "created for long" said once */
+        bool start_polled_logged;     /* "looked for every 2 s" said once */
         PathWatch *watch;  /* config.json while pending, pidfile while wanted */
         struct Entry *next;
 } Entry;
@@ -201,6 +202,7 @@ struct ContainerStore {
 static Entry *entry_free(Entry *e) {
         if (!e)
                 return NULL;
+        exec_watch_forget(e->store->execs, e->id);
         path_watch_free(e->watch);
         sd_event_source_disable_unref(e->start_check);
         container_identity_free(e->identity);
@@ -301,12 +303,13 @@ static void store_update_exec_watch(ContainerStore *s);
 
 /* Between CRI-O's create and start lie milliseconds, unless the start
  * fails (then the runtime kills the process) or kubelet waits. While a
- * wanted container is created, its start is looked for again: 50 ms,
- * doubling to 2 s, until it started or is gone. The process connector
- * (exec-watch.h), where it can be had, only makes the look come sooner:
- * under the shipped unit it cannot (no CAP_NET_ADMIN, PrivateNetwork=yes),
- * and a connector that binds but hears nothing must not leave a start
- * unseen. An idle node has no created container, so no timer. */
+ * wanted container is created, the exec watch (exec-watch.h) follows its
+ * runtime's exec fifo and says when to look; then the only timer is the
+ * "created for long" deadline. When it cannot (no fifo under the runtime
+ * roots we know, or its removal brought no start), the start is looked for
+ * again: 50 ms, doubling to 2 s, until it started or is gone, and the
+ * journal says so once. An idle node has no created container, so no
+ * timer. */
 #define START_CHECK_FIRST_USEC (50ULL * 1000ULL)
 #define START_CHECK_MAX_USEC (2ULL * 1000000ULL)
 /* Kubelet starts right after create; a container still created after this
@@ -327,7 +330,9 @@ static int on_start_check(sd_event_source *src, uint64_t usec, void *userdata) {
 static void entry_arm_start_check(Entry *e) {
         int r;
 
-        if (e->start_check_usec == 0)
+        if (exec_watch_cover(e->store->execs, e->id, e->pid, &e->start_polled_logged) > 0)
+                e->start_check_usec = CREATED_LONG_USEC;
+        else if (e->start_check_usec == 0 || e->start_check_usec == CREATED_LONG_USEC)
                 e->start_check_usec = START_CHECK_FIRST_USEC;
         else if (e->start_check_usec < START_CHECK_MAX_USEC / 2)
                 e->start_check_usec *= 2;
@@ -350,11 +355,13 @@ static void entry_arm_start_check(Entry *e) {
 }
 
 static void entry_stop_start_check(Entry *e) {
+        exec_watch_forget(e->store->execs, e->id);
         if (e->start_check)
                 (void) sd_event_source_set_enabled(e->start_check, SD_EVENT_OFF);
         e->start_check_usec = 0;
         e->created_since_usec = 0;
         e->created_long_logged = false;
+        e->start_polled_logged = false;
 }
 
 /* Not started yet: known to be created (known true), or nothing could tell
@@ -483,18 +490,12 @@ static void store_update_exec_watch(ContainerStore *s) {
         }
         if (s->execs || s->execs_unavailable)
                 return;
-        if (!host_root_is_real()) {
-                /* A fake root's processes exec nothing we could see. */
-                s->execs_unavailable = true;
-                return;
-        }
         r = exec_watch_new(s->event, on_exec, s, &s->execs);
         if (r < 0) {
-                /* Expected under the shipped unit: the connector needs
-                 * CAP_NET_ADMIN, and it speaks only in the host's network
-                 * namespace (PrivateNetwork=yes). The timer does the job. */
-                log_full_errno(LOG_INFO, r, "The kernel's process connector is not available (%m): the start of "
-                                            "a created container is looked for every 2 s instead.");
+                /* Out of memory: the timer does the job (each container's
+                 * "looked for every 2 s" says so). */
+                log_full_errno(LOG_INFO, r, "Cannot watch for the start of created containers (%m): it is "
+                                            "looked for every 2 s instead.");
                 s->execs_unavailable = true;
         }
 }

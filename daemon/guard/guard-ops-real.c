@@ -269,9 +269,6 @@ static int real_scan_namespaces(void *userdata, GuardNamespaces **ret) {
         return 0;
 }
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(NvfsCheck *, nvfs_check_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(GuardGds *, guard_gds_free);
-
 static GuardGdsMatch gds_match_from_library(GdsMatch m) {
         switch (m) {
         case GDS_MATCH_SAME: return GUARD_GDS_SAME;

@@ -116,6 +116,7 @@ typedef struct GuardGds {
 } GuardGds;
 
 GuardGds *guard_gds_free(GuardGds *g);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardGds *, guard_gds_free);
 
 /* Each returns 0 with *ret, or -errno when it could not even try. Every
  * outcome of an attempt (refused, failed and restored ...) is in *ret. */

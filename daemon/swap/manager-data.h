@@ -88,5 +88,6 @@ struct Manager {
         uint64_t ended_ready_usec;     /* when the ready file there at the last container's end was
                                           made (0: none): that container's, never a later one's */
         sd_event_source *stack_settle; /* (manager.c) judges the stack once module uevents settle */
+        bool restore_gave_up;          /* the last action was a restore the kernel refused (swap-actions.c) */
         PodEnd pod_end;                /* the pod's end (issue 20, pod-end.c) */
 };

@@ -310,15 +310,23 @@ static SwapEvent action_restore(Manager *m) {
 }
 
 SwapEvent swap_actions_run(Manager *m, SwapAction a) {
+        SwapEvent ev;
+
         switch (a) {
         case SWAP_ACTION_UNLOAD:
+                m->restore_gave_up = false;
                 return action_unload(m);
         case SWAP_ACTION_RECHECK_USAGE:
                 return action_recheck(m);
         case SWAP_ACTION_LOAD:
+                m->restore_gave_up = false;
                 return action_load(m);
         case SWAP_ACTION_RESTORE:
-                return action_restore(m);
+                ev = action_restore(m);
+                /* Remembered so that the stack's next settle does not try the
+                 * same restore again (manager.c, on_stack_settled()). */
+                m->restore_gave_up = ev == SWAP_EVENT_RESTORE_FAILED;
+                return ev;
         case SWAP_ACTION_REPORT_RELOAD:
                 swap_report_reload(m);
                 return _SWAP_EVENT_INVALID;

@@ -16,17 +16,49 @@ struct UsageWatch {
         sd_event_source *mountinfo, *swaps, *timer;
         MountFingerprint last;
         bool have_last, poked;
+        uint64_t last_start_usec, last_cost_usec; /* the last summary: CLOCK_MONOTONIC, thread CPU */
         UsageWatchHandler handler;
         void *userdata;
         UsageWatchStats stats;
 };
 
+static uint64_t clock_usec(clockid_t id) {
+        struct timespec ts;
+
+        if (clock_gettime(id, &ts) < 0)
+                return 0;
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
+}
+
+uint64_t usage_watch_next_summary(uint64_t now_usec, uint64_t last_start_usec, uint64_t last_cost_usec) {
+        uint64_t at = now_usec + USAGE_WATCH_COALESCE_USEC, paced, latest;
+
+        if (last_start_usec != 0) {
+                paced = last_start_usec + (uint64_t) (last_cost_usec * 100.0 / USAGE_WATCH_CPU_SHARE_PERCENT);
+                at = paced > at ? paced : at;
+        }
+        latest = now_usec + (2 * last_cost_usec < USAGE_WATCH_MAX_WINDOW_USEC - USAGE_WATCH_COALESCE_USEC
+                                     ? USAGE_WATCH_MAX_WINDOW_USEC - 2 * last_cost_usec
+                                     : USAGE_WATCH_COALESCE_USEC);
+        return at < latest ? at : latest;
+}
+
 static void summarise(UsageWatch *w, bool *ret_changed) {
         MountFingerprint now;
+        uint64_t cpu0 = clock_usec(CLOCK_THREAD_CPUTIME_ID);
+        int r;
 
         *ret_changed = false;
-        if (w->mountinfo_fd < 0 || mount_fingerprint_read_fd(w->mountinfo_fd, &now) < 0) {
+        if (w->mountinfo_fd < 0) {
                 *ret_changed = true; /* cannot tell: let the handler look */
+                return;
+        }
+        w->last_start_usec = clock_usec(CLOCK_MONOTONIC);
+        r = mount_fingerprint_read_fd(w->mountinfo_fd, &now);
+        w->last_cost_usec = clock_usec(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+        w->stats.summary_cpu_usec += w->last_cost_usec;
+        if (r < 0) {
+                *ret_changed = true;
                 return;
         }
         w->stats.summaries++;
@@ -42,6 +74,11 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
         w->stats.wakeups++;
         summarise(w, &changed);
+        /* Listen again; a change made since the first event of this
+         * window is reported at once (the kernel keeps, per open file, the
+         * last change it told about). */
+        if (w->mountinfo)
+                (void) sd_event_source_set_enabled(w->mountinfo, SD_EVENT_ON);
         if (!changed && !w->poked)
                 return 0;
         w->poked = false;
@@ -52,11 +89,15 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
 static void arm(UsageWatch *w) {
         int enabled = SD_EVENT_OFF;
+        uint64_t now = 0, at;
 
         (void) sd_event_source_get_enabled(w->timer, &enabled);
         if (enabled != SD_EVENT_OFF)
                 return; /* already coming: coalesce */
-        (void) sd_event_source_set_time_relative(w->timer, USAGE_WATCH_COALESCE_USEC);
+        (void) sd_event_now(w->event, CLOCK_MONOTONIC, &now);
+        at = usage_watch_next_summary(now, w->last_start_usec, w->last_cost_usec);
+        w->stats.last_window_usec = at - now;
+        (void) sd_event_source_set_time(w->timer, at);
         (void) sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
 }
 
@@ -67,6 +108,9 @@ static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *user
          * read once the window closes. */
         w->stats.wakeups++;
         w->stats.mount_events++;
+        /* Deaf until the window closes: churn costs one wake-up a window,
+         * not one a mount. */
+        (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
         arm(w);
         return 0;
 }

@@ -9,11 +9,22 @@
  *     mount namespace, also from our private one);
  *   - swap: POLLPRI on an open /proc/swaps (swapon/swapoff);
  *   - block and holder uevents: the manager's udev watch pokes us.
- * Coalesced: the first event arms a short timer; everything until it fires
- * is one change. Then the mount table is summarised (mount-fingerprint.h:
- * which block devices are mounted) and the handler runs only when that
- * summary changed, or after a swap change or a poke. Idle, it wakes up
- * never: no timer runs without an event. */
+ * Coalesced: the first event arms a timer and stops listening to the
+ * mount table; everything until the timer fires is one change. Then the
+ * mount table is summarised (mount-fingerprint.h: which block devices are
+ * mounted), the handler runs only when that summary changed, or after a
+ * swap change or a poke, and the mount table is listened to again (the
+ * kernel remembers a change made meanwhile: POLLPRI at once).
+ *
+ * The window adapts to the rate: the kernel producing mountinfo is the
+ * cost (~12 ms at 10,000 mounts under emulation, docs/BENCHMARKS.md), so a
+ * summary starts no sooner than its predecessor's CPU time divided by
+ * USAGE_WATCH_CPU_SHARE after that one began. A lone change waits the
+ * short window; sustained churn is read less often, never faster. The
+ * window never exceeds USAGE_WATCH_MAX_WINDOW_USEC minus the last read's
+ * cost, so a new mount of a namespace is pinned within a second even when
+ * the table is so large that the share cannot hold (the pin wins).
+ * Idle, it wakes up never: no timer runs without an event. */
 
 #include <stdint.h>
 #include <systemd/sd-event.h>
@@ -21,14 +32,28 @@
 typedef struct UsageWatch UsageWatch;
 typedef void (*UsageWatchHandler)(UsageWatch *w, void *userdata);
 
-/* The coalescing window. */
+/* The shortest coalescing window: a lone change's delay. */
 #define USAGE_WATCH_COALESCE_USEC (200 * 1000ULL)
+/* The pin's bound: first event to the end of its summary. */
+#define USAGE_WATCH_MAX_WINDOW_USEC (1000 * 1000ULL)
+/* The share of one core the summaries may take under churn, in percent
+ * (the issue allows 2 % for the whole watch: the wake-ups and the timer
+ * have the rest). */
+#define USAGE_WATCH_CPU_SHARE_PERCENT 1.5
+
+/* Pure: when the next summary may start, for a first event at now_usec:
+ * not before now + the short window, not before last_start_usec +
+ * last_cost_usec / share, not after now + the longest window minus twice
+ * the last cost (the read itself, and its growth). 0 for "never read yet". */
+uint64_t usage_watch_next_summary(uint64_t now_usec, uint64_t last_start_usec, uint64_t last_cost_usec);
 
 typedef struct UsageWatchStats {
         uint64_t wakeups;          /* every dispatch of any of our sources */
         uint64_t mount_events;     /* POLLPRI on mountinfo */
         uint64_t summaries;        /* mount tables read and summarised */
         uint64_t changes;          /* handler calls */
+        uint64_t summary_cpu_usec; /* CPU time of the summaries (the kernel's read included) */
+        uint64_t last_window_usec; /* the last coalescing window */
 } UsageWatchStats;
 
 /* Sources that cannot be set up (a fake root's regular files cannot be

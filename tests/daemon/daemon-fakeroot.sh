@@ -8,6 +8,7 @@
 # log and the daemon's structured output.
 # Env (set by meson): SWAPGUARD_DAEMON, FAKE_KERNEL_SO, FAKE_NODE.
 set -uo pipefail
+. "$(dirname "$0")/../fakeroot/lib-fake-node.sh"
 
 for v in SWAPGUARD_DAEMON FAKE_KERNEL_SO FAKE_NODE; do
   if [ -z "${!v:-}" ] || [ ! -e "${!v}" ]; then
@@ -57,16 +58,7 @@ guard_file=/run/modprobe.d/nvme-swapguard.conf
 new_node() {
   root=$tmp/root-$case
   rm -f "$tmp/kernel.log" "$tmp/daemon.log"
-  fn init $rel
-  fn ko /lib/modules/$rel kernel/block/t10-pi.ko t10_pi - -
-  fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme-core.ko nvme_core t10-pi -
-  fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme.ko nvme nvme-core -
-  fn modules-dep /lib/modules/$rel
-  fn module t10_pi -1 nvme_core
-  fn module nvme_core -1 nvme
-  fn module nvme 0 -
-  fn namespace 0 1 partitions=1
-  mkdir -p "$root/run/containers/storage/overlay-containers" "$root/etc/nvme-swapguard"
+  fake_node_in_tree
 }
 
 # A process standing in for the container's init, with its cgroup and root.
@@ -76,9 +68,7 @@ start_container() {
   container_pid=$!
   local croot=/proc/$container_pid/root/lib/modules/$rel
   # NVIDIA's build: out-of-tree, depends on nothing the host lacks, GDS hooks exported
-  fn ko $croot extra/mlnx-nvme/host/nvme-core.ko nvme_core t10-pi - fake_taint=OE
-  fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops
-  fn modules-dep $croot
+  fake_node_nvidia_build $croot
   # last: the store entry is what tells the daemon the container started
   fn container $container_pid $ID "$ns" "$name" "$capeff" $userns
 }

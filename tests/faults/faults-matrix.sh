@@ -137,6 +137,10 @@ list_rows() {
   # fifo there), then gone: nothing touched. "unreadable": nothing about
   # the process can be read, which is "cannot tell", not "created".
   for c in runc crun unreadable; do echo "lifecycle:created:$c"; done
+  # Created, then started in its runtime's order (runc 1.1: the exec, then
+  # the fifo goes; crun: the fifo goes, then the exec): the start is seen
+  # through the watched fifo, not a timer, and the swap follows (issue 22).
+  for c in runc crun; do echo "lifecycle:fifo-start:$c"; done
   # nvme_rdma is loaded from the container's tree only with
   # UNLOAD_STORAGE_MODULES=true (the entrypoint refuses to start otherwise).
   for c in unset false true; do echo "lifecycle:nvme-rdma:$c"; done
@@ -1081,6 +1085,33 @@ created_never_started() {
   [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "a reload guard for a container that never started"
 }
 
+# started_by_fifo RUNTIME: created as above, its fifo under the runtime's
+# root, then started in that runtime's order (container-started.h cites the
+# sources). The daemon must name the fifo it watches, take no fallback looks
+# for runc (the process already runs the entrypoint when its fifo goes), and
+# swap as for any start.
+started_by_fifo() {
+  local rt=$1 name fifo started=$'Name:\tentrypoint\nCapEff:\t000001ffffffffff\n'
+  case $rt in runc) name='runc:[2:INIT]' ;; crun) name=crun ;; esac
+  fifo=$root/run/$rt/$ID2/exec.fifo
+  mkdir -p "${fifo%/*}" && mkfifo "$fifo"
+  start_daemon; wait_state idle
+  new_container $ID2 '"ENABLE_NFSRDMA=true"' - "$name"
+  wait_log "Container ${ID2:0:12}: its start is watched on .*/run/$rt/$ID2/exec.fifo"
+  [ "$(state)" = idle ] || fail "a created container made the daemon go $(state)"
+  if [ "$rt" = runc ]; then
+    printf '%s' "$started" > "$root/proc/$container_pid/status"; rm -f "$fifo"
+  else
+    rm -f "$fifo"; printf '%s' "$started" > "$root/proc/$container_pid/status"
+  fi
+  wait_state unloaded-waiting-driver
+  if [ "$rt" = runc ]; then
+    log_count "looked for every 2 s"
+    [ "$REPLY" -eq 0 ] || fail "the start of a watched container fell back to the 2 s looks"
+  fi
+  ready; wait_state swapped
+}
+
 # nvme_rdma_env VALUE: the in-tree stack has nvme_rdma loaded, the
 # container's tree a build of it; UNLOAD_STORAGE_MODULES is VALUE (unset:
 # absent). Only "true" may load it from the container.
@@ -1252,6 +1283,7 @@ run_lifecycle_row() {
           unrecoverable=$err unrecoverable_module=$module ;;
       esac ;;
     created) created_never_started "$module"; return ;;
+    fifo-start) started_by_fifo "$module" ;;
     nvme-rdma) nvme_rdma_env "$module" ;;
     kill-no-build)
       start_daemon; wait_state idle

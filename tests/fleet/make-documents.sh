@@ -20,6 +20,7 @@
 #
 # Usage: make-documents.sh OUT      Env: SWAPGUARD_DAEMON FAKE_KERNEL_SO FAKE_NODE
 set -uo pipefail
+. "$(dirname "$0")/../fakeroot/lib-fake-node.sh"
 
 out=${1:?usage: make-documents.sh OUT}
 for v in SWAPGUARD_DAEMON FAKE_KERNEL_SO FAKE_NODE; do
@@ -64,17 +65,8 @@ new_node() {
   root=$tmp/root-$case
   rm -f "$tmp/daemon.log" "$tmp/fault.script"
   : > "$tmp/fault.script"
-  fn init $rel
-  fn ko /lib/modules/$rel kernel/block/t10-pi.ko t10_pi - -
-  fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme-core.ko nvme_core t10-pi -
-  fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme.ko nvme nvme-core -
-  fn modules-dep /lib/modules/$rel
-  fn module t10_pi -1 nvme_core
-  fn module nvme_core -1 nvme
-  fn module nvme 0 -
-  fn namespace 0 1 partitions=1
-  mkdir -p "$root/run/containers/storage/overlay-containers" "$root/etc/nvme-swapguard" \
-           "$root/var/log" "$root/proc/sys/kernel/random"
+  fake_node_in_tree
+  mkdir -p "$root/var/log" "$root/proc/sys/kernel/random"
   # each node its own boot: what kubelet reports as status.nodeInfo.bootID
   cat /proc/sys/kernel/random/uuid > "$root/proc/sys/kernel/random/boot_id"
 }
@@ -83,9 +75,7 @@ start_container() {
   sleep 600 &
   container_pid=$!
   local croot=/proc/$container_pid/root/lib/modules/$rel
-  fn ko $croot extra/mlnx-nvme/host/nvme-core.ko nvme_core t10-pi - fake_taint=OE
-  fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops
-  fn modules-dep $croot
+  fake_node_nvidia_build $croot
   # last: the store entry (config.json, pidfile, cgroup, and the privileged
   # container's CapEff + host user namespace that the daemon checks before it
   # takes kernel code from it), written by the fake node like every other suite

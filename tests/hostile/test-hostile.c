@@ -16,48 +16,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fake-cli-run.h"
-#include "fake-node-scratch.h"
+#include "fake-cli-suite.h"
 
-#define RELEASE FAKE_NODE_DEFAULT_RELEASE
-#define HOST_TREE "/lib/modules/" RELEASE
-#define NVME_HOST "kernel/drivers/nvme/host/"
-#define CONTAINER_TREE "/proc/4242/root/lib/modules/" RELEASE
 #define NV "extra/mlnx-nvme/host/"
 
-static FakeNodeScratch scratch;
-static const char *root;
-static FakeNode *node;
-
 static void setup(void) {
-        cr_assert(getenv("SWAPGUARD_KMOD") && getenv("FAKE_KERNEL_SO") && getenv("SYSCALL_SPY_SO"),
-                  "SWAPGUARD_KMOD, FAKE_KERNEL_SO, SYSCALL_SPY_SO are not set: run through `meson test`");
-        cr_assert_eq(fake_node_scratch_open(&scratch, "hostile"), 0);
-        root = scratch.root;
-        node = scratch.node;
+        cli_suite_open("hostile",
+                       (const char *const[]) { "SWAPGUARD_KMOD", "FAKE_KERNEL_SO", "SYSCALL_SPY_SO", NULL });
 }
 
-static void teardown(void) {
-        fake_node_scratch_close(&scratch);
-        node = NULL;
-}
-
-TestSuite(hostile, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(hostile, .init = setup, .fini = cli_suite_close, .timeout = 60);
 
 #define RUN(run, ...) cr_assert_eq(cli_run(root, NULL, (const char *const[]) { __VA_ARGS__, NULL }, run), 0)
-
-static void dump(const CliRun *r) {
-        cr_log_info("exit %d\n--- stdout\n%s--- stderr\n%s--- kernel log\n%s", r->exit_code, r->out, r->err,
-                    r->klog);
-}
-
-static void ko(const char *tree, const char *rel, const char *name, const char *deps, const char *const *extra) {
-        cr_assert_eq(fake_node_add_ko(node, tree, rel, name, deps, NULL, extra), 0, "ko %s", rel);
-}
-
-static bool loaded(const char *name) {
-        return fake_node_module_loaded(node, name) > 0;
-}
 
 static char *node_path(const char *rel) {
         char *p;
@@ -81,14 +51,14 @@ static void write_text(const char *rel, const char *text) {
 static void node_with_container(void) {
         const char *const nv[] = { "fake_taint=OE", NULL };
 
-        ko(HOST_TREE, "kernel/block/t10-pi.ko", "t10_pi", "", NULL);
-        ko(HOST_TREE, NVME_HOST "nvme-core.ko", "nvme_core", "t10-pi", NULL);
-        ko(HOST_TREE, NVME_HOST "nvme.ko", "nvme", "nvme-core", NULL);
+        ko(HOST_TREE, "kernel/block/t10-pi.ko", "t10_pi", "", NULL, NULL);
+        ko(HOST_TREE, NVME_HOST "nvme-core.ko", "nvme_core", "t10-pi", NULL, NULL);
+        ko(HOST_TREE, NVME_HOST "nvme.ko", "nvme", "nvme-core", NULL, NULL);
         cr_assert_eq(fake_node_write_modules_dep(node, HOST_TREE), 0);
         cr_assert_eq(fake_node_add_module(node, "mlx_compat", 0, NULL, "OE"), 0);
         cr_assert_eq(fake_node_add_namespace(node, 0, 1, false, 0), 0);
-        ko(CONTAINER_TREE, NV "nvme-core.ko", "nvme_core", "mlx_compat,t10-pi", nv);
-        ko(CONTAINER_TREE, NV "nvme.ko", "nvme", "nvme-core,mlx_compat", nv);
+        ko(CONTAINER_TREE, NV "nvme-core.ko", "nvme_core", "mlx_compat,t10-pi", NULL, nv);
+        ko(CONTAINER_TREE, NV "nvme.ko", "nvme", "nvme-core,mlx_compat", NULL, nv);
 }
 
 static void container_modules_dep(void) {
@@ -158,7 +128,7 @@ Test(hostile, row3_modinfo_name_is_not_the_module) {
         node_with_container();
         unlink(p);
         free(p);
-        ko(CONTAINER_TREE, NV "nvme.ko", "evil", "nvme-core", NULL);
+        ko(CONTAINER_TREE, NV "nvme.ko", "evil", "nvme-core", NULL, NULL);
         container_modules_dep();
         assert_refused_then_restored("says it is module \"evil\", not nvme");
         cr_assert_not(loaded("evil"));
@@ -170,7 +140,7 @@ Test(hostile, row4_absolute_symlink_out_of_the_tree) {
         char *p = node_path(CONTAINER_TREE "/" NV "nvme.ko"), *target = node_path("/elsewhere/nvme.ko");
 
         node_with_container();
-        ko("/elsewhere", "nvme.ko", "nvme", "nvme-core", NULL); /* a valid module, outside */
+        ko("/elsewhere", "nvme.ko", "nvme", "nvme-core", NULL, NULL); /* a valid module, outside */
         unlink(p);
         cr_assert_eq(symlink(target, p), 0);
         free(p);
@@ -184,7 +154,7 @@ Test(hostile, row4_absolute_symlink_out_of_the_tree) {
  * host for it (ENOPKG). */
 Test(hostile, row4_dotdot_in_modules_dep) {
         node_with_container();
-        ko("/proc/4242/root/lib/x", "nvme.ko", "nvme", "nvme-core", NULL);
+        ko("/proc/4242/root/lib/x", "nvme.ko", "nvme", "nvme-core", NULL, NULL);
         write_text(CONTAINER_TREE "/modules.dep", "extra/../../../x/nvme.ko: " NV "nvme-core.ko\n" NV "nvme-core.ko:\n");
         assert_refused_then_restored("has no build of nvme");
 }

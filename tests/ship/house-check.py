@@ -7,10 +7,12 @@
   * no call cycle among the daemon's objects: an object that uses a symbol
     another defines depends on it (nm on the static library, so a call
     made through a prototype in some shared header still counts);
-  * no product .c file over 650 lines.
+  * no product .c file over 650 lines;
+  * no cleanup helper (DEFINE_TRIVIAL_CLEANUP_FUNC, a static *_freep())
+    defined in a product .c file: the header of the type owns it, once.
 
   house-check.py --source-root DIR [--component DIR]... [--product DIR]...
-                 [--archive LIB.a]... [--allow-long FILE]...
+                 [--archive LIB.a]... [--allow-long FILE]... [--allow-cleanup FILE]...
 
 Exit 0 when all hold, 1 with one line per breach.
 """
@@ -22,6 +24,7 @@ import sys
 
 MAX_LINES = 650
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+CLEANUP = re.compile(r'^(?:DEFINE_TRIVIAL_CLEANUP_FUNC\(|static\s+(?:inline\s+)?void\s+\w+_freep\()', re.M)
 
 
 def unit_of(path):
@@ -137,6 +140,9 @@ def main():
     ap.add_argument('--allow-long', action='append', default=[],
                     help='a .c file (from the source root) still over the limit, being split elsewhere: '
                          'named, not failed')
+    ap.add_argument('--allow-cleanup', action='append', default=[],
+                    help='a .c file (from the source root) that still defines a cleanup helper, being '
+                         'changed elsewhere: named, not failed')
     a = ap.parse_args()
     bad = []
 
@@ -154,8 +160,15 @@ def main():
                 if n.endswith('.c'):
                     p = os.path.join(d, n)
                     with open(p, encoding='utf-8', errors='replace') as f:
-                        lines = sum(1 for _ in f)
+                        text = f.read()
+                    lines = text.count('\n')
                     rel = os.path.relpath(p, a.source_root)
+                    local = len(CLEANUP.findall(text))
+                    if local and rel in a.allow_cleanup:
+                        print('note: %s: %d cleanup helper(s) defined locally, allowed for now' % (rel, local))
+                    elif local:
+                        bad.append('%s: %d cleanup helper(s) defined here, not in the header of the type'
+                                   % (rel, local))
                     if lines > MAX_LINES and rel in a.allow_long:
                         print('note: %s: %d lines, over %d, allowed for now' % (rel, lines, MAX_LINES))
                     elif lines > MAX_LINES:
@@ -164,7 +177,8 @@ def main():
     for b in bad:
         print(b)
     if not bad:
-        print('house: %s without include cycles, %s without call cycles, no .c over %d lines in %s' %
+        print('house: %s without include cycles, %s without call cycles, no .c over %d lines and no local '
+              'cleanup helper in %s' %
               (', '.join(a.component) or '-', ', '.join(os.path.basename(x) for x in a.archive) or '-',
                MAX_LINES, ', '.join(a.product) or '-'))
     return 1 if bad else 0

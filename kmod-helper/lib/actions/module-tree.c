@@ -101,7 +101,7 @@ const ModuleTreeEntry *module_tree_find(const ModuleTree *t, const char *name) {
 
 /* Takes ownership of name and depends in every case; relpath is copied. */
 static int tree_add(ModuleTree *t, char *name, const char *relpath, char **depends) {
-        ModuleTreeEntry new = { .name = name, .depends = depends, .rank = rank_of(relpath) };
+        ModuleTreeEntry new = { .name = name, .depends = depends };
         ModuleTreeEntry *e, *n;
 
         if (asprintf(&new.path, "%s/%s", t->dir, relpath) < 0)
@@ -111,6 +111,11 @@ static int tree_add(ModuleTree *t, char *name, const char *relpath, char **depen
                 entry_done(&new);
                 return -ENOMEM;
         }
+        /* Ranked from the entry's own copy, once it has one. (Ranking the
+         * argument first gave gcc's UBSan build, whose null check in strncmp()
+         * may report and go on, a path where relpath is NULL at the
+         * asprintf() above: -Wformat-overflow "directive argument is null".) */
+        new.rank = rank_of(new.relpath);
 
         e = find_mutable(t, name);
         if (e) {

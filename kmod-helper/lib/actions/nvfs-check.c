@@ -13,8 +13,6 @@
 #include "util/macro.h"
 #include "util/strv.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(NvfsCheck *, nvfs_check_free);
-
 NvfsCheck *nvfs_check_free(NvfsCheck *c) {
         if (!c)
                 return NULL;

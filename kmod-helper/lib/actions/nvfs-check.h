@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "modules/kallsyms-hooks.h"
+#include "util/macro.h"
 
 typedef struct NvfsCheck {
         bool loaded;          /* /sys/module/nvidia_fs exists */
@@ -26,5 +27,6 @@ typedef struct NvfsCheck {
  * look in, NULL-terminated, may be NULL. 0 with *ret, or -errno (-ENOMEM). */
 int nvfs_check(char *const *trees, NvfsCheck **ret);
 NvfsCheck *nvfs_check_free(NvfsCheck *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(NvfsCheck *, nvfs_check_free);
 /* One line for an operator; the remedy when the generations differ. malloc'd. */
 char *nvfs_check_describe(const NvfsCheck *c);

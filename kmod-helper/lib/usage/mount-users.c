@@ -6,10 +6,8 @@
 
 #include "host/host-root.h"
 #include "usage/mount-users.h"
+#include "util/libmount-util.h"
 #include "util/macro.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_table *, mnt_unref_table);
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_iter *, mnt_free_iter);
 
 static int match_one(UsageScan *s, struct libmnt_fs *fs) {
         const char *target = mnt_fs_get_target(fs), *fstype = mnt_fs_get_fstype(fs);

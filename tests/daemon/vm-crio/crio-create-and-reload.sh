@@ -28,18 +28,7 @@
 # about 22 s of it).
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-crio.sh"
-crio_require
-
-dev=$(first_namespace) || vm_fatal "no namespace"
-sg_assert_in_tree
-sg_start_dbus || vm_fatal "no system bus: CRI-O's systemd cgroup manager needs one"
-sg_install_unit
-sg_start
-sg_wait_state idle
-# The unit's dynamic user must be on the bus (its scope watch), as
-# sg_setup checks for the cases without CRI-O.
-sg_assert_on_bus
-crio_setup
+crio_case_begin
 
 # state_container_id: container.id in the state file, the followed
 # container (daemon/state-file.c: the "container" object is absent when none

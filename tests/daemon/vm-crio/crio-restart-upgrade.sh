@@ -13,16 +13,7 @@
 #     swapped to the new pod's container.
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-crio.sh"
-crio_require
-
-dev=$(first_namespace) || vm_fatal "no namespace"
-sg_assert_in_tree
-sg_start_dbus || vm_fatal "no system bus: CRI-O's systemd cgroup manager needs one"
-sg_install_unit
-sg_start
-sg_wait_state idle
-sg_assert_on_bus
-crio_setup
+crio_case_begin
 
 # swap_to CID: the container's compile ends; the daemon must end swapped to it.
 # First the daemon must have taken out the earlier container's build (a new

@@ -177,6 +177,23 @@ crio_setup() {
 	crio_start
 }
 
+# crio_case_begin: every case's opening, on a node with the in-tree stack:
+# the requirements, the system bus (CRI-O's systemd cgroup manager needs
+# one), the daemon as its shipped unit, idle and on the bus (its dynamic
+# user's scope watch, as sg_setup checks for the cases without CRI-O),
+# then CRI-O. Sets dev to the first NVMe namespace.
+crio_case_begin() {
+	crio_require
+	dev=$(first_namespace) || vm_fatal "no namespace"
+	sg_assert_in_tree
+	sg_start_dbus || vm_fatal "no system bus: CRI-O's systemd cgroup manager needs one"
+	sg_install_unit
+	sg_start
+	sg_wait_state idle
+	sg_assert_on_bus
+	crio_setup
+}
+
 # --- the driver image ------------------------------------------------------
 
 # _crio_blob DIR FILE: moves FILE into DIR/blobs/sha256/, prints its digest.
