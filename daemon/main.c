@@ -5,6 +5,7 @@
  * the arguments, reads the configuration and runs the manager. */
 
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -97,6 +98,16 @@ int main(int argc, char **argv) {
         char **errors = NULL;
         const char *path;
         int r;
+
+        /* Issue 20: a swap reads whole module files for their .modinfo (a .ko
+         * with its debug info is megabytes; up to MODULE_FILE_MAX), then the
+         * daemon idles for weeks. glibc's dynamic threshold would grow to the
+         * largest such buffer once it was freed, serve the next ones from the
+         * heap and never trim it: some 6 MB of RssAnon kept after a swap.
+         * Fixed thresholds (glibc's defaults, no longer adjusted) keep large
+         * buffers in mappings of their own, unmapped when freed. */
+        (void) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+        (void) mallopt(M_TRIM_THRESHOLD, 128 * 1024);
 
         r = parse_args(argc, argv, &a);
         if (r <= 0)

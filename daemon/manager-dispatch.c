@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The dispatch loop and state entry (manager-dispatch.h). */
+#include <malloc.h>
 #include <stdlib.h>
 
 #include "manager-dispatch.h"
 #include "modules/module-stack.h"
 #include "publish/log.h"
+#include "swap/pod-end.h"
 #include "swap/reload-guard.h"
 #include "swap/swap-actions.h"
 #include "swap/swap-context.h"
@@ -35,7 +37,8 @@ static void apply_deadline(Manager *m) {
         uint64_t now = now_realtime_usec(), left;
         int r;
 
-        if (!swap_state_waits_for_ready(m->state) || m->ready_present) {
+        /* Blocked on the pod's end (issue 20): no ready file is awaited. */
+        if (!swap_state_waits_for_ready(m->state) || m->ready_present || pod_end_active(m)) {
                 m->deadline = sd_event_source_disable_unref(m->deadline);
                 m->record.ready_deadline_usec = 0;
                 return;
@@ -81,6 +84,8 @@ void manager_apply_state(Manager *m) {
 /* ---- the loop --------------------------------------------------------- */
 
 void manager_dispatch(Manager *m, SwapEvent ev) {
+        bool acted = false;
+
         for (unsigned n = 0; ev >= 0 && n < MAX_CHAIN; n++) {
                 SwapContext ctx;
                 SwapTransition t;
@@ -103,8 +108,15 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                 swap_status_update(m);
                 log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
                           swap_state_to_string(t.next), swap_action_to_string(t.action));
+                acted = acted || t.action != SWAP_ACTION_NONE;
                 ev = swap_actions_run(m, t.action);
         }
         swap_record_persist(m);
         swap_status_update(m);
+        /* Issue 20: an action's transient memory (module files, the usage
+         * scan, libkmod's and libnvme's trees) is freed by now; give the
+         * free pages back before weeks of idling, wherever they sit in the
+         * heap (main() keeps large buffers out of it). */
+        if (acted)
+                (void) malloc_trim(0);
 }

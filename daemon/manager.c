@@ -17,6 +17,7 @@
 #include "publish/log.h"
 #include "publish/report.h"
 #include "swap/observe-report.h"
+#include "swap/pod-end.h"
 #include "swap/reconcile.h"
 #include "swap/reload-guard.h"
 #include "swap/swap-context.h"
@@ -28,10 +29,22 @@
 
 /* ---- the driver container --------------------------------------------- */
 
+/* The bounded wait for an ended container's own cleanup is over (pod-end.c). */
+static int on_pod_end_waited(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        SwapEvent ev = pod_end_waited(m);
+
+        if (ev >= 0 && m->started)
+                manager_dispatch(m, ev);
+        return 0;
+}
+
 static void container_exited(Manager *m, const char *why) {
         if (!driver_container_followed(&m->container))
                 return;
         log_info("Driver container %.12s is gone (%s).", m->container.identity->id, why);
+        pod_end_container_exited(m, on_pod_end_waited);
+        lifecycle_container_exited(m);
         pin_holder_driver_container(m->pin, m->container.identity->id, m->container.identity->pod_name, false);
         driver_container_forget(&m->container);
         if (m->started)
@@ -151,6 +164,7 @@ static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
 static void stack_changed(Manager *m) {
         int r;
 
+        pod_end_stack_changed(m); /* the ended container's cleanup may be at work */
         if (m->stack_settle) {
                 (void) sd_event_source_set_time_relative(m->stack_settle, STACK_SETTLE_USEC);
                 return;

@@ -44,6 +44,31 @@ bool container_newer(const ContainerIdentity *a, const ContainerIdentity *b) {
         return a->created_usec > b->created_usec;
 }
 
+static bool streq_known(const char *a, const char *b) {
+        return a && b && streq(a, b);
+}
+
+bool container_same_pod(const ContainerIdentity *a, const ContainerIdentity *b) {
+        if (!a || !b)
+                return false;
+        if (a->pod_uid && b->pod_uid)
+                return streq(a->pod_uid, b->pod_uid);
+        return streq_known(a->pod_namespace, b->pod_namespace) && streq_known(a->pod_name, b->pod_name);
+}
+
+bool container_earlier_attempt(const ContainerIdentity *older, const ContainerIdentity *newer) {
+        if (!container_same_pod(older, newer) || older->created_usec == 0 || newer->created_usec == 0)
+                return false;
+        return older->created_usec < newer->created_usec;
+}
+
+bool container_pair_conflicts(const ContainerIdentity *a, bool a_running, const ContainerIdentity *b,
+                              bool b_running) {
+        if (!a || !b || !a_running || !b_running)
+                return false;
+        return !container_same_pod(a, b);
+}
+
 bool container_match(const ContainerIdentity *c, const char *pod_namespace, const char *container_name,
                      const char *pod_name_prefix) {
         if (!c || !c->pod_namespace || !c->container_name || !c->pod_name)

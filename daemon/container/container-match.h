@@ -29,6 +29,22 @@ ContainerIdentity *container_identity_copy(const ContainerIdentity *c);
  * only when b's time is unknown too): the one to follow when pods overlap. */
 bool container_newer(const ContainerIdentity *a, const ContainerIdentity *b);
 
+/* Whether a and b run in the same pod: the same io.kubernetes.pod.uid, or,
+ * when either lacks one, the same namespace and pod name (a restart keeps
+ * both; a DaemonSet's new pod gets a new name and uid). */
+bool container_same_pod(const ContainerIdentity *a, const ContainerIdentity *b);
+/* Whether older is an earlier attempt of newer in the same pod: kubelet
+ * restarted the container (a crash, a failed start) in the pod it had, as a
+ * new container with a new id and a later Created. Both times must be known. */
+bool container_earlier_attempt(const ContainerIdentity *older, const ContainerIdentity *newer);
+/* Whether two matching privileged containers are worth a warning: both run,
+ * from different pods (an overlap the operator should know about: which one
+ * gives the build is then a race). An exited container is history, and so
+ * is an earlier attempt in the same pod, which kubelet only garbage-collects
+ * later; two attempts of one pod never run at once. */
+bool container_pair_conflicts(const ContainerIdentity *a, bool a_running, const ContainerIdentity *b,
+                              bool b_running);
+
 /* pod_name_prefix NULL or "" matches any pod name. */
 bool container_match(const ContainerIdentity *c, const char *pod_namespace, const char *container_name,
                      const char *pod_name_prefix);

@@ -194,3 +194,7 @@ ContainerProcess container_process_state(pid_t pid, const char *id, ContainerSta
                 *ret_ev = ev;
         return container_start_classify(&ev);
 }
+
+bool container_pid_running(pid_t pid) {
+        return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}

@@ -118,3 +118,8 @@ const char *container_runtime_root(size_t i);
  * GONE only when the process does not exist (kill(pid, 0): ESRCH), not when
  * /proc hides it. */
 ContainerProcess container_process_state(pid_t pid, const char *id, ContainerStartEvidence *ret_ev);
+
+/* Whether pid is a live process (kill(0); EPERM counts as alive). Unlike
+ * container_process_state(), it asks the kernel in a fake root too: the
+ * tests that follow a container give it a real process. */
+bool container_pid_running(pid_t pid);

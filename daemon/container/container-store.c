@@ -238,8 +238,10 @@ static void entry_read_pid(Entry *e) {
         e->privileged = container_privilege_allows(e->identity, pid);
         if (!e->privileged)
                 return;
+        /* An exited container, or kubelet's earlier attempt in the pod, is history. */
         for (Entry *o = e->store->entries; o; o = o->next)
-                if (o != e && o->state == ENTRY_WANTED && o->privileged)
+                if (o != e && o->state == ENTRY_WANTED && o->privileged &&
+                    container_pair_conflicts(o->identity, container_pid_running(o->pid), e->identity, true))
                         log_warning("Two privileged driver containers match: %.12s (%s) and %.12s (%s).", o->id,
                                     o->identity->pod_name, e->id, e->identity->pod_name);
         /* lifecycle: reported once it runs its entrypoint. Subscribe before

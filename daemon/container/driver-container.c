@@ -75,7 +75,10 @@ int driver_container_follow(DriverContainer *d, sd_event *e, const ContainerIden
                             c->id, (int) pid, c->id);
                 return DRIVER_CONTAINER_FOREIGN_PID;
         }
-        if (d->identity && !streq(d->identity->id, c->id))
+        if (d->identity && container_earlier_attempt(d->identity, c))
+                log_info("Driver container %.12s is kubelet's restart of %.12s in pod %s.", c->id, d->identity->id,
+                         c->pod_name);
+        else if (d->identity && !streq(d->identity->id, c->id))
                 log_info("Following the newer driver container %.12s instead of %.12s.", c->id, d->identity->id);
         driver_container_forget(d);
         d->identity = container_identity_copy(c);

@@ -35,6 +35,16 @@
 
 typedef struct Manager Manager;
 
+/* The pod's end (issue 20, pod-end.c). */
+typedef struct PodEnd {
+        char *container_id;    /* the ended container whose build is loaded; NULL: none */
+        char *pod;             /* its pod's name */
+        sd_event_source *wait; /* the bounded wait for its own cleanup (the manager's handler) */
+        uint64_t exited_usec;  /* CLOCK_MONOTONIC at its exit: the wait's cap counts from here */
+        bool restoring;        /* the wait is over and its build was still loaded: ours to
+                                  take back (the context's pod_end_restore) */
+} PodEnd;
+
 struct Manager {
         sd_event *event;
         const GuardOps *ops;
@@ -76,6 +86,9 @@ struct Manager {
         bool build_ruled_out;          /* no NVMe build will come from the followed container */
         bool earlier_build;            /* the build loaded came from before the followed container */
         bool ready_stale;              /* the ready file exists but predates the followed container */
+        uint64_t ended_ready_usec;     /* when the ready file there at the last container's end was
+                                          made (0: none): that container's, never a later one's */
         sd_event_source *stack_settle; /* (manager.c) judges the stack once module uevents settle */
         bool restore_gave_up;          /* the last action was a restore the kernel refused (swap-actions.c) */
+        PodEnd pod_end;                /* the pod's end (issue 20, pod-end.c) */
 };

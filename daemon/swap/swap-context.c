@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "publish/log.h"
+#include "swap/pod-end.h"
 #include "swap/swap-context.h"
 #include "util/strv.h"
 
@@ -26,6 +27,7 @@ static void lifecycle_context(Manager *m, SwapContext *ctx) {
         ctx->container_running = driver_container_followed(&m->container);
         ctx->build_ruled_out = ctx->container_running && m->build_ruled_out;
         ctx->earlier_build_loaded = ctx->container_running && m->earlier_build && ctx->replacement_loaded;
+        pod_end_context(m, ctx); /* issue 20 */
 }
 
 int swap_read_context(Manager *m, SwapContext *ret) {

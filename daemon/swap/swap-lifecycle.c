@@ -13,6 +13,7 @@
 #include "host/host-root.h"
 #include "publish/log.h"
 #include "publish/report.h"
+#include "swap/pod-end.h"
 #include "swap/stack-health.h"
 #include "swap/swap-context.h"
 #include "swap/swap-lifecycle.h"
@@ -54,10 +55,21 @@ bool lifecycle_ready_counts(Manager *m) {
         m->ready_stale = false;
         if (!c || host_path(m->config->ready_file, &path) < 0 || file_made_usec(path, &made) < 0)
                 return true;
-        if (ready_file_freshness(made, c->created_usec) != READY_STALE)
+        /* Issue 20: the file a crashed container left (the entrypoint removes
+         * it only in its cleanup) was there when it ended: never the next
+         * attempt's, whatever its creation time says. */
+        if (made != m->ended_ready_usec && ready_file_freshness(made, c->created_usec) != READY_STALE)
                 return true;
         m->ready_stale = true;
         return false;
+}
+
+void lifecycle_container_exited(Manager *m) {
+        _cleanup_free_ char *path = NULL;
+
+        m->ended_ready_usec = 0;
+        if (host_path(m->config->ready_file, &path) < 0 || file_made_usec(path, &m->ended_ready_usec) < 0)
+                m->ended_ready_usec = 0;
 }
 
 void lifecycle_report_stale_ready(Manager *m) {
@@ -147,6 +159,7 @@ void lifecycle_container_followed(Manager *m) {
 
         if (!id)
                 return;
+        pod_end_container_followed(m);
         m->ready_present = path_watch_exists(m->ready) && lifecycle_ready_counts(m);
         m->earlier_build = build_is_earlier(m);
         if (m->earlier_build)
@@ -292,6 +305,7 @@ void lifecycle_nvfs_changed(Manager *m) {
 void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
         if (m->state == old)
                 return;
+        pod_end_entered(m, old);
         switch (m->state) {
         case SWAP_STATE_SWAPPED:
                 /* Which container the loaded build came from: the one followed now
@@ -380,6 +394,7 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
 }
 
 void lifecycle_free(Manager *m) {
+        pod_end_free(m);
         free(m->env_reported_for);
         m->env_reported_for = NULL;
 }

@@ -10,6 +10,9 @@
 
 #include "swap/manager-data.h"
 
+/* The followed container ended: remembers the ready file there now (its
+ * own, left behind after a crash) so that it never counts for a later one. */
+void lifecycle_container_exited(Manager *m);
 /* A container is now followed (or the record it is judged against was just
  * read at start): decide and report, once per container. */
 void lifecycle_container_followed(Manager *m);

@@ -43,6 +43,7 @@ static const char *const event_names[_SWAP_EVENT_MAX] = {
         [SWAP_EVENT_READY_STALE] = "ready-stale",
         [SWAP_EVENT_UNLOAD_WOULD] = "unload-would",
         [SWAP_EVENT_LOAD_WOULD] = "load-would",
+        [SWAP_EVENT_POD_ENDED] = "pod-ended",
 };
 
 static const char *const action_names[_SWAP_ACTION_MAX] = {
@@ -95,6 +96,10 @@ static SwapTransition stack_removed(const SwapContext *ctx) {
                  * the node driverless (an enforce instance killed mid-swap,
                  * then the switch): the in-tree stack back now, the one
                  * thing observe does (guard-ops-observe.c). */
+                return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+        if (ctx->pod_end_restore && !ctx->container_running)
+                /* The pod's end: what we took out was the ended container's build;
+                 * the in-tree stack goes back, whatever file the container left. */
                 return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
         if (ctx->container_running && ctx->build_ruled_out)
                 /* No build will come: never leave the node driverless waiting for it. */
@@ -205,6 +210,9 @@ static SwapTransition next_before_unload(SwapState state, SwapEvent event, const
         case SWAP_EVENT_READY_APPEARED:
                 return ready_appeared(state, ctx);
         case SWAP_EVENT_READY_TIMEOUT:
+                if (ctx->pod_end_restore && !ctx->container_running)
+                        /* Blocked on the pod's end: no ready file is awaited. */
+                        return T(state, SWAP_ACTION_NONE);
                 /* Nothing was touched; the container never got ready. */
                 return T(SWAP_STATE_FAILED, SWAP_ACTION_NONE);
         case SWAP_EVENT_USAGE_CHANGED:
@@ -317,6 +325,31 @@ static SwapTransition next_restoring(SwapState state, SwapEvent event, const Swa
         return T(state, SWAP_ACTION_NONE);
 }
 
+/* SWAPPED, the pod's end (issue 20): the bounded wait for the container's
+ * own cleanup is over. Its build still loaded and the restore asked for:
+ * take the build out through the guard (refused while a namespace is in
+ * use: blocked, retried when the use ends), then the in-tree stack back.
+ * The unload's outcome comes back here. */
+static SwapTransition pod_end(SwapEvent event, const SwapContext *ctx) {
+        const SwapState s = SWAP_STATE_SWAPPED;
+
+        if (!ctx->pod_end_restore || ctx->container_running)
+                return T(s, SWAP_ACTION_NONE);
+        switch (event) {
+        case SWAP_EVENT_POD_ENDED:
+                if (!ctx->stack_loaded)
+                        return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
+                return ctx->replacement_loaded ? T(s, SWAP_ACTION_UNLOAD) : T(s, SWAP_ACTION_NONE);
+        case SWAP_EVENT_UNLOAD_DONE:
+        case SWAP_EVENT_UNLOAD_REFUSED:
+        case SWAP_EVENT_UNLOAD_FAILED:
+        case SWAP_EVENT_UNLOAD_FAILED_UNRESTORED:
+                return unload_result(s, event, ctx);
+        default:
+                return T(s, SWAP_ACTION_NONE);
+        }
+}
+
 static SwapTransition next_settled(SwapState state, SwapEvent event, const SwapContext *ctx) {
         /* IDLE, SWAPPED, RESTORED, FAILED, NO_BUILD, WOULD_SWAP: only a new container or
          * the loss of a working stack makes us act. */
@@ -334,6 +367,12 @@ static SwapTransition next_settled(SwapState state, SwapEvent event, const SwapC
                 return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
         case SWAP_EVENT_STACK_BROKEN:
                 return stack_broken(ctx, false);
+        case SWAP_EVENT_POD_ENDED:
+        case SWAP_EVENT_UNLOAD_DONE:
+        case SWAP_EVENT_UNLOAD_REFUSED:
+        case SWAP_EVENT_UNLOAD_FAILED:
+        case SWAP_EVENT_UNLOAD_FAILED_UNRESTORED:
+                return state == SWAP_STATE_SWAPPED ? pod_end(event, ctx) : T(state, SWAP_ACTION_NONE);
         default:
                 return T(state, SWAP_ACTION_NONE);
         }

@@ -64,6 +64,9 @@ typedef enum SwapEvent {
         /* Mode=observe (issue 23): results of the rehearsed actions. */
         SWAP_EVENT_UNLOAD_WOULD,             /* the unload would have removed the stack */
         SWAP_EVENT_LOAD_WOULD,               /* the load would have loaded the container's build */
+        /* The pod's end (issue 20): */
+        SWAP_EVENT_POD_ENDED,                /* the bounded wait after the followed container's
+                                                exit is over (its own cleanup had its chance) */
         _SWAP_EVENT_MAX,
         _SWAP_EVENT_INVALID = -EINVAL,
 } SwapEvent;
@@ -118,6 +121,13 @@ typedef struct SwapContext {
                                         rules one out (ENABLE_NFSRDMA) or its tree was found
                                         lacking a stack module. Only with container_running. */
         bool observe;                /* Mode=observe (issue 23): the guard only rehearses */
+        /* The pod's end (issue 20): */
+        bool pod_end_restore;        /* the container whose build is loaded ended (none is
+                                        followed now), it asked for
+                                        RESTORE_DRIVER_ON_POD_TERMINATION=true and did not
+                                        take the build out itself: the daemon, which loaded
+                                        it, completes the restore (guarded). Only without
+                                        container_running. */
 } SwapContext;
 
 typedef struct SwapTransition {

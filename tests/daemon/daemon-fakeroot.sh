@@ -51,6 +51,7 @@ wait_state() {
   return 1
 }
 expect_log() { grep -qE -- "$1" "$tmp/daemon.log" && ok || fail "daemon output lacks /$1/"; }
+expect_no_log() { grep -qE -- "$1" "$tmp/daemon.log" && fail "daemon output has /$1/" || ok; }
 expect_kernel() { grep -qE -- "$1" "$tmp/kernel.log" 2>/dev/null && ok || fail "kernel log lacks /$1/: $(cat "$tmp/kernel.log" 2>/dev/null)"; }
 expect_no_kernel() { grep -qE -- "$1" "$tmp/kernel.log" 2>/dev/null && fail "kernel log has /$1/: $(cat "$tmp/kernel.log")" || ok; }
 guard_file=/run/modprobe.d/nvme-swapguard.conf
@@ -288,7 +289,7 @@ stop_container
 run_case unprivileged-container
 
 # --- trust: two privileged driver containers at once (an upgrade's overlap):
-# a warning names both.
+# a warning names both. The second runs in another pod (its own uid).
 case_two_privileged() {
 new_node
 start_daemon
@@ -297,7 +298,7 @@ wait_state unloaded-waiting-driver || return 1
 sleep 600 &
 second_pid=$!
 ID2=7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f
-fn container $second_pid $ID2
+fn container $second_pid $ID2 nvidia-network-operator mofed-container - - 9d8c7b6a-5f4e-4d3c-8b2a-19f8e7d6c5b4
 sleep 1
 expect_log "Two privileged driver containers match: 3f1c2a9b8e7d \(.*\) and 7e6d5c4b3a29 \(.*\)"
 kill "$second_pid" 2>/dev/null; wait "$second_pid" 2>/dev/null
@@ -305,6 +306,26 @@ stop_daemon
 stop_container
 }
 run_case two-privileged
+
+# --- issue 20: kubelet's restart in the same pod (same pod uid) after the
+# first attempt exited is not a second driver container: no warning.
+case_restart_same_pod() {
+ID2=7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f
+new_node
+start_daemon
+start_container
+wait_state unloaded-waiting-driver || return 1
+stop_container
+sleep 600 &
+second_pid=$!
+fn container $second_pid $ID2
+sleep 1
+expect_log "Driver container 7e6d5c4b3a29 \(pod .*\) runs as pid $second_pid"
+expect_no_log "Two privileged driver containers match"
+kill "$second_pid" 2>/dev/null; wait "$second_pid" 2>/dev/null
+stop_daemon
+}
+run_case restart-same-pod
 
 # --- trust: all capabilities, but in a user namespace of its own ----------
 case_own_userns_container() {

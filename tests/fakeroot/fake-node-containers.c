@@ -21,9 +21,10 @@ static char *container_config(const FakeContainer *c) {
                      " \"annotations\":{\"io.kubernetes.container.name\":\"%s\",\n"
                      "  \"io.kubernetes.pod.name\":\"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p\",\n"
                      "  \"io.kubernetes.pod.namespace\":\"%s\",\n"
-                     "  \"io.kubernetes.pod.uid\":\"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69\"}}\n",
+                     "  \"io.kubernetes.pod.uid\":\"%s\"}}\n",
                      c->name ? c->name : "mofed-container",
-                     c->namespace ? c->namespace : "nvidia-network-operator") < 0)
+                     c->namespace ? c->namespace : "nvidia-network-operator",
+                     c->pod_uid ? c->pod_uid : "0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69") < 0)
                 return NULL;
         return s;
 }

@@ -17,6 +17,7 @@ typedef struct FakeContainer {
         const char *capeff;    /* its init's CapEff (16 hex digits); NULL: 000001ffffffffff,
                                   a privileged container (CAP_SYS_MODULE is bit 16) */
         bool own_userns;       /* in a user namespace of its own, not the host's */
+        const char *pod_uid;   /* io.kubernetes.pod.uid; NULL: one fixed uid (one pod) */
 } FakeContainer;
 
 /* proc/<pid>/cgroup in the container's crio-<id>.scope, proc/<pid>/status

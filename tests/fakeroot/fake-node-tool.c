@@ -15,12 +15,13 @@
  *   osrelease RELEASE
  *   loaded NAME                         exit 0 when loaded, 1 when not
  *   refcnt NAME                         prints the refcnt
- *   container PID ID [NAMESPACE [NAME [CAPEFF|- [own-userns]]]]
+ *   container PID ID [NAMESPACE [NAME [CAPEFF|- [own-userns|- [POD_UID]]]]]
  *                                       CRI-O's view of a container: its
  *                                       cgroup, status (CapEff; default
  *                                       privileged) and user namespace (the
  *                                       host's unless own-userns), then its
- *                                       store entry */
+ *                                       store entry (in one fixed pod unless
+ *                                       POD_UID) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,7 @@ static int run(FakeNode *n, int argc, char **argv) {
                         .name = argc > 4 ? argv[4] : NULL,
                         .capeff = argc > 5 && strcmp(argv[5], "-") ? argv[5] : NULL,
                         .own_userns = argc > 6 && strcmp(argv[6], "own-userns") == 0,
+                        .pod_uid = argc > 7 ? argv[7] : NULL,
                 });
         }
         if (strcmp(cmd, "loaded") == 0) {

@@ -23,6 +23,7 @@
 #     RESTORED/FAILED/BLOCKED/STOP_RESTORED) and why (the module and the
 #     error of a fault that was not absorbed by a retry).
 #
+# podend rows (issue 20): the pod's end, the daemon taking its build back.
 # Usage: faults-matrix.sh            run every row (JOBS=3 at a time; ROWS=<regex> picks rows)
 #        faults-matrix.sh --list     print the rows
 #        faults-matrix.sh ROW...     run these rows, verbose (KEEP_TMP=1 keeps files)
@@ -154,6 +155,14 @@ list_rows() {
   # nvme_rdma is loaded from the container's tree only with
   # UNLOAD_STORAGE_MODULES=true (the entrypoint refuses to start otherwise).
   for c in unset false true; do echo "lifecycle:nvme-rdma:$c"; done
+
+  # The pod's end (issue 20): the container whose build is loaded is killed
+  # (RESTORE_DRIVER_ON_POD_TERMINATION=true): the daemon takes its build back;
+  # a transient answer in the take-back's unload or in the in-tree load is
+  # absorbed by the guard's retry; a namespace in use blocks it until the use
+  # ends; with false the build stays.
+  for c in take-back inuse false; do echo "podend:$c"; done
+  echo "podend:take-back-unload:nvme:EAGAIN"; echo "podend:take-back-restore:nvme:EAGAIN"
 
   # The load's deadline (issue 10): the insert of the container's nvme_core
   # takes 1.5 s (fault-hooks' FAULT_DELAY); past a deadline of 1 s the load
@@ -1352,6 +1361,73 @@ run_lifecycle_row() {
   finish_daemon_row
 }
 
+# ---- podend:<case>: the pod's end (issue 20) --------------------------------
+
+MID_POD_END_STAYS=0122ca423e844086b82259791e4cd8d0
+MID_POD_END_TAKE_BACK=143e096990b049cdbf61c0fd633db3f8
+MID_POD_END_RESTORED=2f196a6be30a4229ac05caa9322f6a37
+ENV_RESTORE='"ENABLE_NFSRDMA=true","RESTORE_DRIVER_ON_POD_TERMINATION=true"'
+
+# pod_end_swapped ENV [CALL MODULE ERRNO]: swapped on a container with ENV;
+# with a fault, the fake kernel's script lets the swap's own call of CALL on
+# MODULE pass (rules are consumed in order) and fails the next: the pod's end.
+pod_end_swapped() {
+  [ -n "${2:-}" ] && printf '%s %s ok\n%s %s %s\n' "$2" "$3" "$2" "$3" "$4" > "$tmp/fault.script"
+  start_daemon; wait_state idle
+  new_container $ID2 "$1"
+  wait_state unloaded-waiting-driver; ready; wait_state swapped
+}
+# kubelet's SIGKILL at the end of the grace period: its cleanup never ran
+# (its ready file stays behind, as after a crash).
+pod_end_kill() { kill -9 "$container_pid" 2>/dev/null; wait "$container_pid" 2>/dev/null; }
+
+run_podend_row() {
+  local c=$1 module=${2:-} err=${3:-}
+  new_node
+  : > "$tmp/fault.script"
+  case $c in
+    take-back)
+      pod_end_swapped "$ENV_RESTORE"
+      pod_end_kill
+      wait_log "MESSAGE_ID=$MID_POD_END_TAKE_BACK SWAPGUARD_STATE=swapped SWAPGUARD_CONTAINER_ID=$ID2" 
+      wait_state restored 30
+      wait_log "MESSAGE_ID=$MID_POD_END_RESTORED SWAPGUARD_STATE=restored" ;;
+    take-back-unload|take-back-restore)
+      if [ $c = take-back-unload ]; then
+        pod_end_swapped "$ENV_RESTORE" delete_module "$module" "$err"
+      else
+        pod_end_swapped "$ENV_RESTORE" load "$module" "$err"
+      fi
+      pod_end_kill
+      wait_state restored 30
+      fault_fired || fail "the fault on $module never fired"
+      wait_log "MESSAGE_ID=$MID_POD_END_RESTORED SWAPGUARD_STATE=restored" ;;
+    inuse)
+      mkfifo "$tmp/uevents"
+      pod_end_swapped "$ENV_RESTORE"
+      : > "$tmp/kernel.log"
+      usage=inuse; mount_in_use
+      pod_end_kill
+      wait_state blocked 30
+      grep "MESSAGE_ID=$MID_BLOCKED" "$tmp/daemon.log" | grep -q "SWAPGUARD_DEVICE=nvme1n1" ||
+        fail "no BLOCKED entry names nvme1n1 at the pod's end"
+      check_not_touched_while_in_use
+      [ "$(node_verdict)" = swapped ] || fail "blocked, but NVIDIA's build is not intact: $(node_verdict)"
+      usage=free
+      sed -i '\#/var/lib/kubelet#d' "$root/proc/1/mountinfo"
+      overflow
+      wait_state restored 30
+      grep -q "did not become ready" "$tmp/daemon.log" && fail "a ready deadline ran on the pod's end" ;;
+    false)
+      pod_end_swapped '"ENABLE_NFSRDMA=true","RESTORE_DRIVER_ON_POD_TERMINATION=false"'
+      pod_end_kill
+      wait_log "MESSAGE_ID=$MID_POD_END_STAYS SWAPGUARD_STATE=swapped SWAPGUARD_CONTAINER_ID=$ID2"
+      log_count "MESSAGE_ID=$MID_POD_END_TAKE_BACK"
+      [ "$REPLY" = 0 ] || fail "taken back with RESTORE_DRIVER_ON_POD_TERMINATION=false" ;;
+  esac
+  finish_daemon_row
+}
+
 # ---- deadline:<cli|daemon>:<past|within>: the load's deadline (issue 10) ---
 
 SLOW_INSERT="load nvme_core 1500" # FAULT_DELAY: the first stack module, 1.5 s
@@ -1507,6 +1583,7 @@ run_row() {
     noready) run_noready_row "$2" ;;
     pin) if [ "$2" = cli ]; then run_pin_cli_row "$3" "$4"; else run_pin_daemon_row "$3" "$4"; fi ;;
     lifecycle) run_lifecycle_row "$2" "${3:-}" "${4:-}" ;;
+    podend) run_podend_row "$2" "${3:-}" "${4:-}" ;;
     deadline) run_deadline_row "$2" "$3" ;;
     switch) run_switch_row "$2" ;;
     *) fail "unknown row $spec" ;;
@@ -1573,7 +1650,7 @@ xfail=$(grep -c "^XFAIL" "$out/results")
 failed=$(grep -cE "^(FAIL|XPASS)" "$out/results")
 nodriver=$(grep -c "^PASS .*node no driver" "$out/results")
 grep -v '^PASS' "$out/results"
-for k in cli daemon kill enobufs vanish noroot store noready pin lifecycle deadline switch; do
+for k in cli daemon kill enobufs vanish noroot store noready pin lifecycle podend deadline switch; do
   printf '  %-8s %3d rows, %3d passed\n' "$k" "$(grep -c "^$k:" "$out/rows")" \
     "$(grep -c "^PASS $k:" "$out/results")"
 done

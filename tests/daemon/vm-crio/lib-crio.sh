@@ -314,6 +314,7 @@ crio_pod_new() {
 # crio_ctr_create NAME ATTEMPT [COMMAND...]: CreateContainer as kubelet sends
 # it for the DaemonSet's container NAME (restart count ATTEMPT); kubelet
 # creates <pod log dir>/NAME/ first. Sets CRIO_CID.
+# CRIO_RESTORE_ON_TERMINATION: its RESTORE_DRIVER_ON_POD_TERMINATION (false).
 crio_ctr_create() {
 	local name=$1 attempt=$2 json cmd=
 	shift 2
@@ -327,7 +328,7 @@ crio_ctr_create() {
 	 "image":{"image":"$CRIO_IMAGE"},
 	 $cmd
 	 "envs":[{"key":"NVIDIA_NIC_DRIVER_VER","value":"25.04-0.6.1.0-2"},{"key":"ENABLE_NFSRDMA","value":"true"},{"key":"UNLOAD_STORAGE_MODULES","value":"false"},
-	  {"key":"RESTORE_DRIVER_ON_POD_TERMINATION","value":"false"},
+	  {"key":"RESTORE_DRIVER_ON_POD_TERMINATION","value":"${CRIO_RESTORE_ON_TERMINATION:-false}"},
 	  {"key":"CREATE_IFNAMES_UDEV","value":"true"}],
 	 "mounts":[{"container_path":"/run/mellanox/drivers","host_path":"/run/mellanox/drivers","propagation":2},
 	  {"container_path":"/host/etc","host_path":"/etc","readonly":true},
@@ -412,6 +413,23 @@ crio_stop_pod() {
 	local pod=${1:-$CRIO_POD}
 	crictl stopp "$pod" >/dev/null 2>&1 || vm_log "crictl stopp ${pod:0:12} failed"
 	crictl rmp "$pod" >/dev/null 2>&1 || vm_log "crictl rmp ${pod:0:12} failed"
+}
+
+# crio_end_pod_killed [GRACE] [POD] [CID]: the pod deleted while its driver
+# container's own cleanup takes longer than the grace period (a node drain
+# with a short one): kubelet's StopContainer with the grace period (CRI-O:
+# "Stopping container ... with stop signal timed out. Killing"), then, as for
+# any pod that goes, StopPodSandbox and RemovePodSandbox. The container is
+# told first that its cleanup will hang (fake-mofed-entrypoint.sh). Sets
+# CRIO_STOP_EXIT: its exit code as CRI-O saw it (137: SIGKILL).
+crio_end_pod_killed() {
+	local grace=${1:-3} pod=${2:-$CRIO_POD} cid=${3:-$CRIO_CID} pid
+	pid=$(crio_ctr_pid "$cid")
+	: >"/proc/$pid/root/tmp/slow-cleanup" || vm_fatal "cannot reach /proc/$pid/root/tmp"
+	crictl stop --timeout "$grace" "$cid" >/dev/null 2>&1 || vm_log "crictl stop ${cid:0:12} failed"
+	CRIO_STOP_EXIT=$(crictl inspect -o go-template --template '{{.status.exitCode}}' "$cid" 2>/dev/null)
+	vm_log "container ${cid:0:12} stopped with a ${grace} s grace period: exit code $CRIO_STOP_EXIT"
+	crio_stop_pod "$pod"
 }
 
 # crio_reboot: what a node reboot leaves and clears, without rebooting the VM:

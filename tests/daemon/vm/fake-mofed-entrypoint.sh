@@ -149,6 +149,13 @@ openibd_restart() {
 on_term() {
 	log "stop: clearing $READY"
 	rm -f "$READY"
+	# Tests: a cleanup that takes longer than the pod's grace period
+	# (kubelet kills it before it touches a module).
+	if [ -e /tmp/slow-cleanup ]; then
+		log "stop: the cleanup takes longer than the grace period"
+		sleep 2147483647 &
+		wait $!
+	fi
 	if [ "$RESTORE_DRIVER_ON_POD_TERMINATION" = true ]; then
 		log "restore inbox driver (force-stop: holders of mlx_compat too)"
 		FORCE=1

@@ -214,3 +214,39 @@ Test(container, newest_by_created) {
         cr_assert(container_newer(&old, &unknown));
         cr_assert(container_newer(&old, NULL));
 }
+
+/* issue 20: kubelet's restart in the same pod is history, not a second driver. */
+Test(container, restart_in_same_pod_is_not_a_conflict) {
+        ContainerIdentity first = {
+                .id = (char *) ID, .pod_namespace = (char *) "nvidia-network-operator",
+                .pod_name = (char *) "mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p", .container_name = (char *) "mofed-container",
+                .pod_uid = (char *) "0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69", .created_usec = 1000,
+        };
+        ContainerIdentity again = first, other = first;
+
+        again.created_usec = 2000;
+        cr_assert(container_same_pod(&first, &again));
+        cr_assert(container_earlier_attempt(&first, &again));
+        cr_assert_not(container_earlier_attempt(&again, &first), "the newer one is not the earlier attempt");
+        cr_assert_not(container_pair_conflicts(&first, false, &again, true), "an exited attempt is history");
+        cr_assert_not(container_pair_conflicts(&first, true, &again, true), "one pod never runs two attempts");
+
+        /* A DaemonSet's new pod: new uid (and name). */
+        other.pod_uid = (char *) "9d8c7b6a-5f4e-4d3c-8b2a-19f8e7d6c5b4";
+        other.pod_name = (char *) "mofed-rhcos4.16-7d9f6b8c5d-ds-q8w2z";
+        other.created_usec = 3000;
+        cr_assert_not(container_same_pod(&first, &other));
+        cr_assert_not(container_earlier_attempt(&first, &other));
+        cr_assert(container_pair_conflicts(&first, true, &other, true), "two pods running: the warning stays");
+        cr_assert_not(container_pair_conflicts(&first, false, &other, true), "the old pod's container exited");
+
+        /* No uid on one side: namespace and pod name decide. */
+        again.pod_uid = NULL;
+        cr_assert(container_same_pod(&first, &again));
+        other.pod_uid = NULL;
+        cr_assert_not(container_same_pod(&first, &other));
+        /* Unknown creation times: not an earlier attempt (cannot tell the order). */
+        first.created_usec = 0;
+        cr_assert_not(container_earlier_attempt(&first, &again));
+        cr_assert_not(container_pair_conflicts(NULL, true, &again, true));
+}

@@ -66,74 +66,74 @@ typedef struct Row {
  *          UNLOAD_DONE UNLOAD_REFUSED UNLOAD_FAILED UNLOAD_FAILED_UNRESTORED
  *          LOAD_DONE LOAD_FAILED RESTORE_DONE RESTORE_FAILED
  *          STOP_REQUESTED STACK_BROKEN LOAD_NO_BUILD READY_STALE
- *          UNLOAD_WOULD LOAD_WOULD (observe, issue 23) */
+ *          UNLOAD_WOULD LOAD_WOULD (observe, issue 23) POD_ENDED (issue 20) */
 static const Row table[_SWAP_STATE_MAX] = {
         { IDLE, &ctx_in_tree, {
                 X(SEEN, UL), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(RSTG, RS),
                 X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_),
                 X(IDLE, N_), X(RSTG, RS), X(IDLE, N_), X(IDLE, SR),
-                X(IDLE, N_), X(IDLE, N_) } },
+                X(IDLE, N_), X(IDLE, N_), X(IDLE, N_) } },
         { SEEN, &ctx_in_tree, {
                 X(SEEN, N_), X(IDLE, N_), X(SEEN, UL), X(FAIL, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(UWD, N_),
                 X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_), X(SEEN, N_),
                 X(SEEN, N_), X(RPRG, RS), X(SEEN, N_), X(SEEN, SR),
-                X(WUL, N_), X(SEEN, N_) } },
+                X(WUL, N_), X(SEEN, N_), X(SEEN, N_) } },
         { BLKD, &ctx_in_tree, {
                 X(BLKD, N_), X(IDLE, N_), X(BLKD, UL), X(FAIL, N_), X(BLKD, RC), X(BLKD, N_), X(BLKD, N_), X(UWD, N_),
                 X(UWD, N_), X(BLKD, N_), X(FAIL, N_), X(RSTG, RS), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_), X(BLKD, N_),
                 X(BLKD, N_), X(RPRG, RS), X(BLKD, N_), X(BLKD, SR),
-                X(WUL, N_), X(BLKD, N_) } },
+                X(WUL, N_), X(BLKD, N_), X(BLKD, N_) } },
         { UWD, &ctx_unloaded, {
                 X(UWD, N_), X(RSTG, RS), X(LOAD, LD), X(RSTG, RS), X(UWD, N_), X(SEEN, RR), X(UWD, N_), X(UWD, N_),
                 X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_), X(UWD, N_),
                 X(RSTG, RS), X(RPRG, RS), X(UWD, N_), X(UWD, SR),
-                X(UWD, N_), X(UWD, N_) } },
+                X(UWD, N_), X(UWD, N_), X(UWD, N_) } },
         { LOAD, &ctx_unloaded, {
                 X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_),
                 X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(LOAD, N_), X(SWPD, N_), X(RSTG, RS), X(LOAD, N_), X(LOAD, N_),
                 X(RSTG, RS), X(LOAD, N_), X(RSTG, RS), X(LOAD, SR),
-                X(LOAD, N_), X(WSWP, N_) } },
+                X(LOAD, N_), X(WSWP, N_), X(LOAD, N_) } },
         { SWPD, &ctx_swapped, {
                 X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(RSTG, RS),
                 X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_), X(SWPD, N_),
                 X(SWPD, N_), X(RSTG, RS), X(SWPD, N_), X(SWPD, SR),
-                X(SWPD, N_), X(SWPD, N_) } },
+                X(SWPD, N_), X(SWPD, N_), X(SWPD, N_) } },
         { RSTG, &ctx_unloaded, {
                 X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_),
                 X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTD, N_), X(FAIL, N_),
                 X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, SR),
-                X(RSTG, N_), X(RSTG, N_) } },
+                X(RSTG, N_), X(RSTG, N_), X(RSTG, N_) } },
         { RSTD, &ctx_in_tree, {
                 X(SEEN, UL), X(IDLE, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTG, RS),
                 X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_),
                 X(RSTD, N_), X(RSTG, RS), X(RSTD, N_), X(RSTD, SR),
-                X(RSTD, N_), X(RSTD, N_) } },
+                X(RSTD, N_), X(RSTD, N_), X(RSTD, N_) } },
         { FAIL, &ctx_in_tree, {
                 X(SEEN, UL), X(IDLE, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(RSTG, RS),
                 X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_), X(FAIL, N_),
                 X(FAIL, N_), X(RSTG, RS), X(FAIL, N_), X(FAIL, SR),
-                X(FAIL, N_), X(FAIL, N_) } },
+                X(FAIL, N_), X(FAIL, N_), X(FAIL, N_) } },
         { RPRG, &ctx_repairing, {
                 X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_),
                 X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(SEEN, N_), X(FAIL, N_),
                 X(RPRG, N_), X(RPRG, N_), X(RPRG, N_), X(RPRG, SR),
-                X(RPRG, N_), X(RPRG, N_) } },
+                X(RPRG, N_), X(RPRG, N_), X(RPRG, N_) } },
         { NOB, &ctx_no_build, {
                 X(NOB, N_), X(IDLE, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(RSTG, RS),
                 X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_), X(NOB, N_),
                 X(NOB, N_), X(RSTG, RS), X(NOB, N_), X(NOB, SR),
-                X(NOB, N_), X(NOB, N_) } },
+                X(NOB, N_), X(NOB, N_), X(NOB, N_) } },
         /* Observe: the unload was rehearsed, the in-tree stack is still loaded. */
         { WUL, &ctx_in_tree, {
                 X(WUL, N_), X(RSTG, RS), X(WUL, LD), X(RSTG, RS), X(WUL, N_), X(WUL, N_), X(WUL, N_), X(UWD, N_),
                 X(WUL, N_), X(WUL, N_), X(WUL, N_), X(WUL, N_), X(WUL, N_), X(RSTG, RS), X(WUL, N_), X(WUL, N_),
                 X(WUL, N_), X(RPRG, RS), X(RSTG, RS), X(WUL, SR),
-                X(WUL, N_), X(WSWP, N_) } },
+                X(WUL, N_), X(WSWP, N_), X(WUL, N_) } },
         { WSWP, &ctx_in_tree, {
                 X(SEEN, UL), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(RSTG, RS),
                 X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_), X(WSWP, N_),
                 X(WSWP, N_), X(RSTG, RS), X(WSWP, N_), X(WSWP, SR),
-                X(WSWP, N_), X(WSWP, N_) } },
+                X(WSWP, N_), X(WSWP, N_), X(WSWP, N_) } },
 };
 
 Test(swap_state, every_state_times_every_event) {
@@ -158,7 +158,7 @@ Test(swap_state, every_state_times_every_event) {
 /* Whatever the context: the result is a valid state, and the actions that
  * change the kernel only come with the state that says so. */
 Test(swap_state, invariants_over_all_contexts) {
-        for (unsigned bits = 0; bits < 1024; bits++) {
+        for (unsigned bits = 0; bits < 2048; bits++) {
                 SwapContext ctx = {
                         .unload_at = (bits & 1) ? UNLOAD_AT_DRIVER_READY : UNLOAD_AT_CONTAINER_START,
                         .load_from_container = bits & 2,
@@ -170,6 +170,7 @@ Test(swap_state, invariants_over_all_contexts) {
                         .build_ruled_out = bits & 128,
                         .stopping = bits & 256,
                         .observe = bits & 512,
+                        .pod_end_restore = (bits & 1024) && !(bits & 64),
                 };
 
                 for (int s = 0; s < _SWAP_STATE_MAX; s++)
@@ -191,7 +192,8 @@ Test(swap_state, invariants_over_all_contexts) {
                                 if (t.action == SWAP_ACTION_RESTORE)
                                         cr_assert(t.next == SWAP_STATE_RESTORING || t.next == SWAP_STATE_REPAIRING);
                                 if (t.action == SWAP_ACTION_UNLOAD)
-                                        cr_assert(ctx.stack_loaded && (!ctx.replacement_loaded || ctx.earlier_build_loaded),
+                                        cr_assert(ctx.stack_loaded && (!ctx.replacement_loaded || ctx.earlier_build_loaded ||
+                                                                       ctx.pod_end_restore),
                                                   "%s + %s: unload of this container's own build (bits %u)", swap_state_to_string(s), swap_event_to_string(e), bits);
                                 /* A node is never left without a driver by a container exit. */
                                 if (e == SWAP_EVENT_CONTAINER_EXITED && swap_state_is_unloaded(s) &&
@@ -443,6 +445,48 @@ Test(swap_state, stop_while_unloaded_restores_to_idle) {
         expect_transition(LOAD, SWAP_EVENT_STOP_REQUESTED, &ctx, RSTG, RS);
         expect_transition(RSTG, SWAP_EVENT_RESTORE_DONE, &ctx, IDLE, N_);
         expect_transition(RSTG, SWAP_EVENT_RESTORE_FAILED, &ctx, FAIL, N_);
+}
+
+/* Issue 20: the pod ended (killed before its own cleanup, crashed) with
+ * RESTORE_DRIVER_ON_POD_TERMINATION=true, its build still loaded: the daemon
+ * takes the build out (guarded) and puts the in-tree stack back. */
+Test(swap_state, pod_end_restores_what_the_daemon_loaded) {
+        SwapContext ctx = ctx_swapped, out, in;
+
+        ctx.container_running = false;
+        ctx.ready_present = true; /* a crash leaves its ready file behind */
+        expect_transition(SWPD, SWAP_EVENT_CONTAINER_EXITED, &ctx, SWPD, N_);
+        expect_transition(SWPD, SWAP_EVENT_POD_ENDED, &ctx, SWPD, N_); /* false or unset: the build stays */
+        ctx.pod_end_restore = true;
+        expect_transition(SWPD, SWAP_EVENT_POD_ENDED, &ctx, SWPD, UL);
+        out = ctx;
+        out.stack_loaded = out.replacement_loaded = false;
+        expect_transition(SWPD, SWAP_EVENT_UNLOAD_DONE, &out, RSTG, RS);
+        expect_transition(RSTG, SWAP_EVENT_RESTORE_DONE, &out, RSTD, N_);
+        /* A namespace in use: blocked, retried when the use ends. */
+        expect_transition(SWPD, SWAP_EVENT_UNLOAD_REFUSED, &ctx, BLKD, N_);
+        expect_transition(BLKD, SWAP_EVENT_USAGE_CHANGED, &ctx, BLKD, RC);
+        expect_transition(BLKD, SWAP_EVENT_UNLOAD_DONE, &out, RSTG, RS);
+        expect_transition(BLKD, SWAP_EVENT_READY_TIMEOUT, &ctx, BLKD, N_); /* no ready file is awaited */
+        expect_transition(BLKD, SWAP_EVENT_STACK_GONE, &out, RSTG, RS);
+        /* The library put the build back after a failed removal: the node keeps it. */
+        expect_transition(SWPD, SWAP_EVENT_UNLOAD_FAILED, &ctx, FAIL, N_);
+        expect_transition(SWPD, SWAP_EVENT_UNLOAD_FAILED_UNRESTORED, &out, RSTG, RS);
+        /* The container took it out itself, and the in-tree stack is back: nothing to do. */
+        in = ctx;
+        in.replacement_loaded = false;
+        expect_transition(SWPD, SWAP_EVENT_POD_ENDED, &in, SWPD, N_);
+        /* ... or nothing is loaded at all: never settle without a driver. */
+        expect_transition(SWPD, SWAP_EVENT_POD_ENDED, &out, RSTG, RS);
+        /* A new driver container came meanwhile: its swap, not a restore. */
+        ctx.container_running = true;
+        expect_transition(SWPD, SWAP_EVENT_POD_ENDED, &ctx, SWPD, N_);
+        /* Unload outcomes in swapped mean nothing outside the pod's end. */
+        expect_transition(SWPD, SWAP_EVENT_UNLOAD_DONE, &ctx_swapped, SWPD, N_);
+        /* Only swapped acts on it. */
+        for (int st = 0; st < _SWAP_STATE_MAX; st++)
+                if (st != SWPD)
+                        expect_transition(st, SWAP_EVENT_POD_ENDED, &out, st, N_);
 }
 
 Test(swap_state, invalid_input) {

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The pod's end (issue 20): see pod-end.h.
+ *
+ * Why wait at all, and how long. The exit we see (the pidfd of the
+ * container's init, its store entry or crio scope going) is not always the
+ * end of its cleanup:
+ *  - with the host's PID namespace, a `modprobe -r` or `rmmod` the cleanup
+ *    started outlives the init until the runtime kills the container's
+ *    cgroup;
+ *  - the kernel's module uevents for what the cleanup removed reach us
+ *    after the exit (and the stack is judged 2 s after the last one,
+ *    swap-lifecycle.c's STACK_SETTLE_USEC);
+ *  - a cleanup that did finish has left the stack as it wanted it: taking
+ *    out a build that is no longer there, or racing its `modprobe` of the
+ *    in-tree stack, would be the daemon fighting the container.
+ * So the daemon takes the build back only once the stack has been quiet for
+ * POD_END_WAIT_USEC (10 s: five times the settle time, room for a loaded
+ * node) after the exit, every stack module uevent starting the wait again,
+ * and never later than POD_END_WAIT_MAX_USEC (60 s) after the exit: a node
+ * without what the admin asked for is not left waiting on a stream of
+ * module events that are not the container's. It waits for nothing else:
+ * kubelet already waited terminationGracePeriodSeconds before it killed
+ * the container. The wait is not persisted: a daemon restarted in it keeps
+ * the build (the journal said which container it came from). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "publish/log.h"
+#include "publish/report.h"
+#include "swap/manager-data.h"
+#include "swap/pod-end.h"
+#include "swap/swap-record.h"
+#include "util/macro.h"
+
+static void forget(Manager *m) {
+        PodEnd *p = &m->pod_end;
+
+        p->wait = sd_event_source_disable_unref(p->wait);
+        free(p->container_id);
+        free(p->pod);
+        p->container_id = p->pod = NULL;
+        p->restoring = false;
+}
+
+static const ReportFields *fields(Manager *m, ReportFields *f) {
+        *f = (ReportFields) { .state = swap_state_to_string(m->state), .container_id = m->pod_end.container_id,
+                              .pod = m->pod_end.pod };
+        return f;
+}
+
+/* The container's environment, as decided when it was followed. */
+static EnvFlag restore_flag(const Manager *m, const char *id) {
+        if (!m->env_reported_for || !streq(m->env_reported_for, id))
+                return ENV_FLAG_UNSET;
+        return m->env.restore_on_termination;
+}
+
+static void report_build_stays(Manager *m, EnvFlag restore) {
+        ReportFields f;
+
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_BUILD_STAYS, fields(m, &f),
+                     "Driver container %.12s (pod %s) is gone and RESTORE_DRIVER_ON_POD_TERMINATION is %s: NVIDIA's "
+                     "NVMe build from it stays loaded (swapped) until the next driver container; "
+                     "`nvme-swapguard-kmod restore` puts the in-tree stack back by hand.",
+                     m->pod_end.container_id, m->pod_end.pod ?: "?", env_flag_to_string(restore));
+        swap_record_message(m, "pod ended: RESTORE_DRIVER_ON_POD_TERMINATION=%s, the build stays",
+                            env_flag_to_string(restore));
+}
+
+static int arm(Manager *m, sd_event_time_handler_t on_waited) {
+        PodEnd *p = &m->pod_end;
+        int r;
+
+        r = sd_event_now(m->event, CLOCK_MONOTONIC, &p->exited_usec);
+        if (r >= 0)
+                r = sd_event_add_time_relative(m->event, &p->wait, CLOCK_MONOTONIC, POD_END_WAIT_USEC, 100000ULL,
+                                               on_waited, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(p->wait, "pod-end-wait");
+        return 0;
+}
+
+void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited) {
+        const ContainerIdentity *c = m->container.identity;
+        EnvFlag restore;
+        int r;
+
+        /* Only the container whose build is loaded: an earlier container's
+         * build is the new one's business (swap-lifecycle.c). */
+        if (!c || m->state != SWAP_STATE_SWAPPED || !m->record.build_container_id ||
+            !streq(m->record.build_container_id, c->id))
+                return;
+        forget(m);
+        m->pod_end.container_id = strdup(c->id);
+        m->pod_end.pod = c->pod_name ? strdup(c->pod_name) : NULL;
+        if (!m->pod_end.container_id) {
+                log_oom();
+                return;
+        }
+        restore = restore_flag(m, c->id);
+        if (restore != ENV_FLAG_TRUE) {
+                report_build_stays(m, restore);
+                forget(m);
+                return;
+        }
+        r = arm(m, on_waited);
+        if (r < 0) {
+                /* Without the wait we would race its cleanup: keep the build, say so. */
+                log_error_errno(r, "Cannot arm the wait for driver container %.12s's own cleanup; its NVMe build "
+                                "stays loaded: %m", c->id);
+                forget(m);
+                return;
+        }
+        log_info("Driver container %.12s ended with RESTORE_DRIVER_ON_POD_TERMINATION=true: giving its own cleanup "
+                 "%llu s of quiet (at most %llu s) to take NVIDIA's NVMe modules out.",
+                 c->id, (unsigned long long) (POD_END_WAIT_USEC / 1000000ULL),
+                 (unsigned long long) (POD_END_WAIT_MAX_USEC / 1000000ULL));
+        swap_record_message(m, "pod ended: waiting for its own cleanup");
+}
+
+void pod_end_stack_changed(Manager *m) {
+        PodEnd *p = &m->pod_end;
+        uint64_t now, until;
+
+        if (!p->wait || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        until = now + POD_END_WAIT_USEC;
+        if (until > p->exited_usec + POD_END_WAIT_MAX_USEC)
+                until = p->exited_usec + POD_END_WAIT_MAX_USEC;
+        (void) sd_event_source_set_time(p->wait, until);
+}
+
+SwapEvent pod_end_waited(Manager *m) {
+        PodEnd *p = &m->pod_end;
+        GuardStack *stack = NULL;
+        bool replacement;
+        ReportFields f;
+
+        p->wait = sd_event_source_disable_unref(p->wait);
+        if (!p->container_id)
+                return _SWAP_EVENT_INVALID;
+        if (m->state != SWAP_STATE_SWAPPED || m->ops->read_stack(m->ops->userdata, &stack) < 0) {
+                /* Its cleanup took the build out and the daemon put the in-tree
+                 * stack back on the modules' removal (or broke it: the journal has it). */
+                log_info("Driver container %.12s's own cleanup changed the NVMe stack: state %s, nothing more to do.",
+                         p->container_id, swap_state_to_string(m->state));
+                forget(m);
+                return _SWAP_EVENT_INVALID;
+        }
+        replacement = guard_stack_replacement_loaded(stack);
+        guard_stack_free(stack);
+        if (!replacement) {
+                log_info("Driver container %.12s took NVIDIA's NVMe modules out itself.", p->container_id);
+                forget(m);
+                return _SWAP_EVENT_INVALID;
+        }
+        p->restoring = true;
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_TAKE_BACK, fields(m, &f),
+                     "Driver container %.12s (pod %s) ended without taking NVIDIA's NVMe modules out (killed before "
+                     "its own cleanup finished, or crashed) and asked for RESTORE_DRIVER_ON_POD_TERMINATION=true: "
+                     "nvme-swapguard, which loaded them, takes them out once no namespace is in use and puts the "
+                     "in-tree stack back.",
+                     p->container_id, p->pod ?: "?");
+        swap_record_message(m, "pod ended: taking NVIDIA's build back");
+        return SWAP_EVENT_POD_ENDED;
+}
+
+void pod_end_context(const Manager *m, SwapContext *ctx) {
+        ctx->pod_end_restore = m->pod_end.restoring && !ctx->container_running;
+}
+
+void pod_end_entered(Manager *m, SwapState old) {
+        ReportFields f;
+
+        if (!m->pod_end.restoring || m->state == old)
+                return;
+        switch (m->state) {
+        case SWAP_STATE_RESTORING:
+                /* The reason restored gives: the pod's end, not the unload's outcome. */
+                m->restore_cause = SWAP_EVENT_POD_ENDED;
+                break;
+        case SWAP_STATE_RESTORED:
+                report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_RESTORED, fields(m, &f),
+                             "The in-tree NVMe stack is back after the end of driver container %.12s (pod %s): "
+                             "nvme-swapguard took NVIDIA's NVMe build out, which the container had not done, and "
+                             "loaded the in-tree stack.",
+                             m->pod_end.container_id, m->pod_end.pod ?: "?");
+                forget(m);
+                break;
+        case SWAP_STATE_BLOCKED:
+                swap_record_message(m, "pod ended: NVIDIA's build goes once the namespaces are unused");
+                break;
+        case SWAP_STATE_SWAPPED:
+                break;
+        default:
+                /* failed (reported where it failed), idle (a stop): no longer ours. */
+                forget(m);
+                break;
+        }
+}
+
+void pod_end_container_followed(Manager *m) {
+        if (!m->pod_end.container_id)
+                return;
+        log_info("A driver container runs again: the end of %.12s's pod is its swap's business now.",
+                 m->pod_end.container_id);
+        forget(m);
+}
+
+bool pod_end_active(const Manager *m) {
+        return m->pod_end.restoring;
+}
+
+void pod_end_free(Manager *m) {
+        forget(m);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The pod's end (issue 20): who loaded it takes it back. The followed
+ * driver container ended while its NVMe build is loaded (swapped): killed
+ * at the end of its grace period, crashed, OOM-killed. With
+ * RESTORE_DRIVER_ON_POD_TERMINATION=true the admin asked for the in-tree
+ * stack back at the pod's end, which the container's own cleanup
+ * (`mlnxofedctl --alt-mods force-restart`) did not get to do, and for
+ * current images it was the daemon that loaded the build. So, after a
+ * bounded wait for the container's own cleanup (why bounded, and why this
+ * long: pod-end.c), the state table takes the build out through the guard
+ * (refused while a namespace is in use: blocked, retried when the use
+ * ends) and puts the in-tree stack back: `restored`. With false (or unset,
+ * the container's own default) the build stays and the journal says so.
+ *
+ * The manager owns the wait's event source through the handler it passes
+ * (it dispatches what pod_end_waited() returns); this file decides and
+ * reports. Its data (PodEnd) is in manager-data.h. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "swap/swap-state.h"
+
+typedef struct Manager Manager;
+
+/* How long the container's own cleanup gets after its exit, and at most. */
+#define POD_END_WAIT_USEC (10ULL * 1000000ULL)
+#define POD_END_WAIT_MAX_USEC (60ULL * 1000000ULL)
+
+/* The followed container is gone; call before forgetting it. Swapped on its
+ * build: says what happens now and, with the restore asked for, arms the
+ * wait (on_waited then calls pod_end_waited()). */
+void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited);
+/* The wait is over: SWAP_EVENT_POD_ENDED when the build is still loaded and
+ * ours to take back (reported), else _SWAP_EVENT_INVALID (reported why). */
+SwapEvent pod_end_waited(Manager *m);
+/* A stack module came or went: the container's cleanup may be at work, the
+ * wait starts again (up to its cap). */
+void pod_end_stack_changed(Manager *m);
+/* The context's pod_end_restore. */
+void pod_end_context(const Manager *m, SwapContext *ctx);
+/* Entering m->state from old: the restore's cause and its last word. */
+void pod_end_entered(Manager *m, SwapState old);
+/* A driver container is followed again: its swap, not the pod's end. */
+void pod_end_container_followed(Manager *m);
+/* Whether the pod's end is in progress (no ready file is awaited then). */
+bool pod_end_active(const Manager *m);
+void pod_end_free(Manager *m);

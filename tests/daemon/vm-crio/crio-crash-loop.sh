@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Real CRI-O 1.27.8 (lib-crio.sh), the shipped unit; one boot for a crash
+# loop (issue 20): three attempts of mofed-container in one pod with
+# RESTORE_DRIVER_ON_POD_TERMINATION=true, each killed (a crash) and
+# restarted by kubelet at once: each attempt is a new swap to its own build
+# (not the pod's end: a new container came), and kubelet's earlier attempt
+# waiting for its garbage collection is not "two privileged driver
+# containers". The daemon's RssAnon and open fds after each swap go to the log.
+. "$VM_LIB"
+. "${BASH_SOURCE[0]%/*}/lib-crio.sh"
+crio_require
+
+dev=$(first_namespace) || vm_fatal "no namespace"
+sg_assert_in_tree
+sg_start_dbus || vm_fatal "no system bus: CRI-O's systemd cgroup manager needs one"
+sg_node_like_propagation
+sg_install_unit
+sg_start
+sg_wait_state idle
+sg_assert_on_bus
+crio_setup
+
+# swap_to CID: as crio-restart-upgrade.sh's: the daemon has taken out what
+# was loaded before, the compile ends, the daemon ends swapped to CID.
+swap_to() {
+	sg_wait_state unloaded-waiting-driver 120
+	crio_compiled
+	sg_wait_state swapped 120
+	sg_assert_oot
+	wait_for_block "$dev" 30
+	assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_CONTAINER_ID="$1"
+}
+
+# the daemon's memory and fds, for docs/BENCHMARKS.md
+mem() { vm_log "daemon after $1: $(grep -E '^(VmRSS|RssAnon)' "/proc/$(sg_main_pid)/status" | tr -s ' \t' ' ' | tr '\n' ' ')fds $(ls "/proc/$(sg_main_pid)/fd" | wc -l)"; }
+
+export CRIO_RESTORE_ON_TERMINATION=true
+sg_step "a crash loop: three attempts in one pod"
+crio_driver_pod
+cids=("$CRIO_CID")
+swap_to "$CRIO_CID"
+mem "attempt 0's swap"
+for attempt in 1 2; do
+	kill -KILL "$CRIO_CPID"
+	crio_wait_ctr_state CONTAINER_EXITED 60 "${cids[-1]}" || vm_fail "attempt $((attempt - 1)) did not exit"
+	crio_ctr_create mofed-container "$attempt"
+	crio_ctr_start || vm_fatal "mofed-container attempt $attempt did not start"
+	cids+=("$CRIO_CID")
+	swap_to "$CRIO_CID"
+	mem "attempt $attempt's swap"
+done
+assert_eq "$(printf '%s\n' "${cids[@]}" | sort -u | wc -l)" 3 "three attempts, three container ids"
+assert_not_contains "$(sg_journal_text)" "Two privileged driver containers match" "a restart in the same pod"
+sg_show_journal
