@@ -8,110 +8,15 @@
 # log and the daemon's structured output.
 # Env (set by meson): SWAPGUARD_DAEMON, FAKE_KERNEL_SO, FAKE_NODE.
 set -uo pipefail
-. "$(dirname "$0")/../fakeroot/lib-fake-node.sh"
+# The harness is lib-daemon-fakeroot.sh's; this suite's waits default to 20 s
+# each (WAIT_STATE_SEC overrides), its container is written by fake-node.
+: "${WAIT_STATE_SEC:=20}"
+. "$(dirname "$0")/lib-daemon-fakeroot.sh"
 
-for v in SWAPGUARD_DAEMON FAKE_KERNEL_SO FAKE_NODE; do
-  if [ -z "${!v:-}" ] || [ ! -e "${!v}" ]; then
-    echo "SKIP: $v is not set or missing (run through meson test)"; exit 77
-  fi
-done
-command -v python3 >/dev/null || { echo "SKIP: python3 needed to read the state file"; exit 77; }
-
-tmp=$(mktemp -d /tmp/sg-daemon-XXXXXX)
-daemon_pid=
-container_pid=
-cleanup() {
-  [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
-  [ -n "$container_pid" ] && kill -9 "$container_pid" 2>/dev/null
-  wait 2>/dev/null
-  [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT
-rel=6.1.0-fake-amd64
-failures=0
-checks=0
-ID=3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
-
-fail() { echo "FAIL [$case]: $*"; failures=$((failures + 1)); }
-ok() { checks=$((checks + 1)); }
-fn() { "$FAKE_NODE" "$root" "$@" || fail "fake-node $*"; }
-
-state() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["state"])' \
-            "$root/run/nvme-swapguard/state.json" 2>/dev/null || echo none; }
-
-# The test waits (the daemon does not): poll the state file for up to
-# WAIT_STATE_SEC (20) s; a state that never comes ends the case (run_case).
-wait_state() {
-  local want=$1 deadline=$((SECONDS + ${WAIT_STATE_SEC:-20}))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    [ "$(state)" = "$want" ] && { ok; return 0; }
-    sleep 0.1
-  done
-  fail "state is $(state), expected $want; daemon output:"; sed 's/^/    /' "$tmp/daemon.log" | tail -15
-  return 1
-}
-expect_log() { grep -qE -- "$1" "$tmp/daemon.log" && ok || fail "daemon output lacks /$1/"; }
-expect_no_log() { grep -qE -- "$1" "$tmp/daemon.log" && fail "daemon output has /$1/" || ok; }
-expect_kernel() { grep -qE -- "$1" "$tmp/kernel.log" 2>/dev/null && ok || fail "kernel log lacks /$1/: $(cat "$tmp/kernel.log" 2>/dev/null)"; }
-expect_no_kernel() { grep -qE -- "$1" "$tmp/kernel.log" 2>/dev/null && fail "kernel log has /$1/: $(cat "$tmp/kernel.log")" || ok; }
-guard_file=/run/modprobe.d/nvme-swapguard.conf
-
-new_node() {
-  root=$tmp/root-$case
-  rm -f "$tmp/kernel.log" "$tmp/daemon.log"
-  fake_node_in_tree
-}
-
-# A process standing in for the container's init, with its cgroup and root.
-start_container() {
-  local ns=${1:-nvidia-network-operator} name=${2:-mofed-container} capeff=${3:-000001ffffffffff} userns=${4:-}
-  sleep 600 &
-  container_pid=$!
-  local croot=/proc/$container_pid/root/lib/modules/$rel
-  # NVIDIA's build: out-of-tree, depends on nothing the host lacks, GDS hooks exported
-  fake_node_nvidia_build $croot
-  # last: the store entry is what tells the daemon the container started
-  fn container $container_pid $ID "$ns" "$name" "$capeff" $userns
-}
-
-stop_container() {
-  kill "$container_pid" 2>/dev/null; wait "$container_pid" 2>/dev/null; container_pid=
-}
-
-start_daemon() {
-  NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
-    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
-    LD_PRELOAD=$FAKE_KERNEL_SO "$SWAPGUARD_DAEMON" --root "$root" --log-target stderr "$@" \
-    >>"$tmp/daemon.log" 2>&1 &
-  daemon_pid=$!
-}
-
-stop_daemon() {
-  kill -TERM "$daemon_pid" 2>/dev/null
-  wait "$daemon_pid"; local rc=$?
-  daemon_pid=
-  [ "$rc" -eq 0 ] && ok || fail "daemon exited $rc on SIGTERM"
-}
-
-ready() { mkdir -p "$root/run/mellanox/drivers" && touch "$root/run/mellanox/drivers/.driver-ready"; }
-
-
-# A case is a function that ends at the first state that does not come
-# (wait_state says which, and the daemon's last lines): its later steps
-# would only wait in turn. What it left running is stopped and the next
-# case runs, so one missing state is one failure, within the case's own
-# waits (WAIT_STATE_SEC each), not the suite's timeout hiding the rest.
-run_case() {
-  case=$1
-  local fn=case_${1//-/_}
-  "$fn" && return 0
-  echo "FAIL [$case]: case abandoned; the next cases still run"
-  [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
-  daemon_pid=
-  [ -n "$container_pid" ] && kill -9 "$container_pid" 2>/dev/null
-  wait 2>/dev/null
-  container_pid=
-}
+# The stand-in container (start_node_container: fake-node writes its store
+# entry, $ID; the args are namespace, container name, CapEff, user
+# namespace).
+start_container() { start_node_container "$@"; }
 
 # --- current image: the daemon loads the build from the container --------
 case_current_image() {

@@ -2,152 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # The driver container's whole life (issue 8), against the daemon binary on a
 # fake node (tests/fakeroot: fake-node + the fake kernel LD_PRELOAD shim), as
-# daemon-fakeroot.sh does (the helpers below are the same shape): a new
+# daemon-fakeroot.sh does (the helpers are lib-daemon-fakeroot.sh): a new
 # container over an earlier container's build, a ready file older than the
 # container, a tree without an NVMe build, ENABLE_NFSRDMA unset on a sources
 # image. (The broken stack and daemon-reload need a real kernel and systemd:
 # tests/daemon/vm/daemon-lifecycle-*.sh.)
 # Env (set by meson): SWAPGUARD_DAEMON, FAKE_KERNEL_SO, FAKE_NODE.
 set -uo pipefail
-. "$(dirname "$0")/../fakeroot/lib-fake-node.sh"
-
-for v in SWAPGUARD_DAEMON FAKE_KERNEL_SO FAKE_NODE; do
-  if [ -z "${!v:-}" ] || [ ! -e "${!v}" ]; then
-    echo "SKIP: $v is not set or missing (run through meson test)"; exit 77
-  fi
-done
-command -v python3 >/dev/null || { echo "SKIP: python3 needed to read the state file"; exit 77; }
-
-tmp=$(mktemp -d /tmp/sg-lifecycle-XXXXXX)
-daemon_pid=
-pids=()
-cleanup() {
-  [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT
-rel=6.1.0-fake-amd64
-failures=0
-checks=0
-ID_A=aaaa2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
-ID_B=bbbb2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
-
-fail() { echo "FAIL [$case]: $*"; failures=$((failures + 1)); }
-ok() { checks=$((checks + 1)); }
-fn() { "$FAKE_NODE" "$root" "$@" || fail "fake-node $*"; }
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' \
-            "$root/run/nvme-swapguard/state.json" "$1" 2>/dev/null; }
-state() { field state || echo none; }
-wait_state() {
-  local want=$1 deadline=$((SECONDS + ${WAIT_STATE_SEC:-30}))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    [ "$(state)" = "$want" ] && { ok; return 0; }
-    sleep 0.1
-  done
-  fail "state is $(state), expected $want; daemon output:"; sed 's/^/    /' "$tmp/daemon.log" | tail -20
-  return 1
-}
-expect_log() { grep -qE -- "$1" "$tmp/daemon.log" && ok || fail "daemon output lacks /$1/"; }
-expect_no_log() { grep -qE -- "$1" "$tmp/daemon.log" && fail "daemon output has /$1/" || ok; }
-expect_kernel() { grep -qE -- "$1" "$tmp/kernel.log" 2>/dev/null && ok || fail "kernel log lacks /$1/"; }
-expect_no_kernel() { grep -qE -- "$1" "$tmp/kernel.log" 2>/dev/null && fail "kernel log has /$1/" || ok; }
-
-new_node() {
-  root=$tmp/root-$case
-  rm -f "$tmp/kernel.log" "$tmp/daemon.log"
-  fake_node_in_tree
-}
-
-# A process standing in for a driver container's init. $1 id, $2 "build" or
-# "nobuild" (its tree), $3 extra process.env entries as JSON strings.
-start_container() {
-  local id=$1 tree=$2 env=${3:-'"ENABLE_NFSRDMA=true"'}
-  sleep 600 &
-  local pid=$!
-  pids+=("$pid")
-  container_pid=$pid
-  local croot=/proc/$pid/root/lib/modules/$rel
-  mkdir -p "$root/proc/$pid" "$root$croot"
-  # CREATED=1: CRI-O's create without the start: the runtime's init (runc) waits
-  [ -n "${CREATED:-}" ] && ln -sfn /usr/bin/runc "$root/proc/$pid/exe"
-  echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$id.scope" > "$root/proc/$pid/cgroup"
-  # privileged, in the host's user namespace (trust's check; as fake-node's `container` writes it)
-  local name=entrypoint
-  # CREATED=runc-init: runc 1.1.5's created container as the shipped unit
-  # sees it on Linux 6.1 (tests/daemon/vm-crio/crio-create-and-reload.sh):
-  # named "runc:[2:INIT]", waiting on /run/runc/<id>/exec.fifo; its exe is
-  # scripted unreadable (EACCES) by the case.
-  if [ "${CREATED:-}" = runc-init ]; then
-    name='runc:[2:INIT]'
-    mkdir -p "$root/run/runc/$id" && mkfifo "$root/run/runc/$id/exec.fifo"
-  fi
-  # CREATED=crun-init: crun 1.8.1's, as seen there: a fork of `crun create`
-  # named "crun", waiting on /run/crun/<id>/exec.fifo.
-  if [ "${CREATED:-}" = crun-init ]; then
-    name=crun
-    mkdir -p "$root/run/crun/$id" && mkfifo "$root/run/crun/$id/exec.fifo"
-  fi
-  printf 'Name:\t%s\nCapEff:\t000001ffffffffff\n' "$name" > "$root/proc/$pid/status"
-  mkdir -p "$root/proc/1/ns" "$root/proc/$pid/ns"
-  [ -e "$root/proc/1/ns/user" ] || echo "user:[4026531837]" > "$root/proc/1/ns/user"
-  ln -f "$root/proc/1/ns/user" "$root/proc/$pid/ns/user"
-  if [ "$tree" = build ]; then
-    fake_node_nvidia_build $croot
-  fi
-  local d=$root/run/containers/storage/overlay-containers/$id/userdata
-  mkdir -p "$d"
-  cat > "$d/.config.json.tmp" <<JSON
-{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"],"env":["PATH=/usr/bin",$env]},
- "annotations":{"io.kubernetes.container.name":"mofed-container",
-  "io.kubernetes.cri-o.Created":"$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)",
-  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-${id:0:5}",
-  "io.kubernetes.pod.namespace":"nvidia-network-operator"}}
-JSON
-  mv "$d/.config.json.tmp" "$d/config.json"
-  echo "$pid" > "$d/.pidfile.tmp" && mv "$d/.pidfile.tmp" "$d/pidfile"
-}
-
-start_daemon() {
-  NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
-    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
-    LD_PRELOAD=$FAKE_KERNEL_SO "$SWAPGUARD_DAEMON" --root "$root" --log-target stderr "$@" \
-    >>"$tmp/daemon.log" 2>&1 &
-  daemon_pid=$!
-}
-
-stop_daemon() {
-  kill -TERM "$daemon_pid" 2>/dev/null
-  wait "$daemon_pid"; local rc=$?
-  daemon_pid=
-  [ "$rc" -eq 0 ] && ok || fail "daemon exited $rc on SIGTERM"
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  pids=()
-}
-
-ready_path=/run/mellanox/drivers/.driver-ready
-ready() { mkdir -p "$root/run/mellanox/drivers" && touch "$root$ready_path"; }
-unready() { rm -f "$root$ready_path"; }
-
-
-# A case is a function that ends at the first state that does not come
-# (wait_state says which, and the daemon's last lines): its later steps
-# would only wait in turn. What it left running is stopped and the next
-# case runs, so one missing state is one failure, within the case's own
-# waits (WAIT_STATE_SEC each), not the suite's timeout hiding the rest.
-run_case() {
-  case=$1
-  local fn=case_${1//-/_}
-  "$fn" && return 0
-  echo "FAIL [$case]: case abandoned; the next cases still run"
-  [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
-  daemon_pid=
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  pids=()
-}
+. "$(dirname "$0")/lib-daemon-fakeroot.sh"
 
 # --- a new driver container after a swap is a new swap --------------------
 case_new_container_over_build() {
@@ -287,7 +149,6 @@ for rt in runc crun; do
   new_node
   start_daemon
   CREATED=$rt-init start_container $ID_A build
-  wait_log() { local i; for i in $(seq 1 200); do grep -qE -- "$1" "$tmp/daemon.log" && return 0; sleep 0.1; done; return 1; }
   wait_log "Container ${ID_A:0:12}: its start is watched on .*/run/$rt/$ID_A/exec.fifo" && ok ||
     fail "the start of a created container is not watched on its exec fifo"
   [ "$(state)" = idle ] && ok || fail "a created container was acted on: state $(state)"

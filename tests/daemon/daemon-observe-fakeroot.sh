@@ -12,29 +12,13 @@
 # daemon-fakeroot.sh's; see there for each step.
 # Env (set by meson): SWAPGUARD_DAEMON, FAKE_KERNEL_SO, FAKE_NODE.
 set -uo pipefail
-
-for v in SWAPGUARD_DAEMON FAKE_KERNEL_SO FAKE_NODE; do
-  if [ -z "${!v:-}" ] || [ ! -e "${!v}" ]; then
-    echo "SKIP: $v is not set or missing (run through meson test)"; exit 77
-  fi
-done
-command -v python3 >/dev/null || { echo "SKIP: python3 needed to read the state file"; exit 77; }
-
-tmp=$(mktemp -d /tmp/sg-observe-XXXXXX)
-daemon_pid=
-container_pid=
-cleanup() {
-  [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
-  [ -n "$container_pid" ] && kill -9 "$container_pid" 2>/dev/null
-  wait 2>/dev/null
-  [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT
-rel=6.1.0-fake-amd64
-failures=0
-checks=0
-ID=3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
-guard_file=/run/modprobe.d/nvme-swapguard.conf
+# The harness is lib-daemon-fakeroot.sh's, as daemon-fakeroot.sh's: waits of
+# 20 s each by default (WAIT_STATE_SEC overrides), the container written by
+# fake-node (start_node_container, $ID).
+: "${WAIT_STATE_SEC:=20}"
+# the status document goes under /var/log/nvme-swapguard
+node_dirs=(/var/log)
+. "$(dirname "$0")/lib-daemon-fakeroot.sh"
 # MESSAGE_IDs (daemon/publish/message-ids.h)
 MODE=b2e45a2e64314c86be896e05b361ebb8
 WOULD_UNLOAD=bd1424dce765462cb9474e8320270a45
@@ -44,28 +28,14 @@ BLOCKED=d26a0597308b450481324cf4e89b659b
 PINNED=a4e7c19ea7fa4bbda25cd3fc5b2dd7cf
 UNLOADED=5f9add5ec6ba4bceb08dd44a1496e973
 
-fail() { echo "FAIL [$case]: $*"; failures=$((failures + 1)); }
-ok() { checks=$((checks + 1)); }
-fn() { "$FAKE_NODE" "$root" "$@" || fail "fake-node $*"; }
-
+# A key of the state file or the status document, "-" when absent (the state
+# file's own state() is key state: "-", not "", when it has none).
 key() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], "-"))' \
           "$root/run/nvme-swapguard/state.json" "$1" 2>/dev/null || echo none; }
 state() { key state; }
 doc_key() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], "-"))' \
               "$root/var/log/nvme-swapguard/status.json" "$1" 2>/dev/null || echo none; }
 
-wait_state() {
-  local want=$1 i
-  for i in $(seq 1 100); do
-    [ "$(state)" = "$want" ] && { ok; return 0; }
-    sleep 0.1
-  done
-  fail "state is $(state), expected $want; daemon output:"; sed 's/^/    /' "$tmp/daemon.log" | tail -15
-  return 1
-}
-expect_log() { grep -qE -- "$1" "$tmp/daemon.log" && ok || fail "daemon output lacks /$1/"; }
-expect_no_log() { grep -qE -- "$1" "$tmp/daemon.log" && fail "daemon output has /$1/" || ok; }
-expect_kernel() { grep -qE -- "$1" "$tmp/kernel.log" 2>/dev/null && ok || fail "kernel log lacks /$1/: $(cat "$tmp/kernel.log" 2>/dev/null)"; }
 # The point of observe: not one module syscall.
 expect_no_module_call() {
   grep -qE "delete_module|init_module" "$tmp/kernel.log" 2>/dev/null \
@@ -73,56 +43,11 @@ expect_no_module_call() {
   [ -e "$root$guard_file" ] && fail "observe wrote $guard_file" || ok
 }
 
-new_node() {
-  root=$tmp/root-$case
-  rm -f "$tmp/kernel.log" "$tmp/daemon.log"
-  fn init $rel
-  fn ko /lib/modules/$rel kernel/block/t10-pi.ko t10_pi - -
-  fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme-core.ko nvme_core t10-pi -
-  fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme.ko nvme nvme-core -
-  fn modules-dep /lib/modules/$rel
-  fn module t10_pi -1 nvme_core
-  fn module nvme_core -1 nvme
-  fn module nvme 0 -
-  fn namespace 0 1 partitions=1
-  mkdir -p "$root/run/containers/storage/overlay-containers" "$root/etc/nvme-swapguard" "$root/var/log"
-}
-
 set_mode() { printf '[Swap]\nMode=%s\n' "$1" > "$root/etc/nvme-swapguard/nvme-swapguard.conf"; }
-
-start_container() {
-  sleep 600 &
-  container_pid=$!
-  local croot=/proc/$container_pid/root/lib/modules/$rel
-  fn ko $croot extra/mlnx-nvme/host/nvme-core.ko nvme_core t10-pi - fake_taint=OE
-  fn ko $croot extra/mlnx-nvme/host/nvme.ko nvme nvme-core - fake_taint=OE fake_exports=nvme_v1_register_nvfs_dma_ops
-  fn modules-dep $croot
-  fn container $container_pid $ID nvidia-network-operator mofed-container 000001ffffffffff
-}
-
-stop_container() {
-  kill "$container_pid" 2>/dev/null; wait "$container_pid" 2>/dev/null; container_pid=
-}
-
-start_daemon() {
-  NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
-    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
-    LD_PRELOAD=$FAKE_KERNEL_SO "$SWAPGUARD_DAEMON" --root "$root" --log-target stderr "$@" \
-    >>"$tmp/daemon.log" 2>&1 &
-  daemon_pid=$!
-}
-
-stop_daemon() {
-  kill -TERM "$daemon_pid" 2>/dev/null
-  wait "$daemon_pid"; local rc=$?
-  daemon_pid=
-  [ "$rc" -eq 0 ] && ok || fail "daemon exited $rc on SIGTERM"
-}
+start_container() { start_node_container; }
 
 # The unit's restart after the MachineConfig changed the file.
 restart_in() { stop_daemon; set_mode "$1"; start_daemon; }
-
-ready() { mkdir -p "$root/run/mellanox/drivers" && touch "$root/run/mellanox/drivers/.driver-ready"; }
 
 # --- observe through a whole swap, then enforce with the ready file there ---
 case=observe-then-enforce-after-ready

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # The fake node the shell suites run the real daemon on
-# (tests/daemon/daemon-fakeroot.sh, daemon-lifecycle-fakeroot.sh,
+# (tests/daemon/*-fakeroot.sh through lib-daemon-fakeroot.sh,
 # tests/fleet/make-documents.sh), in one place. Sourced. The caller defines
 # fn() (the fake-node command on $root, a failure counted its own way) and
 # $rel (the fake kernel release); $root is the node being built.
