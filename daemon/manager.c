@@ -10,6 +10,7 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 
+#include "container/container-started.h"
 #include "host/host-root.h"
 #include "manager-dispatch.h"
 #include "manager.h"
@@ -39,6 +40,26 @@ static int on_pod_end_waited(sd_event_source *s, uint64_t usec, void *userdata) 
         return 0;
 }
 
+/* Whether the followed container's process is still there, as its pidfd
+ * says (POLLIN once it exited). No pidfd: unknown, false. */
+static bool container_alive(const Manager *m) {
+        struct pollfd p = { .events = POLLIN };
+
+        if (!m->container.exit_source)
+                return false;
+        p.fd = sd_event_source_get_io_fd(m->container.exit_source);
+        return p.fd >= 0 && poll(&p, 1, 0) == 0;
+}
+
+/* Whether the followed container's process has exited: its pidfd when
+ * there is one (a zombie not yet reaped still answers kill(2)), else
+ * whether its pid answers at all. */
+static bool container_gone(const Manager *m) {
+        if (m->container.exit_source)
+                return !container_alive(m);
+        return !container_pid_running(m->container.pid);
+}
+
 static void container_exited(Manager *m, const char *why) {
         if (!driver_container_followed(&m->container))
                 return;
@@ -58,6 +79,14 @@ static int on_container_exit(sd_event_source *s, int fd, uint32_t revents, void 
 
 static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid) {
         int r;
+
+        /* The followed one exited, its pidfd's event still pending (sd-event
+         * may run the store's event first: seen on 6.12 under load). Its end
+         * comes first, as it happened, so what it left (the ready file of a
+         * killed attempt, issue 20) is never taken for the next one's. */
+        if (driver_container_followed(&m->container) && !driver_container_is(&m->container, c->id) &&
+            container_gone(m))
+                container_exited(m, "its process exited");
 
         r = driver_container_follow(&m->container, m->event, c, pid, on_container_exit, m);
         if (r == -ENOMEM) {
@@ -105,17 +134,6 @@ static void on_store(ContainerStore *s, ContainerStoreEvent ev, const ContainerI
                 container_running(m, c, pid);
         else if (driver_container_is(&m->container, c->id))
                 container_exited(m, "removed from the container store");
-}
-
-/* Whether the followed container's process is still there, as its pidfd
- * says (POLLIN once it exited). No pidfd: unknown, false. */
-static bool container_alive(const Manager *m) {
-        struct pollfd p = { .events = POLLIN };
-
-        if (!m->container.exit_source)
-                return false;
-        p.fd = sd_event_source_get_io_fd(m->container.exit_source);
-        return p.fd >= 0 && poll(&p, 1, 0) == 0;
 }
 
 static void on_scope(ScopeWatch *w, const char *id, bool added, void *userdata) {

@@ -361,6 +361,16 @@ static SwapTransition next_settled(SwapState state, SwapEvent event, const SwapC
                         return ctx->stack_loaded ? T(SWAP_STATE_IDLE, SWAP_ACTION_NONE)
                                                  : T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
                 return T(state, SWAP_ACTION_NONE);
+        case SWAP_EVENT_READY_APPEARED:
+                /* A restore after a failed load for the followed container (the
+                 * ready file then was an earlier attempt's, left by a crash:
+                 * its tree had no build yet) is not its last word: a ready
+                 * file made since says its build is there now. Swap again,
+                 * through the guard. */
+                if (state == SWAP_STATE_RESTORED && ctx->container_running && !ctx->build_ruled_out &&
+                    ctx->load_from_container && !ctx->observe)
+                        return container_started(ctx);
+                return T(state, SWAP_ACTION_NONE);
         case SWAP_EVENT_STACK_GONE:
                 /* Someone removed the build we swapped in, or the in-tree stack:
                  * never idle with no NVMe driver. */

@@ -104,7 +104,7 @@ static const Row table[_SWAP_STATE_MAX] = {
                 X(RSTG, N_), X(RSTG, N_), X(RSTG, N_), X(RSTG, SR),
                 X(RSTG, N_), X(RSTG, N_), X(RSTG, N_) } },
         { RSTD, &ctx_in_tree, {
-                X(SEEN, UL), X(IDLE, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTG, RS),
+                X(SEEN, UL), X(IDLE, N_), X(SEEN, UL), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTG, RS),
                 X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_), X(RSTD, N_),
                 X(RSTD, N_), X(RSTG, RS), X(RSTD, N_), X(RSTD, SR),
                 X(RSTD, N_), X(RSTD, N_), X(RSTD, N_) } },
@@ -487,6 +487,30 @@ Test(swap_state, pod_end_restores_what_the_daemon_loaded) {
         for (int st = 0; st < _SWAP_STATE_MAX; st++)
                 if (st != SWPD)
                         expect_transition(st, SWAP_EVENT_POD_ENDED, &out, st, N_);
+}
+
+/* A crash loop (issue 20): the restarted attempt met the ready file its
+ * predecessor left, the load from its tree failed (no build yet), the
+ * in-tree stack came back; its own ready file later swaps, through the
+ * guard, and only when a build can come from it. */
+Test(swap_state, restored_swaps_again_at_a_later_ready_file) {
+        SwapContext ctx = ctx_in_tree;
+        SwapTransition t;
+
+        ctx.ready_present = true;
+        t = swap_state_next(RSTD, SWAP_EVENT_READY_APPEARED, &ctx);
+        cr_assert_eq(t.next, SEEN);
+        cr_assert_eq(t.action, UL);
+        ctx.load_from_container = false;
+        cr_assert_eq(swap_state_next(RSTD, SWAP_EVENT_READY_APPEARED, &ctx).action, N_);
+        ctx = ctx_no_build;
+        cr_assert_eq(swap_state_next(RSTD, SWAP_EVENT_READY_APPEARED, &ctx).action, N_);
+        ctx = ctx_in_tree;
+        ctx.container_running = false;
+        cr_assert_eq(swap_state_next(RSTD, SWAP_EVENT_READY_APPEARED, &ctx).action, N_);
+        ctx = ctx_in_tree;
+        ctx.observe = true;
+        cr_assert_eq(swap_state_next(RSTD, SWAP_EVENT_READY_APPEARED, &ctx).action, N_);
 }
 
 Test(swap_state, invalid_input) {
