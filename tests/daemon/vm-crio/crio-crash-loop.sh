@@ -24,7 +24,7 @@ crio_setup
 # swap_to CID: as crio-restart-upgrade.sh's: the daemon has taken out what
 # was loaded before, the compile ends, the daemon ends swapped to CID.
 swap_to() {
-	sg_wait_taken_out 120
+	sg_wait_state unloaded-waiting-driver 120
 	crio_compiled
 	sg_wait_state swapped 120
 	sg_assert_oot

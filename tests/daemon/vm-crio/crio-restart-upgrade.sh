@@ -24,7 +24,7 @@ crio_case_begin
 # openibd exits 1 and kubelet restarts the container, which then finds the
 # earlier build gone. README, "A new driver container".)
 swap_to() {
-	sg_wait_taken_out
+	sg_wait_state unloaded-waiting-driver
 	crio_compiled
 	sg_wait_state swapped
 	sg_assert_oot

@@ -237,34 +237,6 @@ sg_wait_state() {
 
 sg_journal_text() { journalctl -u "$SG_UNIT" --no-pager -q -o cat; }
 
-# sg_wait_taken_out [TIMEOUT]: after a driver container's restart, the daemon
-# has taken out what was loaded and waits for the new attempt's ready file
-# (unloaded-waiting-driver). KNOWN BUG (issue 20, open): in the VM the ready
-# file a killed attempt left can still count for the next one, so the daemon
-# loads from a tree with no build yet (ENOENT), restores, and swaps only at
-# the attempt's own ready file (restored -> container-seen -> swapped). That
-# detour is accepted here, said as a KNOWN BUG line, and only in exactly that
-# shape (the load's ENOENT in the journal); the caller's wait for swapped
-# still decides.
-sg_wait_taken_out() {
-	local deadline=$((SECONDS + ${1:-60})) s
-	while [ $SECONDS -lt $deadline ]; do
-		s=$(sg_state)
-		if [ "$s" = unloaded-waiting-driver ]; then
-			vm_pass "daemon state is unloaded-waiting-driver"
-			return 0
-		fi
-		if [ "$s" = restored ] && sg_journal_text | grep -q "Cannot load the NVMe stack from .*: No such file or directory"; then
-			vm_log "KNOWN BUG (issue 20): the earlier attempt's ready file counted; restored, waiting for the attempt's own ready file"
-			vm_pass "daemon took the earlier build out (through the known restored detour)"
-			return 0
-		fi
-		sleep 0.1
-	done
-	sg_wait_state unloaded-waiting-driver 0
-}
-
-
 # sg_journal_entries KIND [FIELD=VALUE...]: the MESSAGE of every entry with
 # the MESSAGE_ID of KIND (STARTED, BLOCKED, ...) and all those fields; exit 1
 # when there is none.
