@@ -102,8 +102,17 @@ int file_made_usec(const char *path, uint64_t *ret) {
         struct statx sx;
         const struct statx_timestamp *t;
 
-        if (statx(AT_FDCWD, path, AT_STATX_SYNC_AS_STAT, STATX_BTIME | STATX_MTIME, &sx) < 0)
-                return -errno;
+        if (statx(AT_FDCWD, path, AT_STATX_SYNC_AS_STAT, STATX_BTIME | STATX_MTIME, &sx) < 0) {
+                struct stat st;
+
+                /* statx(2) refused (a seccomp filter's EPERM, ENOSYS), not the
+                 * file gone: stat(2)'s mtime still tells when it was made (an
+                 * error here makes the caller count a ready file as fresh). */
+                if (errno == ENOENT || stat(path, &st) < 0)
+                        return -errno;
+                *ret = (uint64_t) st.st_mtim.tv_sec * 1000000ULL + (uint64_t) st.st_mtim.tv_nsec / 1000U;
+                return 0;
+        }
         t = (sx.stx_mask & STATX_BTIME) ? &sx.stx_btime : &sx.stx_mtime;
         *ret = (uint64_t) t->tv_sec * 1000000ULL + t->tv_nsec / 1000U;
         return 0;
