@@ -9,6 +9,7 @@
 #include "actions/load-removals.h"
 #include "actions/module-live.h"
 #include "host/host-root.h"
+#include "modules/module-stack.h"
 #include "usage/usage-check.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -27,21 +28,6 @@ typedef struct SharedCheck {
         char *why; /* why it stays: set by the check that stopped */
 } SharedCheck;
 
-static int read_attr(const char *name, const char *attr, char **ret) {
-        _cleanup_free_ char *path = NULL;
-        int r;
-
-        r = host_pathf(&path, "/sys/module/%s/%s", name, attr);
-        if (r < 0)
-                return r;
-        r = read_one_line_file(path, ret);
-        if (r == -ENOENT) {
-                *ret = NULL;
-                return 0;
-        }
-        return r;
-}
-
 /* Why the module cannot go now, or NULL when it is free: the kernel would
  * refuse the removal anyway, but the operator wants the name of the user. */
 static int shared_in_use(const char *name, char **ret_why) {
@@ -55,7 +41,7 @@ static int shared_in_use(const char *name, char **ret_why) {
         r = read_dir_names(path, &holders);
         if (r < 0 && r != -ENOENT && r != -ENOTDIR)
                 return r;
-        r = read_attr(name, "refcnt", &refcnt);
+        r = module_sysfs_attr_read(name, "refcnt", &refcnt);
         if (r < 0)
                 return r;
         *ret_why = NULL;
@@ -95,7 +81,7 @@ int load_shared_release(const char *name, bool from_container, char **ret_why) {
         int r;
 
         *ret_why = NULL;
-        r = read_attr(name, "taint", &taint);
+        r = module_sysfs_attr_read(name, "taint", &taint);
         if (r < 0)
                 return r;
         /* The host's tree replaces only an out-of-tree build (an earlier

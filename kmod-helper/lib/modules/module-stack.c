@@ -61,8 +61,7 @@ ModuleStack *module_stack_free(ModuleStack *s) {
 }
 
 
-/* An optional one-line sysfs attribute of /sys/module/<name>/: NULL when absent. */
-static int read_module_attr(const char *name, const char *attr, char **ret) {
+int module_sysfs_attr_read(const char *name, const char *attr, char **ret) {
         _cleanup_free_ char *path = NULL;
         int r;
 
@@ -107,7 +106,7 @@ static int read_refcnt(const char *name, const ProcModule *pm, int *ret) {
         _cleanup_free_ char *s = NULL;
         int r;
 
-        r = read_module_attr(name, "refcnt", &s);
+        r = module_sysfs_attr_read(name, "refcnt", &s);
         if (r < 0)
                 return r;
         if (s && safe_atoi(s, ret) >= 0)
@@ -164,12 +163,12 @@ static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, StackReadCon
         if (r < 0)
                 return r;
         m->n_holders = strv_length(m->holders);
-        r = read_module_attr(m->name, "taint", &m->taint);
+        r = module_sysfs_attr_read(m->name, "taint", &m->taint);
         if (r >= 0 && !m->taint)
                 m->taint = strdup("");
         if (r < 0 || !m->taint)
                 return r < 0 ? r : -ENOMEM;
-        r = read_module_attr(m->name, "srcversion", &m->srcversion);
+        r = module_sysfs_attr_read(m->name, "srcversion", &m->srcversion);
         if (r < 0)
                 return r;
         r = read_mlx_compat_dependency(m->name, &m->depends_on_mlx_compat);
@@ -188,7 +187,7 @@ static int read_initstate(const char *name, const ProcModule *pm, char **ret) {
         const char *s;
         int r;
 
-        r = read_module_attr(name, "initstate", ret);
+        r = module_sysfs_attr_read(name, "initstate", ret);
         if (r < 0 || *ret || !pm)
                 return r;
         s = streq(pm->state, "Loading") ? "coming" : streq(pm->state, "Unloading") ? "going" : "live";

@@ -98,6 +98,9 @@ ModuleStack *module_stack_free(ModuleStack *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);
 const ModuleInfo *module_stack_find(const ModuleStack *s, const char *name);
 bool module_stack_any_loaded(const ModuleStack *s);
+/* An optional one-line attribute of /sys/module/<name>/ (through host_path):
+ * *ret NULL when absent. */
+int module_sysfs_attr_read(const char *name, const char *attr, char **ret);
 
 /* References that no dependent module explains: mounts, open devices, ...
  * refcnt - n_holders, never below 0. */
