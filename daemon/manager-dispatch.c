@@ -91,6 +91,11 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                 SwapTransition t;
                 SwapState old = m->state;
 
+                /* The ready file's event may still be queued behind this
+                 * one (it was removed during an unload that took seconds):
+                 * what the table decides on must be true now. */
+                if (m->ready_present && !lifecycle_ready_counts(m))
+                        m->ready_present = false;
                 if (swap_read_context(m, &ctx) < 0)
                         return;
                 t = swap_state_next(m->state, ev, &ctx);

@@ -199,14 +199,17 @@ static void stack_changed(Manager *m) {
 static void on_ready(PathWatch *w, bool exists, void *userdata) {
         Manager *m = userdata;
 
+        /* Only a ready file made for the followed container counts; one
+         * removed again since this event is gone (its own event follows). */
+        if (exists && !lifecycle_ready_counts(m) && !m->ready_stale)
+                exists = false;
         if (!exists) {
                 if (m->ready_present || m->ready_stale)
                         log_info("Ready file %s is gone.", m->config->ready_file);
                 m->ready_present = m->ready_stale = false;
                 return;
         }
-        /* Only a ready file made for the followed container counts. */
-        if (!lifecycle_ready_counts(m)) {
+        if (m->ready_stale) {
                 log_info("Ready file %s appeared but predates driver container %.12s.", m->config->ready_file,
                          m->container.identity ? m->container.identity->id : "?");
                 m->ready_present = false;

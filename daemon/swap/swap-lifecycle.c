@@ -51,10 +51,21 @@ bool lifecycle_ready_counts(Manager *m) {
         _cleanup_free_ char *path = NULL;
         const ContainerIdentity *c = m->container.identity;
         uint64_t made;
+        int r;
 
         m->ready_stale = false;
-        if (!c || host_path(m->config->ready_file, &path) < 0 || file_made_usec(path, &made) < 0)
-                return true;
+        if (host_path(m->config->ready_file, &path) < 0)
+                return false;
+        /* Asked of the disk, not of the path watch: its flag lags behind a
+         * removal whose event is still queued (a restarted attempt's
+         * entrypoint removes the file first thing, while the daemon is busy
+         * following it: issue 20, seen under TCG), and a file that is gone
+         * must never count. */
+        r = file_made_usec(path, &made);
+        if (r == -ENOENT || r == -ENOTDIR)
+                return false;
+        if (r < 0 || !c)
+                return true; /* there, of unknown age, or no container to judge it by */
         /* Issue 20: the file a crashed container left (the entrypoint removes
          * it only in its cleanup) was there when it ended: never the next
          * attempt's, whatever its creation time says. */
@@ -149,7 +160,7 @@ static bool build_is_earlier(Manager *m) {
                 return false;
         if (from)
                 return !streq(from, followed_id(m));
-        return !lifecycle_ready_counts(m) || !path_watch_exists(m->ready);
+        return !lifecycle_ready_counts(m);
 }
 
 void lifecycle_container_followed(Manager *m) {
@@ -160,7 +171,7 @@ void lifecycle_container_followed(Manager *m) {
         if (!id)
                 return;
         pod_end_container_followed(m);
-        m->ready_present = path_watch_exists(m->ready) && lifecycle_ready_counts(m);
+        m->ready_present = lifecycle_ready_counts(m);
         m->earlier_build = build_is_earlier(m);
         if (m->earlier_build)
                 report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_EARLIER_BUILD,

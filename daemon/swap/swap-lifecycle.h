@@ -16,8 +16,9 @@ void lifecycle_container_exited(Manager *m);
 /* A container is now followed (or the record it is judged against was just
  * read at start): decide and report, once per container. */
 void lifecycle_container_followed(Manager *m);
-/* Whether the ready file at the configured path counts for the followed
- * container; sets m->ready_stale. Without a container it counts. */
+/* Whether the ready file at the configured path is there now (asked of the
+ * disk) and counts for the followed container; sets m->ready_stale. Without
+ * a container, being there is enough. */
 bool lifecycle_ready_counts(Manager *m);
 /* The stack modules to load from the container: the wanted ones, without
  * nvme_rdma unless UNLOAD_STORAGE_MODULES=true. *ret NULL: the default. */
