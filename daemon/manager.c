@@ -199,8 +199,7 @@ static void stack_changed(Manager *m) {
 static void on_ready(PathWatch *w, bool exists, void *userdata) {
         Manager *m = userdata;
 
-        /* Only a ready file made for the followed container counts; one
-         * removed again since this event is gone (its own event follows). */
+        /* Only one made for the followed container counts; one removed since is gone. */
         if (exists && !lifecycle_ready_counts(m) && !m->ready_stale)
                 exists = false;
         if (!exists) {
