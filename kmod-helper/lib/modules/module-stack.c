@@ -26,6 +26,7 @@ bool nvme_stack_module(const char *name) {
 /* The state that is read once per stack read and shared by every module. */
 typedef struct StackReadContext {
         ProcModules *proc;
+        bool want_hooks;    /* MODULE_STACK_READ_HOOKS: ask /proc/kallsyms */
         char **gds_hooks;   /* "<module>:<generation>"; NULL until the first loaded module needs it */
 } StackReadContext;
 
@@ -134,11 +135,20 @@ static int read_mlx_compat_dependency(const char *name, bool *ret) {
         return 0;
 }
 
-/* kallsyms is large and slow to generate (~0.2 s): read it once per stack
- * read, and only when some module is loaded at all. */
-static int read_gds_hooks(ModuleInfo *m, StackReadContext *ctx) {
+/* kallsyms is large and slow to generate (~0.2 s, 1,000 read()s of one page
+ * each; seconds under TCG): read it once per stack read, only when the hooks
+ * are asked for, and only for a module that can carry them. The kernel
+ * taints every module built outside its tree with O (kernel/module/main.c,
+ * TAINT_OOT_MODULE unless the modinfo says intree;
+ * Documentation/admin-guide/tainted-kernels.rst): a module whose taint was
+ * read and has no O is the kernel's own build, which has no GDS hooks. So
+ * the in-tree stack costs no kallsyms read at all; an unreadable taint
+ * still asks kallsyms. */
+static int read_gds_hooks(ModuleInfo *m, bool taint_known, StackReadContext *ctx) {
         int r;
 
+        if (!ctx->want_hooks || (taint_known && !strchr(m->taint, 'O')))
+                return 0;
         if (!ctx->gds_hooks) {
                 r = kallsyms_gds_hooks_read(&ctx->gds_hooks);
                 if (r < 0)
@@ -154,6 +164,7 @@ static int read_gds_hooks(ModuleInfo *m, StackReadContext *ctx) {
 /* Loaded: listed in /proc/modules, or has an initstate (built-in modules
  * have /sys/module/<m>/ too, but no initstate). */
 static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, StackReadContext *ctx) {
+        bool taint_known;
         int r;
 
         r = read_refcnt(m->name, pm, &m->refcnt);
@@ -164,6 +175,7 @@ static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, StackReadCon
                 return r;
         m->n_holders = strv_length(m->holders);
         r = module_sysfs_attr_read(m->name, "taint", &m->taint);
+        taint_known = m->taint != NULL;
         if (r >= 0 && !m->taint)
                 m->taint = strdup("");
         if (r < 0 || !m->taint)
@@ -174,7 +186,7 @@ static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, StackReadCon
         r = read_mlx_compat_dependency(m->name, &m->depends_on_mlx_compat);
         if (r < 0)
                 return r;
-        return read_gds_hooks(m, ctx);
+        return read_gds_hooks(m, taint_known, ctx);
 }
 
 static inline void module_info_donep(ModuleInfo *m) {
@@ -322,14 +334,15 @@ static void stack_read_context_done(StackReadContext *ctx) {
         strv_free(ctx->gds_hooks);
 }
 
-int module_stack_read(ModuleStack **ret) {
+int module_stack_read_with(ModuleStackRead flags, ModuleStack **ret) {
         _cleanup_(module_stack_freep) ModuleStack *s = calloc(1, sizeof(ModuleStack));
-        _cleanup_(stack_read_context_done) StackReadContext ctx = {};
+        _cleanup_(stack_read_context_done) StackReadContext ctx = { .want_hooks = flags & MODULE_STACK_READ_HOOKS };
         size_t alloc = 0;
         int r;
 
         if (!s)
                 return -ENOMEM;
+        s->hooks_read = ctx.want_hooks;
         r = proc_modules_read(&ctx.proc);
         if (r < 0)
                 return r;
@@ -346,6 +359,10 @@ int module_stack_read(ModuleStack **ret) {
                 return r;
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+int module_stack_read(ModuleStack **ret) {
+        return module_stack_read_with(MODULE_STACK_READ_HOOKS, ret);
 }
 
 const ModuleInfo *module_stack_find(const ModuleStack *s, const char *name) {
