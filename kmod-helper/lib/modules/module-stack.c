@@ -289,20 +289,35 @@ static int held_by_member(const char *name, const StackReadContext *ctx, bool *r
         return 0;
 }
 
+/* Whether a loaded member uses the module, from its users column alone. */
+static bool used_by_member(const ProcModule *pm) {
+        STRV_FOREACH(u, pm->users)
+                if (nvme_stack_module(*u))
+                        return true;
+        return false;
+}
+
 /* The modules the stack uses and may share with others, from the live
  * graph: every loaded module that a member holds, whatever its name
- * (nvme_auth, nvme_keyring, t10_pi, or what a later kernel adds). Both
- * /sys/module and /proc/modules are walked: either alone may be missing in
- * a container or a fake root. Built-in modules have no holders/. */
+ * (nvme_auth, nvme_keyring, t10_pi, or what a later kernel adds).
+ *
+ * When /proc/modules lists modules, its users column is the answer: the
+ * kernel prints there the same list of users that it links in holders/
+ * (both are a module's source_list, kernel/module/main.c), and lists every
+ * loaded module. Walking /sys/module instead costs a directory read per
+ * module, built-in ones included (some 150 opens and getdents per stack
+ * read, several stack reads per swap). Without /proc/modules (a container,
+ * a fake root) /sys/module is walked. Built-in modules have no holders/. */
 static int append_shared(ModuleStack *s, StackReadContext *ctx, size_t *alloc) {
         _cleanup_strv_free_ char **names = NULL;
         _cleanup_free_ char *dir = NULL;
+        bool from_proc = ctx->proc->n_modules > 0;
         int r;
 
         r = host_path("/sys/module", &dir);
         if (r < 0)
                 return r;
-        r = read_dir_names(dir, &names);
+        r = from_proc ? -ENOENT : read_dir_names(dir, &names);
         if (r == -ENOENT || r == -ENOTDIR)
                 r = strv_copy(NULL, &names);
         if (r < 0)
@@ -317,8 +332,9 @@ static int append_shared(ModuleStack *s, StackReadContext *ctx, size_t *alloc) {
 
                 if (module_stack_find(s, *n))
                         continue;
-                r = held_by_member(*n, ctx, &held);
-                if (r < 0)
+                if (from_proc)
+                        held = used_by_member(proc_modules_find(ctx->proc, *n));
+                else if ((r = held_by_member(*n, ctx, &held)) < 0)
                         return r;
                 if (!held)
                         continue;
