@@ -434,7 +434,6 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->sig_hup);
         sd_event_source_disable_unref(m->deadline);
         sd_event_source_disable_unref(m->recheck);
-        sd_event_source_disable_unref(m->publish_later);
         sd_event_source_disable_unref(m->stack_settle);
         lifecycle_free(m);
         sd_event_unref(m->event);

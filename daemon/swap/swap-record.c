@@ -98,6 +98,10 @@ static void schedule_publish(Manager *m) {
                 }
                 (void) sd_event_source_set_priority(m->publish_later, SD_EVENT_PRIORITY_IDLE);
                 (void) sd_event_source_set_description(m->publish_later, "status-document");
+                /* Owned by the loop from here on (freed with it): the pointer
+                 * kept is borrowed, only to arm it again. */
+                if (sd_event_source_set_floating(m->publish_later, true) >= 0)
+                        (void) sd_event_source_unref(m->publish_later);
         }
         (void) sd_event_source_set_enabled(m->publish_later, SD_EVENT_ONESHOT);
 }
