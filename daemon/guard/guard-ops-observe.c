@@ -33,6 +33,10 @@ static int observe_read_stack(void *u, GuardStack **ret) {
         return INNER(u)->read_stack(INNER(u)->userdata, ret);
 }
 
+static int observe_read_stack_hooks(void *u, GuardStack **ret) {
+        return guard_read_stack_hooks(INNER(u), ret);
+}
+
 static int observe_check_usage(void *u, GuardBlockers **ret) {
         return INNER(u)->check_usage(INNER(u)->userdata, ret);
 }
@@ -154,6 +158,7 @@ int guard_ops_observe_new(const GuardOps *inner, GuardOps **ret) {
                 .load_from = observe_load_from,
                 .restore = observe_restore,
                 .read_stack = observe_read_stack,
+                .read_stack_hooks = observe_read_stack_hooks,
                 .check_usage = observe_check_usage,
                 .scan_namespaces = observe_scan_namespaces,
                 .nvme_driverless = observe_nvme_driverless,

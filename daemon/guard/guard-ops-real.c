@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "nvme/nvme-unbound.h"
 #include "actions/module-file.h"
@@ -105,7 +106,7 @@ static int real_unload(void *userdata, GuardUnloadResult **ret) {
         /* Never held across our own guarded unload: its descriptors would
          * make every removal fail (the caller refreshes it afterwards). */
         guard_pin_release_real(userdata);
-        r = stack_unload(&opts, &u);
+        r = stack_unload_checked(&opts, TAKE_PTR(in_use), &u);
         if (r < 0)
                 return r;
         switch (u->outcome) {
@@ -226,20 +227,61 @@ static int member_lines(const char *text, char **ret) {
  * depends on, the kernel's own facts (6.1: nvme_tcp on nvme_fabrics and
  * nvme_core; 6.12 adds nvme_auth and nvme_keyring, which are not members).
  * NULL when it cannot be read: the health check then judges no dependency. */
-static ModuleTree *host_index(void) {
-        _cleanup_free_ char *release = NULL, *dir = NULL, *path = NULL, *text = NULL, *lines = NULL;
+static ModuleTree *host_index_parse(const char *dir, const char *path) {
+        _cleanup_free_ char *text = NULL, *lines = NULL;
         _cleanup_(module_tree_freep) ModuleTree *t = NULL;
         size_t size;
 
-        if (host_kernel_release(&release) < 0 || host_pathf(&dir, "/lib/modules/%s", release) < 0 ||
-            asprintf(&path, "%s/modules.dep", dir) < 0)
-                return NULL;
         if (read_regular_file(path, MODULE_DEP_FILE_MAX, &text, &size) < 0 || member_lines(text, &lines) < 0)
                 return NULL;
         t = calloc(1, sizeof(*t));
         if (!t || !(t->dir = strdup(dir)) || module_tree_parse_modules_dep(t, lines) < 0)
                 return NULL;
         return TAKE_PTR(t);
+}
+
+/* The index as last parsed, and which file it came from: modules.dep changes
+ * only when depmod runs (a package install), while every stack read wants it
+ * (several per swap; reading and filtering its 4,000+ lines each time was a
+ * visible part of a swap under TCG). A stat() tells whether it is still the
+ * same file; a new one (another path, inode, size or mtime) is parsed again. */
+static struct {
+        char *path;
+        struct stat st;
+        ModuleTree *tree;
+} host_index_cache;
+
+static bool same_file(const struct stat *a, const struct stat *b) {
+        return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+               a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Borrowed: valid until the next call. */
+static const ModuleTree *host_index(void) {
+        _cleanup_free_ char *release = NULL, *dir = NULL, *path = NULL;
+        struct stat st;
+
+        if (host_kernel_release(&release) < 0 || host_pathf(&dir, "/lib/modules/%s", release) < 0 ||
+            asprintf(&path, "%s/modules.dep", dir) < 0)
+                return NULL;
+        if (stat(path, &st) < 0) {
+                st = (struct stat) {};
+                free(path); /* nothing to cache */
+                path = NULL;
+        }
+        if (path && host_index_cache.tree && streq(host_index_cache.path, path) && same_file(&host_index_cache.st, &st))
+                return host_index_cache.tree;
+        host_index_cache.tree = module_tree_free(host_index_cache.tree);
+        free(host_index_cache.path);
+        host_index_cache.path = NULL;
+        if (!path)
+                return NULL;
+        host_index_cache.tree = host_index_parse(dir, path);
+        if (host_index_cache.tree) {
+                host_index_cache.path = TAKE_PTR(path);
+                host_index_cache.st = st;
+        }
+        return host_index_cache.tree;
 }
 
 static int member_needs(const ModuleTree *t, const char *name, char ***ret) {
@@ -272,15 +314,15 @@ static int guard_module_from(const ModuleStack *s, const ModuleInfo *m, const Mo
         return index && m->role == MODULE_ROLE_MEMBER ? member_needs(index, m->name, &g->needs) : 0;
 }
 
-static int real_read_stack(void *userdata, GuardStack **ret) {
+static int read_stack(ModuleStackRead flags, GuardStack **ret) {
         _cleanup_(module_stack_freep) ModuleStack *s = NULL;
-        _cleanup_(module_tree_freep) ModuleTree *index = NULL;
         _cleanup_(guard_stack_freep) GuardStack *g = calloc(1, sizeof(*g));
+        const ModuleTree *index;
         int r;
 
         if (!g)
                 return -ENOMEM;
-        r = module_stack_read(&s);
+        r = module_stack_read_with(flags, &s);
         if (r < 0)
                 return r;
         g->modules = calloc(s->n_modules ?: 1, sizeof(GuardModule));
@@ -295,6 +337,14 @@ static int real_read_stack(void *userdata, GuardStack **ret) {
         }
         *ret = TAKE_PTR(g);
         return 0;
+}
+
+static int real_read_stack(void *userdata, GuardStack **ret) {
+        return read_stack(MODULE_STACK_READ_DECIDE, ret);
+}
+
+static int real_read_stack_hooks(void *userdata, GuardStack **ret) {
+        return read_stack(MODULE_STACK_READ_HOOKS, ret);
 }
 
 static int real_check_usage(void *userdata, GuardBlockers **ret) {
@@ -445,6 +495,7 @@ const GuardOps guard_ops_real = {
         .nvme_driverless = real_nvme_driverless,
         .restore = real_restore,
         .read_stack = real_read_stack,
+        .read_stack_hooks = real_read_stack_hooks,
         .check_usage = real_check_usage,
         .scan_namespaces = real_scan_namespaces,
         .pin_refresh = guard_pin_refresh_real,

@@ -25,6 +25,10 @@ GuardOrigin guard_origin_from_string(const char *s) {
         return GUARD_ORIGIN_ABSENT;
 }
 
+int guard_read_stack_hooks(const GuardOps *ops, GuardStack **ret) {
+        return ops->read_stack_hooks ? ops->read_stack_hooks(ops->userdata, ret) : ops->read_stack(ops->userdata, ret);
+}
+
 GuardStack *guard_stack_free(GuardStack *s) {
         if (!s)
                 return NULL;

@@ -144,7 +144,14 @@ typedef struct GuardOps {
         int (*load_from)(void *userdata, const char *module_tree, int root_fd, char *const *modules,
                          unsigned timeout_sec, GuardLoadResult **ret);
         int (*restore)(void *userdata, char *const *modules, GuardLoadResult **ret);
+        /* The stack for a decision: holders, refcounts, origins (in-tree or
+         * not, exact); gds_hooks false and gds_generations NULL, not looked
+         * at (no /proc/kallsyms: module-stack.h, MODULE_STACK_READ_DECIDE). */
         int (*read_stack)(void *userdata, GuardStack **ret);
+        /* The same with the GDS hooks, for what reports them (the swap
+         * report, the status document). May be NULL: read_stack then
+         * (guard_read_stack_hooks()). */
+        int (*read_stack_hooks)(void *userdata, GuardStack **ret);
         int (*check_usage)(void *userdata, GuardBlockers **ret);
         int (*scan_namespaces)(void *userdata, GuardNamespaces **ret);
         /* NVMe controllers with no driver bound exist (nvme-unbound.h); may be
@@ -178,6 +185,8 @@ extern const GuardOps guard_ops_real;
 const char *guard_origin_to_string(GuardOrigin o);
 GuardOrigin guard_origin_from_string(const char *s);
 
+/* ops->read_stack_hooks, or ops->read_stack where there is none. */
+int guard_read_stack_hooks(const GuardOps *ops, GuardStack **ret);
 GuardStack *guard_stack_free(GuardStack *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(GuardStack *, guard_stack_free);
 const GuardModule *guard_stack_find(const GuardStack *s, const char *name);

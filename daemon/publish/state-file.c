@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,38 @@ int state_file_from_json(const char *text, StateFile **ret) {
         return state_file_from_object(o, ret);
 }
 
+/* What this process last wrote, and to which file: a transition that
+ * changes nothing in the record (the dispatch loop persists after every
+ * step and once more after the chain) is not written again. The file is
+ * the one we wrote while its inode, size and mtime are (a file removed,
+ * replaced or edited behind our back is written again). */
+static struct {
+        char *path, *text;
+        struct stat st;
+} last_written;
+
+static bool still_written(const char *path, const char *text) {
+        struct stat st;
+
+        return last_written.text && streq(last_written.path, path) && streq(last_written.text, text) &&
+               stat(path, &st) >= 0 && st.st_dev == last_written.st.st_dev && st.st_ino == last_written.st.st_ino &&
+               st.st_size == last_written.st.st_size && st.st_mtim.tv_sec == last_written.st.st_mtim.tv_sec &&
+               st.st_mtim.tv_nsec == last_written.st.st_mtim.tv_nsec;
+}
+
+static void remember_written(char **path, char **text) {
+        struct stat st;
+
+        free(last_written.path);
+        free(last_written.text);
+        last_written.path = last_written.text = NULL;
+        if (stat(*path, &st) < 0)
+                return;
+        last_written.path = TAKE_PTR(*path);
+        last_written.text = TAKE_PTR(*text);
+        last_written.st = st;
+}
+
 int state_file_write(const StateFile *s) {
         _cleanup_free_ char *dir = NULL, *path = NULL, *text = NULL;
         int r;
@@ -296,9 +329,14 @@ int state_file_write(const StateFile *s) {
                 r = state_file_to_json(s, &text);
         if (r < 0)
                 return r;
+        if (still_written(path, text))
+                return 0;
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        return write_file_atomic(path, text, 0644);
+        r = write_file_atomic(path, text, 0644);
+        if (r >= 0)
+                remember_written(&path, &text);
+        return r;
 }
 
 int state_file_read(StateFile **ret) {

@@ -76,6 +76,8 @@ struct Manager {
         sd_event_source *sig_term, *sig_int, *sig_hup;
         sd_event_source *deadline;
         sd_event_source *recheck;    /* deferred, coalesced usage re-check */
+        sd_event_source *publish_later; /* the status document, written when idle (swap-record.c);
+                                           floating: the loop owns it */
 
         /* The pin and its always-on watch (swap-pin.c). */
         PinHolder *pin;

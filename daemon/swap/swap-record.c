@@ -61,7 +61,7 @@ static void swap_record_publish(Manager *m) {
         GuardStack *stack = NULL;
         int r;
 
-        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+        if (guard_read_stack_hooks(m->ops, &stack) < 0)
                 stack = NULL; /* written as live build "unknown" */
         r = status_document_publish(&m->record, stack);
         guard_stack_free(stack);
@@ -69,6 +69,41 @@ static void swap_record_publish(Manager *m) {
                 log_debug_errno(r, "No /var/log: not writing " STATUS_DOCUMENT_FILE ".");
         else if (r < 0)
                 log_warning_errno(r, "Cannot write the status document " STATUS_DOCUMENT_FILE ", ignoring: %m");
+}
+
+static int on_publish(sd_event_source *s, void *userdata) {
+        swap_record_publish(userdata);
+        return 0;
+}
+
+/* The status document is for people and `oc swapguard status`, never read
+ * back on a restart (the state file is): it is written when the loop is
+ * otherwise idle, so once after a whole chain of transitions and after the
+ * module calls they ran, not before them (issue 22: a swap rewrote it and
+ * read the stack for it at every one of some 15 transitions, each time an
+ * atomic write with two fsyncs). Written at once without a loop (tests) and
+ * when stopping (the loop dispatches nothing after its exit). */
+static void schedule_publish(Manager *m) {
+        int r;
+
+        if (!m->event || m->stopping) {
+                swap_record_publish(m);
+                return;
+        }
+        if (!m->publish_later) {
+                r = sd_event_add_defer(m->event, &m->publish_later, on_publish, m);
+                if (r < 0) {
+                        swap_record_publish(m);
+                        return;
+                }
+                (void) sd_event_source_set_priority(m->publish_later, SD_EVENT_PRIORITY_IDLE);
+                (void) sd_event_source_set_description(m->publish_later, "status-document");
+                /* Owned by the loop from here on (freed with it): the pointer
+                 * kept is borrowed, only to arm it again. */
+                if (sd_event_source_set_floating(m->publish_later, true) >= 0)
+                        (void) sd_event_source_unref(m->publish_later);
+        }
+        (void) sd_event_source_set_enabled(m->publish_later, SD_EVENT_ONESHOT);
 }
 
 void swap_record_persist(Manager *m) {
@@ -84,10 +119,12 @@ void swap_record_persist(Manager *m) {
         m->record.container_id = c ? strdup(c->id) : NULL;
         m->record.pod_name = c ? strdup(c->pod_name) : NULL;
         m->record.container_pid = m->container.pid;
+        /* At once, whatever the cost: a restart resumes from this file, and
+         * what an unload is about to take out must be in it before. */
         r = state_file_write(&m->record);
         if (r < 0)
                 log_warning_errno(r, "Cannot write the state file " STATE_FILE ", ignoring: %m");
-        swap_record_publish(m);
+        schedule_publish(m);
 }
 
 void swap_status_update(Manager *m) {

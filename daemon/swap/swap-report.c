@@ -74,7 +74,7 @@ void swap_report_swapped(Manager *m, const char *by) {
         GuardStack *stack = NULL;
         int r;
 
-        r = m->ops->read_stack(m->ops->userdata, &stack);
+        r = guard_read_stack_hooks(m->ops, &stack); /* it reports the GDS hooks */
         if (r < 0) {
                 log_warning_errno(r, "Cannot read the module stack for the swap report: %m");
                 return;

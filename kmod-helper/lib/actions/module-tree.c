@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <libkmod.h>
 #include <stdlib.h>
@@ -100,8 +101,11 @@ const ModuleTreeEntry *module_tree_find(const ModuleTree *t, const char *name) {
         return t ? find_mutable(t, name) : NULL;
 }
 
-/* Takes ownership of name and depends in every case; relpath is copied. */
-static int tree_add(ModuleTree *t, char *name, const char *relpath, char **depends) {
+/* Takes ownership of name and depends in every case; relpath is copied.
+ * unique: look for an entry of the same name first (the better ranked one
+ * stays, at the first one's place); otherwise the caller settles duplicates
+ * once, with tree_settle_duplicates(). */
+static int tree_add_entry(ModuleTree *t, char *name, const char *relpath, char **depends, bool unique) {
         ModuleTreeEntry new = { .name = name, .depends = depends };
         ModuleTreeEntry *e, *n;
 
@@ -118,7 +122,7 @@ static int tree_add(ModuleTree *t, char *name, const char *relpath, char **depen
          * asprintf() above: -Wformat-overflow "directive argument is null".) */
         new.rank = rank_of(new.relpath);
 
-        e = find_mutable(t, name);
+        e = unique ? find_mutable(t, name) : NULL;
         if (e) {
                 if (new.rank < e->rank)
                         SWAP_ENTRY(*e, new);
@@ -133,6 +137,64 @@ static int tree_add(ModuleTree *t, char *name, const char *relpath, char **depen
         }
         t->entries = n;
         t->entries[t->n_entries++] = new;
+        return 0;
+}
+
+static int tree_add(ModuleTree *t, char *name, const char *relpath, char **depends) {
+        return tree_add_entry(t, name, relpath, depends, true);
+}
+
+typedef struct Ranked {
+        const ModuleTreeEntry *e;
+        size_t pos;
+} Ranked;
+
+static int cmp_ranked(const void *a, const void *b) {
+        const Ranked *x = a, *y = b;
+        int c = strcmp(x->e->name, y->e->name);
+
+        if (c != 0)
+                return c;
+        if (x->e->rank != y->e->rank)
+                return x->e->rank < y->e->rank ? -1 : 1;
+        return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* What tree_add() does entry by entry, for a whole index at once: one entry
+ * per name, the best ranked (the earliest of those), at the place of the
+ * name's first entry. Looking each name up as it was added cost n^2/2 name
+ * comparisons: 9 million for the 4,230 lines of Debian 6.12's modules.dep,
+ * seconds of every load under TCG. Here: a sort. */
+static int tree_settle_duplicates(ModuleTree *t) {
+        size_t n = t->n_entries, k = 0;
+        _cleanup_free_ Ranked *r = calloc(n ?: 1, sizeof(*r));
+        _cleanup_free_ size_t *slot = calloc(n ?: 1, sizeof(*slot)); /* first place -> winner + 1 */
+        _cleanup_free_ bool *won = calloc(n ?: 1, sizeof(*won));
+        _cleanup_free_ ModuleTreeEntry *kept = calloc(n ?: 1, sizeof(*kept));
+
+        if (!r || !slot || !won || !kept)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                r[i] = (Ranked) { .e = &t->entries[i], .pos = i };
+        qsort(r, n, sizeof(*r), cmp_ranked);
+        for (size_t i = 0; i < n;) {
+                size_t j = i, first = r[i].pos;
+
+                for (; j < n && streq(r[j].e->name, r[i].e->name); j++)
+                        first = r[j].pos < first ? r[j].pos : first;
+                slot[first] = r[i].pos + 1;
+                won[r[i].pos] = true;
+                i = j;
+        }
+        for (size_t p = 0; p < n; p++) {
+                if (slot[p])
+                        kept[k++] = t->entries[slot[p] - 1];
+                if (!won[p])
+                        entry_done(&t->entries[p]);
+        }
+        free(t->entries);
+        t->entries = TAKE_PTR(kept);
+        t->n_entries = k;
         return 0;
 }
 
@@ -185,7 +247,7 @@ static int parse_dep_line(ModuleTree *t, char *line) {
         }
         if (!module_name_valid(name))
                 return 0;
-        return tree_add(t, TAKE_PTR(name), rel, TAKE_PTR(deps));
+        return tree_add_entry(t, TAKE_PTR(name), rel, TAKE_PTR(deps), false);
 }
 
 int module_tree_parse_modules_dep(ModuleTree *t, const char *text) {
@@ -200,7 +262,7 @@ int module_tree_parse_modules_dep(ModuleTree *t, const char *text) {
                 if (r < 0)
                         return r;
         }
-        return 0;
+        return tree_settle_duplicates(t);
 }
 
 static int tree_path(const ModuleTree *t, const char *relpath, char **ret) {

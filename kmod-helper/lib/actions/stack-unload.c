@@ -113,7 +113,7 @@ static int recheck(UnloadResult *res, const ClaimHold *hold, const char *name, R
         const ModuleInfo *m;
         int r;
 
-        r = module_stack_read(&stack);
+        r = module_stack_read_with(MODULE_STACK_READ_DECIDE, &stack);
         if (r < 0)
                 return r;
         m = module_stack_find(stack, name);
@@ -272,6 +272,11 @@ static int remove_all(UnloadResult *res, const UnloadOptions *opts) {
 }
 
 int stack_unload(const UnloadOptions *opts, UnloadResult **ret) {
+        return stack_unload_checked(opts, NULL, ret);
+}
+
+int stack_unload_checked(const UnloadOptions *opts, UsageReport *checked, UnloadResult **ret) {
+        _cleanup_(usage_report_freep) UsageReport *usage = checked;
         _cleanup_(unload_result_freep) UnloadResult *res = NULL;
         _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
         _cleanup_(removal_plan_freep) RemovalPlan *plan = NULL;
@@ -283,7 +288,7 @@ int stack_unload(const UnloadOptions *opts, UnloadResult **ret) {
         r = result_new(&res);
         if (r < 0)
                 return r;
-        r = module_stack_read(&stack);
+        r = module_stack_read_with(MODULE_STACK_READ_DECIDE, &stack);
         if (r < 0)
                 return r;
         r = removal_plan_build(stack, &plan);
@@ -303,8 +308,12 @@ int stack_unload(const UnloadOptions *opts, UnloadResult **ret) {
                 return 0;
         }
 
-        r = usage_check(&res->usage);
-        if (r < 0)
+        /* The caller's check, made just before (the daemon refuses on it
+         * with its pin still held), is this one: the re-check right before
+         * every removal reads the usage again whatever was passed here. */
+        if (usage)
+                res->usage = TAKE_PTR(usage);
+        else if ((r = usage_check(&res->usage)) < 0)
                 return r;
         if (usage_report_in_use(res->usage))
                 res->outcome = UNLOAD_OUTCOME_REFUSED_IN_USE;

@@ -68,5 +68,9 @@ UnloadOutcome unload_outcome_from_string(const char *s);
 /* 0 with *ret describing what happened (every outcome above is a result, not
  * an error); -errno only when the state could not even be read. */
 int stack_unload(const UnloadOptions *opts, UnloadResult **ret);
+/* The same with a usage check the caller has just made (taken, freed in
+ * every case; NULL: checked here): it is the plan's check; the re-check
+ * before each removal still reads the usage afresh. */
+int stack_unload_checked(const UnloadOptions *opts, UsageReport *checked, UnloadResult **ret);
 UnloadResult *unload_result_free(UnloadResult *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(UnloadResult *, unload_result_free);

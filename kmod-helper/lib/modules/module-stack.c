@@ -26,6 +26,7 @@ bool nvme_stack_module(const char *name) {
 /* The state that is read once per stack read and shared by every module. */
 typedef struct StackReadContext {
         ProcModules *proc;
+        bool want_hooks;    /* MODULE_STACK_READ_HOOKS: ask /proc/kallsyms */
         char **gds_hooks;   /* "<module>:<generation>"; NULL until the first loaded module needs it */
 } StackReadContext;
 
@@ -134,11 +135,20 @@ static int read_mlx_compat_dependency(const char *name, bool *ret) {
         return 0;
 }
 
-/* kallsyms is large and slow to generate (~0.2 s): read it once per stack
- * read, and only when some module is loaded at all. */
-static int read_gds_hooks(ModuleInfo *m, StackReadContext *ctx) {
+/* kallsyms is large and slow to generate (~0.2 s, 1,000 read()s of one page
+ * each; seconds under TCG): read it once per stack read, only when the hooks
+ * are asked for, and only for a module that can carry them. The kernel
+ * taints every module built outside its tree with O (kernel/module/main.c,
+ * TAINT_OOT_MODULE unless the modinfo says intree;
+ * Documentation/admin-guide/tainted-kernels.rst): a module whose taint was
+ * read and has no O is the kernel's own build, which has no GDS hooks. So
+ * the in-tree stack costs no kallsyms read at all; an unreadable taint
+ * still asks kallsyms. */
+static int read_gds_hooks(ModuleInfo *m, bool taint_known, StackReadContext *ctx) {
         int r;
 
+        if (!ctx->want_hooks || (taint_known && !strchr(m->taint, 'O')))
+                return 0;
         if (!ctx->gds_hooks) {
                 r = kallsyms_gds_hooks_read(&ctx->gds_hooks);
                 if (r < 0)
@@ -154,6 +164,7 @@ static int read_gds_hooks(ModuleInfo *m, StackReadContext *ctx) {
 /* Loaded: listed in /proc/modules, or has an initstate (built-in modules
  * have /sys/module/<m>/ too, but no initstate). */
 static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, StackReadContext *ctx) {
+        bool taint_known;
         int r;
 
         r = read_refcnt(m->name, pm, &m->refcnt);
@@ -164,6 +175,7 @@ static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, StackReadCon
                 return r;
         m->n_holders = strv_length(m->holders);
         r = module_sysfs_attr_read(m->name, "taint", &m->taint);
+        taint_known = m->taint != NULL;
         if (r >= 0 && !m->taint)
                 m->taint = strdup("");
         if (r < 0 || !m->taint)
@@ -174,7 +186,7 @@ static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, StackReadCon
         r = read_mlx_compat_dependency(m->name, &m->depends_on_mlx_compat);
         if (r < 0)
                 return r;
-        return read_gds_hooks(m, ctx);
+        return read_gds_hooks(m, taint_known, ctx);
 }
 
 static inline void module_info_donep(ModuleInfo *m) {
@@ -277,20 +289,35 @@ static int held_by_member(const char *name, const StackReadContext *ctx, bool *r
         return 0;
 }
 
+/* Whether a loaded member uses the module, from its users column alone. */
+static bool used_by_member(const ProcModule *pm) {
+        STRV_FOREACH(u, pm->users)
+                if (nvme_stack_module(*u))
+                        return true;
+        return false;
+}
+
 /* The modules the stack uses and may share with others, from the live
  * graph: every loaded module that a member holds, whatever its name
- * (nvme_auth, nvme_keyring, t10_pi, or what a later kernel adds). Both
- * /sys/module and /proc/modules are walked: either alone may be missing in
- * a container or a fake root. Built-in modules have no holders/. */
+ * (nvme_auth, nvme_keyring, t10_pi, or what a later kernel adds).
+ *
+ * When /proc/modules lists modules, its users column is the answer: the
+ * kernel prints there the same list of users that it links in holders/
+ * (both are a module's source_list, kernel/module/main.c), and lists every
+ * loaded module. Walking /sys/module instead costs a directory read per
+ * module, built-in ones included (some 150 opens and getdents per stack
+ * read, several stack reads per swap). Without /proc/modules (a container,
+ * a fake root) /sys/module is walked. Built-in modules have no holders/. */
 static int append_shared(ModuleStack *s, StackReadContext *ctx, size_t *alloc) {
         _cleanup_strv_free_ char **names = NULL;
         _cleanup_free_ char *dir = NULL;
+        bool from_proc = ctx->proc->n_modules > 0;
         int r;
 
         r = host_path("/sys/module", &dir);
         if (r < 0)
                 return r;
-        r = read_dir_names(dir, &names);
+        r = from_proc ? -ENOENT : read_dir_names(dir, &names);
         if (r == -ENOENT || r == -ENOTDIR)
                 r = strv_copy(NULL, &names);
         if (r < 0)
@@ -305,8 +332,9 @@ static int append_shared(ModuleStack *s, StackReadContext *ctx, size_t *alloc) {
 
                 if (module_stack_find(s, *n))
                         continue;
-                r = held_by_member(*n, ctx, &held);
-                if (r < 0)
+                if (from_proc)
+                        held = used_by_member(proc_modules_find(ctx->proc, *n));
+                else if ((r = held_by_member(*n, ctx, &held)) < 0)
                         return r;
                 if (!held)
                         continue;
@@ -322,14 +350,15 @@ static void stack_read_context_done(StackReadContext *ctx) {
         strv_free(ctx->gds_hooks);
 }
 
-int module_stack_read(ModuleStack **ret) {
+int module_stack_read_with(ModuleStackRead flags, ModuleStack **ret) {
         _cleanup_(module_stack_freep) ModuleStack *s = calloc(1, sizeof(ModuleStack));
-        _cleanup_(stack_read_context_done) StackReadContext ctx = {};
+        _cleanup_(stack_read_context_done) StackReadContext ctx = { .want_hooks = flags & MODULE_STACK_READ_HOOKS };
         size_t alloc = 0;
         int r;
 
         if (!s)
                 return -ENOMEM;
+        s->hooks_read = ctx.want_hooks;
         r = proc_modules_read(&ctx.proc);
         if (r < 0)
                 return r;
@@ -346,6 +375,10 @@ int module_stack_read(ModuleStack **ret) {
                 return r;
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+int module_stack_read(ModuleStack **ret) {
+        return module_stack_read_with(MODULE_STACK_READ_HOOKS, ret);
 }
 
 const ModuleInfo *module_stack_find(const ModuleStack *s, const char *name) {

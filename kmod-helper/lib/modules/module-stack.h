@@ -64,6 +64,8 @@ typedef struct ModuleStack {
                                 any other loaded module holding one of them, then the
                                 loaded modules a member depends on (role SHARED) */
         size_t n_modules;
+        bool hooks_read;     /* /proc/kallsyms was asked: has_gds_hooks and gds_generations
+                                are facts; otherwise false/NULL meaning "not looked at" */
 } ModuleStack;
 
 /* The modules that make up the NVMe host stack, NULL-terminated: the one
@@ -92,7 +94,28 @@ ModuleOrigin module_origin_from_string(const char *s);
 ModuleOrigin module_origin_classify(bool loaded, const char *taint, bool depends_on_mlx_compat,
                                     bool has_gds_hooks);
 
-/* Reads the whole stack. 0 or -errno; *ret untouched on failure. */
+typedef enum ModuleStackRead {
+        MODULE_STACK_READ_DECIDE = 0,      /* holders, refcounts, taint, initstate, mlx_compat:
+                                              what every decision (plan, re-check before a
+                                              removal, health) needs */
+        MODULE_STACK_READ_HOOKS = 1u << 0, /* and the GDS hooks, from /proc/kallsyms */
+} ModuleStackRead;
+
+/* Reads the whole stack. 0 or -errno; *ret untouched on failure.
+ *
+ * Without MODULE_STACK_READ_HOOKS /proc/kallsyms is not read: ~4 MB of text
+ * the kernel formats one page per read(), the bulk of a stack read (seconds
+ * under TCG), for an answer that only changes when a module is loaded or
+ * removed. The hooks only tell NVIDIA's build from another out-of-tree one
+ * (MODULE_ORIGIN_NVIDIA vs OUT_OF_TREE when the module does not hold
+ * mlx_compat); in-tree vs not stays exact, since the kernel taints every
+ * module built outside the tree with O (kernel/module/main.c: TAINT_OOT_MODULE
+ * unless its modinfo says intree). So decisions read without the hooks, and
+ * what reports the hooks (status, the swap report) reads with them. Even
+ * then kallsyms is read only when some loaded module's taint has O (or could
+ * not be read): the kernel's own build carries no hooks. */
+int module_stack_read_with(ModuleStackRead flags, ModuleStack **ret);
+/* module_stack_read_with(MODULE_STACK_READ_HOOKS, ret). */
 int module_stack_read(ModuleStack **ret);
 ModuleStack *module_stack_free(ModuleStack *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ModuleStack *, module_stack_free);

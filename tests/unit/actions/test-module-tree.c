@@ -64,3 +64,26 @@ Test(module_tree, modules_dep_parse_and_rank) {
         cr_assert_eq(t->n_entries, 3);
         module_tree_free(t);
 }
+
+/* Duplicates are settled once for the whole index (issue 22: a look-up per
+ * line was quadratic): the better rank wins, at equal rank the first line,
+ * and each name keeps the place of its first line. */
+Test(module_tree, modules_dep_duplicates_settled_once) {
+        ModuleTree *t = tree("/c/lib/modules/6.1");
+
+        cr_assert_eq(module_tree_parse_modules_dep(t,
+                "kernel/a.ko:\n"
+                "kernel/b.ko:\n"
+                "kernel/x/a.ko:\n"
+                "updates/b.ko:\n"
+                "kernel/c.ko:\n"
+                "extra/a.ko:\n"
+                "extra/y/a.ko:\n"), 0);
+        cr_assert_eq(t->n_entries, 3);
+        cr_assert_str_eq(t->entries[0].name, "a");
+        cr_assert_str_eq(t->entries[0].relpath, "extra/a.ko", "extra/ wins; the first of two extra/ lines");
+        cr_assert_str_eq(t->entries[1].name, "b");
+        cr_assert_str_eq(t->entries[1].relpath, "updates/b.ko");
+        cr_assert_str_eq(t->entries[2].name, "c");
+        module_tree_free(t);
+}

@@ -203,3 +203,52 @@ Test(module_stack, name_normalize) {
         module_name_normalize(n);
         cr_assert_str_eq(n, "nvme_core");
 }
+
+/* Issue 22: decisions read the stack without /proc/kallsyms, which the
+ * kernel hands out one page per read(). kallsyms is a directory here, so
+ * any attempt to read it fails the read (EISDIR): a read that succeeds did
+ * not look. Everything a decision uses is still there. */
+static void nvidia_stack_with_unreadable_kallsyms(void) {
+        fake_tree_new();
+        fake_write("proc/modules", "nvme 53248 0 - Live 0x0 (OE)\n"
+                                   "nvme_core 196608 1 nvme, Live 0x0 (OE)\n");
+        fake_mkdir("proc/kallsyms");
+        fake_module("nvme_core", "1", "OE", (const char *const[]) { "nvme", NULL });
+        fake_module("nvme", "0", "OE", NULL);
+}
+
+Test(module_stack, decide_reads_no_kallsyms, .fini = fake_tree_remove) {
+        ModuleStack *s = NULL;
+        const ModuleInfo *core;
+
+        nvidia_stack_with_unreadable_kallsyms();
+        cr_assert_eq(module_stack_read_with(MODULE_STACK_READ_DECIDE, &s), 0);
+        cr_assert_not(s->hooks_read);
+        core = module_stack_find(s, "nvme_core");
+        cr_assert(core->loaded);
+        cr_assert_eq(core->refcnt, 1);
+        cr_assert_eq(core->n_holders, 1);
+        cr_assert_eq(core->origin, MODULE_ORIGIN_OUT_OF_TREE, "not in-tree: the O taint decides that");
+        cr_assert_not(module_stack_find(s, "nvme")->has_gds_hooks, "not looked at");
+        module_stack_free(s);
+        s = NULL;
+        cr_assert_lt(module_stack_read(&s), 0, "the hooks read does look at kallsyms");
+}
+
+/* The kernel's own build (no O taint) carries no hooks: asking for them
+ * reads no kallsyms while the in-tree stack is loaded. */
+Test(module_stack, hooks_not_sought_in_tree, .fini = fake_tree_remove) {
+        ModuleStack *s = NULL;
+
+        fake_tree_new();
+        fake_write("proc/modules", "nvme 53248 0 - Live 0x0\n"
+                                   "nvme_core 196608 1 nvme, Live 0x0\n");
+        fake_mkdir("proc/kallsyms");
+        fake_module("nvme_core", "1", "", (const char *const[]) { "nvme", NULL });
+        fake_module("nvme", "0", "", NULL);
+        cr_assert_eq(module_stack_read(&s), 0);
+        cr_assert(s->hooks_read);
+        cr_assert_eq(module_stack_find(s, "nvme")->origin, MODULE_ORIGIN_IN_TREE);
+        cr_assert_not(module_stack_find(s, "nvme")->has_gds_hooks);
+        module_stack_free(s);
+}
