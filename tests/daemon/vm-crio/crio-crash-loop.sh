@@ -16,29 +16,9 @@
 # bench/vm-restart-memory.sh runs 50 attempts and tabulates them.
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-crio.sh"
-crio_require
+crio_case_begin
 
 attempts=${1:-3}
-dev=$(first_namespace) || vm_fatal "no namespace"
-sg_assert_in_tree
-sg_start_dbus || vm_fatal "no system bus: CRI-O's systemd cgroup manager needs one"
-sg_node_like_propagation
-sg_install_unit
-sg_start
-sg_wait_state idle
-sg_assert_on_bus
-crio_setup
-
-# swap_to CID: as crio-restart-upgrade.sh's: the daemon has taken out what
-# was loaded before, the compile ends, the daemon ends swapped to CID.
-swap_to() {
-	sg_wait_state unloaded-waiting-driver 120
-	crio_compiled
-	sg_wait_state swapped 120
-	sg_assert_oot
-	wait_for_block "$dev" 30
-	assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_CONTAINER_ID="$1"
-}
 
 # the daemon's memory and fds, for docs/BENCHMARKS.md
 mem() { vm_log "daemon after $1: $(grep -E '^(VmRSS|RssAnon)' "/proc/$(sg_main_pid)/status" | tr -s ' \t' ' ' | tr '\n' ' ')fds $(ls "/proc/$(sg_main_pid)/fd" | wc -l)"; }
@@ -47,7 +27,7 @@ export CRIO_RESTORE_ON_TERMINATION=true
 sg_step "a crash loop: $attempts attempts in one pod"
 crio_driver_pod
 cids=("$CRIO_CID")
-swap_to "$CRIO_CID"
+crio_swapped_to "$CRIO_CID"
 mem "attempt 0's swap"
 for ((attempt = 1; attempt < attempts; attempt++)); do
 	kill -KILL "$CRIO_CPID"
@@ -59,7 +39,7 @@ for ((attempt = 1; attempt < attempts; attempt++)); do
 	if [ ${#cids[@]} -ge 3 ]; then
 		crictl rm "${cids[-3]}" >/dev/null 2>&1 || vm_fail "crictl rm of attempt $((attempt - 2)) ${cids[-3]:0:12}"
 	fi
-	swap_to "$CRIO_CID"
+	crio_swapped_to "$CRIO_CID"
 	mem "attempt $attempt's swap"
 done
 assert_eq "$(printf '%s\n' "${cids[@]}" | sort -u | wc -l)" "$attempts" "$attempts attempts, $attempts container ids"

@@ -27,16 +27,6 @@ sg_wait_state idle
 sg_assert_on_bus
 crio_setup
 
-# swap_to CID: as crio-restart-upgrade.sh's: the daemon has taken out what
-# was loaded before, the compile ends, the daemon ends swapped to CID.
-swap_to() {
-	sg_wait_state unloaded-waiting-driver 120
-	crio_compiled
-	sg_wait_state swapped 120
-	sg_assert_oot
-	wait_for_block "$dev" 30
-	assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_CONTAINER_ID="$1"
-}
 
 # The bounded wait (10 s of quiet after the exit, at most 60 s) plus the
 # unload and the load, on an emulated CPU.
@@ -46,7 +36,7 @@ sg_step "1. RESTORE_DRIVER_ON_POD_TERMINATION=true; the pod deleted, its cleanup
 export CRIO_RESTORE_ON_TERMINATION=true
 crio_driver_pod
 first=$CRIO_CID
-swap_to "$first"
+crio_swapped_to "$first"
 crio_end_pod_killed 3
 sg_wait_state restored $POD_END_S
 sg_assert_in_tree
@@ -61,7 +51,7 @@ sg_step "2. false: the build stays, and the journal says so"
 export CRIO_RESTORE_ON_TERMINATION=false
 crio_driver_pod
 second=$CRIO_CID
-swap_to "$second"
+crio_swapped_to "$second"
 crio_end_pod_killed 3
 assert_eq "$CRIO_STOP_EXIT" 137 "${second:0:12} killed at the end of its grace period (SIGKILL)"
 for ((i = 0; i < 600; i++)); do
@@ -77,7 +67,7 @@ sg_step "3. true, a namespace mounted when the pod ends: blocked, then restored"
 export CRIO_RESTORE_ON_TERMINATION=true
 crio_driver_pod
 third=$CRIO_CID
-swap_to "$third"
+crio_swapped_to "$third"
 mount_fs "$dev" "$mnt" || vm_fatal "mount $dev"
 crio_end_pod_killed 3
 sg_wait_state blocked $POD_END_S

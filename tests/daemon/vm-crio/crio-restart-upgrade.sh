@@ -24,13 +24,8 @@ crio_case_begin
 # openibd exits 1 and kubelet restarts the container, which then finds the
 # earlier build gone. README, "A new driver container".)
 swap_to() {
-	sg_wait_state unloaded-waiting-driver
-	crio_compiled
-	sg_wait_state swapped
-	sg_assert_oot
-	wait_for_block "$dev" 30
+	crio_swapped_to "$1"
 	assert_ok test -b "$dev"
-	assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_CONTAINER_ID="$1"
 	assert_contains "$(cat "$SG_STATE_FILE")" "$1" "the state file names ${1:0:12}"
 }
 

@@ -194,6 +194,19 @@ crio_case_begin() {
 	crio_setup
 }
 
+# crio_swapped_to CID: a new driver container's swap, as the daemon must do
+# it: what was loaded before is taken out (unloaded-waiting-driver), the
+# container's compile ends (crio_compiled), the daemon loads its build
+# (swapped, taint O), the namespace $dev comes back, the journal names CID.
+crio_swapped_to() {
+	sg_wait_state unloaded-waiting-driver 120
+	crio_compiled
+	sg_wait_state swapped 120
+	sg_assert_oot
+	wait_for_block "$dev" 30
+	assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_CONTAINER_ID="$1"
+}
+
 # --- the driver image ------------------------------------------------------
 
 # _crio_blob DIR FILE: moves FILE into DIR/blobs/sha256/, prints its digest.
