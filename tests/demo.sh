@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 #
-#   sudo bash tests/demo.sh
+#   $(command -v sudo) bash tests/demo.sh
 #
 # The swap, end to end, on a real kernel, for someone who just cloned the
 # repository on a Debian 12 machine: installs what is missing
@@ -99,7 +99,7 @@ set -e
 elapsed $t
 if [ "$rc" = 0 ]; then
 	printf '\n%sDemo done: the swap happened on a real kernel (%d s in all).%s\n' "$bold" $((SECONDS - t_start)) "$plain"
-	echo "Next: README.md (install, states, configuration), sudo bash tests/run-tests.sh (every test)."
+	echo 'Next: README.md (install, states, configuration), $(command -v sudo) bash tests/run-tests.sh (every test).'
 else
 	printf '\n%sDemo failed (exit %s).%s The VM run directory above keeps its console and kernel logs;\n' "$bold" "$rc" "$plain"
 	echo "DEMO_RAW=1 shows the VM's whole console."
