@@ -56,6 +56,7 @@ row() { grep -E "^$1 " <<<"$out" | grep -qE -- "$2" && ok || fail "row $1 lacks 
 oc_asked() { grep -qF -- "$1" "$OC_STANDIN_LOG" && ok || fail "oc never got $1: $(cat "$OC_STANDIN_LOG")"; }
 
 case=role-worker
+: > "$OC_STANDIN_LOG"
 run status --role worker
 expect_rc 1   # blocked and failed nodes
 for n in 0 1 2 3 4 5 6 7; do
@@ -74,7 +75,9 @@ expect_out "^8 nodes: "
 expect_out "Blocked or failed: worker-1, worker-3 "
 expect_out "Not reporting a current status: worker-5, worker-6, worker-7"
 oc_asked '["get", "nodes", "-o", "json", "-l", "node-role.kubernetes.io/worker"]'
-oc_asked '["adm", "node-logs", "worker-0", "--path=nvme-swapguard/status.json"]'
+# the documents of all eight in one call, by the selector the user gave (issue 29)
+oc_asked '["adm", "node-logs", "--role", "worker", "--path=nvme-swapguard/status.json"]'
+[ "$(wc -l < "$OC_STANDIN_LOG")" = 2 ] && ok || fail "expected 2 oc calls, got: $(cat "$OC_STANDIN_LOG")"
 
 case=selector-all-good
 : > "$OC_STANDIN_LOG"
