@@ -25,7 +25,7 @@ rm -rf "$docs"
 tmp=$(mktemp -d /tmp/sg-fleet-XXXXXX)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 cluster=$tmp/cluster
-export OC_STANDIN_CLUSTER=$cluster OC_STANDIN_LOG=$tmp/oc.log PATH=$here:$PATH
+export OC_STANDIN_CLUSTER=$cluster OC_STANDIN_LOG=$tmp/oc.log OC_STANDIN_PIDS=$tmp/oc.pids PATH=$here:$PATH
 export SWAPGUARD_CATALOG=$src/daemon/catalog/nvme-swapguard.catalog
 failures=0 checks=0
 fail() { echo "FAIL [$case]: $*"; failures=$((failures + 1)); }
@@ -202,6 +202,161 @@ expect_out "notice +Swapped \(loaded by nvme-swapguard from the driver container
 # An enforcing fleet's table has no MODE column (the existing cases above hold that).
 run status -l gpu=true
 expect_no_out "MODE"
+
+# --- many nodes in one oc adm node-logs (issue 29): split by oc's prefix ---
+node_logs_calls() { grep -c '^\["adm", "node-logs"' "$OC_STANDIN_LOG"; }
+
+case=names-one-call
+: > "$OC_STANDIN_LOG"
+run status worker-0 worker-6 worker-7 worker-1
+expect_rc 1
+oc_asked '["adm", "node-logs", "worker-0", "worker-6", "worker-7", "worker-1", "--path=nvme-swapguard/status.json"]'
+[ "$(node_logs_calls)" = 1 ] && ok || fail "expected one node-logs call: $(cat "$OC_STANDIN_LOG")"
+row worker-0 "^worker-0 +swapped +[0-9]+[smhd] +nvidia +yes \\(v1\\) +-$"
+row worker-6 "^worker-6 +no-daemon .*no /var/log/nvme-swapguard/status.json"
+row worker-7 "^worker-7 +unreachable .*error trying to reach service: dial tcp 10\.0\.0\.[0-9]+:10250"
+row worker-1 "^worker-1 +blocked .*nvme0n1p1 is mounted on /var/lib/data"
+
+# a name that begins another's: gpu-1 has no daemon, gpu-10 and gpu-1.b answer;
+# gpu-1 must not take their lines
+case=prefix-collision
+node gpu-1 "$(cat /proc/sys/kernel/random/uuid)" gpu collide=yes
+node gpu-10 "$(cat "$docs/swapped/boot_id")" gpu collide=yes; serve gpu-10 swapped
+node gpu-1.b "$(cat "$docs/idle/boot_id")" gpu collide=yes; serve gpu-1.b idle
+for how in "gpu-1 gpu-10 gpu-1.b" "-l collide=yes"; do
+  # shellcheck disable=SC2086
+  run status $how
+  expect_rc 3
+  row gpu-1 "^gpu-1 +no-daemon "
+  row gpu-10 "^gpu-10 +swapped +[0-9]+[smhd] +nvidia"
+  row gpu-1.b "^gpu-1.b +idle "
+done
+
+# a document that breaks off mid-stream (the stand-in's "cut"), between a node
+# that answers and one without the daemon: oc prints the cut node's error and
+# the 404, in order; each goes to its node
+case=cut-document
+node cut-0 "$(cat "$docs/idle/boot_id")" worker cut=yes; serve cut-0 idle
+node cut-1 "$(cat "$docs/swapped/boot_id")" worker cut=yes; serve cut-1 swapped; echo 300 > "$cluster/nodes/cut-1/cut"
+node cut-2 "$(cat /proc/sys/kernel/random/uuid)" worker cut=yes
+node cut-3 "$(cat "$docs/idle/boot_id")" worker cut=yes; serve cut-3 idle
+run status -l cut=yes
+expect_rc 3
+row cut-0 "^cut-0 +idle "
+row cut-1 "^cut-1 +invalid .*is not a status document: its answer broke off: unexpected EOF"
+row cut-2 "^cut-2 +no-daemon "
+row cut-3 "^cut-3 +idle "
+expect_out "^4 nodes: 2 idle, 1 invalid, 1 no-daemon$"
+
+# an empty document and a node without the daemon: one error for two silent
+# nodes; neither may be called no-daemon on a guess
+case=unattributable
+node quiet-0 "$(cat "$docs/idle/boot_id")" worker quiet=yes; serve quiet-0 idle
+: > "$cluster/nodes/quiet-0/var/log/nvme-swapguard/status.json"
+node quiet-1 "$(cat /proc/sys/kernel/random/uuid)" worker quiet=yes
+node quiet-2 "$(cat "$docs/idle/boot_id")" worker quiet=yes; serve quiet-2 idle
+run status -l quiet=yes -o json
+expect_rc 3
+python3 - "$out" <<'PY' && ok || fail "JSON output: $out"
+import json, sys
+by = {n["node"]: n for n in json.loads(sys.argv[1])["nodes"]}
+for q in ("quiet-0", "quiet-1"):
+    assert by[q]["report"] == "unreachable", by[q]
+    assert "oc gave 1 error(s) for 2 nodes without one: the server could not find" in by[q]["error"], by[q]
+assert by["quiet-2"]["report"] == "current", by["quiet-2"]
+PY
+
+serve quiet-0 idle   # the document back: every error below can be told to its node
+
+# every node by name, three names a call (the last may be one name, unprefixed):
+# the same reports as the one call by selector
+case=batches
+run status -l '!swapguard-none' -o json; one=$out
+: > "$OC_STANDIN_LOG"
+out=$(SWAPGUARD_BATCH_NODES=3 "$plugin" status -o json 2>"$tmp/err"); rc=$?
+total=$(ls "$cluster/nodes" | wc -l)
+[ "$(node_logs_calls)" = $(( (total + 2) / 3 )) ] && ok || fail "expected $(( (total + 2) / 3 )) node-logs calls for $total nodes: $(cat "$OC_STANDIN_LOG")"
+python3 - "$one" "$out" "$total" <<'PY' && ok || fail "batched reports differ from the one-call ones"
+import json, sys
+a, b = (json.loads(x) for x in sys.argv[1:3])
+assert len(a["nodes"]) == len(b["nodes"]) == int(sys.argv[3]), (len(a["nodes"]), len(b["nodes"]))
+for x, y in zip(a["nodes"], b["nodes"]):
+    assert x == y, (x, y)
+PY
+
+# a node whose kubelet never answers: oc waits; past the timeout the plugin
+# kills it and keeps the whole documents oc had written (only full 16 KiB
+# blocks get out of oc's buffer: the nodes after the first ~6 are lost)
+case=hang
+hang=()
+for n in 0 1 2 3 4 5 6 7 8; do node hang-$n "$(cat "$docs/swapped/boot_id")" worker; serve hang-$n swapped; hang+=(hang-$n); done
+touch "$cluster/nodes/hang-8/hang"
+node hang-9 "$(cat "$docs/swapped/boot_id")" worker; serve hang-9 swapped; hang+=(hang-9)
+: > "$OC_STANDIN_PIDS"
+t0=$(date +%s)
+out=$(SWAPGUARD_OC_TIMEOUT=3 "$plugin" status "${hang[@]}" 2>"$tmp/err"); rc=$?
+expect_rc 3
+[ $(( $(date +%s) - t0 )) -lt 30 ] && ok || fail "the hung call was not stopped"
+row hang-0 "^hang-0 +swapped "
+row hang-8 "^hang-8 +unreachable .*no answer within 3 s \(oc adm node-logs asks its 10 nodes one after another\)"
+row hang-9 "^hang-9 +unreachable .*no answer within 3 s"
+n_ok=$(grep -cE "^hang-[0-9] +swapped" <<<"$out")
+[ "$n_ok" -ge 4 ] && [ "$n_ok" -le 7 ] && ok || fail "$n_ok nodes' documents kept, expected those in oc's first 16 KiB: $out"
+# the stand-in was killed, not left sleeping
+sleep 0.2
+for pid in $(cat "$OC_STANDIN_PIDS"); do kill -0 "$pid" 2>/dev/null && fail "oc $pid still running"; done; ok
+
+# --- status -w (issue 29): a line per node that changed, the summary kept current ---
+case=watch
+node watch-0 "$(cat "$docs/observe-blocked/boot_id")" worker watch=yes; serve watch-0 observe-blocked
+node watch-1 "$(cat "$docs/observe-swap/boot_id")" worker watch=yes; serve watch-1 observe-swap
+node watch-2 "$(cat /proc/sys/kernel/random/uuid)" worker watch=yes
+: > "$OC_STANDIN_LOG"
+SWAPGUARD_WATCH_POLLS=4 "$plugin" status -w --interval 1 -l watch=yes > "$tmp/watch.out" 2>"$tmp/err" &
+wpid=$!
+for i in $(seq 1 100); do grep -q "^3 nodes: " "$tmp/watch.out" && break; sleep 0.1; done
+# the node's daemon, restarted with Mode=enforce, swapped (same boot)
+serve watch-1 observe-enforce
+wait $wpid; rc=$?
+out=$(cat "$tmp/watch.out"); err=$(cat "$tmp/err")
+expect_rc 1   # watch-0 is blocked at the last poll
+[ "$(node_logs_calls)" = 4 ] && ok || fail "expected 4 polls: $(cat "$OC_STANDIN_LOG")"
+[ "$(grep -c "^NODE " <<<"$out")" = 1 ] && ok || fail "the header more than once: $out"
+[ "$(grep -cE "^watch-1 " <<<"$out")" = 2 ] && ok || fail "watch-1 not shown twice (once changed): $out"
+[ "$(grep -cE "^watch-[02] " <<<"$out")" = 2 ] && ok || fail "unchanged nodes shown again: $out"
+grep -E "^watch-1 " <<<"$out" | tail -1 | grep -qE "^watch-1 +enforce +swapped +[0-9]+[smhd] +nvidia" && ok || fail "watch-1's new line: $out"
+expect_out "^3 nodes: 1 blocked, 1 no-daemon, 1 would-swap; 2 observing: 1 would swap, 1 blocked$"
+expect_out "^3 nodes: 1 blocked, 1 no-daemon, 1 swapped; 1 observing: 1 blocked$"
+[ "$(grep -c "^3 nodes: " <<<"$out")" = 2 ] && ok || fail "the summary repeated without a change: $out"
+[ "$(tail -1 <<<"$out")" = "3 nodes: 1 blocked, 1 no-daemon, 1 swapped; 1 observing: 1 blocked" ] && ok || fail "not last: the summary: $out"
+
+# Ctrl-C while a poll waits on oc: exit 130, no traceback, no oc left behind.
+# (A script's background job ignores SIGINT; a terminal's Ctrl-C does not: SIG_DFL first.)
+case=watch-ctrl-c
+: > "$OC_STANDIN_PIDS"
+python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+  "$plugin" status -w --interval 1 -l watch=yes > "$tmp/watch.out" 2>"$tmp/err" &
+wpid=$!
+for i in $(seq 1 100); do grep -q "^3 nodes: " "$tmp/watch.out" && break; sleep 0.1; done
+touch "$cluster/nodes/watch-2/hang"   # the next poll's oc waits on it
+for i in $(seq 1 100); do [ "$(wc -l < "$OC_STANDIN_PIDS")" -ge 4 ] && break; sleep 0.1; done
+sleep 0.5
+kill -INT $wpid
+wait $wpid; rc=$?
+err=$(cat "$tmp/err"); out=$(cat "$tmp/watch.out")
+expect_rc 130
+grep -q Traceback <<<"$err" && fail "a traceback on Ctrl-C: $err" || ok
+sleep 0.2
+for pid in $(cat "$OC_STANDIN_PIDS"); do kill -0 "$pid" 2>/dev/null && fail "oc $pid still running after Ctrl-C"; done; ok
+rm -f "$cluster/nodes/watch-2/hang"
+
+case=watch-usage
+run status -w -o json
+expect_rc 2
+run status --interval 5
+expect_rc 2
+run status -w --interval 0.1
+expect_rc 2
 
 echo "fleet plugin: $checks checks passed, $failures failed"
 [ "$failures" -eq 0 ]
