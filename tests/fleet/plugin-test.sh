@@ -314,7 +314,7 @@ node watch-2 "$(cat /proc/sys/kernel/random/uuid)" worker watch=yes
 : > "$OC_STANDIN_LOG"
 SWAPGUARD_WATCH_POLLS=4 "$plugin" status -w --interval 1 -l watch=yes > "$tmp/watch.out" 2>"$tmp/err" &
 wpid=$!
-for i in $(seq 1 100); do grep -q "^3 nodes: " "$tmp/watch.out" && break; sleep 0.1; done
+for i in $(seq 1 600); do grep -q "^3 nodes: " "$tmp/watch.out" && break; sleep 0.1; done
 # the node's daemon, restarted with Mode=enforce, swapped (same boot)
 serve watch-1 observe-enforce
 wait $wpid; rc=$?
@@ -337,9 +337,9 @@ case=watch-ctrl-c
 python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
   "$plugin" status -w --interval 1 -l watch=yes > "$tmp/watch.out" 2>"$tmp/err" &
 wpid=$!
-for i in $(seq 1 100); do grep -q "^3 nodes: " "$tmp/watch.out" && break; sleep 0.1; done
+for i in $(seq 1 600); do grep -q "^3 nodes: " "$tmp/watch.out" && break; sleep 0.1; done
 touch "$cluster/nodes/watch-2/hang"   # the next poll's oc waits on it
-for i in $(seq 1 100); do [ "$(wc -l < "$OC_STANDIN_PIDS")" -ge 4 ] && break; sleep 0.1; done
+for i in $(seq 1 600); do [ "$(wc -l < "$OC_STANDIN_PIDS")" -ge 4 ] && break; sleep 0.1; done
 sleep 0.5
 kill -INT $wpid
 wait $wpid; rc=$?
@@ -349,6 +349,18 @@ grep -q Traceback <<<"$err" && fail "a traceback on Ctrl-C: $err" || ok
 sleep 0.2
 for pid in $(cat "$OC_STANDIN_PIDS"); do kill -0 "$pid" 2>/dev/null && fail "oc $pid still running after Ctrl-C"; done; ok
 rm -f "$cluster/nodes/watch-2/hang"
+
+# on a terminal the summary is one line rewritten in place, with the poll's time
+case=watch-tty
+if command -v script >/dev/null; then
+  out=$(SWAPGUARD_WATCH_POLLS=2 script -qec "$plugin status -w --interval 1 -l watch=yes" /dev/null)
+  grep -qF $'\r\033[K3 nodes: ' <<<"$out" && ok || fail "no summary rewritten in place (\\r ESC[K): $(od -c <<<"$out" | tail -5)"
+  # (a line longer than the terminal is cut to fit: COLUMNS gives room)
+  tty_out=$(COLUMNS=200 SWAPGUARD_WATCH_POLLS=1 script -qec "$plugin status -w -l watch=yes" /dev/null | tr -d '\r')
+  grep -qE "^3 nodes: .* \(at [0-9]{2}:[0-9]{2}:[0-9]{2}\)$" <<<"$tty_out" && ok || fail "summary on a terminal: $tty_out"
+else
+  echo "watch-tty: not checked (no script(1) to give the plugin a terminal)"
+fi
 
 case=watch-usage
 run status -w -o json
