@@ -13,6 +13,7 @@ import importlib.util
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the plugin in the source tree
 here = os.path.dirname(os.path.abspath(__file__))
 path = os.path.join(here, "..", "..", "plugin", "kubectl-swapguard")
 loader = importlib.machinery.SourceFileLoader("kubectl_swapguard", path)
