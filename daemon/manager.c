@@ -568,6 +568,10 @@ static void reconcile(Manager *m) {
          * start over an earlier build from a restart of the daemon. */
         if (previous && previous->build_container_id && !m->record.build_container_id)
                 m->record.build_container_id = strdup(previous->build_container_id);
+        /* And which modules that build brought (issue 26): its unload takes
+         * the shared ones out too. */
+        if (previous && previous->build_modules && !m->record.build_modules)
+                (void) strv_copy(previous->build_modules, &m->record.build_modules);
         lifecycle_container_followed(m);
         if (swap_read_context(m, &ctx) < 0) {
                 /* Cannot see the modules: do nothing rather than guess. */

@@ -114,6 +114,7 @@ GuardUnloadResult *guard_unload_result_free(GuardUnloadResult *r) {
         if (!r)
                 return NULL;
         strv_free(r->removed);
+        strv_free(r->kept);
         guard_blockers_clear(&r->blockers);
         free(r->failed_module);
         free(r);

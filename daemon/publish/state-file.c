@@ -27,6 +27,7 @@ void state_file_clear(StateFile *s) {
         strv_free(s->pins);
         strv_free(s->missing_namespaces);
         free(s->build_container_id);
+        strv_free(s->build_modules);
         free(s->gds);
         free(s->gds_nvme);
         free(s->gds_nvidia_fs);
@@ -114,6 +115,8 @@ int state_file_to_json(const StateFile *s, char **ret) {
                 r = json_add_new(o, DAEMON_STATE_KEY_MODULE_BUILDS, strv_to_json(s->module_builds));
         if (r >= 0 && s->build_container_id)
                 r = json_add_new(o, DAEMON_STATE_KEY_BUILD_CONTAINER, json_object_new_string(s->build_container_id));
+        if (r >= 0 && s->build_modules)
+                r = json_add_new(o, DAEMON_STATE_KEY_BUILD_MODULES, strv_to_json(s->build_modules));
         if (r >= 0 && s->gds)
                 r = json_add_new(o, DAEMON_STATE_KEY_GDS, json_object_new_string(s->gds));
         if (r >= 0 && s->gds_nvme)
@@ -266,6 +269,8 @@ static int state_file_from_object(json_object *o, StateFile **ret) {
                 r = strv_from_json(o, DAEMON_STATE_KEY_PINS, &s->pins);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_MODULE_BUILDS, &s->module_builds);
+        if (r >= 0)
+                r = strv_from_json(o, DAEMON_STATE_KEY_BUILD_MODULES, &s->build_modules);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_CONTAINER_NOTES, &s->container_notes);
         if (r >= 0)

@@ -34,6 +34,9 @@ typedef struct StateFile {
                                          mounted at /data (ext4)" (pin-holder.h) */
         /* The driver container's whole life (issue 8): */
         char *build_container_id;     /* the container the loaded build came from; NULL: none/unknown */
+        char **build_modules;         /* what the last load inserted from that container's tree, recorded
+                                         at load (issue 26): an unload takes its shared modules out with
+                                         the stack when the live module confirms (taint O) */
         char *gds;                    /* the GDS hook generation report, one line; NULL: none */
         char *gds_nvme;               /* the generation of each, for machines (NULL: not */
         char *gds_nvidia_fs;          /* checked): what nvme exports, what nvidia_fs asks */
