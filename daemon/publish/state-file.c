@@ -37,6 +37,13 @@ void state_file_clear(StateFile *s) {
         *s = (StateFile) { .state = SWAP_STATE_IDLE };
 }
 
+void state_file_keep_build(StateFile *to, const StateFile *from) {
+        if (from && from->build_container_id && !to->build_container_id)
+                to->build_container_id = strdup(from->build_container_id);
+        if (from && from->build_modules && !to->build_modules)
+                (void) strv_copy(from->build_modules, &to->build_modules);
+}
+
 StateFile *state_file_free(StateFile *s) {
         if (!s)
                 return NULL;

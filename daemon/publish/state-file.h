@@ -49,6 +49,9 @@ typedef struct StateFile {
 } StateFile;
 
 StateFile *state_file_free(StateFile *s);
+/* The loaded build's record (build_container_id, build_modules) of from,
+ * where to has none; from may be NULL. */
+void state_file_keep_build(StateFile *to, const StateFile *from);
 DEFINE_TRIVIAL_CLEANUP_FUNC(StateFile *, state_file_free);
 void state_file_clear(StateFile *s);
 /* Pure: JSON text for s / s from JSON text. -EBADMSG on bad input. */
