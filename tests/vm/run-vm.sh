@@ -141,14 +141,17 @@ if [ $oot = 1 ]; then
 	oot_root_v2=$odir/v2
 	oot_shape=$(built_shape "$odir")
 	oot_shapes=$oot_shape
-	if [ $oot_both = 1 ]; then
+	# A kernel without modular drivers/nvme/common (6.1) has one shape:
+	# the same root twice, nothing more to build.
+	if [ $oot_both = 1 ] && ! grep -q '^kernel/drivers/nvme/common/' "/lib/modules/$kver/modules.dep"; then
+		oot_roots=("$oot_root" "$oot_root")
+	elif [ $oot_both = 1 ]; then
 		other=link
 		[ "$oot_shape" = link ] && other=own
 		odir2=$(oot_build "$other")
-		[ "$(built_shape "$odir2")" = "$oot_shape" ] || oot_shapes+=" $other"
-		# [link root, own root]; one shape only: the same root twice.
+		oot_shapes+=" $other"
+		# [link root, own root]
 		if [ "$oot_shape" = link ]; then oot_roots=("$oot_root" "$odir2/v1"); else oot_roots=("$odir2/v1" "$oot_root"); fi
-		[ "$oot_shapes" = "$oot_shape" ] && oot_roots=("$oot_root" "$oot_root")
 	fi
 fi
 
