@@ -563,11 +563,11 @@ static void reconcile(Manager *m) {
          * is complete (replacement_complete()); dropped below unless kept. */
         if (previous && previous->modules_before && !m->record.modules_before)
                 (void) strv_copy(previous->modules_before, &m->record.modules_before);
-        /* Which container the loaded build came from is a fact about the
-         * kernel, kept whatever is decided below; it tells a new container's
-         * start over an earlier build from a restart of the daemon. */
-        if (previous && previous->build_container_id && !m->record.build_container_id)
-                m->record.build_container_id = strdup(previous->build_container_id);
+        /* Which container the loaded build came from and what it brought are
+         * facts about the kernel, kept whatever is decided below; they tell a
+         * new container's start over an earlier build from a restart of the
+         * daemon, and what that build's unload takes out (issue 26). */
+        state_file_keep_build(&m->record, previous);
         lifecycle_container_followed(m);
         if (swap_read_context(m, &ctx) < 0) {
                 /* Cannot see the modules: do nothing rather than guess. */

@@ -91,11 +91,11 @@ static int rehearse_unload(const GuardOps *inner, GuardUnloadResult **ret) {
         return 0;
 }
 
-static int observe_unload(void *u, GuardUnloadResult **ret) {
+static int observe_unload(void *u, char *const *recorded, GuardUnloadResult **ret) {
         const GuardOps *inner = INNER(u);
 
         if (inner->unload_plan)
-                return inner->unload_plan(inner->userdata, ret);
+                return inner->unload_plan(inner->userdata, recorded, ret);
         return rehearse_unload(inner, ret);
 }
 

@@ -76,11 +76,11 @@ static int blockers_from_usage(const UsageReport *u, GuardBlockers *b) {
         return 0;
 }
 
-static int real_unload(void *userdata, GuardUnloadResult **ret) {
+static int real_unload(void *userdata, char *const *recorded, GuardUnloadResult **ret) {
         _cleanup_(unload_result_freep) UnloadResult *u = NULL;
         _cleanup_(guard_unload_result_freep) GuardUnloadResult *g = calloc(1, sizeof(*g));
         _cleanup_(usage_report_freep) UsageReport *in_use = NULL;
-        UnloadOptions opts = {};
+        UnloadOptions opts = { .recorded = recorded };
         int r;
 
         if (!g)
@@ -117,6 +117,8 @@ static int real_unload(void *userdata, GuardUnloadResult **ret) {
         default: g->outcome = GUARD_UNLOAD_REFUSED; break; /* in use, blocked (dry run is never asked) */
         }
         r = strv_copy(u->removed, &g->removed);
+        if (r >= 0)
+                r = strv_copy(u->kept, &g->kept);
         if (r < 0)
                 return r;
         if (g->outcome == GUARD_UNLOAD_REFUSED) {
@@ -425,14 +427,14 @@ static int real_check_gds(void *userdata, char *const *trees, GuardGds **ret) {
 
 /* Observe's unload (issue 23): the library's own dry run, the same stack
  * read, removal plan and usage check as the unload, and nothing more. */
-static int real_unload_plan(void *userdata, GuardUnloadResult **ret) {
+static int real_unload_plan(void *userdata, char *const *recorded, GuardUnloadResult **ret) {
         _cleanup_(unload_result_freep) UnloadResult *u = NULL;
         _cleanup_(guard_unload_result_freep) GuardUnloadResult *g = calloc(1, sizeof(*g));
         int r;
 
         if (!g)
                 return -ENOMEM;
-        r = stack_unload(&(UnloadOptions) { .dry_run = true }, &u);
+        r = stack_unload(&(UnloadOptions) { .dry_run = true, .recorded = recorded }, &u);
         if (r < 0)
                 return r;
         switch (u->outcome) {

@@ -69,8 +69,10 @@ int guard_stack_loaded_names(const GuardStack *s, char ***ret) {
         char **l = NULL;
 
         for (size_t i = 0; s && i < s->n_modules; i++)
-                /* The stack's: a shared module (nvme_auth, t10_pi) is not unloaded,
-                 * and comes back with the member that needs it. */
+                /* The stack's: a shared module (nvme_auth, t10_pi) is never asked
+                 * for by name; the host's stays loaded, and when the unload took an
+                 * earlier build's own out (issue 26), the host's comes back with
+                 * the member that needs it. */
                 if (s->modules[i].origin != GUARD_ORIGIN_ABSENT && !s->modules[i].shared &&
                     strv_push(&l, strdup(s->modules[i].name)) < 0) {
                         strv_free(l);
@@ -114,6 +116,7 @@ GuardUnloadResult *guard_unload_result_free(GuardUnloadResult *r) {
         if (!r)
                 return NULL;
         strv_free(r->removed);
+        strv_free(r->kept);
         guard_blockers_clear(&r->blockers);
         free(r->failed_module);
         free(r);

@@ -74,6 +74,8 @@ typedef struct GuardUnloadResult {
         GuardBlockers blockers;
         char *failed_module;
         int failed_errno;        /* positive */
+        char **kept;             /* NULL-terminated, may be NULL: shared modules of the out-of-tree
+                                    build that stayed, one line each ("nvme_auth: held by nvmet") */
 } GuardUnloadResult;
 
 typedef struct GuardLoadResult {
@@ -134,7 +136,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(GuardGds *, guard_gds_free);
 /* Each returns 0 with *ret, or -errno when it could not even try. Every
  * outcome of an attempt (refused, failed and restored ...) is in *ret. */
 typedef struct GuardOps {
-        int (*unload)(void *userdata, GuardUnloadResult **ret);
+        /* recorded (may be NULL): the modules the record says the last load
+         * inserted from the container's tree (StateFile.build_modules). Those
+         * of them that are shared (nvme_auth, nvme_keyring) and out-of-tree by
+         * the live module's taint go with the build (issue 26; removal-plan.h). */
+        int (*unload)(void *userdata, char *const *recorded, GuardUnloadResult **ret);
         /* modules NULL: the library's default (nvme, and through it nvme_core).
          * root_fd >= 0: module_tree is a path inside that directory (the driver
          * container's root, opened through its pidfd: lib/modules/<release>),
@@ -170,7 +176,7 @@ typedef struct GuardOps {
          * may be NULL, then guard-ops-observe.c rehearses with the reads above):
          * the unload's own plan and usage check, outcome WOULD_REMOVE when it
          * would go ahead; the load's modules looked up in the tree, `would` set. */
-        int (*unload_plan)(void *userdata, GuardUnloadResult **ret);
+        int (*unload_plan)(void *userdata, char *const *recorded, GuardUnloadResult **ret);
         int (*load_plan)(void *userdata, const char *module_tree, int root_fd, char *const *modules,
                          GuardLoadResult **ret);
         /* These ops change nothing on the node (guard-ops-observe.c): the

@@ -27,6 +27,7 @@ void state_file_clear(StateFile *s) {
         strv_free(s->pins);
         strv_free(s->missing_namespaces);
         free(s->build_container_id);
+        strv_free(s->build_modules);
         free(s->gds);
         free(s->gds_nvme);
         free(s->gds_nvidia_fs);
@@ -34,6 +35,13 @@ void state_file_clear(StateFile *s) {
         strv_free(s->container_notes);
         free(s->would);
         *s = (StateFile) { .state = SWAP_STATE_IDLE };
+}
+
+void state_file_keep_build(StateFile *to, const StateFile *from) {
+        if (from && from->build_container_id && !to->build_container_id)
+                to->build_container_id = strdup(from->build_container_id);
+        if (from && from->build_modules && !to->build_modules)
+                (void) strv_copy(from->build_modules, &to->build_modules);
 }
 
 StateFile *state_file_free(StateFile *s) {
@@ -114,6 +122,8 @@ int state_file_to_json(const StateFile *s, char **ret) {
                 r = json_add_new(o, DAEMON_STATE_KEY_MODULE_BUILDS, strv_to_json(s->module_builds));
         if (r >= 0 && s->build_container_id)
                 r = json_add_new(o, DAEMON_STATE_KEY_BUILD_CONTAINER, json_object_new_string(s->build_container_id));
+        if (r >= 0 && s->build_modules)
+                r = json_add_new(o, DAEMON_STATE_KEY_BUILD_MODULES, strv_to_json(s->build_modules));
         if (r >= 0 && s->gds)
                 r = json_add_new(o, DAEMON_STATE_KEY_GDS, json_object_new_string(s->gds));
         if (r >= 0 && s->gds_nvme)
@@ -266,6 +276,8 @@ static int state_file_from_object(json_object *o, StateFile **ret) {
                 r = strv_from_json(o, DAEMON_STATE_KEY_PINS, &s->pins);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_MODULE_BUILDS, &s->module_builds);
+        if (r >= 0)
+                r = strv_from_json(o, DAEMON_STATE_KEY_BUILD_MODULES, &s->build_modules);
         if (r >= 0)
                 r = strv_from_json(o, DAEMON_STATE_KEY_CONTAINER_NOTES, &s->container_notes);
         if (r >= 0)

@@ -34,6 +34,9 @@ typedef struct StateFile {
                                          mounted at /data (ext4)" (pin-holder.h) */
         /* The driver container's whole life (issue 8): */
         char *build_container_id;     /* the container the loaded build came from; NULL: none/unknown */
+        char **build_modules;         /* what the last load inserted from that container's tree, recorded
+                                         at load (issue 26): an unload takes its shared modules out with
+                                         the stack when the live module confirms (taint O) */
         char *gds;                    /* the GDS hook generation report, one line; NULL: none */
         char *gds_nvme;               /* the generation of each, for machines (NULL: not */
         char *gds_nvidia_fs;          /* checked): what nvme exports, what nvidia_fs asks */
@@ -46,6 +49,9 @@ typedef struct StateFile {
 } StateFile;
 
 StateFile *state_file_free(StateFile *s);
+/* The loaded build's record (build_container_id, build_modules) of from,
+ * where to has none; from may be NULL. */
+void state_file_keep_build(StateFile *to, const StateFile *from);
 DEFINE_TRIVIAL_CLEANUP_FUNC(StateFile *, state_file_free);
 void state_file_clear(StateFile *s);
 /* Pure: JSON text for s / s from JSON text. -EBADMSG on bad input. */

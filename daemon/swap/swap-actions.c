@@ -94,7 +94,7 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
         case GUARD_UNLOAD_NOT_LOADED:
                 free(m->last_blockers);
                 m->last_blockers = NULL;
-                swap_report_unloaded(m, build, u->removed);
+                swap_report_unloaded(m, build, u->removed, u->kept);
                 return SWAP_EVENT_UNLOAD_DONE;
         case GUARD_UNLOAD_WOULD_REMOVE: /* observe (guard-ops-observe.c) */
                 free(m->last_blockers);
@@ -125,7 +125,7 @@ static SwapEvent action_unload(Manager *m) {
         int r;
 
         build = record_before_unload(m);
-        r = m->ops->unload(m->ops->userdata, &u);
+        r = m->ops->unload(m->ops->userdata, m->record.build_modules, &u);
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
                 log_error_errno(r, "Cannot unload the %s NVMe stack: %m", build);
@@ -272,7 +272,7 @@ static int remove_partial_replacement(Manager *m, char **ret_why) {
         if (!foreign)
                 return 0;
         log_info("Removing the half-loaded out-of-tree NVMe stack before restoring the in-tree one.");
-        r = m->ops->unload(m->ops->userdata, &u);
+        r = m->ops->unload(m->ops->userdata, m->record.build_modules, &u);
         swap_pin_refresh(m);
         if (r < 0)
                 return r;

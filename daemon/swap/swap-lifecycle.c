@@ -341,6 +341,7 @@ void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
                                 {
                                 free(m->record.build_container_id);
                                 m->record.build_container_id = NULL;
+                                m->record.build_modules = strv_free(m->record.build_modules);
                         }
                 }
                 if (m->state == SWAP_STATE_NO_BUILD)

@@ -148,8 +148,16 @@ void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b)
                 observe_report_would_refuse(m, joined);
 }
 
-void swap_report_unloaded(Manager *m, const char *build, char *const *removed) {
+void swap_report_unloaded(Manager *m, const char *build, char *const *removed, char *const *kept) {
         _cleanup_free_ char *list = strv_join(removed, " ");
+
+        STRV_FOREACH(k, kept)
+                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_UNLOADED,
+                             &(ReportFields) { .state = "unloaded-waiting-driver",
+                                               .container_id = swap_record_container_id(m) },
+                             "A shared module of the %s NVMe stack stays loaded: %s. While it holds mlx_compat, "
+                             "a driver container's openibd restart cannot remove that.",
+                             build, *k);
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_UNLOADED,
                      &(ReportFields) { .state = "unloaded-waiting-driver", .module = list,
@@ -291,6 +299,14 @@ char *swap_load_describe(const GuardLoadResult *l, const char *tree) {
 
 void swap_report_loaded(Manager *m, const GuardLoadResult *l, const char *tree) {
         _cleanup_free_ char *s = swap_load_describe(l, tree);
+        char **from_tree = NULL;
+
+        /* Recorded at load: which modules are this build's, whatever their
+         * role (stack, shared like nvme_auth): its unload takes them out. */
+        if (l && strv_copy(l->from_tree || l->from_host || l->already ? l->from_tree : l->loaded, &from_tree) >= 0) {
+                strv_free(m->record.build_modules);
+                m->record.build_modules = from_tree;
+        }
 
         log_info("%s", s ?: "Loaded the stack from the driver container's tree.");
 }

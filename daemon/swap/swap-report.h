@@ -19,14 +19,19 @@ void swap_report_builds(Manager *m);
  * what the refused unload would have taken out, worded as for
  * swap_report_unloaded(). */
 void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b);
-/* build: what was taken out, as stack_build() words it ("in-tree", ...). */
-void swap_report_unloaded(Manager *m, const char *build, char *const *removed);
+/* build: what was taken out, as stack_build() words it ("in-tree", ...);
+ * kept: the build's shared modules that stayed ("nvme_auth: held by
+ * nvmet"), each a warning: a driver container's openibd restart cannot
+ * remove mlx_compat while they hold it. */
+void swap_report_unloaded(Manager *m, const char *build, char *const *removed, char *const *kept);
 void swap_report_reload(Manager *m);
 /* What a load from the container's tree did, one line: the modules that
  * came from that tree, those the host's tree gave (dependencies outside the
  * stack, t10_pi) and those already loaded (mlx_compat, by openibd). NULL
  * without memory. */
 char *swap_load_describe(const GuardLoadResult *l, const char *tree);
+/* Also records, for the unload of this build, what came from the tree
+ * (the state file's build_modules). */
 void swap_report_loaded(Manager *m, const GuardLoadResult *l, const char *tree);
 /* Sets the failure (the "why" of FAILED) and reports it. */
 void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) _printf_(3, 4);

@@ -39,6 +39,39 @@ stop_daemon
 }
 run_case new-container-over-build
 
+# --- issue 26: the earlier build's own nvme_auth goes with it ---------------
+# A 6.12-shaped node; A's build ships its own nvme_auth, which holds no
+# mlx_compat here: the record of A's load (state file build_modules) is
+# what makes it A's. B's start takes it out with A's nvme and nvme_core.
+case_shared_module_goes_with_the_build() {
+root=$tmp/root-$case
+rm -f "$tmp/kernel.log" "$tmp/daemon.log"
+fake_node_in_tree_612
+start_daemon
+start_container $ID_A build-own-auth
+wait_state unloaded-waiting-driver || return 1
+expect_no_kernel 'delete_module nvme_auth'
+ready
+wait_state swapped || return 1
+expect_kernel 'init_module nvme_auth'
+[[ " $(field build_modules | tr -d "[]',") " == *" nvme_auth "* ]] && ok ||
+  fail "the state file's build_modules lacks nvme_auth: '$(field build_modules)'"
+unready
+kill "${pids[0]}"
+sleep 0.5
+rm -rf "$root/run/containers/storage/overlay-containers/$ID_A"
+start_container $ID_B build-own-auth
+wait_state unloaded-waiting-driver || return 1
+# once for A's load (the host's, free, replaced), once with A's build
+[ "$(grep -cE 'delete_module nvme_auth flags=.* -> 0' "$tmp/kernel.log")" -eq 2 ] && ok ||
+  fail "A's nvme_auth did not go with its build: $(cat "$tmp/kernel.log")"
+expect_log "Unloaded the out-of-tree build of the NVMe stack \\(nvme nvme_core nvme_auth\\)"
+ready
+wait_state swapped || return 1
+stop_daemon
+}
+run_case shared-module-goes-with-the-build
+
 # --- a ready file older than the container is ignored -------------------
 case_stale_ready() {
 new_node

@@ -103,7 +103,8 @@ new_node() {
 }
 
 # A process standing in for a driver container's init. $1 id, $2 "build" or
-# "nobuild" (its tree), $3 extra process.env entries as JSON strings.
+# "nobuild" (its tree; "build-own-auth": one shipping its own nvme_auth, for
+# fake_node_in_tree_612), $3 extra process.env entries as JSON strings.
 start_container() {
   local id=$1 tree=$2 env=${3:-'"ENABLE_NFSRDMA=true"'}
   sleep 600 &
@@ -137,6 +138,8 @@ start_container() {
   ln -f "$root/proc/1/ns/user" "$root/proc/$pid/ns/user"
   if [ "$tree" = build ]; then
     fake_node_nvidia_build $croot
+  elif [ "$tree" = build-own-auth ]; then
+    fake_node_nvidia_build_own_auth $croot
   fi
   local d=$root/run/containers/storage/overlay-containers/$id/userdata
   mkdir -p "$d"

@@ -394,3 +394,85 @@ Test(kernel612, load_leaves_the_same_build_and_replaces_an_earlier_one) {
         cr_assert_not(strstr(r.out, "kept:"), "%s", r.out);
         cli_run_done(&r);
 }
+
+/* NVIDIA's build loaded by an earlier driver container, in shape b (its own
+ * nvme_auth from its tree) or a (the kernel's): every module of the build
+ * holds mlx_compat, as compat-2.6.h makes them (FIELD-NOTES section 8). */
+static void earlier_build_loaded(bool own_auth, const char *const *auth_extra_holders) {
+        const char *auth_holders[8] = { "nvme", "nvme_core" };
+        size_t n = 2;
+
+        for (const char *const *h = auth_extra_holders; h && *h && n < 7; h++)
+                auth_holders[n++] = *h;
+        host_tree_612();
+        module("mlx_compat", -1, own_auth ? HOLDERS("nvme", "nvme_auth", "nvme_core") : HOLDERS("nvme", "nvme_core"),
+               "OE");
+        module("nvme_auth", -1, auth_holders, own_auth ? "OE" : "");
+        module("nvme_core", -1, HOLDERS("nvme"), "OE");
+        module("nvme", 0, NULL, "OE");
+}
+
+/* Issue 26: the earlier container's own nvme_auth is part of its build and
+ * goes with it, after the modules that hold it; openibd's mlx_compat is the
+ * next container's business and is left as it is. */
+Test(kernel612, unload_takes_an_earlier_containers_nvme_auth_with_its_build) {
+        const char *n, *core, *auth;
+        CliRun r;
+
+        earlier_build_loaded(true, NULL);
+        assert_build("nvme_auth", "container");
+        RUN(&r, NULL, "unload");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0, "the unload failed:\n%s", r.out);
+        n = strstr(r.klog, "delete_module nvme flags=0x800 -> 0");
+        core = strstr(r.klog, "delete_module nvme_core flags=0x800 -> 0");
+        auth = strstr(r.klog, "delete_module nvme_auth flags=0x800 -> 0");
+        cr_assert(n && core && auth && n < core && core < auth, "not nvme, nvme_core, nvme_auth:\n%s", r.klog);
+        cr_assert(strstr(r.out, "removed: nvme nvme_core nvme_auth"), "%s", r.out);
+        cr_assert_eq(count_lines_with(r.klog, "mlx_compat"), 0, "mlx_compat was touched:\n%s", r.klog);
+        cr_assert_not(loaded("nvme_auth"), "the earlier container's nvme_auth stays and holds mlx_compat");
+        cr_assert(loaded("mlx_compat"));
+        cli_run_done(&r);
+}
+
+/* Shape a: the nvme_auth under NVIDIA's stack is the host's own (in-tree):
+ * it stays, whatever the build over it was. */
+Test(kernel612, unload_leaves_the_hosts_nvme_auth_under_an_earlier_build) {
+        struct json_object *o;
+        CliRun r;
+
+        earlier_build_loaded(false, NULL);
+        assert_build("nvme_auth", "shared-from-host");
+        RUN(&r, NULL, "unload", "--json");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0, "the unload failed:\n%s", r.out);
+        cr_assert_eq(count_lines_with(r.klog, "nvme_auth"), 0, "the host's nvme_auth was touched:\n%s", r.klog);
+        cr_assert(loaded("nvme_auth") && !loaded("nvme_core"));
+        o = json_tokener_parse(r.out);
+        cr_assert_not_null(o, "stdout is not JSON:\n%s", r.out);
+        cr_assert_eq(json_object_array_length(get(o, "kept")), 0, "the host's module named as kept:\n%s", r.out);
+        cr_assert_eq(json_object_array_length(get(o, "removed")), 2, "%s", r.out);
+        json_object_put(o);
+        cli_run_done(&r);
+}
+
+/* The earlier container's nvme_auth while nvmet holds it too: the stack
+ * goes, it stays (nothing forced), and the plan and the unload say by what. */
+Test(kernel612, unload_keeps_an_earlier_nvme_auth_held_by_nvmet_and_names_it) {
+        CliRun r;
+
+        earlier_build_loaded(true, HOLDERS("nvmet"));
+        module("nvmet", 0, NULL, "");
+        RUN(&r, NULL, "plan");
+        dump(&r);
+        cr_assert(strstr(r.out, "nvme_auth: held by nvmet"), "the plan does not say it stays:\n%s", r.out);
+        cr_assert_not(strstr(r.out, "blocked:"), "a kept shared module blocked the plan:\n%s", r.out);
+        cli_run_done(&r);
+        RUN(&r, NULL, "unload");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0, "the unload failed:\n%s", r.out);
+        cr_assert(strstr(r.out, "nvme_auth: held by nvmet"), "not named:\n%s", r.out);
+        cr_assert_eq(count_lines_with(r.klog, "delete_module nvme_auth"), 0, "%s", r.klog);
+        cr_assert(loaded("nvme_auth") && loaded("nvmet") && !loaded("nvme_core") && !loaded("nvme"));
+        cli_run_done(&r);
+}

@@ -13,6 +13,7 @@ res=/mnt/vm-results
 # shellcheck source=/dev/null
 . "$res/env"
 export VM_MODE VM_LAYOUT VM_HARNESS VM_BUILD_ROOT VM_CACHE VM_OOT_ROOT VM_OOT_ROOT_V2 VM_OOT_SHAPE \
+	VM_OOT_SHAPES VM_OOT_ROOT_LINK VM_OOT_ROOT_OWN \
 	VM_EXPECT_NS VM_KVER
 export VM_LIB=$VM_HARNESS/lib.sh
 export VM_RESULTS=$res

@@ -12,7 +12,9 @@
 # Environment (from guest-run.sh): VM_LAYOUT, VM_MODE, VM_BUILD_ROOT,
 # VM_KMOD_HELPER (the project CLI), VM_OOT_ROOT (fake driver-container root,
 # with --oot), VM_OOT_SHAPE (link | own: whether that build links the
-# kernel's nvme_auth/nvme_keyring or ships its own), VM_HARNESS, VM_KVER,
+# kernel's nvme_auth/nvme_keyring or ships its own), with --oot-both
+# VM_OOT_ROOT_LINK, VM_OOT_ROOT_OWN (each shape's root) and VM_OOT_SHAPES
+# (the shapes this kernel has), VM_HARNESS, VM_KVER,
 # VM_RESULTS (host-visible directory).
 
 set -u -o pipefail

@@ -31,6 +31,12 @@
 #                       (drivers/nvme/common); [$VM_OOT_SHAPE or link];
 #                       cached apart (oot-nvme-KVER, oot-nvme-KVER-own); the
 #                       guest gets the shape built as $VM_OOT_SHAPE
+#       --oot-both      with --oot: build the other shape too and pass both
+#                       container roots (v1) as $VM_OOT_ROOT_LINK and
+#                       $VM_OOT_ROOT_OWN, for a case whose driver containers
+#                       change shape (one ships nvme_auth, the next links
+#                       the kernel's); a kernel with one shape gives the same
+#                       root twice ($VM_OOT_SHAPES says which were built)
 #   -u, --udev          script mode: start udevd and coldplug (nvme then comes
 #                       from udev instead of an explicit modprobe)
 #   -s, --smp N         vCPUs                              [1]
@@ -50,7 +56,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 layout=plain mode=script timeout=300 smp=1 mem=768 disk_size=512M
-keep=0 verbose=0 oot=0 udev=0 extra_append=
+keep=0 verbose=0 oot=0 oot_both=0 udev=0 extra_append=
 oot_shape=${VM_OOT_SHAPE:-link}
 build_root=${VM_BUILD_ROOT:-${MESON_BUILD_ROOT:-}}
 if [ -z "$build_root" ] && [ -d "$here/../../build" ]; then
@@ -70,6 +76,7 @@ while [ $# -gt 0 ]; do
 	-c | --cache) cache=$2; shift 2 ;;
 	--oot) oot=1; shift ;;
 	--oot-shape) oot_shape=$2; shift 2 ;;
+	--oot-both) oot_both=1; shift ;;
 	-u | --udev) udev=1; shift ;;
 	-s | --smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
@@ -116,16 +123,36 @@ else
 	*) die "extract-vmlinux.sh failed for $kver" ;;
 	esac
 fi
-oot_root= oot_root_v2=
+oot_root= oot_root_v2= oot_roots=() oot_shapes=
 case $oot_shape in link | own) ;; *) die "unknown --oot-shape $oot_shape (link or own)" ;; esac
+[ $oot_both = 0 ] || [ $oot = 1 ] || die "--oot-both needs --oot"
+# oot_build SHAPE: the stand-in of SHAPE (cached); prints its directory.
+oot_build() {
+	local odir=$cache/oot-nvme-$kver
+	[ "$1" = own ] && odir+=-own
+	"$here/build-oot-nvme.sh" --shape "$1" "$odir" "$kver" >&2
+	echo "$odir"
+}
+# built_shape DIR: what was built (a kernel without modular nvme_auth has one shape).
+built_shape() { sed -n 's/^# shape: \([a-z]*\).*$/\1/p' "$1/v1/oot-deps.txt"; }
 if [ $oot = 1 ]; then
-	odir=$cache/oot-nvme-$kver
-	[ "$oot_shape" = own ] && odir+=-own
-	"$here/build-oot-nvme.sh" --shape "$oot_shape" "$odir" "$kver"
+	odir=$(oot_build "$oot_shape")
 	oot_root=$odir/v1
 	oot_root_v2=$odir/v2
-	# What was built (a kernel without modular nvme_auth has one shape).
-	oot_shape=$(sed -n 's/^# shape: \([a-z]*\).*$/\1/p' "$oot_root/oot-deps.txt")
+	oot_shape=$(built_shape "$odir")
+	oot_shapes=$oot_shape
+	# A kernel without modular drivers/nvme/common (6.1) has one shape:
+	# the same root twice, nothing more to build.
+	if [ $oot_both = 1 ] && ! grep -q '^kernel/drivers/nvme/common/' "/lib/modules/$kver/modules.dep"; then
+		oot_roots=("$oot_root" "$oot_root")
+	elif [ $oot_both = 1 ]; then
+		other=link
+		[ "$oot_shape" = link ] && other=own
+		odir2=$(oot_build "$other")
+		oot_shapes+=" $other"
+		# [link root, own root]
+		if [ "$oot_shape" = link ]; then oot_roots=("$oot_root" "$odir2/v1"); else oot_roots=("$odir2/v1" "$oot_root"); fi
+	fi
 fi
 
 name=$(basename "$script" .sh)
@@ -170,6 +197,9 @@ esac
 	printf 'VM_OOT_ROOT=%q\n' "$oot_root"
 	printf 'VM_OOT_ROOT_V2=%q\n' "$oot_root_v2"
 	printf 'VM_OOT_SHAPE=%q\n' "$oot_shape"
+	printf 'VM_OOT_SHAPES=%q\n' "$oot_shapes"
+	printf 'VM_OOT_ROOT_LINK=%q\n' "${oot_roots[0]:-}"
+	printf 'VM_OOT_ROOT_OWN=%q\n' "${oot_roots[1]:-}"
 	printf 'VM_EXPECT_NS=%q\n' "$expect_ns"
 	printf 'VM_KVER=%q\n' "$kver"
 	printf 'VM_UDEV=%q\n' "$udev"

@@ -24,6 +24,8 @@
  * just removed, its last reference may still be going. */
 #define SHARED_BUSY_ATTEMPTS 5u
 
+#define KERNEL_REFUSED "the kernel refused to remove it: "
+
 typedef struct SharedCheck {
         char *why; /* why it stays: set by the check that stopped */
 } SharedCheck;
@@ -74,10 +76,29 @@ static int shared_check(void *userdata, const char *module) {
         return c->why ? SHARED_HELD : GUARDED_CHECK_GO;
 }
 
-int load_shared_release(const char *name, bool from_container, char **ret_why) {
-        _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = NULL;
-        _cleanup_free_ char *taint = NULL;
+int shared_module_remove(const char *name, char **ret_why) {
+        _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = kmod_new_quiet(NULL);
         SharedCheck c = {};
+        int r;
+
+        *ret_why = NULL;
+        if (!ctx)
+                return -ENOMEM;
+        r = guarded_remove(ctx, name, SHARED_BUSY_ATTEMPTS, shared_check, &c);
+        if (r == SHARED_HELD) {
+                *ret_why = c.why;
+                return 0;
+        }
+        free(c.why);
+        if (r == -EAGAIN || r == -EBUSY || r == -EWOULDBLOCK) {
+                /* Still used after the tries: kept, as a holder would keep it. */
+                return asprintf(ret_why, KERNEL_REFUSED "%s", strerror(-r)) < 0 ? -ENOMEM : 0;
+        }
+        return r < 0 ? r : 1;
+}
+
+int load_shared_release(const char *name, bool from_container, char **ret_why) {
+        _cleanup_free_ char *taint = NULL, *why = NULL;
         int r;
 
         *ret_why = NULL;
@@ -89,26 +110,15 @@ int load_shared_release(const char *name, bool from_container, char **ret_why) {
          * in-tree module is what a restore wants. */
         if (!from_container && !(taint && strchr(taint, 'O')))
                 return 0;
-        ctx = kmod_new_quiet(NULL);
-        if (!ctx)
-                return -ENOMEM;
-        r = guarded_remove(ctx, name, SHARED_BUSY_ATTEMPTS, shared_check, &c);
-        if (r == SHARED_HELD) {
-                /* An out-of-tree build in use is most likely this container's
-                 * own (mlx_compat, loaded by its openibd): kept without a word.
-                 * The host's build kept under NVIDIA's stack is worth one. */
-                if (taint && strchr(taint, 'O'))
-                        free(c.why);
-                else
-                        *ret_why = c.why;
-                return 0;
-        }
-        free(c.why);
-        if (r == -EAGAIN || r == -EBUSY || r == -EWOULDBLOCK) {
-                /* Still used after the tries: kept, as a holder would keep it. */
-                return asprintf(ret_why, "the kernel refused to remove it: %s", strerror(-r)) < 0 ? -ENOMEM : 0;
-        }
-        return r < 0 ? r : 1;
+        r = shared_module_remove(name, &why);
+        if (r != 0)
+                return r;
+        /* An out-of-tree build in use is most likely this container's own
+         * (mlx_compat, loaded by its openibd): kept without a word. The
+         * host's build kept under NVIDIA's stack is worth one. */
+        if (!(taint && strchr(taint, 'O')) || (why && strncmp(why, KERNEL_REFUSED, strlen(KERNEL_REFUSED)) == 0))
+                *ret_why = TAKE_PTR(why);
+        return 0;
 }
 
 /* A rollback step's check, right before each attempt: a namespace the

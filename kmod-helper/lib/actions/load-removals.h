@@ -20,6 +20,14 @@
  * loaded build is already the right kind), -errno. */
 int load_shared_release(const char *name, bool from_container, char **ret_why);
 
+/* Removes the shared module `name` if nothing holds or uses it, guarded
+ * (the check above before every attempt, a few tries while the last
+ * reference of a module just removed goes). Also the unload's, for the
+ * shared modules of the build it takes out (removal-plan.h). 1 removed
+ * (or found gone), 0 kept with *ret_why (malloc'd: "held by nvmet",
+ * "the kernel refused to remove it: ..."), -errno. */
+int shared_module_remove(const char *name, char **ret_why);
+
 /* Undo this load's inserts, newest first, each removal guarded by a fresh
  * usage check; best effort, each one recorded in res->rolled_back, stopping
  * at the first namespace found in use (res->rollback_stopped). 0 or -ENOMEM. */

@@ -7,6 +7,7 @@
 
 #include "actions/guarded-remove.h"
 #include "actions/kmod-util.h"
+#include "actions/load-removals.h"
 #include "actions/module-live.h"
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
@@ -48,6 +49,7 @@ UnloadResult *unload_result_free(UnloadResult *r) {
         strv_free(r->removed);
         strv_free(r->restored);
         strv_free(r->plan_blockers);
+        strv_free(r->kept);
         free(r->failed_module);
         usage_report_free(r->usage);
         free(r->restore_failed_module);
@@ -66,7 +68,8 @@ static int result_new(UnloadResult **ret) {
         r->removed = strv_new_empty();
         r->restored = strv_new_empty();
         r->plan_blockers = strv_new_empty();
-        if (!r->planned || !r->removed || !r->restored || !r->plan_blockers)
+        r->kept = strv_new_empty();
+        if (!r->planned || !r->removed || !r->restored || !r->plan_blockers || !r->kept)
                 return -ENOMEM;
         *ret = TAKE_PTR(r);
         return 0;
@@ -101,11 +104,14 @@ typedef enum Recheck {
 typedef struct Unloader {
         UnloadResult *res;
         ClaimHold *hold;
+        char *const *recorded; /* UnloadOptions.recorded */
+        char **shared;         /* the plan's shared modules of the build (removal-plan.h) */
 } Unloader;
 
 /* Right before each attempt to remove `name` (the first and every retry):
  * is the world still what the plan assumed? */
-static int recheck(UnloadResult *res, const ClaimHold *hold, const char *name, Recheck *ret) {
+static int recheck(UnloadResult *res, const ClaimHold *hold, char *const *recorded, const char *name,
+                   Recheck *ret) {
         _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
         _cleanup_(removal_plan_freep) RemovalPlan *plan = NULL;
         _cleanup_strv_free_ char **held = NULL;
@@ -136,7 +142,7 @@ static int recheck(UnloadResult *res, const ClaimHold *hold, const char *name, R
                 return 0;
         }
 
-        r = removal_plan_build(stack, &plan);
+        r = removal_plan_build_with(stack, recorded, &plan);
         if (r < 0)
                 return r;
         if (plan->blockers && plan->blockers[0]) {
@@ -164,7 +170,7 @@ static int recheck_before_attempt(void *userdata, const char *name) {
         Recheck c = RECHECK_GO;
         int r;
 
-        r = recheck(u->res, u->hold, name, &c);
+        r = recheck(u->res, u->hold, u->recorded, name, &c);
         return r < 0 ? r : (int) c;
 }
 
@@ -207,6 +213,28 @@ static int put_back(UnloadResult *res) {
         return 1;
 }
 
+/* A shared module of the build, once what held it is gone: no namespace
+ * is under it (the stack that drove them went first), so the check is the
+ * module's own: nothing holds or uses it (load-removals.h). One that stays
+ * is named, never a failure of the unload. */
+static int remove_shared(UnloadResult *res, const char *name) {
+        _cleanup_free_ char *why = NULL;
+        int r;
+
+        r = shared_module_remove(name, &why);
+        if (r < 0 && r != -ENOMEM) {
+                why = NULL;
+                if (asprintf(&why, "cannot remove it: %s", strerror(-r)) < 0)
+                        return -ENOMEM;
+                r = 0;
+        }
+        if (r < 0)
+                return r;
+        if (r > 0)
+                return strv_extend(&res->removed, name);
+        return strv_extendf(&res->kept, "%s: %s", name, why ?: "kept");
+}
+
 /* Removes the plan's modules in order, each guarded by a recheck before
  * every attempt. The exclusive claims on the namespaces are taken first
  * and closed module by module: a plain namespace's right before its
@@ -218,6 +246,12 @@ static int remove_planned(Unloader *u, struct kmod_ctx *ctx, unsigned attempts, 
         for (char **m = res->planned; *m; m++) {
                 int r;
 
+                if (strv_contains(u->shared, *m)) {
+                        r = remove_shared(res, *m);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 (void) claim_hold_release_pinning(u->hold, *m);
                 r = guarded_remove(ctx, *m, attempts, recheck_before_attempt, u);
                 if (r == -ENOMEM)
@@ -240,12 +274,12 @@ static int remove_planned(Unloader *u, struct kmod_ctx *ctx, unsigned attempts, 
         return 0;
 }
 
-static int remove_all(UnloadResult *res, const UnloadOptions *opts) {
+static int remove_all(UnloadResult *res, const UnloadOptions *opts, char **shared) {
         _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = kmod_new_quiet(NULL);
         _cleanup_(claim_hold_freep) ClaimHold *hold = NULL;
         unsigned attempts = opts && opts->busy_attempts ? opts->busy_attempts : UNLOAD_BUSY_ATTEMPTS_DEFAULT;
         UnloadOutcome stop = UNLOAD_OUTCOME_REMOVED;
-        Unloader u = { .res = res };
+        Unloader u = { .res = res, .recorded = opts ? opts->recorded : NULL, .shared = shared };
         int r;
 
         if (!ctx)
@@ -291,7 +325,11 @@ int stack_unload_checked(const UnloadOptions *opts, UsageReport *checked, Unload
         r = module_stack_read_with(MODULE_STACK_READ_DECIDE, &stack);
         if (r < 0)
                 return r;
-        r = removal_plan_build(stack, &plan);
+        r = removal_plan_build_with(stack, opts ? opts->recorded : NULL, &plan);
+        if (r < 0)
+                return r;
+        res->kept = strv_free(res->kept);
+        r = strv_copy(plan->kept, &res->kept);
         if (r < 0)
                 return r;
         strv_free(res->planned);
@@ -324,7 +362,7 @@ int stack_unload_checked(const UnloadOptions *opts, UsageReport *checked, Unload
         else {
                 /* The stack read and the usage check above hold no libnvme
                  * handle (sysfs and /proc only): nothing of ours pins a module. */
-                r = remove_all(res, opts);
+                r = remove_all(res, opts, plan->shared);
                 if (r < 0)
                         return r;
         }

@@ -11,7 +11,12 @@
  *      a re-check and the removal; each is closed before the module its open
  *      pins, all of them before nvme_core, which is re-checked without);
  *   4. on any failure, put back what was removed (from the host tree) so the
- *      devices have a driver again.
+ *      devices have a driver again;
+ *   5. then the shared modules of the out-of-tree build (an earlier driver
+ *      container's nvme_auth, nvme_keyring: removal-plan.h), each only when
+ *      nothing holds or uses it; one that stays is named in `kept` and does
+ *      not fail the unload (the stack is gone, the host's build of it loads
+ *      when wanted; left loaded it would hold mlx_compat, issue 26).
  * Every libnvme handle is closed before step 3 (libnvme 1.3 keeps namespace
  * descriptors open, which pin the modules): this layer holds none, and the
  * usage check it runs reads sysfs and /proc only.
@@ -46,6 +51,10 @@ typedef enum UnloadOutcome {
 typedef struct UnloadOptions {
         bool dry_run;
         unsigned busy_attempts; /* tries per module on EAGAIN/EBUSY; 0 means the default (5) */
+        char *const *recorded;  /* NULL-terminated, may be NULL: the modules the caller recorded at
+                                   load time as inserted from the build's tree (the daemon's
+                                   record). With the live module's word (taint O) they mark the
+                                   build's shared modules, which go with it (removal-plan.h) */
 } UnloadOptions;
 
 typedef struct UnloadResult {
@@ -60,6 +69,9 @@ typedef struct UnloadResult {
         char *restore_failed_module; /* when putting back failed: which module, */
         int restore_failed_errno;    /* positive errno, */
         char *restore_failed_reason; /* and one line for the operator */
+        char **kept;            /* NULL-terminated: shared modules of the out-of-tree build that
+                                   stayed, one line each ("nvme_auth: held by nvmet"); the
+                                   stack's unload went on without them */
 } UnloadResult;
 
 const char *unload_outcome_to_string(UnloadOutcome o);

@@ -90,6 +90,26 @@ ModuleBuild module_build_from_string(const char *s);
 ModuleBuild module_stack_build_of(const ModuleStack *s, const ModuleInfo *m);
 ModuleOrigin module_origin_from_string(const char *s);
 
+/* Pure: whether m, a shared module (nvme_auth, nvme_keyring: role SHARED),
+ * belongs to the out-of-tree build loaded over it, so that it goes with
+ * that build's stack (issue 26: left behind, an earlier container's
+ * nvme_auth holds mlx_compat and the next container's `openibd restart`
+ * cannot remove it). Both must hold:
+ *   - the kernel says it is not its own build: taint O (kernel/module/main.c
+ *     taints every module built outside the tree; the host's in-tree
+ *     nvme_auth never is), and
+ *   - it is the build's: it holds mlx_compat or exports GDS hooks, as every
+ *     module of NVIDIA's build does (FIELD-NOTES sections 2 and 8), or
+ *     `recorded` (what the caller recorded at load time as inserted from the
+ *     container's tree; may be NULL) names it.
+ * So the host's own shared modules stay (in-tree; or out-of-tree but
+ * neither NVIDIA-shaped nor loaded by us, a DKMS build of the host), and
+ * mlx_compat itself (openibd's, never recorded, holds no mlx_compat) is
+ * not ours to take. srcversion is not asked: equal sources give equal
+ * srcversions in both builds (FIELD-NOTES section 2, seen in the stand-in),
+ * so it could only say "different", which taint O already says. */
+bool module_shared_of_build(const ModuleInfo *m, char *const *recorded);
+
 /* Pure: which build a loaded module is, from what sysfs and kallsyms said. */
 ModuleOrigin module_origin_classify(bool loaded, const char *taint, bool depends_on_mlx_compat,
                                     bool has_gds_hooks);

@@ -37,6 +37,9 @@
                                                                      restore (module_build_to_string) */
 /* The driver container's whole life (issue 8). */
 #define DAEMON_STATE_KEY_BUILD_CONTAINER    "build_container"     /* the container the loaded build came from */
+#define DAEMON_STATE_KEY_BUILD_MODULES      "build_modules"       /* [string]: what the last load inserted from that
+                                                                     container's tree (recorded at load, issue 26):
+                                                                     its shared ones go with its stack */
 #define DAEMON_STATE_KEY_GDS                "gds"                 /* GDS hook generations, one line */
 #define DAEMON_STATE_KEY_GDS_NVME           "gds_nvme"            /* the hooks nvme exports: "v1", "v1,v2", "none" */
 #define DAEMON_STATE_KEY_GDS_NVIDIA_FS      "gds_nvidia_fs"       /* the hooks nvidia_fs asks for: "v2", or

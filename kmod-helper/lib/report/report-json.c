@@ -358,6 +358,7 @@ int report_plan_json(const RemovalPlan *plan, const UsageReport *usage, struct j
                 return -ENOMEM;
         if ((r = json_add_strv(o, "order", plan->order)) < 0 ||
             (r = json_add_strv(o, "blockers", plan->blockers)) < 0 ||
+            (r = json_add_strv(o, "kept", plan->kept)) < 0 ||
             (r = json_add_bool(o, "in_use", in_use)) < 0 ||
             (r = json_add_users(o, usage, NULL)) < 0 ||
             (r = json_add_bool(o, "can_run", !in_use && !blocked)) < 0)
@@ -378,6 +379,7 @@ int report_unload_json(const UnloadResult *res, bool dry_run, struct json_object
             (r = json_add_strv(o, "removed", res->removed)) < 0 ||
             (r = json_add_strv(o, "restored", res->restored)) < 0 ||
             (r = json_add_strv(o, "plan_blockers", res->plan_blockers)) < 0 ||
+            (r = json_add_strv(o, "kept", res->kept)) < 0 ||
             (r = json_add_string(o, "failed_module", res->failed_module)) < 0 ||
             (r = json_add_errno(o, "failed_errno", "failed_error", res->failed_errno)) < 0 ||
             (r = json_add_string(o, "restore_failed_module", res->restore_failed_module)) < 0 ||

@@ -162,6 +162,8 @@ int report_plan_text(const RemovalPlan *plan, const UsageReport *usage, FILE *f)
         fputc('\n', f);
         STRV_FOREACH(s, plan->blockers)
                 print_line(f, "blocked: ", *s);
+        STRV_FOREACH(s, plan->kept)
+                print_line(f, "stays (the container build's, shared, in use): ", *s);
         if (in_use) {
                 fputs("in use:\n", f);
                 r = print_usages(f, usage, "  ");
@@ -231,6 +233,8 @@ int report_unload_text(const UnloadResult *res, bool dry_run, FILE *f) {
         }
         if (touched && res->outcome != UNLOAD_OUTCOME_REMOVED)
                 print_restore(res, f);
+        STRV_FOREACH(s, res->kept)
+                print_line(f, "stays (the container build's, shared, in use): ", *s);
         (void) dry_run;
         return ferror(f) ? -EIO : 0;
 }

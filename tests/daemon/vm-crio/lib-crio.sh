@@ -252,16 +252,17 @@ _crio_oci_import() {
 	rm -rf "$w"
 }
 
-# crio_build_image: the driver image ($CRIO_IMAGE) and the pause image
+# crio_build_image [IMAGE]: the driver image ($CRIO_IMAGE) and the pause image
 # ($CRIO_PAUSE: one empty file; CRI-O needs it in storage even with
 # drop_infra_ctr, and never runs it for these pods). The driver image's root
 # is the NVIDIA-shaped stand-in's (lib-swapguard.sh sg_container_rootfs:
 # busybox, fake-mofed-entrypoint.sh as /root/entrypoint.sh in sources mode,
 # the build it installs when its compile ends, mlx_compat included), debug
 # info stripped as RPMs ship it, plus a file the kernel cannot exec (ENOEXEC
-# at start, after a good create).
+# at start, after a good create). With IMAGE: that driver image only (its
+# build from $SG_SHAPE's stand-in when set, lib-swapguard.sh sg_build_root).
 crio_build_image() {
-	local t0=$SECONDS rootfs=/var/tmp/driver-rootfs
+	local t0=$SECONDS rootfs=/var/tmp/driver-rootfs image=${1:-$CRIO_IMAGE}
 	rm -rf "$rootfs" /var/tmp/pause-rootfs
 	sg_container_rootfs "$rootfs" mofed-container true
 	mkdir -p "$rootfs"/{etc,var/tmp,tmp}
@@ -271,10 +272,15 @@ crio_build_image() {
 	find "$rootfs" -name '*.ko' -exec strip --strip-debug {} +
 	printf 'not an executable\n' >"$rootfs/bin/broken-entrypoint"
 	chmod 0755 "$rootfs/bin/broken-entrypoint"
-	_crio_oci_import "$rootfs" '["/bin/sh","/root/entrypoint.sh","sources"]' "$CRIO_IMAGE"
+	_crio_oci_import "$rootfs" '["/bin/sh","/root/entrypoint.sh","sources"]' "$image"
+	rm -rf "$rootfs"
+	if [ -n "${1:-}" ]; then
+		vm_log "image $image${SG_SHAPE:+ (stand-in shape $SG_SHAPE)} in containers/storage in $((SECONDS - t0)) s"
+		return
+	fi
 	mkdir -p /var/tmp/pause-rootfs && : >/var/tmp/pause-rootfs/pause
 	_crio_oci_import /var/tmp/pause-rootfs '["/pause"]' "$CRIO_PAUSE"
-	rm -rf "$rootfs" /var/tmp/pause-rootfs
+	rm -rf /var/tmp/pause-rootfs
 	vm_log "images $CRIO_IMAGE and $CRIO_PAUSE in containers/storage in $((SECONDS - t0)) s"
 }
 
@@ -327,7 +333,8 @@ crio_pod_new() {
 # crio_ctr_create NAME ATTEMPT [COMMAND...]: CreateContainer as kubelet sends
 # it for the DaemonSet's container NAME (restart count ATTEMPT); kubelet
 # creates <pod log dir>/NAME/ first. Sets CRIO_CID.
-# CRIO_RESTORE_ON_TERMINATION: its RESTORE_DRIVER_ON_POD_TERMINATION (false).
+# CRIO_RESTORE_ON_TERMINATION: its RESTORE_DRIVER_ON_POD_TERMINATION (false);
+# CRIO_CTR_IMAGE: its image ($CRIO_IMAGE).
 crio_ctr_create() {
 	local name=$1 attempt=$2 json cmd=
 	shift 2
@@ -338,7 +345,7 @@ crio_ctr_create() {
 	json=/var/tmp/ctr-$CRIO_POD_NAME-$name-$attempt.json
 	cat >"$json" <<-EOF
 	{"metadata":{"name":"$name","attempt":$attempt},
-	 "image":{"image":"$CRIO_IMAGE"},
+	 "image":{"image":"${CRIO_CTR_IMAGE:-$CRIO_IMAGE}"},
 	 $cmd
 	 "envs":[{"key":"NVIDIA_NIC_DRIVER_VER","value":"25.04-0.6.1.0-2"},{"key":"ENABLE_NFSRDMA","value":"true"},{"key":"UNLOAD_STORAGE_MODULES","value":"false"},
 	  {"key":"RESTORE_DRIVER_ON_POD_TERMINATION","value":"${CRIO_RESTORE_ON_TERMINATION:-false}"},

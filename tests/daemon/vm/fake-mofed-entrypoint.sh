@@ -128,9 +128,17 @@ openibd_stop() {
 # [MLF] start: load_mlx5 -> load_module mlx5_core, which pulls mlx_compat
 # from this container's tree (modules.dep); a failed load exits 1.
 openibd_start() {
+	was=$(is_module mlx_compat && echo yes || echo no)
 	if ! out=$(modprobe mlx_compat 2>&1); then
 		log "FAILED: Loading HCA driver and Access Layer: $out"
 		exit 1
+	fi
+	# Tests: whether the stop part took the earlier mlx_compat out, so that
+	# this container's went in (issue 26: left loaded when something holds it).
+	if [ "$was" = no ]; then
+		log "openibd: mlx_compat loaded from this container's tree"
+	else
+		log "openibd: mlx_compat was still loaded, not replaced"
 	fi
 }
 

@@ -296,8 +296,16 @@ SG_CTR_ENV_DEFAULT=(
 # SG_GDS: which stand-in build the containers carry: v1 (nvme_v1_* hooks,
 # $VM_OOT_ROOT) or v2 (nvme_v2_*, $VM_OOT_ROOT_V2).
 SG_GDS=${SG_GDS:-v1}
+# SG_SHAPE (set: link or own): the v1 build of that stand-in shape instead
+# (run-vm.sh --oot-both), for cases whose containers change shape.
 
 sg_build_root() {
+	case ${SG_SHAPE:-} in
+	'') ;;
+	link) echo "${VM_OOT_ROOT_LINK:?run-vm.sh --oot-both sets VM_OOT_ROOT_LINK}"; return ;;
+	own) echo "${VM_OOT_ROOT_OWN:?run-vm.sh --oot-both sets VM_OOT_ROOT_OWN}"; return ;;
+	*) vm_fatal "SG_SHAPE=$SG_SHAPE: link or own" ;;
+	esac
 	case $SG_GDS in
 	v1) echo "$VM_OOT_ROOT" ;;
 	v2) echo "${VM_OOT_ROOT_V2:?run-vm.sh --oot sets VM_OOT_ROOT_V2}" ;;

@@ -73,10 +73,26 @@ assert_eq "nvme=nvidia/OE nvme_core=nvidia/OE" "$(jget "$stack_origins")" "origi
 assert_eq "${dev#/dev/}" "$(jget '" ".join(n["name"] for n in j["namespaces"])')" "namespaces after load --from"
 assert_data "$dev"
 
+# What the unload takes out: the drivers/nvme/host modules (the kernel's
+# modules.dep gives their order) and then, issue 26, the shared modules of
+# the build that went in with them (its own nvme_auth with --oot-shape own:
+# taint O, holding mlx_compat, read from the live kernel; after the modules
+# that hold them, the last in name order first, as the plan breaks ties).
 order=$(expected_removal_order)
+build_shared=
+for m in $(for h in $(loaded_nvme_host_modules); do kernel_shared_deps "$h"; done | sort -ru); do
+	module_loaded "$m" || continue
+	case $(module_taint "$m") in *O*) ;; *) continue ;; esac
+	[ -e "/sys/module/mlx_compat/holders/$m" ] && build_shared+=" $m"
+done
+order=$(/usr/bin/python3 -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]) + sys.argv[2].split()))' "$order" "$build_shared")
+if [ "$VM_OOT_SHAPE" = own ] && kernel_is_module nvme_auth; then
+	assert_contains "$build_shared" nvme_auth "the build's own nvme_auth is loaded, holding mlx_compat"
+fi
 assert_guard 0 unload --json
 assert_eq "$order" "$(jget 'j["removed"]')" "out-of-tree modules removed"
 assert_eq "" "$(nvme_modules_left)" "nvme modules left"
+for m in $build_shared; do assert_not_loaded "$m"; done
 assert_guard 0 restore --json
 assert_eq true "$(jget 'j["ok"]')" "restore ok"
 wait_for_block "$dev" 30 || vm_fatal "$dev did not come back after restore"

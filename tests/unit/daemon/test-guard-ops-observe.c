@@ -51,7 +51,7 @@ static int check_usage(void *u, GuardBlockers **ret) {
         return 0;
 }
 
-static int unload(void *u, GuardUnloadResult **ret) {
+static int unload(void *u, char *const *recorded, GuardUnloadResult **ret) {
         ((Inner *) u)->unloads++;
         return -EPERM;
 }
@@ -85,7 +85,7 @@ static int scan_namespaces(void *u, GuardNamespaces **ret) {
 }
 
 /* The shape of guard-ops-real.c's unload_plan: the library's dry run. */
-static int unload_plan(void *u, GuardUnloadResult **ret) {
+static int unload_plan(void *u, char *const *recorded, GuardUnloadResult **ret) {
         GuardUnloadResult *g = calloc(1, sizeof(*g));
 
         ((Inner *) u)->plans++;
@@ -137,14 +137,14 @@ Test(observe, unload_is_rehearsed_with_the_reads) {
         GuardUnloadResult *u = NULL;
 
         cr_assert_eq(guard_ops_observe_new(&scripted, &o), 0);
-        cr_assert_eq(o->unload(o->userdata, &u), 0);
+        cr_assert_eq(o->unload(o->userdata, NULL, &u), 0);
         cr_assert_eq(u->outcome, GUARD_UNLOAD_WOULD_REMOVE);
         cr_assert(strv_contains(u->removed, "nvme") && strv_contains(u->removed, "nvme_core"));
         cr_assert_eq(inner.usage_checks, 1);
         u = guard_unload_result_free(u);
 
         inner.in_use = "/dev/nvme0n1p2 mounted at /var/lib/containers";
-        cr_assert_eq(o->unload(o->userdata, &u), 0);
+        cr_assert_eq(o->unload(o->userdata, NULL, &u), 0);
         cr_assert_eq(u->outcome, GUARD_UNLOAD_REFUSED);
         cr_assert_eq(u->blockers.n, 1);
         cr_assert_str_eq(u->blockers.items[0].where, "/var/lib/containers");
@@ -152,7 +152,7 @@ Test(observe, unload_is_rehearsed_with_the_reads) {
 
         inner.in_use = NULL;
         inner.origin = GUARD_ORIGIN_ABSENT;
-        cr_assert_eq(o->unload(o->userdata, &u), 0);
+        cr_assert_eq(o->unload(o->userdata, NULL, &u), 0);
         cr_assert_eq(u->outcome, GUARD_UNLOAD_NOT_LOADED);
         u = guard_unload_result_free(u);
         no_change_was_asked();
@@ -165,7 +165,7 @@ Test(observe, unload_uses_the_inner_dry_run_when_there_is_one) {
 
         inner_ops.unload_plan = unload_plan;
         cr_assert_eq(guard_ops_observe_new(&inner_ops, &o), 0);
-        cr_assert_eq(o->unload(o->userdata, &u), 0);
+        cr_assert_eq(o->unload(o->userdata, NULL, &u), 0);
         cr_assert_eq(inner.plans, 1);
         cr_assert(strv_contains(u->removed, "nvme_auth"), "the library's plan, not the loaded list");
         guard_unload_result_free(u);

@@ -15,7 +15,10 @@ Test(state_file, round_trip_through_a_fake_root) {
         GuardNamespaces nss = { .items = ns, .n = 2 };
         char *mods[] = { (char *) "nvme", (char *) "nvme_core", NULL };
         char *builds[] = { (char *) "nvme: container", (char *) "nvme_auth: shared-from-host", NULL };
+        char *build_mods[] = { (char *) "nvme_auth", (char *) "nvme_core", (char *) "nvme", NULL };
         StateFile s = {
+                .build_container_id = (char *) "abc",
+                .build_modules = build_mods,
                 .module_builds = builds,
                 .state = SWAP_STATE_UNLOADED_WAITING_DRIVER,
                 .since_usec = 12345,
@@ -60,6 +63,17 @@ Test(state_file, round_trip_through_a_fake_root) {
         /* which build each module is (issue 19) */
         cr_assert_eq(strv_length(back->module_builds), 2);
         cr_assert_str_eq(back->module_builds[1], "nvme_auth: shared-from-host");
+        /* what the build brought, recorded at load (issue 26), kept by a restart */
+        cr_assert_eq(strv_length(back->build_modules), 3);
+        cr_assert_str_eq(back->build_modules[0], "nvme_auth");
+        {
+                StateFile fresh = {};
+
+                state_file_keep_build(&fresh, back);
+                cr_assert_str_eq(fresh.build_container_id, "abc");
+                cr_assert(strv_contains(fresh.build_modules, "nvme_auth"));
+                state_file_clear(&fresh);
+        }
         state_file_free(back);
         snprintf(cmd, sizeof(cmd), "test ! -e %s/run/nvme-swapguard/state.json.tmp", root);
         cr_assert_eq(system(cmd), 0, "no temporary file left behind");

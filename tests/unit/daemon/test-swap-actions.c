@@ -18,6 +18,7 @@
 #include "manager-dispatch.h"
 #include "manager.h"
 #include "publish/message-ids.h"
+#include "swap/swap-report.h"
 #include "util/strv.h"
 
 #define MAX_OUTCOMES 8
@@ -31,6 +32,8 @@ typedef struct Script {
         bool restore_fails;
         bool driverless;                             /* NVMe PCI functions with no driver */
         char **calls;                                /* "unload", "restore", ... in order */
+        char **unload_recorded;                      /* what the last unload call was given */
+        const char *kept;                            /* a REMOVED unload keeps this shared module */
         size_t check_usage_calls;
 } Script;
 
@@ -62,11 +65,14 @@ static void blockers_fill(const Script *s, GuardBlockers *b) {
         }
 }
 
-static int fake_unload(void *userdata, GuardUnloadResult **ret) {
+static int fake_unload(void *userdata, char *const *recorded, GuardUnloadResult **ret) {
         Script *s = userdata;
         GuardUnloadResult *u = calloc(1, sizeof(*u));
 
         cr_assert_not_null(u);
+        strv_free(s->unload_recorded);
+        s->unload_recorded = NULL;
+        cr_assert_eq(strv_copy(recorded, &s->unload_recorded), 0);
         cr_assert_lt(s->unload_calls, s->n_unload, "unexpected unload call #%zu", s->unload_calls + 1);
         (void) strv_extend(&s->calls, "unload");
         u->outcome = s->unload[s->unload_calls++];
@@ -74,6 +80,12 @@ static int fake_unload(void *userdata, GuardUnloadResult **ret) {
         case GUARD_UNLOAD_REMOVED:
                 (void) strv_extend(&u->removed, "nvme");
                 (void) strv_extend(&u->removed, "nvme_core");
+                /* The library takes the build's shared modules out with it
+                 * when the record names them (removal-plan.h). */
+                if (strv_contains(recorded, "nvme_auth"))
+                        (void) strv_extend(&u->removed, "nvme_auth");
+                if (s->kept)
+                        (void) strv_extend(&u->kept, s->kept);
                 s->nvme = s->nvme_core = GUARD_ORIGIN_ABSENT;
                 break;
         case GUARD_UNLOAD_REFUSED:
@@ -182,6 +194,7 @@ static void teardown(void) {
 
         manager = manager_free(manager);
         script.calls = strv_free(script.calls);
+        script.unload_recorded = strv_free(script.unload_recorded);
         snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
         (void) system(cmd);
 }
@@ -200,6 +213,20 @@ static unsigned entries(const char *message_id) {
                         count++;
         free(line);
         return count;
+}
+
+/* Whether some journal entry so far contains text. */
+static bool log_has(const char *text) {
+        char *line = NULL;
+        size_t n = 0;
+        bool found = false;
+
+        fflush(stderr);
+        rewind(log_file);
+        while (!found && getline(&line, &n, log_file) > 0)
+                found = strstr(line, text) != NULL;
+        free(line);
+        return found;
 }
 
 static char *calls(void) {
@@ -393,4 +420,44 @@ Test(swap_actions, a_ready_file_still_there_is_acted_on) {
         cr_assert_str_eq(calls(), "unload restore");
         cr_assert_eq(manager->state, SWAP_STATE_RESTORED);
         cr_assert(manager->ready_present);
+}
+
+/* Issue 26: what a load brought from the container's tree is recorded at
+ * load (its shared modules included, never what was loaded before it, like
+ * openibd's mlx_compat), and that record goes to the unload of the build. */
+Test(swap_actions, a_load_records_what_came_from_the_tree) {
+        GuardLoadResult l = {};
+
+        cr_assert_eq(strv_extend(&l.from_tree, "nvme_auth"), 0);
+        cr_assert_eq(strv_extend(&l.from_tree, "nvme_core"), 0);
+        cr_assert_eq(strv_extend(&l.from_tree, "nvme"), 0);
+        cr_assert_eq(strv_extend(&l.already, "mlx_compat"), 0);
+        swap_report_loaded(manager, &l, "/proc/1/root/lib/modules/x");
+        cr_assert_eq(strv_length(manager->record.build_modules), 3);
+        cr_assert(strv_contains(manager->record.build_modules, "nvme_auth"));
+        cr_assert_not(strv_contains(manager->record.build_modules, "mlx_compat"),
+                      "openibd's mlx_compat recorded as the build's: the unload would take it");
+        strv_free(l.from_tree);
+        strv_free(l.already);
+}
+
+Test(swap_actions, the_record_of_the_build_goes_to_its_unload) {
+        cr_assert_eq(strv_extend(&manager->record.build_modules, "nvme_core"), 0);
+        cr_assert_eq(strv_extend(&manager->record.build_modules, "nvme"), 0);
+        cr_assert_eq(strv_extend(&manager->record.build_modules, "nvme_auth"), 0);
+        cr_assert_eq(strv_extend(&manager->record.build_modules, "nvme_keyring"), 0);
+        /* (The scripted kernel's origins stay in-tree: what is under test is
+         * the record's way to the unload, not the lifecycle over a build.) */
+        script.kept = "nvme_keyring: held by nvmet";
+        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
+
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "state %s, calls %s", swap_state_to_string(manager->state), calls());
+        cr_assert(strv_contains(script.unload_recorded, "nvme_auth"), "the unload was not given the record");
+        /* No out-of-tree stack any more: the record of its build goes with
+         * it (swap-lifecycle.c, with build_container). */
+        cr_assert_null(manager->record.build_modules);
+        /* The notice of the unload, and a warning naming the module that stayed. */
+        cr_assert_eq(entries(SWAPGUARD_MESSAGE_UNLOADED), 2);
+        cr_assert(log_has("nvme_keyring: held by nvmet"), "the module that stayed is not named");
 }

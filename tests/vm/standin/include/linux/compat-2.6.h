@@ -11,7 +11,7 @@
  * "depends contains mlx_compat" as "this is an OFED module".
  *
  * Same mechanism, written for build-oot-nvme.sh; nothing else of NVIDIA's
- * header (backports, config.h) is needed by the 6.1 nvme sources.
+ * header (backports, config.h) is needed by the 6.1 and 6.12 nvme sources.
  */
 #ifndef LINUX_26_COMPAT_H
 #define LINUX_26_COMPAT_H
@@ -32,6 +32,18 @@ void mlx_backport_dependency_symbol(void);
 	int init_module(void) __copy(initfn)                            \
 		__attribute__((alias("__init_backport")));              \
 	___ADDRESSABLE(init_module, __initdata);
+#endif
+
+/*
+ * A module with no module_init() (drivers/nvme/common/auth.c on 6.12 has
+ * none) would escape the redefinition above. NVIDIA's package has every
+ * module of it hold mlx_compat (FIELD-NOTES section 8; the issue 26 report:
+ * an earlier container's own nvme_auth lists in /sys/module/mlx_compat/
+ * holders/). Each object compiled with this header takes the symbol's
+ * address, so modpost records mlx_compat in every module's "depends".
+ */
+#ifdef MODULE
+static void (*const __mlx_compat_dependency)(void) __used = mlx_backport_dependency_symbol;
 #endif
 
 #endif /* LINUX_26_COMPAT_H */
