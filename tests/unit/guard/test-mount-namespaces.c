@@ -10,6 +10,8 @@
 
 #include "fake-tree.h"
 #include "host/host-root.h"
+#include "report/report-json.h"
+#include "util/json-util.h"
 #include "nvme-fixtures.h"
 #include "usage/mount-namespace-set.h"
 #include "usage/mount-namespaces.h"
@@ -333,4 +335,30 @@ Test(mount_namespaces, many_processes_one_table_per_namespace, .timeout = 30) {
         cr_assert_eq(r->n_usages, 1);
         cr_assert_eq(r->usages[0].mount_ns->inode, 5007);
         cr_assert_eq(r->usages[0].mount_ns->n_processes, 60);
+}
+
+Test(mount_namespaces, json_names_namespace_and_container) {
+        _cleanup_(usage_report_freep) UsageReport *r = NULL;
+        _cleanup_json_ struct json_object *o = NULL;
+        struct json_object *m, *c, *p;
+
+        process(1, HOST_NS, "systemd", NULL);
+        process(700, 4026532400ULL, "init", "0::/crio-" ID ".scope\n");
+        mountinfo(700, "30 1 259:2 / /data rw - xfs /dev/nvme1n1 rw\n");
+        container_config(ID, "{\"annotations\":{\"io.kubernetes.pod.namespace\":\"ns\",\"io.kubernetes.pod.name\":"
+                             "\"pod\",\"io.kubernetes.container.name\":\"ctr\"}}");
+        r = check();
+        cr_assert_eq(report_usage_json(&r->usages[0], &o), 0);
+        cr_assert_str_eq(json_get_string(o, "kind"), "mounted");
+        cr_assert(json_object_object_get_ex(o, "mount_namespace", &m) && m);
+        cr_assert_eq(json_get_int64(m, "inode"), 4026532400LL);
+        cr_assert_eq(json_get_int64(m, "process_count"), 1);
+        cr_assert(json_object_object_get_ex(m, "processes", &p));
+        cr_assert_eq(json_object_array_length(p), 1);
+        cr_assert_str_eq(json_get_string(json_object_array_get_idx(p, 0), "command"), "init");
+        cr_assert(json_object_object_get_ex(m, "container", &c) && c);
+        cr_assert_str_eq(json_get_string(c, "id"), ID);
+        cr_assert_str_eq(json_get_string(c, "pod_namespace"), "ns");
+        cr_assert_str_eq(json_get_string(c, "pod_name"), "pod");
+        cr_assert_str_eq(json_get_string(c, "container_name"), "ctr");
 }
