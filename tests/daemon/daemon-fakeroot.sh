@@ -90,6 +90,29 @@ stop_container
 }
 run_case blocked
 
+# --- issue 28: the host unmounted, a service's mount namespace kept a
+# private copy: blocked, naming the namespace's process, not a bare kernel
+# claim; once that copy is gone it proceeds.
+case_blocked_other_namespace() {
+new_node
+fn mntns 312 4026532301 dbus-broker
+fn nsmount 312 nvme0n1p1 /mnt/fab xfs
+start_daemon
+start_container
+wait_state blocked || return 1
+expect_log "MESSAGE_ID=d26a0597308b450481324cf4e89b659b SWAPGUARD_STATE=blocked SWAPGUARD_DEVICE=nvme0n1p1 .*SWAPGUARD_PID=312"
+expect_log "nvme0n1p1 is mounted on /mnt/fab \\(xfs\\) in another mount namespace than the host's \\(mnt:\\[4026532301\\]\\), that of process 312 \\(dbus-broker\\)"
+expect_no_log "claimed in the kernel"
+expect_no_kernel "delete_module"
+# the service stops: its namespace and its copy go
+rm -rf "$root/proc/312" "$root/dev/.busy/nvme0n1p1"
+kill -HUP "$daemon_pid"
+wait_state unloaded-waiting-driver || return 1
+stop_daemon
+stop_container
+}
+run_case blocked-other-namespace
+
 # --- the watch's blind spot (issue 9): a namespace held only by a plain open
 # (a process with /dev/nvme0n1 open) has no event the always-on watch could
 # see. A driver container's create (its config.json in the store, before
