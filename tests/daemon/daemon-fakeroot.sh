@@ -323,6 +323,27 @@ stop_container
 }
 run_case load-fails
 
+# --- issue 28: a kernel that loads only signed modules refuses NVIDIA's
+# build: the daemon restores, and its FAILED entry says why and the remedies.
+case_load_signature_refused() {
+new_node
+mkdir -p "$root/sys/module/module/parameters"
+echo Y > "$root/sys/module/module/parameters/sig_enforce"
+echo "load nvme EKEYREJECTED" > "$tmp/sig.script"
+FAKE_KERNEL_SCRIPT=$tmp/sig.script start_daemon
+start_container
+wait_state unloaded-waiting-driver || return 1
+ready
+wait_state restored || return 1
+expect_log "MESSAGE_ID=f52b7f6f00e0428aa7aedd0840ea6eb4.*SWAPGUARD_MODULE=nvme"
+expect_log "Key was rejected by service \\(signature rejected by the kernel: this kernel loads only modules signed by a key it trusts \\(module.sig_enforce=Y\\): .*mokutil --import.*or leave this node on the in-tree stack\\)"
+expect_kernel "init_module nvme .*-> EKEYREJECTED scripted|finit_module nvme .*-> EKEYREJECTED scripted"
+"$FAKE_NODE" "$root" loaded nvme && ok || fail "nvme not back after the refused load"
+stop_daemon
+stop_container
+}
+run_case load-signature-refused
+
 # --- configuration checks -----------------------------------------------------
 case_check_config() {
 printf '[Swap]\nUnloadAt=never\n' > "$tmp/bad.conf"
