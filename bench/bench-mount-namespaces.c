@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* bench-mount-namespaces [PROCESSES NAMESPACES [RUNS]]: the cost of reading
+ * every mount namespace in the usage check (issue 28), the shipped code
+ * (libswapguard's mount_namespaces_read(), through a whole usage_check()).
+ *
+ * Part 1, a fake root (tests/fakeroot's fake-node library): a node with one
+ * NVMe namespace (two partitions), PROCESSES processes spread over
+ * NAMESPACES mount namespaces (pid 1 in the host's), each namespace's table
+ * MOUNTINFO_LINES lines long (a container's: overlay root, proc, sys, dev,
+ * secrets, configmaps), one of them holding an NVMe partition the host has
+ * unmounted. Prints the median of RUNS usage checks with the namespace
+ * links and without them (the same node, ns/mnt links removed: the cost
+ * before issue 28), and the work counted: processes, namespaces, tables
+ * parsed. For comparison, the naive way (one table per process) is timed
+ * too: every process's mountinfo parsed with libmount.
+ *
+ * Part 2, real namespaces (root only, else skipped with the reason):
+ * NAMESPACES children each unshare(CLONE_NEWNS) and fork until PROCESSES
+ * processes wait in those namespaces; mount_namespaces_read() then runs on
+ * the real /proc (this machine's own processes included). Prints the median
+ * time and the counts.
+ *
+ * Numbers only, no assertion: docs/BENCHMARKS.md section 3c. */
+
+#include <errno.h>
+#include <libmount.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fake-node.h"
+#include "host/host-root.h"
+#include "nvme/nvme-block-devices.h"
+#include "usage/mount-namespaces.h"
+#include "usage/usage-check.h"
+#include "usage/usage-scan.h"
+
+#define MOUNTINFO_LINES 40
+#define RUNS_DEFAULT 9
+#define PIDS_FROM 1000
+
+static double now_ms(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned n) {
+        qsort(v, n, sizeof(double), cmp_double);
+        return v[n / 2];
+}
+
+static int die(const char *what, int r) {
+        fprintf(stderr, "bench-mount-namespaces: %s: %s\n", what, strerror(r < 0 ? -r : r));
+        exit(1);
+}
+
+/* A container's table: MOUNTINFO_LINES lines with anonymous devnos. */
+static void container_table(FakeNode *n, pid_t pid) {
+        char path[4096];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/proc/%d/mountinfo", fake_node_root(n), (int) pid);
+        f = fopen(path, "we");
+        if (!f)
+                die(path, -errno);
+        fprintf(f, "%d 1 0:%d / / rw,relatime - overlay overlay rw,lowerdir=/var/lib/containers/l/A\n", 1000, 100);
+        for (int i = 1; i < MOUNTINFO_LINES; i++)
+                fprintf(f, "%d 1000 0:%d / /run/secrets/kubernetes.io/vol-%d ro,relatime - tmpfs tmpfs rw\n",
+                        1000 + i, 100 + i, i);
+        fclose(f);
+}
+
+/* PROCESSES processes in NAMESPACES namespaces; the first process of each
+ * namespace has its table (the others' are never read: one per namespace). */
+static void build(const char *dir, unsigned processes, unsigned namespaces, FakeNode **ret) {
+        FakeNode *n;
+        int r;
+
+        if ((r = fake_node_new(dir, &n)) < 0 || (r = fake_node_add_namespace(n, 0, 1, false, 2)) < 0 ||
+            (r = fake_node_set_mount_namespace(n, 1, FAKE_NODE_HOST_MNT_NS, "systemd")) < 0)
+                die("fake node", r);
+        for (unsigned i = 0; i < processes; i++) {
+                pid_t pid = PIDS_FROM + (pid_t) i;
+                unsigned ns = i % namespaces;
+
+                if ((r = fake_node_set_mount_namespace(n, pid, 4026532000ULL + ns, "worker")) < 0)
+                        die("process", r);
+                if (i < namespaces)
+                        container_table(n, pid);
+        }
+        /* One namespace keeps an NVMe partition the host no longer has. */
+        if ((r = fake_node_add_namespace_mount(n, PIDS_FROM + (pid_t) namespaces / 2, "nvme0n1p2", "/data",
+                                               "xfs")) < 0)
+                die("namespace mount", r);
+        *ret = n;
+}
+
+static double time_check(unsigned runs, size_t *ret_usages) {
+        double t[64];
+
+        for (unsigned k = 0; k < runs; k++) {
+                UsageReport *rep = NULL;
+                double t0 = now_ms();
+                int r = usage_check(&rep);
+
+                t[k] = now_ms() - t0;
+                if (r < 0)
+                        die("usage_check", r);
+                *ret_usages = rep->n_usages;
+                usage_report_free(rep);
+        }
+        return median(t, runs);
+}
+
+/* The naive way: every process's table parsed. */
+static double time_per_process(const char *root, unsigned processes, unsigned namespaces, unsigned runs) {
+        double t[64];
+
+        for (unsigned k = 0; k < runs; k++) {
+                double t0 = now_ms();
+
+                for (unsigned i = 0; i < processes; i++) {
+                        struct libmnt_table *tb = mnt_new_table();
+                        char path[4096];
+
+                        /* every process's table is its namespace's: parse the first one's */
+                        snprintf(path, sizeof(path), "%s/proc/%u/mountinfo", root, PIDS_FROM + i % namespaces);
+                        (void) mnt_table_parse_file(tb, path);
+                        mnt_unref_table(tb);
+                }
+                t[k] = now_ms() - t0;
+        }
+        return median(t, runs);
+}
+
+static void remove_ns_links(const char *root, unsigned processes) {
+        char path[4096];
+
+        for (unsigned i = 0; i <= processes; i++) {
+                snprintf(path, sizeof(path), "%s/proc/%u/ns/mnt", root, i == processes ? 1 : PIDS_FROM + i);
+                (void) unlink(path);
+        }
+}
+
+static void part_fake(unsigned processes, unsigned namespaces, unsigned runs) {
+        char dir[] = "/tmp/bench-mntns-XXXXXX", cmd[4200];
+        MountNamespacesStats st;
+        FakeNode *n = NULL;
+        size_t usages = 0, usages_before = 0;
+        double with, without, naive;
+
+        if (!mkdtemp(dir))
+                die("mkdtemp", -errno);
+        build(dir, processes, namespaces, &n);
+        if (host_root_set(fake_node_root(n)) < 0)
+                die("host root", -EINVAL);
+        (void) time_check(1, &usages); /* warm the page cache */
+        with = time_check(runs, &usages);
+        st = mount_namespaces_last_stats();
+        naive = time_per_process(fake_node_root(n), processes, namespaces, runs);
+        remove_ns_links(fake_node_root(n), processes);
+        without = time_check(runs, &usages_before);
+        printf("fake root: %u processes in %u mount namespaces (+ the host's), %d-line tables\n", processes,
+               namespaces, MOUNTINFO_LINES);
+        printf("  usage check with every namespace:  %8.2f ms (median of %u; %zu processes, %zu namespaces, "
+               "%zu tables parsed; %zu usage(s))\n", with, runs, st.processes, st.namespaces, st.tables_read, usages);
+        printf("  usage check, host's table only:    %8.2f ms (before issue 28; %zu usage(s): the kernel claim)\n",
+               without, usages_before);
+        printf("  added by the namespaces:           %8.2f ms\n", with - without);
+        printf("  naive: one table per process:      %8.2f ms (%u tables parsed)\n", naive, processes);
+        fake_node_free(n);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void) system(cmd);
+        (void) host_root_set(NULL);
+}
+
+/* Children that wait in their namespace until killed: each namespace's
+ * processes are one process group (the leader's), killed by its id. */
+static pid_t spawn_namespace(unsigned members) {
+        pid_t leader = fork();
+
+        if (leader != 0) {
+                if (leader > 0)
+                        (void) setpgid(leader, leader); /* both sides: no race with the kill */
+                return leader;
+        }
+        (void) setpgid(0, 0);
+        if (unshare(CLONE_NEWNS) < 0)
+                _exit(1);
+        for (unsigned i = 1; i < members; i++)
+                if (fork() == 0)
+                        for (;;)
+                                pause();
+        for (;;)
+                pause();
+}
+
+static void part_real(unsigned processes, unsigned namespaces, unsigned runs) {
+        NvmeBlockDevices none = {};
+        pid_t leaders[1024];
+        double t[64];
+        MountNamespacesStats st = {};
+
+        if (geteuid() != 0) {
+                printf("real namespaces: skipped (not root: unshare(CLONE_NEWNS) needs CAP_SYS_ADMIN)\n");
+                return;
+        }
+        if (namespaces > 1024)
+                namespaces = 1024;
+        for (unsigned i = 0; i < namespaces; i++)
+                leaders[i] = spawn_namespace(processes / namespaces);
+        usleep(500 * 1000 + processes * 200); /* the forks settle */
+        for (unsigned k = 0; k < runs; k++) {
+                UsageScan s;
+                double t0;
+
+                if (usage_scan_init(&s, &none) < 0 || usage_scan_build_index(&s) < 0)
+                        die("scan", -ENOMEM);
+                t0 = now_ms();
+                if (mount_namespaces_read(&s) < 0)
+                        die("mount_namespaces_read", -ENOMEM);
+                t[k] = now_ms() - t0;
+                st = mount_namespaces_last_stats();
+                usage_scan_done(&s);
+        }
+        printf("real namespaces: %u processes made in %u new mount namespaces (this machine's own too)\n",
+               processes / namespaces * namespaces, namespaces);
+        printf("  namespace scan (mount_namespaces_read): %8.2f ms (median of %u; %zu processes, %zu namespaces, "
+               "%zu tables parsed)\n", median(t, runs), runs, st.processes, st.namespaces, st.tables_read);
+        for (unsigned i = 0; i < namespaces; i++)
+                if (leaders[i] > 0)
+                        (void) kill(-leaders[i], SIGKILL);
+        for (unsigned i = 0; i < namespaces; i++)
+                if (leaders[i] > 0)
+                        (void) waitpid(leaders[i], NULL, 0);
+}
+
+int main(int argc, char *argv[]) {
+        unsigned processes = argc > 2 ? (unsigned) atoi(argv[1]) : 1000;
+        unsigned namespaces = argc > 2 ? (unsigned) atoi(argv[2]) : 50;
+        unsigned runs = argc > 3 ? (unsigned) atoi(argv[3]) : RUNS_DEFAULT;
+
+        if (processes == 0 || namespaces == 0 || namespaces > processes || runs == 0 || runs > 64) {
+                fprintf(stderr, "usage: bench-mount-namespaces [PROCESSES NAMESPACES [RUNS (1-64)]]\n");
+                return 2;
+        }
+        part_fake(processes, namespaces, runs);
+        part_real(processes, namespaces, runs);
+        return 0;
+}
