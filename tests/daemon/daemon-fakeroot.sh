@@ -92,22 +92,29 @@ run_case blocked
 
 # --- issue 28: the host unmounted, a service's mount namespace kept a
 # private copy: blocked, naming the namespace's process, not a bare kernel
-# claim; once that copy is gone it proceeds.
+# claim; when that process exits (its namespace and the copy go with it) the
+# daemon looks again by itself (pid-exit-watch) and proceeds.
 case_blocked_other_namespace() {
 new_node
-fn mntns 312 4026532301 dbus-broker
-fn nsmount 312 nvme0n1p1 /mnt/fab xfs
+sleep 600 &
+svc=$!
+pids+=("$svc")
+fn mntns "$svc" 4026532301 dbus-broker
+fn nsmount "$svc" nvme0n1p1 /mnt/fab xfs
 start_daemon
 start_container
 wait_state blocked || return 1
-expect_log "MESSAGE_ID=d26a0597308b450481324cf4e89b659b SWAPGUARD_STATE=blocked SWAPGUARD_DEVICE=nvme0n1p1 .*SWAPGUARD_PID=312"
-expect_log "nvme0n1p1 is mounted on /mnt/fab \\(xfs\\) in another mount namespace than the host's \\(mnt:\\[4026532301\\]\\), that of process 312 \\(dbus-broker\\)"
+expect_log "MESSAGE_ID=d26a0597308b450481324cf4e89b659b SWAPGUARD_STATE=blocked SWAPGUARD_DEVICE=nvme0n1p1 .*SWAPGUARD_PID=$svc"
+expect_log "nvme0n1p1 is mounted on /mnt/fab \\(xfs\\) in another mount namespace than the host's \\(mnt:\\[4026532301\\]\\), that of process $svc \\(dbus-broker\\)"
 expect_no_log "claimed in the kernel"
 expect_no_kernel "delete_module"
-# the service stops: its namespace and its copy go
-rm -rf "$root/proc/312" "$root/dev/.busy/nvme0n1p1"
-kill -HUP "$daemon_pid"
+# the service stops: the fake node loses its namespace first, then the
+# real process exits, which is all the daemon is told
+rm -rf "$root/proc/$svc" "$root/dev/.busy/nvme0n1p1"
+kill "$svc"; wait "$svc" 2>/dev/null
+pids=() # (stop_daemon stops what pids holds, and then forgets the container)
 wait_state unloaded-waiting-driver || return 1
+expect_kernel "delete_module nvme flags=.* -> 0"
 stop_daemon
 stop_container
 }
