@@ -255,12 +255,6 @@ static void on_mounts(MountWatch *w, void *userdata) {
         schedule_recheck(userdata);
 }
 
-/* A process a blocker named exited (its mount namespace's copy may be gone). */
-static void on_blocker_exit(PidExitWatch *w, pid_t pid, void *userdata) {
-        log_debug("Process %d, named by a blocker, exited: looking again.", (int) pid);
-        schedule_recheck(userdata);
-}
-
 /* The always-on watch saw the namespaces' use change (coalesced). */
 static void on_usage(UsageWatch *w, void *userdata) {
         Manager *m = userdata;
@@ -435,7 +429,6 @@ Manager *manager_free(Manager *m) {
         udev_watch_free(m->udev);
         scope_watch_free(m->scopes);
         mount_watch_free(m->mounts);
-        pid_exit_watch_free(m->blocker_exits);
         usage_watch_free(m->usage);
         pin_holder_free(m->pin);
         sd_event_source_disable_unref(m->sig_term);
@@ -518,9 +511,6 @@ static void add_optional_watches(Manager *m) {
         if (r < 0)
                 log_info("Cannot poll /proc/1/mountinfo (%s): blocked swaps are re-checked on block uevents only.",
                          strerror(-r));
-        r = pid_exit_watch_new(m->event, on_blocker_exit, m, &m->blocker_exits);
-        if (r < 0)
-                log_warning_errno(r, "Cannot follow the processes that block a swap: %m");
         {
                 const char *missing = NULL;
 

@@ -26,7 +26,6 @@
 #include "guard/guard-ops.h"
 #include "watch/mount-watch.h"
 #include "watch/path-watch.h"
-#include "watch/pid-exit-watch.h"
 #include "guard/pin-holder.h"
 #include "watch/scope-watch.h"
 #include "publish/state-file.h"
@@ -60,9 +59,9 @@ struct Manager {
         bool stopping;
         char *failure;               /* why we are FAILED, for the report */
         char *last_blockers;         /* to report a block once, not on every re-check */
-        pid_t blocker_pids[PID_EXIT_WATCH_MAX]; /* processes the blockers named (a mount in their
-                                                   mount namespace, a device open): their exit is
-                                                   worth a re-check (issue 28) */
+        pid_t blocker_pids[MOUNT_WATCH_PIDS_MAX]; /* processes the blockers named (a mount in their
+                                                     mount namespace, a device open): the mount
+                                                     watch follows their exit (issue 28) */
         size_t n_blocker_pids;
         SwapEvent restore_cause;     /* what sent us to restoring: the "why" of the report */
         char *restore_container;     /* the container it was for (often gone by then) */
@@ -78,7 +77,6 @@ struct Manager {
         UdevWatch *udev;
         ScopeWatch *scopes;
         MountWatch *mounts;
-        PidExitWatch *blocker_exits; /* while blocked: the exit of m->blocker_pids */
         sd_event_source *sig_term, *sig_int, *sig_hup;
         sd_event_source *deadline;
         sd_event_source *recheck;    /* deferred, coalesced usage re-check */

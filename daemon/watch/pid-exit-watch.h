@@ -4,8 +4,8 @@
 /* The exit of the processes that block a swap (issue 28): a mount held only
  * in another mount namespace, or a device held open by a process, goes
  * away when that process exits, and nothing in the host's mount table or
- * in udev says so. While blocked, the manager gives this watch the pids
- * its blockers named; a pidfd per pid (it pins only the pid, never the
+ * in udev says so. While blocked, the mount watch (mount-watch.h) gives
+ * this watch the pids its blockers named; a pidfd per pid (it pins only the pid, never the
  * process's mount namespace, which would keep the very mount alive; an
  * open /proc/<pid>/mountinfo would) wakes the manager when one exits, and
  * the guard looks again. No timer, no wake-up while nothing exits. */
@@ -18,7 +18,7 @@
 
 /* At most this many pids are followed: the first blockers (a re-check after
  * one exits follows the next ones). */
-#define PID_EXIT_WATCH_MAX 16
+#define PID_EXIT_WATCH_MAX 16 /* = MOUNT_WATCH_PIDS_MAX */
 
 typedef struct PidExitWatch PidExitWatch;
 typedef void (*PidExitWatchHandler)(PidExitWatch *w, pid_t pid, void *userdata);

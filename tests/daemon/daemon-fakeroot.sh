@@ -92,8 +92,11 @@ run_case blocked
 
 # --- issue 28: the host unmounted, a service's mount namespace kept a
 # private copy: blocked, naming the namespace's process, not a bare kernel
-# claim; when that process exits (its namespace and the copy go with it) the
-# daemon looks again by itself (pid-exit-watch) and proceeds.
+# claim; once that process has exited (its namespace and the copy go with
+# it) it proceeds. (On a real node the daemon looks again by itself at that
+# exit, through the mount watch: vm/daemon-namespace-signed.sh. The fake
+# root's mountinfo is a regular file that cannot be polled, so there is no
+# mount watch here: a reload asks instead.)
 case_blocked_other_namespace() {
 new_node
 sleep 600 &
@@ -108,11 +111,11 @@ expect_log "MESSAGE_ID=d26a0597308b450481324cf4e89b659b SWAPGUARD_STATE=blocked 
 expect_log "nvme0n1p1 is mounted on /mnt/fab \\(xfs\\) in another mount namespace than the host's \\(mnt:\\[4026532301\\]\\), that of process $svc \\(dbus-broker\\)"
 expect_no_log "claimed in the kernel"
 expect_no_kernel "delete_module"
-# the service stops: the fake node loses its namespace first, then the
-# real process exits, which is all the daemon is told
+# the service stops: the fake node loses its namespace, the process exits
 rm -rf "$root/proc/$svc" "$root/dev/.busy/nvme0n1p1"
 kill "$svc"; wait "$svc" 2>/dev/null
 pids=() # (stop_daemon stops what pids holds, and then forgets the container)
+kill -HUP "$daemon_pid"
 wait_state unloaded-waiting-driver || return 1
 expect_kernel "delete_module nvme flags=.* -> 0"
 stop_daemon

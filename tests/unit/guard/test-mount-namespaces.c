@@ -7,6 +7,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fake-tree.h"
 #include "host/host-root.h"
@@ -361,4 +364,36 @@ Test(mount_namespaces, json_names_namespace_and_container) {
         cr_assert_str_eq(json_get_string(c, "pod_namespace"), "ns");
         cr_assert_str_eq(json_get_string(c, "pod_name"), "pod");
         cr_assert_str_eq(json_get_string(c, "container_name"), "ctr");
+}
+
+/* EACCES, as a process's ns link reads to a caller without the right to
+ * trace it: here a directory the caller may not search (root ignores modes,
+ * so the check runs in a child as nobody). A note, never a crash nor a
+ * blocker of its own. */
+Test(mount_namespaces, eacces_links_are_a_note) {
+        char path[4096];
+        pid_t child;
+        int status;
+
+        if (geteuid() != 0)
+                cr_skip_test("needs root to become nobody");
+        process(1, HOST_NS, "systemd", NULL);
+        process(300, 200, "svc", NULL);
+        snprintf(path, sizeof(path), "%s/proc/300/ns", host_root());
+        cr_assert_eq(chmod(path, 0700), 0);
+        cr_assert_eq(chmod(host_root(), 0755), 0);
+        child = fork();
+        cr_assert_geq(child, 0);
+        if (child == 0) {
+                UsageReport *r = NULL;
+
+                if (setgid(65534) < 0 || setuid(65534) < 0 || usage_check(&r) < 0)
+                        _exit(2);
+                _exit(strv_length(r->notes) == 1 &&
+                      strstr(r->notes[0], "could not read the mount namespace of 1 process(es) (pid 300: "
+                                          "Permission denied)") ? 0 : 1);
+        }
+        cr_assert_eq(waitpid(child, &status, 0), child);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child saw no EACCES note (exit %d)",
+                  WEXITSTATUS(status));
 }
