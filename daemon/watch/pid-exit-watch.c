@@ -79,8 +79,14 @@ static int follow(PidExitWatch *w, pid_t pid) {
         int fd, r;
 
         fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (fd < 0 && errno == ESRCH) {
+                /* Gone between the check that named it and now: that exit
+                 * is as good as one seen (the handler only schedules). */
+                w->handler(w, pid, w->userdata);
+                return 0;
+        }
         if (fd < 0)
-                return errno == ENOMEM ? -ENOMEM : 0; /* gone already: the re-check sees it */
+                return errno == ENOMEM ? -ENOMEM : 0;
         *f = (Followed) { .watch = w, .pid = pid };
         r = sd_event_add_io(w->event, &f->source, fd, EPOLLIN, on_exit_fd, f);
         if (r < 0) {

@@ -28,8 +28,8 @@ PidExitWatch *pid_exit_watch_free(PidExitWatch *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PidExitWatch *, pid_exit_watch_free);
 
 /* Follows exactly these pids (n 0: none); pids already followed keep their
- * pidfd, a pid not running (or under a fake root, a pid of no process) is
- * skipped. 0 or -ENOMEM. */
+ * pidfd. A pid already gone (ESRCH) counts as an exit seen now: the handler
+ * runs at once (it must only schedule, not act). 0 or -ENOMEM. */
 int pid_exit_watch_set(PidExitWatch *w, const pid_t *pids, size_t n);
 /* How many pids are followed now (tests). */
 size_t pid_exit_watch_count(const PidExitWatch *w);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The blockers' pid-exit watch (watch/pid-exit-watch.h): real child
  * processes; the handler runs once with the pid of the one that exits,
- * never for one no longer followed, and a pid of no process is skipped. */
+ * never for one no longer followed, and at once for a pid already gone. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -45,6 +45,9 @@ Test(pid_exit_watch, follows_and_forgets) {
         cr_assert_eq(pid_exit_watch_new(e, on_exit_pid, NULL, &w), 0);
         cr_assert_eq(pid_exit_watch_set(w, with_gone, 1), 0);
         cr_assert_eq(pid_exit_watch_count(w), 0, "a pid of no process is not followed");
+        cr_assert_eq(calls, 1, "but its exit counts as seen: it went after the check that named it");
+        cr_assert_eq(last, gone);
+        calls = 0;
 
         cr_assert_eq(pid_exit_watch_set(w, both, 2), 0);
         cr_assert_eq(pid_exit_watch_count(w), 2);
