@@ -118,6 +118,9 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
         }
         swap_record_persist(m);
         swap_status_update(m);
+        /* Blocked: the mount watch also follows the exit of the processes
+         * the blockers named. */
+        (void) mount_watch_follow(m->mounts, m->blocker_pids, m->state == SWAP_STATE_BLOCKED ? m->n_blocker_pids : 0);
         /* Issue 20: an action's transient memory (module files, the usage
          * scan, libkmod's and libnvme's trees) is freed by now; give the
          * free pages back before weeks of idling, wherever they sit in the

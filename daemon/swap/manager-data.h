@@ -59,6 +59,10 @@ struct Manager {
         bool stopping;
         char *failure;               /* why we are FAILED, for the report */
         char *last_blockers;         /* to report a block once, not on every re-check */
+        pid_t blocker_pids[MOUNT_WATCH_PIDS_MAX]; /* processes the blockers named (a mount in their
+                                                     mount namespace, a device open): the mount
+                                                     watch follows their exit (issue 28) */
+        size_t n_blocker_pids;
         SwapEvent restore_cause;     /* what sent us to restoring: the "why" of the report */
         char *restore_container;     /* the container it was for (often gone by then) */
         bool restore_rehearsed;      /* observe: the last restore was only reported (issue 23) */

@@ -40,6 +40,7 @@ void swap_record_message(Manager *m, const char *fmt, ...) {
 void swap_record_forget_blockers(Manager *m) {
         free(m->last_blockers);
         m->last_blockers = NULL;
+        m->n_blocker_pids = 0;
         strv_free(m->record.blockers);
         m->record.blockers = NULL;
 }

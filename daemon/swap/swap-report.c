@@ -126,9 +126,18 @@ static void report_blocker(Manager *m, const char *build, const GuardBlocker *x)
         free(kind);
 }
 
+/* The processes named: the exit of any is worth a re-check (pid-exit-watch.h). */
+static void remember_blocker_pids(Manager *m, const GuardBlockers *b) {
+        m->n_blocker_pids = 0;
+        for (size_t i = 0; i < b->n && m->n_blocker_pids < ELEMENTSOF(m->blocker_pids); i++)
+                if (b->items[i].pid > 0)
+                        m->blocker_pids[m->n_blocker_pids++] = b->items[i].pid;
+}
+
 void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b) {
         char *joined = guard_blockers_join(b);
 
+        remember_blocker_pids(m, b);
         if (!joined)
                 return;
         if (m->last_blockers && streq(joined, m->last_blockers)) {

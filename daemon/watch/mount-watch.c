@@ -5,11 +5,13 @@
 
 #include "host/host-root.h"
 #include "watch/mount-watch.h"
+#include "watch/pid-exit-watch.h"
 #include "util/macro.h"
 
 struct MountWatch {
         int fd;
         sd_event_source *source;
+        PidExitWatch *exits;
         MountWatchHandler handler;
         void *userdata;
 };
@@ -23,9 +25,16 @@ static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *user
         return 0;
 }
 
+static void on_exit_pid(PidExitWatch *x, pid_t pid, void *userdata) {
+        MountWatch *w = userdata;
+
+        w->handler(w, w->userdata);
+}
+
 MountWatch *mount_watch_free(MountWatch *w) {
         if (!w)
                 return NULL;
+        pid_exit_watch_free(w->exits);
         sd_event_source_disable_unref(w->source);
         closep(&w->fd);
         free(w);
@@ -56,6 +65,9 @@ int mount_watch_new(sd_event *e, MountWatchHandler handler, void *userdata, Moun
         r = sd_event_source_set_enabled(w->source, SD_EVENT_OFF);
         if (r < 0)
                 return r;
+        r = pid_exit_watch_new(e, on_exit_pid, w, &w->exits);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(w);
         return 0;
 }
@@ -64,4 +76,8 @@ int mount_watch_set_enabled(MountWatch *w, bool enabled) {
         if (!w)
                 return 0;
         return sd_event_source_set_enabled(w->source, enabled ? SD_EVENT_ON : SD_EVENT_OFF);
+}
+
+int mount_watch_follow(MountWatch *w, const pid_t *pids, size_t n) {
+        return w ? pid_exit_watch_set(w->exits, pids, n) : 0;
 }

@@ -4,9 +4,17 @@
 /* Mount table changes of the host (PID 1's mount namespace): the kernel
  * signals POLLPRI on an open /proc/1/mountinfo when it changes. Used only
  * while blocked, to see a blocking mount go away; disabled otherwise so a
- * busy node's container mounts do not wake us. */
+ * busy node's container mounts do not wake us.
+ *
+ * A mount that only another mount namespace holds goes away with that
+ * namespace's processes, which the host's table does not show: the watch
+ * also follows the exit of the processes the blockers named
+ * (pid-exit-watch.h; a device held open by a process too) and calls the
+ * same handler. */
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 #include <systemd/sd-event.h>
 
 #include "util/macro.h"
@@ -19,3 +27,8 @@ int mount_watch_new(sd_event *e, MountWatchHandler handler, void *userdata, Moun
 MountWatch *mount_watch_free(MountWatch *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(MountWatch *, mount_watch_free);
 int mount_watch_set_enabled(MountWatch *w, bool enabled);
+
+/* The most pids followed (the first blockers; a re-check names the next). */
+#define MOUNT_WATCH_PIDS_MAX 16
+/* Follows the exit of exactly these pids (n 0: none). 0 or -ENOMEM. */
+int mount_watch_follow(MountWatch *w, const pid_t *pids, size_t n);

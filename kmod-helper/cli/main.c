@@ -16,6 +16,7 @@
 #include "config.h"
 #include "host/host-root.h"
 #include "host/kernel-target.h"
+#include "load-fallback.h"
 #include "modules/module-stack.h"
 #include "modules/removal-plan.h"
 #include "nvme/nvme-inventory.h"
@@ -37,6 +38,7 @@ typedef struct Args {
         const char *command;
         bool json;
         bool dry_run;
+        bool no_restore;
         const char *from;
         char **modules;
         unsigned timeout_sec; /* 0: the library's default */
@@ -53,18 +55,21 @@ static void help(void) {
                "  plan                 The removal order and what blocks it\n"
                "  unload [--dry-run]   Remove the stack, never forced; put back on failure\n"
                "  load --from DIR      Load the stack from another module tree (a driver container's\n"
-               "                       /lib/modules/<release>), dependencies from the host's\n"
+               "                       /lib/modules/<release>), dependencies from the host's; on\n"
+               "                       failure put the in-tree stack back (unless --no-restore)\n"
                "  restore              Load the in-tree stack from the host's tree\n\n"
                "Options:\n"
                "  --json               One JSON object on stdout\n"
                "  --module NAME        For load/restore: a module to load (repeatable; default nvme)\n"
                "  --timeout SEC        For load: stop a load still running after SEC seconds and\n"
                "                       remove what it loaded (1..3600, default %u)\n"
+               "  --no-restore         For load: leave the node as a failed load leaves it\n"
                "  --root DIR           Read /proc, /sys, /dev, /lib/modules under DIR (tests)\n"
                "  -h, --help           This help\n"
                "      --version        The version\n\n"
                "Exit status: 0 done or all free, 3 refused because something is in use (nothing\n"
-               "touched), 1 error or failure (after putting back what was removed).\n",
+               "touched), 1 error or failure (after putting back what was removed), 4 load failed\n"
+               "and the in-tree stack could not be put back.\n",
                program, LOAD_TIMEOUT_SEC_DEFAULT);
 }
 
@@ -79,10 +84,11 @@ static int parse_timeout(const char *s, unsigned *ret) {
 }
 
 static int parse_args(int argc, char *argv[], Args *a) {
-        enum { ARG_JSON = 0x100, ARG_DRY_RUN, ARG_FROM, ARG_MODULE, ARG_TIMEOUT, ARG_ROOT, ARG_VERSION };
+        enum { ARG_JSON = 0x100, ARG_DRY_RUN, ARG_FROM, ARG_MODULE, ARG_TIMEOUT, ARG_ROOT, ARG_VERSION, ARG_NO_RESTORE };
         static const struct option options[] = {
                 { "json", no_argument, NULL, ARG_JSON },
                 { "dry-run", no_argument, NULL, ARG_DRY_RUN },
+                { "no-restore", no_argument, NULL, ARG_NO_RESTORE },
                 { "from", required_argument, NULL, ARG_FROM },
                 { "module", required_argument, NULL, ARG_MODULE },
                 { "timeout", required_argument, NULL, ARG_TIMEOUT },
@@ -100,6 +106,9 @@ static int parse_args(int argc, char *argv[], Args *a) {
                         break;
                 case ARG_DRY_RUN:
                         a->dry_run = true;
+                        break;
+                case ARG_NO_RESTORE:
+                        a->no_restore = true;
                         break;
                 case ARG_FROM:
                         if (optarg[0] != '/') {
@@ -301,20 +310,14 @@ static int cmd_unload(const Args *a) {
         return unload_exit_code(res->outcome);
 }
 
-static int run_load(const Args *a, const char *tree, bool rollback) {
+static int run_restore(const Args *a) {
         _cleanup_(load_result_freep) LoadResult *res = NULL;
-        LoadOptions opts = {
-                .module_tree = tree,
-                .modules = a->modules,
-                .timeout_sec = a->timeout_sec,
-                .rollback_on_failure = rollback,
-        };
+        LoadOptions opts = { .modules = a->modules }; /* the host's tree, no rollback: some driver beats none */
         int r;
 
         r = stack_load(&opts, &res);
         if (r < 0) {
-                fprintf(stderr, "%s: cannot load from %s: %s\n", program, tree ? tree : "the host's module tree",
-                        strerror(-r));
+                fprintf(stderr, "%s: cannot load from the host's module tree: %s\n", program, strerror(-r));
                 return EXIT_FAILURE;
         }
         r = a->json ? emit(load_json, res, NULL) : report_load_text(res, stdout);
@@ -329,13 +332,20 @@ static int cmd_load(const Args *a) {
                         "/proc/<pid>/root/lib/modules/<release>); to load the host's, use restore\n", program);
                 return EXIT_FAILURE;
         }
-        /* A half-loaded replacement stack is removed again, so that a restore
-         * that follows does not meet NVIDIA's nvme_core. */
-        return run_load(a, a->from, true);
+        /* A half-loaded replacement stack is removed again (the library's
+         * rollback), then the in-tree stack is put back (load-fallback.h). */
+        return load_with_fallback(&(LoadFallbackOptions) {
+                .program = program,
+                .from = a->from,
+                .modules = a->modules,
+                .timeout_sec = a->timeout_sec,
+                .json = a->json,
+                .no_restore = a->no_restore,
+        });
 }
 
 static int cmd_restore(const Args *a) {
-        return run_load(a, NULL, false);
+        return run_restore(a);
 }
 
 int main(int argc, char *argv[]) {
@@ -356,6 +366,8 @@ int main(int argc, char *argv[]) {
         }
         if (a.dry_run && !streq(a.command, "unload"))
                 fprintf(stderr, "%s: --dry-run only applies to unload, ignoring it\n", program);
+        if (a.no_restore && !streq(a.command, "load"))
+                fprintf(stderr, "%s: --no-restore only applies to load, ignoring it\n", program);
         /* Not for restore, which keeps the library's deadline: cut short, it
          * would leave the namespaces without a driver. */
         if (a.timeout_sec && !streq(a.command, "load")) {

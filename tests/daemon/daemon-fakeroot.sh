@@ -90,6 +90,39 @@ stop_container
 }
 run_case blocked
 
+# --- issue 28: the host unmounted, a service's mount namespace kept a
+# private copy: blocked, naming the namespace's process, not a bare kernel
+# claim; once that process has exited (its namespace and the copy go with
+# it) it proceeds. (On a real node the daemon looks again by itself at that
+# exit, through the mount watch: vm/daemon-namespace-signed.sh. The fake
+# root's mountinfo is a regular file that cannot be polled, so there is no
+# mount watch here: a reload asks instead.)
+case_blocked_other_namespace() {
+new_node
+sleep 600 &
+svc=$!
+pids+=("$svc")
+fn mntns "$svc" 4026532301 dbus-broker
+fn nsmount "$svc" nvme0n1p1 /mnt/fab xfs
+start_daemon
+start_container
+wait_state blocked || return 1
+expect_log "MESSAGE_ID=d26a0597308b450481324cf4e89b659b SWAPGUARD_STATE=blocked SWAPGUARD_DEVICE=nvme0n1p1 .*SWAPGUARD_PID=$svc"
+expect_log "nvme0n1p1 is mounted on /mnt/fab \\(xfs\\) in another mount namespace than the host's \\(mnt:\\[4026532301\\]\\), that of process $svc \\(dbus-broker\\)"
+expect_no_log "claimed in the kernel"
+expect_no_kernel "delete_module"
+# the service stops: the fake node loses its namespace, the process exits
+rm -rf "$root/proc/$svc" "$root/dev/.busy/nvme0n1p1"
+kill "$svc"; wait "$svc" 2>/dev/null
+pids=() # (stop_daemon stops what pids holds, and then forgets the container)
+kill -HUP "$daemon_pid"
+wait_state unloaded-waiting-driver || return 1
+expect_kernel "delete_module nvme flags=.* -> 0"
+stop_daemon
+stop_container
+}
+run_case blocked-other-namespace
+
 # --- the watch's blind spot (issue 9): a namespace held only by a plain open
 # (a process with /dev/nvme0n1 open) has no event the always-on watch could
 # see. A driver container's create (its config.json in the store, before
@@ -299,6 +332,27 @@ stop_daemon
 stop_container
 }
 run_case load-fails
+
+# --- issue 28: a kernel that loads only signed modules refuses NVIDIA's
+# build: the daemon restores, and its FAILED entry says why and the remedies.
+case_load_signature_refused() {
+new_node
+mkdir -p "$root/sys/module/module/parameters"
+echo Y > "$root/sys/module/module/parameters/sig_enforce"
+echo "load nvme EKEYREJECTED" > "$tmp/sig.script"
+FAKE_KERNEL_SCRIPT=$tmp/sig.script start_daemon
+start_container
+wait_state unloaded-waiting-driver || return 1
+ready
+wait_state restored || return 1
+expect_log "MESSAGE_ID=f52b7f6f00e0428aa7aedd0840ea6eb4.*SWAPGUARD_MODULE=nvme"
+expect_log "Key was rejected by service \\(signature rejected by the kernel: this kernel loads only modules signed by a key it trusts \\(module.sig_enforce=Y\\): .*mokutil --import.*or leave this node on the in-tree stack\\)"
+expect_kernel "init_module nvme .*-> EKEYREJECTED scripted|finit_module nvme .*-> EKEYREJECTED scripted"
+"$FAKE_NODE" "$root" loaded nvme && ok || fail "nvme not back after the refused load"
+stop_daemon
+stop_container
+}
+run_case load-signature-refused
 
 # --- configuration checks -----------------------------------------------------
 case_check_config() {

@@ -9,6 +9,8 @@
  *   dm DEV NAME                         a device-mapper target stacked on DEV
  *   process PID COMM DEV                a process holding /dev/DEV open
  *   claim DEV                           the kernel says EBUSY, nothing else shows why
+ *   mntns PID INODE COMM                PID in mount namespace mnt:[INODE] (pid 1's is the host's)
+ *   nsmount PID DEV MOUNTPOINT [FSTYPE] a mount only PID's namespace shows (DEV claimed)
  *   kallsyms SYMBOL MODULE
  *   ko TREE RELPATH NAME DEPENDS|- VERMAGIC|- [KEY=VALUE...]
  *   modules-dep TREE
@@ -101,6 +103,14 @@ static int run(FakeNode *n, int argc, char **argv) {
         if (strcmp(cmd, "process") == 0) {
                 NEED(3);
                 return fake_node_add_process_fd(n, atoi(argv[1]), argv[2], argv[3]);
+        }
+        if (strcmp(cmd, "mntns") == 0) {
+                NEED(3);
+                return fake_node_set_mount_namespace(n, atoi(argv[1]), strtoull(argv[2], NULL, 10), argv[3]);
+        }
+        if (strcmp(cmd, "nsmount") == 0) {
+                NEED(3);
+                return fake_node_add_namespace_mount(n, atoi(argv[1]), argv[2], argv[3], argc > 4 ? argv[4] : NULL);
         }
         if (strcmp(cmd, "claim") == 0) {
                 NEED(1);

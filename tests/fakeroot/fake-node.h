@@ -33,6 +33,7 @@ void fake_strv_free(char **l);
 #include "fake-node-modules.h"
 #include "fake-node-nvme.h"
 #include "fake-node-users.h"
+#include "fake-node-mntns.h"
 #include "fake-node-claim.h"
 #include "fake-node-ko.h"
 #include "fake-node-depmod.h"

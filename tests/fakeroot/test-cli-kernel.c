@@ -275,7 +275,7 @@ Test(kernel612, load_refuses_a_modules_dep_naming_a_missing_nvme_auth) {
         container_612(true);
         snprintf(path, sizeof(path), "%s" CONTAINER_TREE "/" NV_COMMON "nvme-auth.ko", root);
         cr_assert_eq(unlink(path), 0);
-        RUN(&r, NULL, "load", "--from", CONTAINER_TREE);
+        RUN(&r, NULL, "load", "--no-restore", "--from", CONTAINER_TREE);
         dump(&r);
         cr_assert_eq(r.exit_code, 1);
         cr_assert(strstr(r.out, "nvme_auth: cannot read") && strstr(r.out, NV_COMMON "nvme-auth.ko") &&
@@ -296,7 +296,7 @@ Test(kernel612, load_refuses_a_compressed_container_module) {
         cr_assert_eq(system(cmd), 0);
         cr_assert_eq(fake_node_write_modules_dep(node, CONTAINER_TREE), 0);
         write_file(CONTAINER_TREE "/modules.dep", NV "nvme-core.ko:\n" NV "nvme.ko.xz: " NV "nvme-core.ko\n");
-        RUN(&r, NULL, "load", "--from", CONTAINER_TREE);
+        RUN(&r, NULL, "load", "--no-restore", "--from", CONTAINER_TREE);
         dump(&r);
         cr_assert_eq(r.exit_code, 1);
         cr_assert(strstr(r.out, NV "nvme.ko.xz") && strstr(r.out, "compressed"), "not named:\n%s", r.out);

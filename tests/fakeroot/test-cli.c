@@ -315,6 +315,58 @@ Test(fakeroot, check_kernel_claim_only) {
 
 /* ---- plan ----------------------------------------------------------------- */
 
+/* Issue 28: a mount only another mount namespace holds (the host's umount
+ * left a service's and a container's private copies): named with the
+ * processes and the container, never a bare kernel claim. */
+#define NS_CONTAINER "0badc0ffee0ddf00d0badc0ffee0ddf00d0badc0ffee0ddf00d0badc0ffee0dd"
+
+static void node_with_namespace_copies(void) {
+        plain_node();
+        cr_assert_eq(fake_node_set_mount_namespace(node, 312, 4026532301ULL, "dbus-broker"), 0);
+        cr_assert_eq(fake_node_set_mount_namespace(node, 313, 4026532301ULL, "dbus-broker-lau"), 0);
+        cr_assert_eq(fake_node_add_namespace_mount(node, 312, "nvme0n1p1", "/mnt/fab", "xfs"), 0);
+        cr_assert_eq(fake_node_add_container(node, &(FakeContainer) { .id = NS_CONTAINER, .pid = 4300,
+                                                                      .namespace = "team-a", .name = "app" }), 0);
+        cr_assert_eq(fake_node_set_mount_namespace(node, 4300, 4026532555ULL, "app"), 0);
+        cr_assert_eq(fake_node_add_namespace_mount(node, 4300, "nvme0n1p2", "/host\\040data", "ext4"), 0);
+}
+
+Test(fakeroot, check_names_other_mount_namespaces) {
+        CliRun r;
+
+        node_with_namespace_copies();
+        RUN(&r, NULL, "check");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 3);
+        cr_assert(strstr(r.out, "nvme0n1p1 is mounted on /mnt/fab (xfs) in another mount namespace than the host's "
+                                "(mnt:[4026532301]), that of 2 processes: 312 (dbus-broker) and 313 (dbus-broker-lau)"),
+                  "the service's copy is not named:\n%s", r.out);
+        cr_assert(strstr(r.out, "nvme0n1p2 is mounted on /host data (ext4) in another mount namespace than the host's "
+                                "(mnt:[4026532555]), that of process 4300 (app); CRI-O container 0badc0ffee0d (app in "
+                                "pod team-a/"), "the container's copy is not named:\n%s", r.out);
+        cr_assert_null(strstr(r.out, "claimed in the kernel"), "a bare kernel claim:\n%s", r.out);
+        cli_run_done(&r);
+}
+
+Test(fakeroot, unload_refused_names_the_namespace_holder) {
+        CliRun r;
+        struct json_object *o;
+        char *before;
+
+        node_with_namespace_copies();
+        before = module_state();
+        RUN(&r, NULL, "unload", "--json");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 3);
+        assert_touched_nothing(&r, before);
+        o = parse(&r);
+        cr_assert_str_eq(str(o, "outcome"), "refused-in-use");
+        cr_assert(strstr(r.out, "\"mount_namespace\"") && strstr(r.out, "\"container_name\": \"app\"") &&
+                  strstr(r.out, "\"command\": \"dbus-broker\""), "not in --json:\n%s", r.out);
+        json_object_put(o);
+        cli_run_done(&r);
+}
+
 static struct json_object *plan_order(void) {
         CliRun r;
         struct json_object *o, *order;
@@ -560,29 +612,139 @@ Test(fakeroot, load_refuses_vermagic_mismatch_before_any_load) {
         CliRun r;
 
         container_tree("extra/mlnx-nvme/host", "5.14.0-284.el9.x86_64", true);
-        RUN(&r, NULL, "load", "--from", CONTAINER_TREE, "--json");
+        RUN(&r, NULL, "load", "--from", CONTAINER_TREE, "--json", "--no-restore");
         dump(&r);
         cr_assert_eq(r.exit_code, 1);
         cr_assert(strstr(r.out, "5.14.0-284.el9.x86_64") && strstr(r.out, RELEASE), "releases not named");
+        cr_assert(strstr(r.out, "\"outcome\": \"skipped\""), "--no-restore not reported:\n%s", r.out);
         cr_assert_eq(count_lines_with(r.klog, "init_module"), 0, "something was loaded");
         cr_assert_not(loaded("nvme_core"));
         cr_assert_not(loaded("t10_pi"));
         cli_run_done(&r);
 }
 
-Test(fakeroot, load_reports_rejected_signature_and_rolls_back) {
+/* The in-tree stack was unloaded (the operator's `unload`), NVIDIA's
+ * build is refused: the load rolls back what it inserted and puts the
+ * in-tree stack back (issue 28). */
+static void node_file(const char *rel, const char *text) {
+        char path[1024], cmd[1200];
+        FILE *f;
+
+        snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s/%s')\"", root, rel);
+        cr_assert_eq(system(cmd), 0);
+        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        f = fopen(path, "we");
+        cr_assert_not_null(f, "%s", path);
+        fputs(text, f);
+        fclose(f);
+}
+
+static void unloaded_node_with_container(void) {
+        container_tree("extra/mlnx-nvme/host", NULL, true);
+}
+
+static const char *origin_of(struct json_object *status, const char *m) {
+        return str(find_named(get(status, "modules"), m), "origin");
+}
+
+static void assert_in_tree_loaded(void) {
+        CliRun r;
+        struct json_object *o;
+
+        RUN(&r, NULL, "status", "--json");
+        cr_assert_eq(r.exit_code, 0);
+        o = parse(&r);
+        cr_assert_str_eq(origin_of(o, "nvme"), "in-tree");
+        cr_assert_str_eq(origin_of(o, "nvme_core"), "in-tree");
+        json_object_put(o);
+        cli_run_done(&r);
+}
+
+Test(fakeroot, load_rejected_signature_restores_the_in_tree_stack) {
         CliRun r;
 
-        container_tree("extra/mlnx-nvme/host", NULL, true);
+        unloaded_node_with_container();
+        node_file("sys/module/module/parameters/sig_enforce", "Y\n");
         RUN(&r, "load nvme EKEYREJECTED\n", "load", "--from", CONTAINER_TREE);
         dump(&r);
-        cr_assert_eq(r.exit_code, 1);
+        cr_assert_eq(r.exit_code, 1, "a failed load, restored, is exit 1");
         cr_assert(strstr(r.out, "nvme") && strstr(r.out, "signature rejected"), "rejection not reported");
+        cr_assert(strstr(r.out, "Key was rejected by service"), "the kernel's answer not given:\n%s", r.out);
+        cr_assert(strstr(r.out, "this kernel loads only modules signed by a key it trusts (module.sig_enforce=Y)") &&
+                  strstr(r.out, "mokutil --import") && strstr(r.out, "leave this node on the in-tree stack"),
+                  "the signing remedies are not given:\n%s", r.out);
+        cr_assert(strstr(r.out, "restored: the in-tree NVMe stack is loaded again, because the load from " CONTAINER_TREE
+                             " failed"), "the restore is not said:\n%s", r.out);
         cr_assert_eq(count_lines_with(r.klog, "init_module nvme flags=0x0 -> EKEYREJECTED scripted"), 1);
         cr_assert_eq(count_lines_with(r.klog, "delete_module nvme_core flags=0x800 -> 0"), 1, "not rolled back");
+        cr_assert_eq(count_lines_with(r.klog, "init_module nvme_core flags=0x0 -> 0"), 2, "NVIDIA's, then the host's");
+        cr_assert_eq(count_lines_with(r.klog, "init_module nvme flags=0x0 -> 0"), 1, "the host's nvme");
         assert_never_forced(r.klog);
+        cli_run_done(&r);
+        assert_in_tree_loaded();
+}
+
+Test(fakeroot, load_rejected_under_lockdown_says_so) {
+        CliRun r;
+
+        unloaded_node_with_container();
+        node_file("sys/kernel/security/lockdown", "none [integrity] confidentiality\n");
+        RUN(&r, "load nvme EPERM\n", "load", "--from", CONTAINER_TREE);
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1);
+        cr_assert(strstr(r.out, "(lockdown=integrity, as under Secure Boot)"), "lockdown not named:\n%s", r.out);
+        cli_run_done(&r);
+        assert_in_tree_loaded();
+}
+
+Test(fakeroot, load_failed_with_no_restore_leaves_the_node) {
+        CliRun r;
+
+        unloaded_node_with_container();
+        RUN(&r, "load nvme EKEYREJECTED\n", "load", "--from", CONTAINER_TREE, "--no-restore");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1);
+        cr_assert(strstr(r.out, "not restored (--no-restore)") && strstr(r.out, "restore`"), "not said:\n%s", r.out);
+        cr_assert(strstr(r.out, "signature rejected by the kernel: this kernel loads only modules signed"),
+                  "the rejection is explained also without enforcement read:\n%s", r.out);
+        cr_assert_eq(count_lines_with(r.klog, "init_module nvme_core flags=0x0 -> 0"), 1, "only NVIDIA's, rolled back");
         cr_assert_not(loaded("nvme"));
         cr_assert_not(loaded("nvme_core"));
+        cli_run_done(&r);
+}
+
+/* The restore meets the same refusal (x2: the container's nvme, then the
+ * host's): exit 4 and a message that says the node may have no driver. */
+Test(fakeroot, load_failed_and_restore_failed_says_so) {
+        CliRun r;
+        struct json_object *o;
+
+        unloaded_node_with_container();
+        RUN(&r, "load nvme EKEYREJECTED x2\n", "load", "--from", CONTAINER_TREE);
+        dump(&r);
+        cr_assert_eq(r.exit_code, 4);
+        cr_assert(strstr(r.out, "restoring the in-tree stack from the host's module tree:"), "%s", r.out);
+        cr_assert(strstr(r.out, "not restored: the in-tree stack could not be loaded again after the failed load") &&
+                  strstr(r.out, "may have no NVMe driver") && strstr(r.out, "restore`"), "not said:\n%s", r.out);
+        cr_assert_eq(count_lines_with(r.klog, "-> EKEYREJECTED scripted"), 2);
+        cr_assert_not(loaded("nvme"));
+        cli_run_done(&r);
+
+        RUN(&r, NULL, "restore", "--json");
+        cr_assert_eq(r.exit_code, 0, "the operator's restore, once the cause is gone");
+        cli_run_done(&r);
+
+        RUN(&r, NULL, "unload");
+        cr_assert_eq(r.exit_code, 0);
+        cli_run_done(&r);
+
+        RUN(&r, "load nvme EKEYREJECTED\n", "load", "--from", CONTAINER_TREE, "--json");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1, "failed, and the in-tree stack back");
+        o = parse(&r);
+        cr_assert_str_eq(str(get(o, "restore"), "outcome"), "restored");
+        cr_assert_not(json_object_get_boolean(get(o, "ok")));
+        json_object_put(o);
         cli_run_done(&r);
 }
 

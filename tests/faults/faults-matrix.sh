@@ -84,6 +84,14 @@ list_rows() {
     for e in $ERRNOS; do echo "cli:load:$m:$e:free"; echo "cli:restore:$m:$e:free"; done
   done
   for m in nvme_tcp nvme_fabrics nvme; do echo "cli:midmount:$m:-:free"; done
+  # The CLI's own restore after a failed load --from (issue 28): the load
+  # fails for good, and the in-tree stack is put back by the same command;
+  # "unrestored": the restore meets the same refusal, exit 4 saying so, and
+  # the operator's restore then brings the stack back.
+  for m in $STACK; do
+    for e in EKEYREJECTED EPERM ENOEXEC; do echo "cli:load-restored:$m:$e:free"; done
+    echo "cli:load-unrestored:$m:EKEYREJECTED:free"
+  done
 
   for m in nvme_tcp nvme_fabrics nvme nvme_core; do
     for e in $ERRNOS; do echo "daemon:unload:$m:$e:free"; done
@@ -301,8 +309,46 @@ kmod() {
 
 MODS=(--module nvme_core --module nvme --module nvme_fabrics --module nvme_tcp)
 
+# cli:load-restored|load-unrestored: the load's own restore (issue 28).
+run_cli_restore_row() {
+  local kind=$1 module=$2 err=$3
+  local ctree=/proc/4242/root/lib/modules/$rel load_rc load_out
+  fault_step=load fired=0 fired_step= fired_out= fired_rc=0
+  new_node
+  if [ "$kind" = load-restored ]; then
+    echo "load $module $err" > "$tmp/fault.script"
+  else
+    echo "load $module $err x2" > "$tmp/fault.script"   # the container's, then the host's
+  fi
+  kmod unload
+  [ $kmod_rc -eq 0 ] || { fail "unload exit $kmod_rc: $kmod_out"; return; }
+  kmod load --from "$ctree" "${MODS[@]}"
+  load_rc=$kmod_rc load_out=$kmod_out
+  [ "$fired" = 1 ] || fail "the fault on $module never fired"
+  grep -q -- "$module" <<<"$load_out" || fail "the failed load does not name $module: $load_out"
+  grep -qi -- "$(strerror_of "$err")" <<<"$load_out" || fail "the failed load does not say '$(strerror_of "$err")'"
+  grep -q "^restoring the in-tree stack from the host's module tree:" <<<"$load_out" ||
+    fail "the load did not restore by itself: $load_out"
+  if [ "$kind" = load-restored ]; then
+    [ $load_rc -eq 1 ] || fail "load exit $load_rc, expected 1 (failed, restored): $load_out"
+    grep -q "^restored: the in-tree NVMe stack is loaded again, because the load from $ctree failed" <<<"$load_out" ||
+      fail "the load does not say it restored: $load_out"
+  else
+    [ $load_rc -eq 4 ] || fail "load exit $load_rc, expected 4 (failed, not restored): $load_out"
+    grep -q "^not restored: .*may have no NVMe driver.*restore\`" <<<"$load_out" ||
+      fail "the load does not say the node may be left without a driver: $load_out"
+    [ "$(node_verdict)" = in-tree ] && fail "exit 4 but the node is in-tree"
+    kmod restore "${MODS[@]}"                      # the operator, as the message says
+    [ $kmod_rc -eq 0 ] || fail "the operator's restore failed ($kmod_rc): $kmod_out"
+  fi
+  verdict=$(node_verdict)
+  [ "$verdict" = in-tree ] || fail "node is $verdict, expected in-tree"
+  namespaces_present
+}
+
 run_cli_row() {
   local kind=$1 module=$2 err=$3
+  case $kind in load-restored|load-unrestored) run_cli_restore_row "$@"; return ;; esac
   local ctree=/proc/4242/root/lib/modules/$rel
   fault_step=none fired=0 fired_step= fired_out= fired_rc=0
   new_node
@@ -1470,9 +1516,10 @@ run_deadline_cli_row() {
       fail "the load's report does not say it took longer than 1 s: $kmod_out"
     grep -q "^removed again: nvme_core" <<<"$kmod_out" || fail "the report does not say nvme_core was removed again: $kmod_out"
     check_stopped_after_slow_insert
-    slurp "$root/proc/modules"
-    [[ $'\n'$REPLY == *$'\n'"nvme_core "* ]] && fail "the late load left nvme_core loaded: ${REPLY//$'\n'/;}"
-    # As documented: load only cleans up after itself; the operator restores.
+    # The load cleans up after itself, then puts the in-tree stack back
+    # (issue 28); the operator's restore finds it there.
+    grep -q "^restored: the in-tree NVMe stack is loaded again" <<<"$kmod_out" ||
+      fail "the late load did not put the in-tree stack back: $kmod_out"
     kmod restore "${MODS[@]}"
     [ $kmod_rc -eq 0 ] || fail "the restore after the late load failed ($kmod_rc): $kmod_out"
   fi

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "actions/kmod-util.h"
+#include "actions/load-refusal.h"
 #include "actions/load-removals.h"
 #include "actions/module-elf.h"
 #include "actions/module-file.h"
@@ -478,9 +479,10 @@ static int insert_one(Loader *l, const LoadStep *s) {
         if (r == -EEXIST)
                 return record(l->result, s->name, s->entry->path, true);
         if (r < 0) {
-                const char *why = r == -EKEYREJECTED ? " (signature rejected by the kernel)" :
-                                  r == -ENOEXEC ? " (rejected as invalid for this kernel)" : "";
+                _cleanup_free_ char *why = NULL;
 
+                if (load_refusal_why(-r, &why) < 0)
+                        return -ENOMEM;
                 return load_fail(l->result, s->name, -r, "%s: loading %s failed: %s%s", s->name,
                                  s->entry->path, strerror(-r), why);
         }

@@ -77,6 +77,39 @@ int report_module_json(const ModuleStack *stack, const ModuleInfo *m, struct jso
         return 0;
 }
 
+/* {"inode", "process_count", "processes": [{"pid", "command"}], "container": {...} or null}:
+ * a mount held only in another mount namespace than the host's. */
+static int mount_namespace_json(const UsageMountNamespace *m, struct json_object **ret) {
+        _cleanup_json_ struct json_object *o = json_object_new_object(), *procs = json_object_new_array(),
+                                          *c = NULL;
+        int r;
+
+        if (!o || !procs)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_named; i++) {
+                struct json_object *p = json_object_new_object();
+
+                if (!p || json_array_add(procs, p) < 0 || json_add_int(p, "pid", m->pids[i]) < 0 ||
+                    json_add_string(p, "command", m->commands[i]) < 0)
+                        return -ENOMEM;
+        }
+        if (m->container_id) {
+                if (!(c = json_object_new_object()))
+                        return -ENOMEM;
+                if ((r = json_add_string(c, "id", m->container_id)) < 0 ||
+                    (r = json_add_string(c, "pod_namespace", m->pod_namespace)) < 0 ||
+                    (r = json_add_string(c, "pod_name", m->pod_name)) < 0 ||
+                    (r = json_add_string(c, "container_name", m->container_name)) < 0)
+                        return r;
+        }
+        if ((r = json_add_int(o, "inode", (int64_t) m->inode)) < 0 ||
+            (r = json_add_int(o, "process_count", (int64_t) m->n_processes)) < 0 ||
+            (r = json_add(o, "processes", TAKE_PTR(procs))) < 0 || (r = json_add(o, "container", TAKE_PTR(c))) < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
 int report_usage_json(const Usage *u, struct json_object **ret) {
         _cleanup_json_ struct json_object *o = json_object_new_object();
         _cleanup_free_ char *text = NULL;
@@ -93,6 +126,14 @@ int report_usage_json(const Usage *u, struct json_object **ret) {
             (r = json_add_string(o, "what", u->what)) < 0 ||
             (r = u->pid > 0 ? json_add_int(o, "pid", u->pid) : json_add(o, "pid", NULL)) < 0 ||
             (r = json_add_string(o, "description", text)) < 0)
+                return r;
+        /* "mount_namespace": null for the host's own mounts and every other kind. */
+        if (u->mount_ns) {
+                struct json_object *m;
+
+                if ((r = mount_namespace_json(u->mount_ns, &m)) < 0 || (r = json_add(o, "mount_namespace", m)) < 0)
+                        return r;
+        } else if ((r = json_add(o, "mount_namespace", NULL)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
         return 0;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "usage/exclusive-open.h"
+#include "usage/mount-namespaces.h"
 #include "usage/mount-users.h"
 #include "usage/process-users.h"
 #include "usage/swap-users.h"
@@ -57,14 +59,64 @@ static int describe_holder(const Usage *u, char **ret) {
         return 0;
 }
 
+/* "process 312 (dbus-broker)" or "3 processes: 312 (sh), 313 (sleep) and 1 more". */
+static int describe_processes(const UsageMountNamespace *m, char **ret) {
+        _cleanup_free_ char *list = NULL;
+        size_t more = m->n_processes > m->n_named ? m->n_processes - m->n_named : 0;
+
+        for (size_t i = 0; i < m->n_named; i++) {
+                char *grown;
+
+                if (asprintf(&grown, "%s%s%d (%s)", list ?: "", !list ? "" : i + 1 == m->n_named && !more ? " and " : ", ",
+                             (int) m->pids[i], m->commands[i] ?: "?") < 0)
+                        return -ENOMEM;
+                free(list);
+                list = grown;
+        }
+        if (m->n_processes <= 1)
+                return asprintf(ret, "process %s", list ?: "?") < 0 ? -ENOMEM : 0;
+        if (more)
+                return asprintf(ret, "%zu processes: %s and %zu more", m->n_processes, list ?: "?", more) < 0 ? -ENOMEM : 0;
+        return asprintf(ret, "%zu processes: %s", m->n_processes, list ?: "?") < 0 ? -ENOMEM : 0;
+}
+
+/* "; CRI-O container 3f1c2a9b8e7d (mofed-container in pod ns/name)" or "". */
+static int describe_container(const UsageMountNamespace *m, char **ret) {
+        int r;
+
+        if (!m->container_id)
+                r = asprintf(ret, "%s", "");
+        else if (m->container_name || m->pod_namespace || m->pod_name)
+                r = asprintf(ret, "; CRI-O container %.12s (%s in pod %s/%s)", m->container_id,
+                             m->container_name ?: "?", m->pod_namespace ?: "?", m->pod_name ?: "?");
+        else
+                r = asprintf(ret, "; CRI-O container %.12s (its config.json could not be read)", m->container_id);
+        return r < 0 ? -ENOMEM : 0;
+}
+
+/* "nvme1n1 is mounted on /mnt/fab (xfs) in another mount namespace than the
+ * host's (mnt:[4026532301]), that of process 312 (dbus-broker)[; CRI-O ...]" */
+static int describe_mounted(const Usage *u, char **ret) {
+        _cleanup_free_ char *procs = NULL, *container = NULL, *fs = NULL;
+
+        if (u->what && asprintf(&fs, " (%s)", u->what) < 0)
+                return -ENOMEM;
+        if (!u->mount_ns)
+                return asprintf(ret, "%s is mounted on %s%s", u->device, u->where, fs ?: "") < 0 ? -ENOMEM : 0;
+        if (describe_processes(u->mount_ns, &procs) < 0 || describe_container(u->mount_ns, &container) < 0)
+                return -ENOMEM;
+        return asprintf(ret, "%s is mounted on %s%s in another mount namespace than the host's (mnt:[%" PRIu64
+                        "]), that of %s%s", u->device, u->where, fs ?: "", u->mount_ns->inode, procs, container) < 0
+                       ? -ENOMEM
+                       : 0;
+}
+
 int usage_describe(const Usage *u, char **ret) {
         int r = -1;
 
         switch (u->kind) {
         case USAGE_MOUNTED:
-                r = u->what ? asprintf(ret, "%s is mounted on %s (%s)", u->device, u->where, u->what)
-                            : asprintf(ret, "%s is mounted on %s", u->device, u->where);
-                break;
+                return describe_mounted(u, ret);
         case USAGE_SWAP:
                 r = u->what && streq(u->what, "file")
                             ? asprintf(ret, "%s holds the active swap file %s (swapoff it first)", u->device, u->where)
@@ -76,9 +128,10 @@ int usage_describe(const Usage *u, char **ret) {
                 r = asprintf(ret, "%s is open by process %d (%s)", u->device, (int) u->pid, u->where ?: "?");
                 break;
         case USAGE_KERNEL_CLAIM:
-                r = asprintf(ret, "%s is claimed in the kernel (exclusive open: busy) though no mount, swap, "
-                             "holder or process shows it: a mount in another mount namespace, or a lazily "
-                             "unmounted filesystem still in use?", u->device);
+                r = asprintf(ret, "%s is claimed in the kernel (exclusive open: busy) though no mount table of "
+                             "any mount namespace, no swap, holder or process shows it: the kernel's answer is the "
+                             "last word here, most likely a lazily unmounted (umount -l) filesystem still in use, "
+                             "or a mount in a namespace that could not be read", u->device);
                 break;
         case USAGE_UNCHECKED:
                 r = asprintf(ret, "could not check %s: %s", u->device, u->what ?: "unknown reason");
@@ -151,13 +204,15 @@ static int take_sorted_usages(UsageScan *s, UsageReport *rep) {
 
 /* The sources, in the order that lets each use what the earlier found:
  * holder records get their mounts and swap before they become usages, swap
- * files need the mounts, and the exclusive open only probes what nothing
- * else explains. */
+ * files need the host's mounts, other namespaces' mounts are named only for
+ * what the host's table does not explain, and the exclusive open only
+ * probes what nothing else explains. */
 static int run_sources(UsageScan *s) {
         int r;
 
         if ((r = holder_set_read(s->devices, &s->holders, &s->collector)) < 0 ||
             (r = usage_scan_build_index(s)) < 0 || (r = mount_users_read(s)) < 0 || (r = swap_users_read(s)) < 0 ||
+            (r = mount_namespaces_read(s)) < 0 ||
             (r = holder_set_to_usages(&s->holders, s->devices, &s->collector)) < 0 ||
             (r = process_users_read(s)) < 0 || (r = exclusive_open_check(s)) < 0)
                 return r;

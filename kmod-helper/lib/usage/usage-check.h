@@ -3,11 +3,14 @@
 
 /* Is any NVMe namespace or partition in use, and by what? The guard's
  * answer, assembled from every source we know: the host's mount table
- * (/proc/1/mountinfo, matched by devno and by source path), /proc/swaps,
- * stacked block devices (holders/, recursively: dm, md, LVM), processes with
- * the device open (/proc/<pid>/fd), and the kernel's own answer: an
- * exclusive open that fails with EBUSY (covers mounts in other mount
- * namespaces and lazily unmounted filesystems that no table shows).
+ * (/proc/1/mountinfo, matched by devno and by source path), the mount table
+ * of every other mount namespace (one per namespace, mount-namespaces.h:
+ * a service's or a container's private copy of a mount the host no longer
+ * has), /proc/swaps, stacked block devices (holders/, recursively: dm, md,
+ * LVM), processes with the device open (/proc/<pid>/fd), and the kernel's
+ * own answer, the last word for what no table shows: an exclusive open that
+ * fails with EBUSY (a lazily unmounted filesystem still in use, a mount in
+ * a namespace we could not read).
  *
  * Fail closed: a device we could not check (an exclusive open failing with
  * anything but EBUSY, except a device that is gone and that sysfs no longer
@@ -17,6 +20,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "nvme/nvme-block-devices.h"
@@ -34,6 +38,24 @@ typedef enum UsageKind {
         _USAGE_KIND_INVALID = -EINVAL,
 } UsageKind;
 
+/* The processes named for a mount namespace: a few, and the count. */
+#define USAGE_NAMESPACE_NAMED 3
+
+/* A mount seen only in another mount namespace than the host's (pid 1's):
+ * whose namespace it is. */
+typedef struct UsageMountNamespace {
+        uint64_t inode;                        /* /proc/<pid>/ns/mnt reads "mnt:[inode]" */
+        size_t n_processes;                    /* processes in that namespace */
+        size_t n_named;
+        pid_t pids[USAGE_NAMESPACE_NAMED];     /* the first few, ascending */
+        char *commands[USAGE_NAMESPACE_NAMED]; /* their comm; "?" for one gone meanwhile */
+        /* The CRI-O container one of them runs in (its cgroup's
+         * crio-<id>.scope), NULL when none; the rest from the store's
+         * config.json, NULL when it could not be read. */
+        char *container_id;
+        char *pod_namespace, *pod_name, *container_name;
+} UsageMountNamespace;
+
 typedef struct Usage {
         UsageKind kind;
         char *device; /* the NVMe block device used: "nvme0n1p1" */
@@ -47,6 +69,10 @@ typedef struct Usage {
         char *mount_point;
         char *fstype;
         char *via;
+        /* USAGE_MOUNTED only, else NULL: the mount is in another mount
+         * namespace than the host's (where = the mount point as that
+         * namespace sees it); pid is then its first process's. */
+        UsageMountNamespace *mount_ns;
 } Usage;
 
 typedef struct UsageReport {

@@ -16,6 +16,39 @@ void usage_done(Usage *u) {
         free(u->mount_point);
         free(u->fstype);
         free(u->via);
+        usage_mount_namespace_free(u->mount_ns);
+}
+
+UsageMountNamespace *usage_mount_namespace_free(UsageMountNamespace *m) {
+        if (!m)
+                return NULL;
+        for (size_t i = 0; i < m->n_named; i++)
+                free(m->commands[i]);
+        free(m->container_id);
+        free(m->pod_namespace);
+        free(m->pod_name);
+        free(m->container_name);
+        free(m);
+        return NULL;
+}
+
+static int dup_opt(const char *s, char **ret);
+
+UsageMountNamespace *usage_mount_namespace_copy(const UsageMountNamespace *m) {
+        _cleanup_(usage_mount_namespace_freep) UsageMountNamespace *c = calloc(1, sizeof(*c));
+
+        if (!c)
+                return NULL;
+        *c = (UsageMountNamespace) { .inode = m->inode, .n_processes = m->n_processes };
+        for (; c->n_named < m->n_named; c->n_named++) {
+                c->pids[c->n_named] = m->pids[c->n_named];
+                if (dup_opt(m->commands[c->n_named], &c->commands[c->n_named]) < 0)
+                        return NULL;
+        }
+        if (dup_opt(m->container_id, &c->container_id) < 0 || dup_opt(m->pod_namespace, &c->pod_namespace) < 0 ||
+            dup_opt(m->pod_name, &c->pod_name) < 0 || dup_opt(m->container_name, &c->container_name) < 0)
+                return NULL;
+        return TAKE_PTR(c);
 }
 
 int usage_collector_init(UsageCollector *c) {

@@ -29,3 +29,8 @@ int usage_collector_note(UsageCollector *c, const char *fmt, ...) _printf_(2, 3)
 
 /* Frees the strings a Usage owns (not the Usage itself). */
 void usage_done(Usage *u);
+
+UsageMountNamespace *usage_mount_namespace_free(UsageMountNamespace *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UsageMountNamespace *, usage_mount_namespace_free);
+/* A deep copy, or NULL on ENOMEM. */
+UsageMountNamespace *usage_mount_namespace_copy(const UsageMountNamespace *m);

@@ -25,6 +25,9 @@ assert_eq EBUSY "$(excl_open "$dev")" "exclusive open of $dev"
 
 assert_guard 3 check
 assert_contains "$(guard_output)" "$name is claimed in the kernel" "check text"
+# every mount namespace was read (issue 28): the kernel's answer is the last word
+assert_contains "$(guard_output)" "no mount table of any mount namespace" "check text"
+assert_contains "$(guard_output)" "lazily unmounted (umount -l)" "check text"
 assert_guard 3 check --json
 assert_usage kernel-claim device="$name"
 assert_usage_kinds kernel-claim
