@@ -16,6 +16,7 @@
 #include "swap/pod-end.h"
 #include "swap/stack-health.h"
 #include "swap/swap-context.h"
+#include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
@@ -189,6 +190,7 @@ void lifecycle_container_followed(Manager *m) {
         m->env = driver_env_decide(m->container.identity->env, build);
         m->build_ruled_out = m->env.build_ruled_out;
         report_environment(m, build);
+        swap_fabrics_container_followed(m, tree, build); /* issue 27: a transport it lacks */
 }
 
 /* ---- loading ---------------------------------------------------------- */
