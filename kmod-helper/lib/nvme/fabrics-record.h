@@ -50,6 +50,8 @@ int fabrics_record_parse(const char *text, const char *path, FabricsTopology **r
  * may embed: never a secret). 0 or -ENOMEM. */
 struct json_object;
 int fabrics_topology_to_json(const FabricsTopology *t, struct json_object **ret);
+/* One controller's object (an element of the above). 0 or -ENOMEM. */
+int fabrics_controller_to_json(const FabricsController *c, struct json_object **ret);
 
 /* Whether a record is pending (the file exists): 1, 0 or -errno. */
 int fabrics_record_exists(void);

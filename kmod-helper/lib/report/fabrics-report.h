@@ -12,13 +12,14 @@
  *   result      "nvme1: tcp 127.0.0.1:4420 nqn...: reconnected as nvme3 (nvme3n1)"
  *               "nvme1: tcp ...: not reconnected: connection refused (...)"
  * JSON (field names are a contract; absent values are null):
- *   connection  {"name","transport","traddr","trsvcid","host_traddr","host_iface",
+ *   connection  the objects of fabrics_controller_to_json() (nvme/fabrics-json.c):
+ *               {"name","transport","traddr","trsvcid","host_traddr","host_iface",
  *                "subsysnqn","hostnqn","hostid","state","ctrl_loss_tmo",
  *                "reconnect_delay","fast_io_fail_tmo","kato","nr_io_queues",
- *                "queue_size","tls","dhchap","namespaces":[{"name","nsid","nguid",
- *                "uuid","eui"}],"description"}
+ *                "queue_size","tls","dhchap_secret","dhchap_ctrl_secret","description",
+ *                "namespaces":[{"name","nsid","nguid","uuid","eui"}]}
  *               options: a number, "off" for FABRICS_OPT_OFF, null when unset;
- *               "dhchap": true when a DH-HMAC-CHAP secret is set (never the secret)
+ *               "dhchap_*": true when a DH-HMAC-CHAP secret is set (never the secret)
  *   result      {"description","address","old_name","new_name","outcome","errno",
  *                "error","namespaces":[..],"missing":[..]} */
 
