@@ -181,6 +181,7 @@ void swap_fabrics_start(Manager *m) {
         if (swap_state_is_unloaded(m->state) || m->state == SWAP_STATE_LOADING ||
             m->state == SWAP_STATE_RESTORING) {
                 record_fabrics_set(m, f);
+                swap_record_persist(m);
                 return;
         }
         guard_fabrics_free(f);
