@@ -164,6 +164,12 @@ list_rows() {
   for c in take-back inuse false; do echo "podend:$c"; done
   echo "podend:take-back-unload:nvme:EAGAIN"; echo "podend:take-back-restore:nvme:EAGAIN"
 
+  # NVMe over Fabrics (issue 27): the node also has an NVMe/TCP connection;
+  # SIGKILL between the unload that dropped it and its reconnect (waiting for
+  # the ready file, mid-load, mid-restore): the restarted daemon reconnects
+  # from the record the unload left.
+  for c in kill-unloaded kill-loading kill-restoring; do echo "fabrics:$c"; done
+
   # The load's deadline (issue 10): the insert of the container's nvme_core
   # takes 1.5 s (fault-hooks' FAULT_DELAY); past a deadline of 1 s the load
   # stops, rolls back, and the in-tree stack comes back. "within": the same
@@ -639,6 +645,69 @@ run_kill_row() {
       : > "$tmp/fault.script"
       start_daemon; wait_log "previous state failed"; wait_state "$SETTLED" ;;
   esac
+  finish_daemon_row
+}
+
+# fabrics:<case> (issue 27). The connection is nvme2 (tcp 127.0.0.1:4420),
+# shaped as 6.1 shows it in sysfs (FIELD-NOTES section 11). The fake kernel
+# knows no fabrics: the row does what nvme_tcp's module exit does (the
+# controller goes), and /dev/nvme-fabrics is a plain file that captures the
+# connect the daemon writes (its reply, none, is a failed reconnect the
+# daemon must tell with the address).
+FABRICS_NQN=nqn.2026-12.io.swapguard:faults
+fabrics_controller() {
+  local c=$root/sys/class/nvme/nvme2
+  mkdir -p "$c" "$root/dev"
+  echo tcp > "$c/transport"
+  echo "traddr=127.0.0.1,trsvcid=4420,src_addr=127.0.0.1" > "$c/address"
+  echo "$FABRICS_NQN" > "$c/subsysnqn"
+  echo "nqn.2014-08.org.nvmexpress:uuid:5eed0000-0000-4000-8000-000000000027" > "$c/hostnqn"
+  echo 5eed0000-0000-4000-8000-000000000027 > "$c/hostid"
+  echo live > "$c/state"
+  echo 600 > "$c/ctrl_loss_tmo"; echo 10 > "$c/reconnect_delay"; echo off > "$c/fast_io_fail_tmo"
+  echo 5 > "$c/kato"; echo 2 > "$c/queue_count"; echo 127 > "$c/sqsize"; echo 1 > "$c/cntlid"
+  : > "$root/dev/nvme-fabrics"
+}
+fabrics_dropped() { rm -rf "$root/sys/class/nvme/nvme2"; }
+# The record is on disk before the kill; the end: the restarted daemon
+# wrote the recorded connect and told its outcome with the address.
+fabrics_recorded() {
+  [ -s "$root/run/nvme-swapguard/fabrics.json" ] || fail "no fabrics record on disk when the daemon was killed"
+}
+fabrics_reconnected_from_record() {
+  slurp "$root/dev/nvme-fabrics"
+  [[ $REPLY == *"nqn=$FABRICS_NQN"*"traddr=127.0.0.1,trsvcid=4420"* ]] ||
+    fail "the restarted daemon did not reconnect from the record: /dev/nvme-fabrics got '$REPLY'"
+  log_count "nvme2: tcp 127.0.0.1:4420 $FABRICS_NQN: not reconnected"
+  [ "$REPLY" -ge 1 ] || fail "the reconnect's outcome is not in the journal with the address"
+}
+
+run_fabrics_row() {
+  local c=$1
+  new_node
+  fabrics_controller
+  : > "$tmp/fault.script"
+  case $c in
+    kill-unloaded)
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      fabrics_dropped; fabrics_recorded; kill_daemon
+      start_daemon; wait_log "previous state unloaded-waiting-driver"; wait_log "started in state" 2
+      ready; wait_state swapped ;;
+    kill-loading)
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_state unloaded-waiting-driver; fabrics_dropped
+      ready; wait_file "$tmp/stalled"
+      fabrics_recorded; kill_daemon
+      start_daemon; wait_log "previous state loading"; wait_log "started in state" 2; wait_state "$SETTLED" ;;
+    kill-restoring)
+      config ReadyTimeoutSec=1
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_file "$tmp/stalled" 8; fabrics_dropped
+      [ "$(state)" = restoring ] || fail "mid-restore the state file says $(state)"
+      fabrics_recorded; kill_daemon
+      start_daemon; wait_log "previous state restoring"; wait_state "restored|failed" 8 ;;
+  esac
+  fabrics_reconnected_from_record
   finish_daemon_row
 }
 
@@ -1586,6 +1655,7 @@ run_row() {
     podend) run_podend_row "$2" "${3:-}" "${4:-}" ;;
     deadline) run_deadline_row "$2" "$3" ;;
     switch) run_switch_row "$2" ;;
+    fabrics) run_fabrics_row "$2" ;;
     *) fail "unknown row $spec" ;;
   esac
 }
@@ -1650,7 +1720,7 @@ xfail=$(grep -c "^XFAIL" "$out/results")
 failed=$(grep -cE "^(FAIL|XPASS)" "$out/results")
 nodriver=$(grep -c "^PASS .*node no driver" "$out/results")
 grep -v '^PASS' "$out/results"
-for k in cli daemon kill enobufs vanish noroot store noready pin lifecycle podend deadline switch; do
+for k in cli daemon kill enobufs vanish noroot store noready pin lifecycle podend deadline switch fabrics; do
   printf '  %-8s %3d rows, %3d passed\n' "$k" "$(grep -c "^$k:" "$out/rows")" \
     "$(grep -c "^PASS $k:" "$out/results")"
 done
