@@ -140,3 +140,14 @@ int fake_node_add_fabrics_controller(FakeNode *n, unsigned ctrl, const FakeFabri
 
         return r < 0 ? r : fake_node_add_fabrics_target(n, f);
 }
+
+int fnode_module_devices(FakeNode *n, const char *module, bool added) {
+        _auto_free_ char *path = NULL;
+
+        if (strcmp(module, "nvme_fabrics") != 0)
+                return 0;
+        if (added)
+                return fnode_writef(n, "", "dev/nvme-fabrics");
+        path = fnode_rpath(n, "dev/nvme-fabrics");
+        return path ? fnode_rm_rf(path) : -ENOMEM;
+}
