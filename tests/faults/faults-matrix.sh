@@ -485,8 +485,8 @@ finish_daemon_row() {
   slurp "$tmp/kernel.log"
   if [[ $'\n'$REPLY == *$'\n'"delete_module "*" -> 0"* ]] && [[ "$(state)" == @(swapped|restored) ]]; then
     grep -q "MESSAGE_ID=52dbe424ed6d480e8402dfc529557c39" "$tmp/daemon.log" &&
-      grep -q "all 2 NVMe namespaces seen before the unload are back" "$tmp/daemon.log" ||
-      fail "no journal entry says all 2 namespaces are back"
+      grep -q "all ${ns_count:-2} NVMe namespaces seen before the unload are back" "$tmp/daemon.log" ||
+      fail "no journal entry says all ${ns_count:-2} namespaces are back"
   fi
   namespaces_present
   check_not_touched_while_in_use
@@ -648,61 +648,52 @@ run_kill_row() {
   finish_daemon_row
 }
 
-# fabrics:<case> (issue 27). The connection is nvme2 (tcp 127.0.0.1:4420),
-# shaped as 6.1 shows it in sysfs (FIELD-NOTES section 11). The fake kernel
-# knows no fabrics: the row does what nvme_tcp's module exit does (the
-# controller goes), and /dev/nvme-fabrics is a plain file that captures the
-# connect the daemon writes (its reply, none, is a failed reconnect the
-# daemon must tell with the address).
+# fabrics:<case> (issue 27). The connection is nvme2 (tcp 127.0.0.1:4420,
+# one namespace), laid out as 6.1 shows it (fake-node `fabrics`); the fake
+# kernel deletes it with nvme_tcp and connects it again through its
+# /dev/nvme-fabrics (its log: "connect <options> -> 0").
 FABRICS_NQN=nqn.2026-12.io.swapguard:faults
-fabrics_controller() {
-  local c=$root/sys/class/nvme/nvme2
-  mkdir -p "$c" "$root/dev"
-  echo tcp > "$c/transport"
-  echo "traddr=127.0.0.1,trsvcid=4420,src_addr=127.0.0.1" > "$c/address"
-  echo "$FABRICS_NQN" > "$c/subsysnqn"
-  echo "nqn.2014-08.org.nvmexpress:uuid:5eed0000-0000-4000-8000-000000000027" > "$c/hostnqn"
-  echo 5eed0000-0000-4000-8000-000000000027 > "$c/hostid"
-  echo live > "$c/state"
-  echo 600 > "$c/ctrl_loss_tmo"; echo 10 > "$c/reconnect_delay"; echo off > "$c/fast_io_fail_tmo"
-  echo 5 > "$c/kato"; echo 2 > "$c/queue_count"; echo 127 > "$c/sqsize"; echo 1 > "$c/cntlid"
-  : > "$root/dev/nvme-fabrics"
-}
-fabrics_dropped() { rm -rf "$root/sys/class/nvme/nvme2"; }
-# The record is on disk before the kill; the end: the restarted daemon
-# wrote the recorded connect and told its outcome with the address.
+fabrics_controller() { fn fabrics 2 tcp 127.0.0.1 4420 "$FABRICS_NQN" 1; }
+# The record is on disk before the kill (the unload dropped the connection).
 fabrics_recorded() {
   [ -s "$root/run/nvme-swapguard/fabrics.json" ] || fail "no fabrics record on disk when the daemon was killed"
+  [ -e "$root/sys/class/nvme/nvme2" ] && fail "the connection outlived nvme_tcp's removal"
+  return 0
 }
+# The end: the restarted daemon connected the recorded connection again and
+# said so with the address; the record is gone.
 fabrics_reconnected_from_record() {
-  slurp "$root/dev/nvme-fabrics"
-  [[ $REPLY == *"nqn=$FABRICS_NQN"*"traddr=127.0.0.1,trsvcid=4420"* ]] ||
-    fail "the restarted daemon did not reconnect from the record: /dev/nvme-fabrics got '$REPLY'"
-  log_count "nvme2: tcp 127.0.0.1:4420 $FABRICS_NQN: not reconnected"
-  [ "$REPLY" -ge 1 ] || fail "the reconnect's outcome is not in the journal with the address"
+  slurp "$tmp/kernel.log"
+  [[ $REPLY == *"connect nqn=$FABRICS_NQN,transport=tcp,traddr=127.0.0.1,trsvcid=4420"*"-> 0"* ]] ||
+    fail "the restarted daemon did not reconnect from the record"
+  log_count "nvme2: tcp 127.0.0.1:4420 $FABRICS_NQN: reconnected after the (load|restore)"
+  [ "$REPLY" -ge 1 ] || fail "the reconnect is not in the journal with the address"
+  [ -e "$root/run/nvme-swapguard/fabrics.json" ] && fail "the record outlived the reconnect"
+  return 0
 }
 
 run_fabrics_row() {
   local c=$1
   new_node
   fabrics_controller
+  ns_count=3 # and the fabrics namespace nvme2n1
   : > "$tmp/fault.script"
   case $c in
     kill-unloaded)
       start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
-      fabrics_dropped; fabrics_recorded; kill_daemon
+      fabrics_recorded; kill_daemon
       start_daemon; wait_log "previous state unloaded-waiting-driver"; wait_log "started in state" 2
       ready; wait_state swapped ;;
     kill-loading)
       start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
-      wait_state idle; start_container; wait_state unloaded-waiting-driver; fabrics_dropped
+      wait_state idle; start_container; wait_state unloaded-waiting-driver
       ready; wait_file "$tmp/stalled"
       fabrics_recorded; kill_daemon
       start_daemon; wait_log "previous state loading"; wait_log "started in state" 2; wait_state "$SETTLED" ;;
     kill-restoring)
       config ReadyTimeoutSec=1
       start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
-      wait_state idle; start_container; wait_file "$tmp/stalled" 8; fabrics_dropped
+      wait_state idle; start_container; wait_file "$tmp/stalled" 8
       [ "$(state)" = restoring ] || fail "mid-restore the state file says $(state)"
       fabrics_recorded; kill_daemon
       start_daemon; wait_log "previous state restoring"; wait_state "restored|failed" 8 ;;
