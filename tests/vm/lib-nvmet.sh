@@ -18,8 +18,11 @@
 # On 6.12 (and RHEL 9) nvmet itself depends on nvme_core
 # (CONFIG_NVME_TARGET_PASSTHRU=y links drivers/nvme/host's core): a target
 # in the same kernel then holds nvme_core, and no unload of the host stack
-# can succeed while it runs (nvmet_needs_nvme_core says so); a case that
-# swaps must skip there with that reason.
+# can succeed while it runs (nvmet_needs_nvme_core says so). There the
+# target is the kernel's own nvmet built without passthru
+# (build-oot-nvmet.sh, in $NVMET_OOT_DIR, by default the build's
+# vm-cache/oot-nvmet-<kver>): nvmet_target_usable says whether one of the
+# two can serve a case that swaps.
 
 NVMET_CFS=/sys/kernel/config/nvmet
 NVMET_NQN=${NVMET_NQN:-nqn.2026-12.io.swapguard:vm-target}
@@ -36,12 +39,36 @@ nvmet_needs_nvme_core() {
 	kernel_deps nvmet | grep -x nvme_core >/dev/null
 }
 
+NVMET_OOT_DIR=${NVMET_OOT_DIR:-${VM_BUILD_ROOT:-/nonexistent}/vm-cache/oot-nvmet-$VM_KVER}
+
+# nvmet_target_usable: a target that does not hold nvme_core can be loaded.
+nvmet_target_usable() {
+	! nvmet_needs_nvme_core || [ -f "$NVMET_OOT_DIR/nvmet.ko" ]
+}
+
+# nvmet_load: nvmet + nvmet_tcp, the kernel's, or the passthru-less build
+# where the kernel's would hold nvme_core (its dependencies, configfs and
+# drivers/nvme/common's, from the kernel's tree).
+nvmet_load() {
+	local dep
+	module_loaded nvmet_tcp && return 0
+	if ! nvmet_needs_nvme_core; then
+		modprobe nvmet_tcp
+		return
+	fi
+	[ -f "$NVMET_OOT_DIR/nvmet.ko" ] || { echo "no $NVMET_OOT_DIR/nvmet.ko (build-oot-nvmet.sh)" >&2; return 1; }
+	for dep in $(modinfo -F depends "$NVMET_OOT_DIR/nvmet.ko" | tr , ' '); do
+		modprobe "$dep" || return 1
+	done
+	insmod "$NVMET_OOT_DIR/nvmet.ko" && insmod "$NVMET_OOT_DIR/nvmet-tcp.ko"
+}
+
 # nvmet_tcp_target_up [SIZE_MB] [NSID]: the target with one namespace
 # backed by a file on tmpfs, listening on tcp 127.0.0.1:$NVMET_PORT.
 nvmet_tcp_target_up() {
 	local size=${1:-64} nsid=${2:-1} sub port ns
 	ip link set lo up || return 1
-	modprobe nvmet_tcp || return 1
+	nvmet_load || return 1
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
 	mkdir -p /run/nvmet
 	NVMET_NS_FILE=/run/nvmet/ns$nsid.img

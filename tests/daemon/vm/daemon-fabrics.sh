@@ -30,9 +30,10 @@
 . "$VM_HARNESS/lib-nvmet.sh"
 declare -F sg_container_compiled >/dev/null || vm_skip "needs lib-swapguard.sh's driver container"
 # A target in the same kernel must not hold the host stack: on 6.12 nvmet
-# links nvme_core (CONFIG_NVME_TARGET_PASSTHRU=y), so no unload of nvme_core
-# could ever succeed here (FIELD-NOTES section 11).
-nvmet_needs_nvme_core && vm_skip "nvmet of $VM_KVER depends on nvme_core (passthru): a loopback target would hold the stack"
+# links nvme_core (CONFIG_NVME_TARGET_PASSTHRU=y), so the case needs the
+# passthru-less target of tests/vm/build-oot-nvmet.sh there (run-fabrics-case.sh
+# builds it).
+nvmet_target_usable || vm_skip "nvmet of $VM_KVER depends on nvme_core (passthru) and $NVMET_OOT_DIR has no target without it (tests/vm/build-oot-nvmet.sh)"
 
 FAB_MNT=/mnt/fabrics
 state_fabrics() { # FIELD: the first connection's FIELD in the state file ("" when none)
@@ -68,10 +69,13 @@ head=$(fabrics_head) || vm_fatal "no fabrics head"
 ctrl=$(fabrics_ctrl)
 vm_log "connection: $ctrl, head $head"
 assert_ok mkfs_ext4 "$head"
+sg_setup
+# Mounted once the daemon runs, with / shared as on a node (sg_setup): a
+# mount made before would stay in the unit's private mount namespace after
+# the host's umount, claiming the namespace (FIELD-NOTES section 11).
 mount_fs "$head" "$FAB_MNT" || vm_fatal "mount $head"
 write_unsynced "$FAB_MNT/data" 512
 sync
-sg_setup
 
 sg_step "1. The fabrics namespace mounted: blocked; unmounted: unloaded, the drop announced"
 sg_container_new mofed-container nvidia-network-operator
