@@ -64,8 +64,11 @@ static void help(void) {
                "  --root DIR           Read /proc, /sys, /dev, /lib/modules under DIR (tests)\n"
                "  -h, --help           This help\n"
                "      --version        The version\n\n"
-               "Exit status: 0 done or all free, 3 refused because something is in use (nothing\n"
-               "touched), 1 error or failure (after putting back what was removed).\n",
+               "NVMe over Fabrics connections the unload drops are recorded in\n"
+               "/run/nvme-swapguard/fabrics.json and reconnected by load and restore.\n\n"
+               "Exit status: 0 done or all free, 3 refused because something is in use or the\n"
+               "tree lacks a fabrics transport the node needs (nothing touched), 1 error or\n"
+               "failure (after putting back what was removed).\n",
                program, LOAD_TIMEOUT_SEC_DEFAULT);
 }
 
