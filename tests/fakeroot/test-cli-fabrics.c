@@ -213,6 +213,8 @@ Test(cli_fabrics, connection_not_back_keeps_the_record_and_fails) {
         cr_assert_eq(r.exit_code, 1);
         cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": not reconnected: connect refused"),
                   "the address and the kernel's error are not named");
+        cr_assert(strstr(r.out, "the kernel said: nvme nvme9: failed to connect socket: -111"),
+                  "the kernel's own message is not passed on");
         cr_assert(exists(RECORD), "the record goes although the connection is not back");
         cr_assert(loaded("nvme") && loaded("nvme_tcp"), "the stack itself is loaded");
         cli_run_done(&r);
