@@ -5,6 +5,9 @@
  * for it). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,12 +29,52 @@ typedef struct FabricsFd {
 static FabricsFd fds[MAX_FDS];
 static size_t n_fds;
 
+/* <root>/dev/kmsg, as /dev/kmsg shows records: "<prio>,<seq>,<usec>,-;<text>". */
+static void kmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void kmsg(const char *fmt, ...) {
+        static unsigned seq = 1000;
+        char path[4096];
+        va_list ap;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/dev/kmsg", fake_root());
+        f = fopen(path, "ae");
+        if (!f)
+                return;
+        fprintf(f, "3,%u,%u,-;", seq, seq * 1000);
+        seq++;
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+        fputc('\n', f);
+        fclose(f);
+}
+
+/* What the kernel logs when a connect fails (fabrics.c, tcp.c). */
+static void kmsg_connect_failed(const char *options, int error) {
+        if (error == EINVAL && !strstr(options, "transport="))
+                kmsg("nvme_fabrics: missing parameter 'transport=%%s'");
+        else if (error == EINVAL)
+                kmsg("nvme_fabrics: no handler found for transport %.*s.",
+                     (int) strcspn(strstr(options, "transport=") + 10, ",\n"), strstr(options, "transport=") + 10);
+        else if (error == ECONNREFUSED)
+                kmsg("nvme nvme9: failed to connect socket: -111");
+        else if (error == EALREADY)
+                kmsg("nvme_fabrics: found same ctrl");
+}
+
 void fake_fabrics_opened(const char *root, const char *path, int fd) {
         size_t rl = strlen(root);
+        char kpath[4096];
         struct stat st;
+        int k;
 
         if (strncmp(path, root, rl) != 0 || strcmp(path + rl, "/dev/nvme-fabrics") != 0 || fstat(fd, &st) < 0)
                 return;
+        snprintf(kpath, sizeof(kpath), "%s/dev/kmsg", root);
+        k = open(kpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644); /* so that the caller can tail it */
+        if (k >= 0)
+                close(k);
         for (size_t i = 0; i < n_fds; i++)
                 if (fds[i].fd == fd) {
                         fds[i] = (FabricsFd) { .fd = fd, .dev = st.st_dev, .ino = st.st_ino };
@@ -87,6 +130,8 @@ static ssize_t fabrics_write(FabricsFd *f, const void *data, size_t size) {
         klog("connect %s -> %s%s", options, r < 0 ? errno_name(-r) : "0", rule && rule->error ? " scripted" : "");
         if (r >= 0)
                 snprintf(f->reply, sizeof(f->reply), "instance=%u,cntlid=1\n", instance);
+        else
+                kmsg_connect_failed(options, -r);
         free(options);
         fake_node_free(n);
         if (r < 0) {

@@ -223,6 +223,7 @@ Test(fabrics_node, reconnect_needs_the_transport_loaded) {
         cr_assert_eq(fabrics_reconnect(t, &o, &r), 0);
         cr_assert_eq(r->entries[0].outcome, FABRICS_FAILED);
         cr_assert_eq(r->entries[0].error, EINVAL, "the kernel finds no handler for the transport");
+        cr_assert_str_eq(r->entries[0].kernel_message, "nvme_fabrics: no handler found for transport tcp.");
 }
 
 Test(fabrics_node, secrets_pass_to_the_kernel) {

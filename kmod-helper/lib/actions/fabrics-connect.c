@@ -11,6 +11,7 @@
 #include "actions/fabrics-connect.h"
 #include "actions/fabrics-reconnect.h"
 #include "host/host-root.h"
+#include "host/kernel-log.h"
 #include "nvme/fabrics-record.h"
 #include "util/parse-util.h"
 #include "util/string-util.h"
@@ -122,20 +123,11 @@ int fabrics_parse_connect_reply(const char *reply, unsigned *ret_instance) {
         return -EINVAL;
 }
 
-int fabrics_connect(const char *options, unsigned *ret_instance) {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_close_ int fd = -EBADF;
+static int connect_fd(int fd, const char *options, unsigned *ret_instance) {
         char reply[256] = {};
         size_t len = strlen(options);
         ssize_t n;
-        int r;
 
-        r = host_path("/dev/nvme-fabrics", &path);
-        if (r < 0)
-                return r;
-        fd = open(path, O_RDWR | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
         /* One write: the kernel parses the whole string at once
          * (nvmf_dev_write() -> nvmf_create_ctrl()), and returns only when the
          * controller is set up or refused. */
@@ -148,4 +140,22 @@ int fabrics_connect(const char *options, unsigned *ret_instance) {
         if (n < 0)
                 return -errno;
         return fabrics_parse_connect_reply(reply, ret_instance);
+}
+
+int fabrics_connect(const char *options, unsigned *ret_instance, char **ret_kernel_message) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -EBADF, kmsg = -EBADF;
+        int r;
+
+        r = host_path("/dev/nvme-fabrics", &path);
+        if (r < 0)
+                return r;
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        kmsg = kernel_log_open_tail(); /* before the call: only its own messages */
+        r = connect_fd(fd, options, ret_instance);
+        if (r < 0 && ret_kernel_message && kmsg >= 0 && kernel_log_read_new(kmsg, "nvme", ret_kernel_message) < 0)
+                *ret_kernel_message = NULL;
+        return r;
 }

@@ -15,4 +15,6 @@
  * (authentication failed), -ETIMEDOUT, ...; -EIO for a short write,
  * -EINVAL for a reply without an instance. The options may hold secrets:
  * never logged here. */
-int fabrics_connect(const char *options, unsigned *ret_instance);
+/* *ret_kernel_message (may be NULL): on failure, what the kernel logged
+ * about it meanwhile (host/kernel-log.h), or NULL when that cannot be had. */
+int fabrics_connect(const char *options, unsigned *ret_instance, char **ret_kernel_message);

@@ -47,6 +47,7 @@ FabricsReconnectResult *fabrics_reconnect_result_free(FabricsReconnectResult *r)
                 free(e->old_name);
                 free(e->new_name);
                 free(e->error_message);
+                free(e->kernel_message);
                 strv_free(e->namespaces);
                 strv_free(e->missing);
         }
@@ -111,7 +112,7 @@ static int connect_one(const FabricsController *c, FabricsReconnectEntry *e) {
         r = fabrics_connect_options(c, host, ctrl, &options);
         if (r < 0)
                 return r == -ENOMEM ? r : set_error(e, -r, "building its options");
-        r = fabrics_connect(options, &instance);
+        r = fabrics_connect(options, &instance, &e->kernel_message);
         if (r == -EALREADY) /* someone connected it meanwhile: wait for that one */
                 return 0;
         if (r < 0)

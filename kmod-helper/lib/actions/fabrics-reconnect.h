@@ -59,6 +59,9 @@ typedef struct FabricsReconnectEntry {
         char *error_message; /* one line for the operator: the kernel's answer and
                                 what it means ("connection refused: nothing listens
                                 at 127.0.0.1:4420"); NULL when none */
+        char *kernel_message; /* what the kernel logged about a refused connect
+                                 ("nvme nvme3: failed to connect socket: -111"), when
+                                 it could be read (/dev/kmsg); NULL otherwise */
         char **namespaces;   /* "nvme1n1 (nsid 1)": the ones back, with their names now */
         char **missing;      /* "nsid 2 (nguid ...)": recorded, not back */
 } FabricsReconnectEntry;

@@ -20,20 +20,6 @@ void fabrics_secret_free(char *secret) {
         free(secret);
 }
 
-/* The text of json-c's serialization buffer and of its strings go too. */
-static void json_erase_put(json_object *o) {
-        const char *text;
-
-        if (!o)
-                return;
-        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-        if (text)
-                explicit_bzero((char *) text, strlen(text));
-        json_object_put(o);
-}
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_erase_put);
-#define _cleanup_json_erase_ _cleanup_(json_erase_putp)
-
 /* A controller's secret from sysfs; NULL when it shows "none". */
 static int read_sysfs_secret(const char *ctrl, const char *attr, char **ret) {
         _cleanup_free_ char *path = NULL;

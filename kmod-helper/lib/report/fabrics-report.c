@@ -43,7 +43,8 @@ static char *result_line(const FabricsReconnectEntry *e) {
                 return strdup_printf("%s: reconnected as %s, but not back: %s", e->description, e->new_name ?: "?",
                                      missing);
         default:
-                return strdup_printf("%s: not reconnected: %s", e->description, e->error_message ?: "failed");
+                return strdup_printf("%s: not reconnected: %s%s%s", e->description, e->error_message ?: "failed",
+                                     e->kernel_message ? "; the kernel said: " : "", e->kernel_message ?: "");
         }
 }
 
@@ -78,7 +79,8 @@ static int entry_json(const FabricsReconnectEntry *e, json_object **ret) {
             (r = add_string(o, "old_name", e->old_name)) < 0 || (r = add_string(o, "new_name", e->new_name)) < 0 ||
             (r = add_string(o, "outcome", fabrics_reconnect_outcome_to_string(e->outcome))) < 0 ||
             (r = json_add(o, "errno", e->error ? json_object_new_int(e->error) : NULL)) < 0 ||
-            (r = add_string(o, "error", e->error_message)) < 0)
+            (r = add_string(o, "error", e->error_message)) < 0 ||
+            (r = add_string(o, "kernel_message", e->kernel_message)) < 0)
                 return r;
         if ((r = json_array_from_strv(e->namespaces, &names)) < 0 || (r = json_add(o, "namespaces", names)) < 0 ||
             (r = json_array_from_strv(e->missing, &missing)) < 0 || (r = json_add(o, "missing", missing)) < 0)

@@ -21,7 +21,7 @@
  *               options: a number, "off" for FABRICS_OPT_OFF, null when unset;
  *               "dhchap_*": true when a DH-HMAC-CHAP secret is set (never the secret)
  *   result      {"description","address","old_name","new_name","outcome","errno",
- *                "error","namespaces":[..],"missing":[..]} */
+ *                "error","kernel_message","namespaces":[..],"missing":[..]} */
 
 #include <stdio.h>
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "actions/fabrics-reconnect.h"
+#include "host/kernel-log.h"
 #include "nvme/fabrics-record.h"
 #include "report/fabrics-report.h"
 #include "util/strv.h"
@@ -234,4 +235,15 @@ Test(fabrics, report_lines) {
                                      "Connection refused");
         cr_assert_not(fabrics_reconnect_all_back(&r));
         cr_assert_str_eq(fabrics_reconnect_outcome_to_string(FABRICS_NAMESPACES_MISSING), "namespaces-missing");
+}
+
+Test(fabrics, kernel_log_records) {
+        char *t = kernel_log_record_text("3,1234,5678901,-;nvme nvme3: failed to connect socket: -111\n SUBSYSTEM=nvme");
+
+        cr_assert_str_eq(t, "nvme nvme3: failed to connect socket: -111");
+        free(t);
+        t = kernel_log_record_text("6,1,2,-,caller=T12;nvme_fabrics: no handler found for transport tcp.");
+        cr_assert_str_eq(t, "nvme_fabrics: no handler found for transport tcp.");
+        free(t);
+        cr_assert_null(kernel_log_record_text("no header"));
 }
