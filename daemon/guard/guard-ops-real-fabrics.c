@@ -202,7 +202,14 @@ static int entry_add(GuardFabrics *f, const FabricsController *c, const FabricsR
         }
         x->outcome = outcome_from(e->outcome);
         x->error = e->error;
-        if (dup_or_null(e->new_name, &x->new_controller) < 0 || dup_or_null(e->error_message, &x->error_message) < 0)
+        if (dup_or_null(e->new_name, &x->new_controller) < 0)
+                return -ENOMEM;
+        /* The kernel's own words when the library could read them (/dev/kmsg;
+         * the shipped unit's ProtectKernelLogs= hides it, then only errno's). */
+        if (e->error_message && e->kernel_message) {
+                if (asprintf(&x->error_message, "%s (kernel: %s)", e->error_message, e->kernel_message) < 0)
+                        return -ENOMEM;
+        } else if (dup_or_null(e->error_message ?: e->kernel_message, &x->error_message) < 0)
                 return -ENOMEM;
         if (!x->error_message && e->missing && e->missing[0]) {
                 _cleanup_free_ char *j = strv_join(e->missing, ", ");
