@@ -92,6 +92,45 @@ nvmet_tcp_target_up() {
 	export NVMET_NS_FILE
 }
 
+# NVMe/RDMA over soft-RoCE (FIELD-NOTES section 11, checked on 6.1): a veth
+# pair inside the guest, an address on one end, rdma_rxe on it, nvmet_rdma
+# listening there. The VM has no network device: nothing leaves the guest.
+NVMET_RDMA_ADDR=${NVMET_RDMA_ADDR:-10.27.0.1}
+
+# nvmet_rdma_unusable: succeeds, saying why on stdout, when soft-RoCE cannot run here.
+nvmet_rdma_unusable() {
+	kernel_is_module rdma_rxe || { echo "no rdma_rxe module in $VM_KVER"; return 0; }
+	kernel_is_module nvmet_rdma || { echo "no nvmet_rdma module in $VM_KVER"; return 0; }
+	command -v rdma >/dev/null || { echo "no rdma (iproute2) in the guest"; return 0; }
+	nvmet_needs_nvme_core && { echo "nvmet of $VM_KVER depends on nvme_core (passthru)"; return 0; }
+	return 1
+}
+
+# nvmet_rdma_port_up: after nvmet_tcp_target_up, the same subsystem also on
+# rdma $NVMET_RDMA_ADDR:$NVMET_PORT (port 2).
+nvmet_rdma_port_up() {
+	local port=$NVMET_CFS/ports/2
+	modprobe veth && modprobe rdma_rxe && modprobe nvmet_rdma || return 1
+	ip link add fab0 type veth peer name fab1 || return 1
+	ip addr add "$NVMET_RDMA_ADDR/24" dev fab0 || return 1
+	ip link set fab0 up && ip link set fab1 up || return 1
+	rdma link add rxe0 type rxe netdev fab0 || return 1
+	mkdir -p "$port" || return 1
+	echo rdma >"$port/addr_trtype"
+	echo ipv4 >"$port/addr_adrfam"
+	echo "$NVMET_RDMA_ADDR" >"$port/addr_traddr"
+	echo "$NVMET_PORT" >"$port/addr_trsvcid"
+	ln -s "$NVMET_CFS/subsystems/$NVMET_NQN" "$port/subsystems/$NVMET_NQN"
+}
+
+# nvmet_rdma_connect: the host's rdma connection (instead of the tcp one).
+nvmet_rdma_connect() {
+	module_loaded nvme_rdma || modprobe nvme_rdma || return 1
+	nvme connect -t rdma -a "$NVMET_RDMA_ADDR" -s "$NVMET_PORT" -n "$NVMET_NQN" \
+		--hostnqn="$NVMET_HOSTNQN" --hostid="$NVMET_HOSTID" >/dev/null || return 1
+	fabrics_wait_head 30 >/dev/null
+}
+
 # nvmet_tcp_connect [nvme-cli connect options...]: the host's connection,
 # with the fixed host identity, through whichever nvme_tcp is loaded (the
 # host's own, from modprobe, when none is); waits for the head.
@@ -172,8 +211,8 @@ fabrics_verify() {
 nvmet_tcp_disconnect_all() { nvme disconnect -n "$NVMET_NQN" >/dev/null 2>&1 || :; }
 nvmet_tcp_target_down() {
 	nvmet_tcp_disconnect_all
-	rm -f "$NVMET_CFS/ports/1/subsystems/$NVMET_NQN" 2>/dev/null
-	rmdir "$NVMET_CFS/ports/1" "$NVMET_CFS/subsystems/$NVMET_NQN/namespaces/"* \
+	rm -f "$NVMET_CFS/ports/"*"/subsystems/$NVMET_NQN" 2>/dev/null
+	rmdir "$NVMET_CFS/ports/"* "$NVMET_CFS/subsystems/$NVMET_NQN/namespaces/"* \
 		"$NVMET_CFS/subsystems/$NVMET_NQN" 2>/dev/null || :
 }
 
