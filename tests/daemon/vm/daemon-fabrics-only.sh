@@ -70,6 +70,7 @@ sg_wait_state swapped 120
 assert_contains "$(module_taint nvme_core)" O "nvme_core taint (the container's build)"
 assert_contains "$(module_taint nvme_tcp)" O "nvme_tcp taint (the container's build)"
 assert_not_loaded nvme
+sg_show_journal
 assert_journal FABRICS_RECONNECTED SWAPGUARD_FABRICS_OUTCOME=reconnected
 check_data "after the daemon's swap"
 sg_stop
