@@ -250,3 +250,18 @@ bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree) {
         guard_fabrics_free(f);
         return lacks;
 }
+
+bool swap_fabrics_only_node(Manager *m, StackHealth h) {
+        GuardStack *stack = NULL;
+        const GuardModule *fabrics;
+        bool driverless = true, only;
+
+        if (h.what != STACK_CORE_WITHOUT_NVME || !m->ops->nvme_driverless ||
+            m->ops->nvme_driverless(m->ops->userdata, &driverless) < 0 || driverless ||
+            m->ops->read_stack(m->ops->userdata, &stack) < 0)
+                return false;
+        fabrics = guard_stack_find(stack, "nvme_fabrics");
+        only = fabrics && fabrics->origin != GUARD_ORIGIN_ABSENT;
+        guard_stack_free(stack);
+        return only;
+}

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "container/driver-env.h"
+#include "swap/stack-health.h"
 #include "swap/manager-data.h"
 
 /* The bound of one reconnect: the whole call, every connection and its
@@ -38,3 +39,7 @@ void swap_fabrics_container_followed(Manager *m, const char *tree, TreeBuild bui
 /* Before a load from tree (host path): the same check against what the
  * record names (the connections are down by then). True: reported, ruled out. */
 bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree);
+/* nvme_core without nvme is a fabrics-only node, not a broken stack, when
+ * nvme_fabrics is loaded and no NVMe PCI function lacks a driver (found in
+ * the VM, layout none: the daemon "repaired" such a node by loading nvme). */
+bool swap_fabrics_only_node(Manager *m, StackHealth h);

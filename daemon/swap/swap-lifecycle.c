@@ -394,7 +394,7 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
                 return _SWAP_EVENT_INVALID;
         h = stack_health_check(stack, swap_modules_wanted(m));
         guard_stack_free(stack);
-        if (!stack_health_broken(h))
+        if (!stack_health_broken(h) || swap_fabrics_only_node(m, h))
                 return _SWAP_EVENT_INVALID;
         what = stack_health_describe(h);
         snprintf(field, sizeof(field), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));

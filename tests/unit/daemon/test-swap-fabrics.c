@@ -24,13 +24,15 @@
 #include "publish/state-file.h"
 #include "publish/status-document.h"
 #include "swap/swap-fabrics.h"
+#include "swap/swap-lifecycle.h"
 #include "swap/swap-record.h"
 #include "util/strv.h"
 
 #define MAX_CONN 3
 
 typedef struct Script {
-        GuardOrigin nvme_core, nvme;
+        GuardOrigin nvme_core, nvme, nvme_fabrics;
+        bool driverless;                         /* an NVMe PCI function without a driver */
         GuardUnloadOutcome unload;
         size_t n_conn;                           /* the node's connections (nvme1, nvme2, ...) */
         bool pending;                            /* the record is on disk */
@@ -48,10 +50,11 @@ static int fake_read_stack(void *userdata, GuardStack **ret) {
         GuardStack *g = calloc(1, sizeof(*g));
 
         cr_assert_not_null(g);
-        g->modules = calloc(2, sizeof(GuardModule));
+        g->modules = calloc(3, sizeof(GuardModule));
         g->modules[0] = (GuardModule) { .name = strdup("nvme_core"), .origin = s->nvme_core };
         g->modules[1] = (GuardModule) { .name = strdup("nvme"), .origin = s->nvme };
-        g->n_modules = 2;
+        g->modules[2] = (GuardModule) { .name = strdup("nvme_fabrics"), .origin = s->nvme_fabrics };
+        g->n_modules = 3;
         *ret = g;
         return 0;
 }
@@ -100,6 +103,11 @@ static int fake_load_from(void *userdata, const char *tree, int root_fd, char *c
 
 static int fake_check_usage(void *userdata, GuardBlockers **ret) {
         *ret = calloc(1, sizeof(GuardBlockers));
+        return 0;
+}
+
+static int fake_nvme_driverless(void *userdata, bool *ret) {
+        *ret = ((Script *) userdata)->driverless;
         return 0;
 }
 
@@ -193,6 +201,7 @@ static const GuardOps scripted_ops = {
         .read_stack = fake_read_stack,
         .check_usage = fake_check_usage,
         .scan_namespaces = fake_scan_namespaces,
+        .nvme_driverless = fake_nvme_driverless,
         .fabrics_read = fake_fabrics_read,
         .fabrics_save = fake_fabrics_save,
         .fabrics_pending = fake_fabrics_pending,
@@ -473,4 +482,18 @@ Test(swap_fabrics, the_state_file_round_trips_the_connections) {
         cr_assert_str_eq(out->fabrics->items[0].description, "nvme1: tcp 10.0.0.1:4420 nqn.2026-12.test:sub");
         state_file_free(out);
         guard_fabrics_free(in.fabrics);
+}
+
+/* Found in the VM (layout none): nvme_core and nvme_fabrics without nvme is
+ * a fabrics-only node, not a stack to repair by loading nvme; the same with
+ * a PCIe NVMe function left without a driver is broken. */
+Test(swap_fabrics, a_fabrics_only_node_is_not_a_broken_stack) {
+        script.nvme = GUARD_ORIGIN_ABSENT;
+        script.nvme_fabrics = GUARD_ORIGIN_IN_TREE;
+        cr_assert_eq(lifecycle_stack_settled(manager), _SWAP_EVENT_INVALID);
+        script.driverless = true;
+        cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
+        script.driverless = false;
+        script.nvme_fabrics = GUARD_ORIGIN_ABSENT; /* nvme_core alone: broken */
+        cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
 }
