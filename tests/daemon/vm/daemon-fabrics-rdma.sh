@@ -1,49 +1,64 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # NVMe/RDMA across the swap (issue 27; -Dvm_matrix=full), one boot of a
-# real kernel (systemd mode, --oot, the shipped unit, lib-swapguard.sh's
-# driver container): the node's PCIe drive and an NVMe/RDMA connection over
-# soft-RoCE inside the guest (rdma_rxe on a veth, nvmet_rdma;
-# tests/vm/lib-nvmet.sh, FIELD-NOTES section 11). The container has
-# UNLOAD_STORAGE_MODULES=true (its entrypoint refuses to start with
-# nvme_rdma loaded otherwise, FIELD-NOTES section 8), so the daemon loads
-# the container's nvme_rdma at the ready file and reconnects through it.
+# real kernel (--oot): the node's PCIe drive and an NVMe/RDMA connection
+# over soft-RoCE inside the guest (rdma_rxe on a veth, nvmet_rdma;
+# tests/vm/lib-nvmet.sh, FIELD-NOTES section 11), swapped by the CLI
+# (`unload`, `load --from` the stand-in's tree, `restore`): the connection
+# comes back on the container's nvme_rdma (taint O), then on the in-tree
+# one, its data intact.
+# Not through the daemon and lib-swapguard.sh's driver container: its
+# entrypoint, like NVIDIA's (`openibd restart`, check_if_ok_to_stop in
+# mlnx-ofa_kernel's ofed_scripts), refuses to start while nvmet_rdma is in
+# use ("Please close all sessions and unload 'nvmet_rdma' module", seen
+# here), and a target in the guest's own kernel is always in use. The
+# daemon's reconnect is the same library call for every transport
+# (vm-daemon-fabrics: tcp); which transports it loads at the ready file is
+# the fault rows' lifecycle:nvme-rdma:*.
 # The stand-in's nvme-rdma links the host's RDMA core (ib_core, rdma_cm):
-# the container's openibd would bring its own on a real node.
+# a driver container's openibd would bring its own on a real node.
 . "$VM_LIB"
-. "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
 . "$VM_HARNESS/lib-nvmet.sh"
-declare -F sg_container_compiled >/dev/null || vm_skip "needs lib-swapguard.sh's driver container"
+[ -n "${VM_OOT_ROOT:-}" ] || vm_skip "needs run-vm.sh --oot"
 why=$(nvmet_rdma_unusable) && vm_skip "NVMe/RDMA over soft-RoCE: $why"
 tree_ships "$VM_OOT_ROOT" nvme_rdma || vm_skip "the stand-in has no nvme-rdma.ko (its build needs the RDMA headers)"
+tree=$VM_OOT_ROOT/lib/modules/$VM_KVER
+kmod() {
+	KMOD_OUT=$("$VM_KMOD_HELPER" "$@" 2>&1)
+	KMOD_RC=$?
+	vm_log "\$ nvme-swapguard-kmod $* -> exit $KMOD_RC"
+	printf '%s\n' "$KMOD_OUT" | sed 's/^/#   /'
+}
+check_rdma() {
+	local head ctrl
+	head=$(fabrics_wait_head 30) || { vm_fail "$1: no head"; return 1; }
+	ctrl=$(fabrics_ctrl)
+	assert_eq "rdma live" "$(cat "/sys/class/nvme/$ctrl/transport") $(fabrics_ctrl_state)" "$1: the connection"
+	assert_ok fabrics_verify "$head"
+}
 
 assert_ok nvmet_tcp_target_up 64
 assert_ok nvmet_rdma_port_up
 assert_ok nvmet_rdma_connect
-ctrl=$(fabrics_ctrl) || vm_fatal "no rdma controller"
-assert_eq rdma "$(cat "/sys/class/nvme/$ctrl/transport")" "the connection's transport"
+check_rdma "before"
 head=$(fabrics_head)
 assert_ok fabrics_write "$head" 256
-sg_setup
+vm_log "modules: $(loaded_of nvme_rdma rdma_cm ib_core rdma_rxe nvmet_rdma)"
 
-# Only nvme_rdma is the container's to unload (STORAGE_MODULES): its
-# default list also takes nvmet_rdma, which serves this test's target.
-sg_container_new --env UNLOAD_STORAGE_MODULES=true --env STORAGE_MODULES=nvme_rdma \
-	mofed-container nvidia-network-operator
-sg_container_start
-sg_wait_state unloaded-waiting-driver
+kmod unload
+assert_eq 0 "$KMOD_RC" "unload"
 assert_not_loaded nvme_rdma
 assert_eq absent "$(fabrics_ctrl_state)" "the rdma connection after the unload"
-assert_journal FABRICS_DROP SWAPGUARD_FABRICS_TRANSPORT=rdma
-sg_container_compiled
-sg_ready
-sg_wait_state swapped 120
+assert_file /run/nvme-swapguard/fabrics.json
+kmod load --from "$tree"
+assert_eq 0 "$KMOD_RC" "load --from the container's tree"
 assert_contains "$(module_taint nvme_rdma)" O "nvme_rdma taint (the container's build)"
-assert_eq live "$(fabrics_ctrl_state)" "the rdma connection after the swap"
-assert_journal FABRICS_RECONNECTED SWAPGUARD_FABRICS_TRANSPORT=rdma SWAPGUARD_FABRICS_OUTCOME=reconnected
-head=$(fabrics_wait_head 30) || vm_fatal "no head after the swap"
-assert_ok fabrics_verify "$head"
-sg_show_journal
-sg_container_stop
-sg_stop
+check_rdma "after load --from"
+kmod unload
+assert_eq 0 "$KMOD_RC" "unload of the container's build"
+kmod restore
+assert_eq 0 "$KMOD_RC" "restore"
+assert_eq "" "$(module_taint nvme_rdma)" "nvme_rdma taint after the restore (in-tree)"
+check_rdma "after the restore"
+assert_no_file /run/nvme-swapguard/fabrics.json
 nvmet_tcp_target_down
