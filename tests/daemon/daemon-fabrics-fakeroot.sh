@@ -15,7 +15,8 @@
 # refused reconnect told with the address and the kernel's error in the
 # journal, the state file and the status document; a container tree
 # without nvme_tcp is no-build with no unload; a daemon killed between the
-# unload and the reconnect still reconnects after its restart.
+# unload and the reconnect still reconnects after its restart; Mode=observe
+# says what it would drop and records nothing.
 set -uo pipefail
 . "$(dirname "$0")/lib-daemon-fakeroot.sh"
 
@@ -126,6 +127,24 @@ stop_daemon
 stop_container
 }
 run_case refused-reconnect
+
+case_observe_says_would() {
+fabrics_node
+printf '[Swap]\nMode=observe\n' > "$root/etc/nvme-swapguard/nvme-swapguard.conf"
+start_daemon
+start_container "$ID" build
+wait_state would-unload || return 1
+expect_log "Observe: nvme1: tcp 127.0.0.1:4420 $NQN: would be disconnected by the unload and reconnected after the load"
+expect_no_kernel "delete_module|connect "
+[ -e "$root/run/nvme-swapguard/fabrics.json" ] && fail "observe wrote a fabrics record" || ok
+[ -e "$root/run/nvme-swapguard/fabrics-secrets.json" ] && fail "observe wrote the secrets file" || ok
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["fabrics"]; assert f[0]["outcome"]=="live", f' \
+  "$root/run/nvme-swapguard/state.json" && ok || fail "state file: $(cat "$root/run/nvme-swapguard/state.json")"
+expect_no_secret
+stop_daemon
+stop_container
+}
+run_case observe-says-would
 
 case_no_build_without_transport() {
 fabrics_node
