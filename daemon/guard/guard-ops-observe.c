@@ -158,6 +158,10 @@ static int observe_fabrics_pending(void *u, GuardFabrics **ret) {
         return INNER(u)->fabrics_pending(INNER(u)->userdata, ret);
 }
 
+static int observe_nvme_pci_functions(void *u, unsigned *ret) {
+        return INNER(u)->nvme_pci_functions(INNER(u)->userdata, ret);
+}
+
 static int observe_fabrics_reconnect(void *u, unsigned timeout_sec, GuardFabrics **ret) {
         return INNER(u)->fabrics_reconnect(INNER(u)->userdata, timeout_sec, ret);
 }
@@ -185,6 +189,7 @@ int guard_ops_observe_new(const GuardOps *inner, GuardOps **ret) {
                 .fabrics_save = inner->fabrics_read ? observe_fabrics_read : NULL,
                 .fabrics_pending = inner->fabrics_pending ? observe_fabrics_pending : NULL,
                 .fabrics_reconnect = inner->fabrics_reconnect ? observe_fabrics_reconnect : NULL,
+                .nvme_pci_functions = inner->nvme_pci_functions ? observe_nvme_pci_functions : NULL,
                 /* pin_refresh, pin_release: NULL, never pinned (see the top). */
                 /* unload_plan, load_plan: NULL, unload and load_from are rehearsals already. */
                 .observe = true,

@@ -11,3 +11,4 @@ int guard_fabrics_read_real(void *userdata, GuardFabrics **ret);
 int guard_fabrics_save_real(void *userdata, GuardFabrics **ret);
 int guard_fabrics_pending_real(void *userdata, GuardFabrics **ret);
 int guard_fabrics_reconnect_real(void *userdata, unsigned timeout_sec, GuardFabrics **ret);
+int guard_nvme_pci_functions_real(void *userdata, unsigned *ret);

@@ -232,6 +232,10 @@ typedef struct GuardOps {
         int (*fabrics_save)(void *userdata, GuardFabrics **ret);
         int (*fabrics_pending)(void *userdata, GuardFabrics **ret);
         int (*fabrics_reconnect)(void *userdata, unsigned timeout_sec, GuardFabrics **ret);
+        /* How many NVMe PCI functions the node has, bound to a driver or not
+         * (class 0x010802); -ENOENT when the PCI bus cannot be seen (a fake
+         * root, a container): then nobody can tell a fabrics-only node. */
+        int (*nvme_pci_functions)(void *userdata, unsigned *ret);
         /* These ops change nothing on the node (guard-ops-observe.c): the
          * manager then keeps /run/modprobe.d as it is. */
         bool observe;

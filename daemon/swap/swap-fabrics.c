@@ -254,10 +254,15 @@ bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree) {
 bool swap_fabrics_only_node(Manager *m, StackHealth h) {
         GuardStack *stack = NULL;
         const GuardModule *fabrics;
-        bool driverless = true, only;
+        unsigned pci = 1;
+        bool only;
 
-        if (h.what != STACK_CORE_WITHOUT_NVME || !m->ops->nvme_driverless ||
-            m->ops->nvme_driverless(m->ops->userdata, &driverless) < 0 || driverless ||
+        /* Only when the PCI bus can be seen and has no NVMe function at all:
+         * nvme removed behind our back on a node with drives (their
+         * functions then unbound, still there) stays a broken stack, and so
+         * does any node whose bus cannot be read. */
+        if (h.what != STACK_CORE_WITHOUT_NVME || !m->ops->nvme_pci_functions ||
+            m->ops->nvme_pci_functions(m->ops->userdata, &pci) < 0 || pci > 0 ||
             m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return false;
         fabrics = guard_stack_find(stack, "nvme_fabrics");

@@ -40,6 +40,6 @@ void swap_fabrics_container_followed(Manager *m, const char *tree, TreeBuild bui
  * record names (the connections are down by then). True: reported, ruled out. */
 bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree);
 /* nvme_core without nvme is a fabrics-only node, not a broken stack, when
- * nvme_fabrics is loaded and no NVMe PCI function lacks a driver (found in
- * the VM, layout none: the daemon "repaired" such a node by loading nvme). */
+ * nvme_fabrics is loaded and the node has no NVMe PCI function at all (found
+ * in the VM, layout none: the daemon "repaired" such a node by loading nvme). */
 bool swap_fabrics_only_node(Manager *m, StackHealth h);

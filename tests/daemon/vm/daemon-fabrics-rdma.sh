@@ -40,9 +40,9 @@ check_rdma() {
 assert_ok nvmet_tcp_target_up 64
 assert_ok nvmet_rdma_port_up
 assert_ok nvmet_rdma_connect
-check_rdma "before"
 head=$(fabrics_head)
 assert_ok fabrics_write "$head" 256
+check_rdma "before"
 vm_log "modules: $(loaded_of nvme_rdma rdma_cm ib_core rdma_rxe nvmet_rdma)"
 
 kmod unload

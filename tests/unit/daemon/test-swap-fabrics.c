@@ -32,7 +32,7 @@
 
 typedef struct Script {
         GuardOrigin nvme_core, nvme, nvme_fabrics;
-        bool driverless;                         /* an NVMe PCI function without a driver */
+        int pci;                                 /* NVMe PCI functions; -1: the bus cannot be seen */
         GuardUnloadOutcome unload;
         size_t n_conn;                           /* the node's connections (nvme1, nvme2, ...) */
         bool pending;                            /* the record is on disk */
@@ -106,8 +106,12 @@ static int fake_check_usage(void *userdata, GuardBlockers **ret) {
         return 0;
 }
 
-static int fake_nvme_driverless(void *userdata, bool *ret) {
-        *ret = ((Script *) userdata)->driverless;
+static int fake_nvme_pci_functions(void *userdata, unsigned *ret) {
+        int n = ((Script *) userdata)->pci;
+
+        if (n < 0)
+                return -ENOENT;
+        *ret = (unsigned) n;
         return 0;
 }
 
@@ -201,7 +205,7 @@ static const GuardOps scripted_ops = {
         .read_stack = fake_read_stack,
         .check_usage = fake_check_usage,
         .scan_namespaces = fake_scan_namespaces,
-        .nvme_driverless = fake_nvme_driverless,
+        .nvme_pci_functions = fake_nvme_pci_functions,
         .fabrics_read = fake_fabrics_read,
         .fabrics_save = fake_fabrics_save,
         .fabrics_pending = fake_fabrics_pending,
@@ -484,16 +488,19 @@ Test(swap_fabrics, the_state_file_round_trips_the_connections) {
         guard_fabrics_free(in.fabrics);
 }
 
-/* Found in the VM (layout none): nvme_core and nvme_fabrics without nvme is
- * a fabrics-only node, not a stack to repair by loading nvme; the same with
- * a PCIe NVMe function left without a driver is broken. */
+/* Found in the VM (layout none): nvme_core and nvme_fabrics without nvme on
+ * a node with no NVMe PCI function is a fabrics-only node, not a stack to
+ * repair by loading nvme; with NVMe PCI functions (nvme removed behind our
+ * back), or a bus that cannot be seen, it is broken. */
 Test(swap_fabrics, a_fabrics_only_node_is_not_a_broken_stack) {
         script.nvme = GUARD_ORIGIN_ABSENT;
         script.nvme_fabrics = GUARD_ORIGIN_IN_TREE;
         cr_assert_eq(lifecycle_stack_settled(manager), _SWAP_EVENT_INVALID);
-        script.driverless = true;
+        script.pci = 2;
         cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
-        script.driverless = false;
+        script.pci = -1;
+        cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
+        script.pci = 0;
         script.nvme_fabrics = GUARD_ORIGIN_ABSENT; /* nvme_core alone: broken */
         cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
 }
