@@ -271,3 +271,42 @@ Test(cli_fabrics, mounted_fabrics_namespace_blocks_and_keeps_no_record) {
         cr_assert(exists("/sys/class/nvme/nvme1"));
         cli_run_done(&r);
 }
+
+Test(cli_fabrics, a_second_unload_keeps_the_pending_connections_and_their_secrets) {
+        FakeFabrics b = {
+                .transport = "tcp", .traddr = "127.0.0.1", .trsvcid = "4421", .subsysnqn = "nqn.2026-12.test:b",
+                .namespaces = one_ns, .n_namespaces = 1,
+        };
+        CliRun r;
+        char path[512], *record;
+
+        tcp_node(SECRET);
+        cr_assert_eq(fake_node_add_fabrics_controller(node, 2, &b), 0);
+        unload();
+        /* nvme1's target does not answer: only nqn...:b comes back */
+        RUN(&r, "connect " NQN " ECONNREFUSED\n", "restore");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1);
+        cr_assert(strstr(r.out, "nqn.2026-12.test:b: reconnected as"));
+        cli_run_done(&r);
+
+        RUN(&r, NULL, "unload");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cli_run_done(&r);
+        snprintf(path, sizeof(path), "%s%s", root, RECORD);
+        record = slurp(path);
+        cr_assert(strstr(record, NQN "\"") && strstr(record, "nqn.2026-12.test:b"),
+                  "the second unload forgot the pending connection:\n%s", record);
+        free(record);
+
+        RUN(&r, NULL, "restore");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert_eq(count_lines_with(r.out, ": reconnected as"), 2);
+        cr_assert(strstr(r.klog, "nqn=" NQN ",") && strstr(r.klog, "dhchap_secret=" SECRET),
+                  "the pending connection's secret was lost");
+        cr_assert_not(exists(RECORD));
+        cr_assert_not(exists(SECRETS));
+        cli_run_done(&r);
+}

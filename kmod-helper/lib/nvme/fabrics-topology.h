@@ -100,6 +100,12 @@ FabricsNamespace *fabrics_controller_add_namespace(FabricsController *c);
 /* Removes (and frees) the last controller added: one that turned out half gone. */
 void fabrics_topology_drop_last(FabricsTopology *t);
 
+/* Adds to into a copy of each controller of from whose connection into
+ * does not have yet (fabrics_controller_same_connection()): a pending
+ * record and the live connections, before a second unload, so that neither
+ * is lost. 0 or -ENOMEM (into may then hold part of from). */
+int fabrics_topology_merge(FabricsTopology *into, const FabricsTopology *from);
+
 /* Sorts controllers by name and each one's namespaces by nsid. */
 void fabrics_topology_sort(FabricsTopology *t);
 

@@ -247,3 +247,24 @@ Test(fabrics, kernel_log_records) {
         free(t);
         cr_assert_null(kernel_log_record_text("no header"));
 }
+
+Test(fabrics, merge_keeps_each_connection_once) {
+        _cleanup_(fabrics_topology_freep) FabricsTopology *a = calloc(1, sizeof(FabricsTopology)),
+                                                         *b = calloc(1, sizeof(FabricsTopology));
+        FabricsController *c;
+
+        tcp_controller(a);
+        tcp_controller(b); /* the same connection, under another name below */
+        free(b->controllers[0].name);
+        b->controllers[0].name = strdup("nvme4");
+        c = tcp_controller(b);
+        free(c->trsvcid);
+        c->trsvcid = strdup("4421");
+        cr_assert_eq(fabrics_topology_merge(a, b), 0);
+        cr_assert_eq(a->n_controllers, 2);
+        cr_assert_str_eq(a->controllers[0].name, "nvme1", "into's own entry wins");
+        cr_assert_str_eq(a->controllers[1].trsvcid, "4421");
+        cr_assert_eq(a->controllers[1].n_namespaces, 1);
+        cr_assert_str_eq(a->controllers[1].namespaces[0].nguid, "0123456789abcdef0123456789abcdef");
+        cr_assert_eq(a->controllers[1].queue_size, 128);
+}
