@@ -25,8 +25,9 @@
  *                                            for a tcp controller with tls (or concat)
  * and its namespaces: with native multipath (Debian's and RHEL's default)
  * the controller directory holds the hidden path nvme<S>c<C>n<H>, whose head
- * is nvme<S>n<H> (/sys/block/nvme<S>n<H>); without, the controller directory
- * holds nvme<C>n<N> itself. Ids from /sys/block/<ns>/{nsid,nguid,uuid,eui}
+ * is nvme<S>n<H> (/sys/class/block/nvme<S>n<H>); without, the controller
+ * directory holds nvme<C>n<N> itself. Ids from
+ * /sys/class/block/<ns>/{nsid,nguid,uuid,eui}
  * (nguid, uuid and eui exist only when the namespace reports them).
  * Never a secret: dhchap_* are read as present or not (fabrics-record.h
  * keeps their values apart). */
