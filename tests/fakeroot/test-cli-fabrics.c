@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fake-cli-suite.h"
@@ -308,5 +309,28 @@ Test(cli_fabrics, a_second_unload_keeps_the_pending_connections_and_their_secret
                   "the pending connection's secret was lost");
         cr_assert_not(exists(RECORD));
         cr_assert_not(exists(SECRETS));
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, a_bad_record_is_named_by_file_and_field) {
+        CliRun r;
+        char path[512];
+        FILE *f;
+
+        tcp_node(NULL);
+        snprintf(path, sizeof(path), "%s/run/nvme-swapguard", root);
+        mkdir(path, 0755);
+        snprintf(path, sizeof(path), "%s%s", root, RECORD);
+        f = fopen(path, "we");
+        cr_assert_not_null(f);
+        fputs("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"tcp\",\"subsysnqn\":\"n\","
+              "\"kato\":\"soon\",\"namespaces\":[]}]}", f);
+        fclose(f);
+        RUN(&r, NULL, "status");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0, "a bad record does not hide the node's state");
+        cr_assert(strstr(r.out, "fabrics.json: controllers[0].kato: not a number, \"off\" or null"),
+                  "the file and the field are not named");
+        cr_assert(strstr(r.err, "controllers[0].kato"));
         cli_run_done(&r);
 }
