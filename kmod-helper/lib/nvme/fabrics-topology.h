@@ -72,8 +72,11 @@ typedef struct FabricsController {
         int nr_io_queues;  /* queue_count - 1 */
         int queue_size;    /* sqsize + 1 */
         bool tls;          /* tls_key shown (6.12): reconnect with "tls", the keyring's key */
-        bool dhchap_secret;      /* present (never the value) */
-        bool dhchap_ctrl_secret; /* present (never the value) */
+        bool dhchap_secret;      /* present (never the value); also true when the
+                                    attribute (0600) cannot be read by us: a secret may
+                                    be there, and the record's save then fails with
+                                    EACCES rather than lose it */
+        bool dhchap_ctrl_secret; /* the same for the controller's secret */
         FabricsNamespace *namespaces; /* sorted by nsid */
         size_t n_namespaces;
 } FabricsController;
