@@ -6,8 +6,11 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "actions/fabrics-reconnect.h"
+#include "host/host-root.h"
 #include "host/kernel-log.h"
 #include "nvme/fabrics-record.h"
 #include "report/fabrics-report.h"
@@ -267,4 +270,33 @@ Test(fabrics, merge_keeps_each_connection_once) {
         cr_assert_eq(a->controllers[1].n_namespaces, 1);
         cr_assert_str_eq(a->controllers[1].namespaces[0].nguid, "0123456789abcdef0123456789abcdef");
         cr_assert_eq(a->controllers[1].queue_size, 128);
+}
+
+Test(fabrics, kernel_log_tail_reads_only_what_came_after) {
+        char dir[] = "/tmp/sg-kmsg-XXXXXX", path[64], *msg = NULL;
+        FILE *f;
+        int fd;
+
+        cr_assert_not_null(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/dev", dir);
+        cr_assert_eq(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/dev/kmsg", dir);
+        f = fopen(path, "we");
+        fputs("3,1,1,-;nvme nvme1: an old message\n", f);
+        fclose(f);
+        cr_assert_eq(host_root_set(dir), 0);
+        fd = kernel_log_open_tail();
+        cr_assert_geq(fd, 0);
+        f = fopen(path, "ae");
+        fputs("6,2,2,-;usb 1-1: unrelated\n3,3,3,-;nvme nvme2: failed to connect socket: -111\n SUBSYSTEM=nvme\n", f);
+        fclose(f);
+        cr_assert_eq(kernel_log_read_new(fd, "nvme", &msg), 0);
+        cr_assert_str_eq(msg, "nvme nvme2: failed to connect socket: -111");
+        free(msg);
+        close(fd);
+        host_root_set(NULL);
+        unlink(path);
+        snprintf(path, sizeof(path), "%s/dev", dir);
+        rmdir(path);
+        rmdir(dir);
 }
