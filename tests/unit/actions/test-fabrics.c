@@ -197,6 +197,7 @@ static void refused(const char *text, const char *error_part) {
 Test(fabrics, record_bad_input_names_file_and_field) {
         refused("", "not JSON");
         refused("[]", "not a JSON object");
+        refused("null", "not a JSON object");
         refused("{\"controllers\":[]}", "version: missing");
         refused("{\"version\":2,\"controllers\":[]}", "version: 2 is not 1");
         refused("{\"version\":1}", "controllers: missing");
