@@ -334,3 +334,20 @@ Test(cli_fabrics, a_bad_record_is_named_by_file_and_field) {
         cr_assert(strstr(r.err, "controllers[0].kato"));
         cli_run_done(&r);
 }
+
+Test(cli_fabrics, a_failed_unload_that_dropped_connections_reconnects_at_once) {
+        CliRun r;
+
+        tcp_node(NULL);
+        /* nvme_core is last: nvme_tcp (and its connection) went before the failure */
+        RUN(&r, "delete_module nvme_core EAGAIN always\n", "unload");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1);
+        cr_assert(strstr(r.klog, "delete_module nvme_tcp flags=0x800 -> 0"));
+        cr_assert(strstr(r.klog, "init_module nvme_tcp flags=0x0 -> 0"), "the transport was not put back");
+        cr_assert(strstr(r.klog, "connect nqn=" NQN ","), "the dropped connection was not reconnected");
+        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": reconnected as nvme1"));
+        cr_assert(exists("/sys/class/block/nvme1n1"));
+        cr_assert_not(exists(RECORD), "everything is back: no record");
+        cli_run_done(&r);
+}
