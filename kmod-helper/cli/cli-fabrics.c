@@ -44,6 +44,7 @@ bool cli_fabrics_any(const CliFabrics *f) {
 }
 
 int cli_fabrics_before_unload(CliFabrics *f) {
+        _cleanup_(fabrics_topology_freep) FabricsTopology *save = NULL;
         int r;
 
         if (!f->live) {
@@ -53,7 +54,16 @@ int cli_fabrics_before_unload(CliFabrics *f) {
         }
         if (!cli_fabrics_any(f))
                 return 0;
-        r = fabrics_record_save(f->live);
+        /* A record still pending (an earlier unload's connections, not back)
+         * stays in it: this unload must not make them forgotten. */
+        save = calloc(1, sizeof(FabricsTopology));
+        if (!save)
+                return -ENOMEM;
+        r = fabrics_topology_merge(save, f->live);
+        if (r >= 0)
+                r = fabrics_topology_merge(save, f->record);
+        if (r >= 0)
+                r = fabrics_record_save(save);
         if (r < 0) {
                 fprintf(stderr, "%s: refusing to unload: cannot save the fabrics record %s (the connections the "
                         "unload drops could not be reconnected): %s\n", program, FABRICS_RECORD_PATH, strerror(-r));

@@ -24,6 +24,12 @@
  *   of the controller's transport and of nvme_core fails with EWOULDBLOCK
  *   (fake-kernel-pins.h), as on Linux 6.1.
  *
+ * delete_module of a fabrics transport (nvme_tcp, nvme_rdma, ...) deletes
+ *   every controller of that transport with its namespaces, as the
+ *   transport's module exit does; nvme_fabrics brings and takes dev/nvme-fabrics.
+ * <root>/dev/nvme-fabrics answers a connect (fake-kernel-fabrics.h): the
+ *   controller and its namespaces come back from the fake node's targets.
+ *
  * FAKE_KERNEL_SCRIPT=file scripts results, one rule per line, consumed in
  * order per (call, module), counts kept per process:
  *   <call> <module> <result> [xN|always] [then-mount DEV MOUNTPOINT [FSTYPE]]

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fake-cli-suite.h"
@@ -269,5 +270,84 @@ Test(cli_fabrics, mounted_fabrics_namespace_blocks_and_keeps_no_record) {
         cr_assert_eq(count_lines_with(r.klog, "delete_module"), 0);
         cr_assert_not(exists(RECORD), "nothing was dropped: no record");
         cr_assert(exists("/sys/class/nvme/nvme1"));
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, a_second_unload_keeps_the_pending_connections_and_their_secrets) {
+        FakeFabrics b = {
+                .transport = "tcp", .traddr = "127.0.0.1", .trsvcid = "4421", .subsysnqn = "nqn.2026-12.test:b",
+                .namespaces = one_ns, .n_namespaces = 1,
+        };
+        CliRun r;
+        char path[512], *record;
+
+        tcp_node(SECRET);
+        cr_assert_eq(fake_node_add_fabrics_controller(node, 2, &b), 0);
+        unload();
+        /* nvme1's target does not answer: only nqn...:b comes back */
+        RUN(&r, "connect " NQN " ECONNREFUSED\n", "restore");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1);
+        cr_assert(strstr(r.out, "nqn.2026-12.test:b: reconnected as"));
+        cli_run_done(&r);
+
+        RUN(&r, NULL, "unload");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cli_run_done(&r);
+        snprintf(path, sizeof(path), "%s%s", root, RECORD);
+        record = slurp(path);
+        cr_assert(strstr(record, NQN "\"") && strstr(record, "nqn.2026-12.test:b"),
+                  "the second unload forgot the pending connection:\n%s", record);
+        free(record);
+
+        RUN(&r, NULL, "restore");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert_eq(count_lines_with(r.out, ": reconnected as"), 2);
+        cr_assert(strstr(r.klog, "nqn=" NQN ",") && strstr(r.klog, "dhchap_secret=" SECRET),
+                  "the pending connection's secret was lost");
+        cr_assert_not(exists(RECORD));
+        cr_assert_not(exists(SECRETS));
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, a_bad_record_is_named_by_file_and_field) {
+        CliRun r;
+        char path[512];
+        FILE *f;
+
+        tcp_node(NULL);
+        snprintf(path, sizeof(path), "%s/run/nvme-swapguard", root);
+        mkdir(path, 0755);
+        snprintf(path, sizeof(path), "%s%s", root, RECORD);
+        f = fopen(path, "we");
+        cr_assert_not_null(f);
+        fputs("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"tcp\",\"subsysnqn\":\"n\","
+              "\"kato\":\"soon\",\"namespaces\":[]}]}", f);
+        fclose(f);
+        RUN(&r, NULL, "status");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0, "a bad record does not hide the node's state");
+        cr_assert(strstr(r.out, "fabrics.json: controllers[0].kato: not a number, \"off\" or null"),
+                  "the file and the field are not named");
+        cr_assert(strstr(r.err, "controllers[0].kato"));
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, a_failed_unload_that_dropped_connections_reconnects_at_once) {
+        CliRun r;
+
+        tcp_node(NULL);
+        /* nvme_core is last: nvme_tcp (and its connection) went before the failure */
+        RUN(&r, "delete_module nvme_core EAGAIN always\n", "unload");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1);
+        cr_assert(strstr(r.klog, "delete_module nvme_tcp flags=0x800 -> 0"));
+        cr_assert(strstr(r.klog, "init_module nvme_tcp flags=0x0 -> 0"), "the transport was not put back");
+        cr_assert(strstr(r.klog, "connect nqn=" NQN ","), "the dropped connection was not reconnected");
+        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": reconnected as nvme1"));
+        cr_assert(exists("/sys/class/block/nvme1n1"));
+        cr_assert_not(exists(RECORD), "everything is back: no record");
         cli_run_done(&r);
 }

@@ -75,6 +75,8 @@ static const char *error_hint(int error) {
         case EKEYEXPIRED:
         case EACCES:
                 return "authentication failed";
+        case ENOENT:
+                return "no /dev/nvme-fabrics: nvme_fabrics is not loaded";
         case ETIMEDOUT:
         case EHOSTUNREACH:
         case ENETUNREACH:
@@ -113,8 +115,10 @@ static int connect_one(const FabricsController *c, FabricsReconnectEntry *e) {
         if (r < 0)
                 return r == -ENOMEM ? r : set_error(e, -r, "building its options");
         r = fabrics_connect(options, &instance, &e->kernel_message);
-        if (r == -EALREADY) /* someone connected it meanwhile: wait for that one */
+        if (r == -EALREADY) { /* someone connected it meanwhile: wait for that one */
+                e->outcome = FABRICS_ALREADY_LIVE;
                 return 0;
+        }
         if (r < 0)
                 return set_error(e, -r, "connect refused");
         e->new_name = strdup_printf("nvme%u", instance);

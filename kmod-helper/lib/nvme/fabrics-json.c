@@ -298,7 +298,9 @@ int fabrics_record_parse(const char *text, const char *path, FabricsTopology **r
         if (!t)
                 return -ENOMEM;
         root = json_tokener_parse_verbose(text ?: "", &jerr);
-        if (!root)
+        if (!root && jerr == json_tokener_success) /* "null" */
+                r = fail(&p, "not a JSON object");
+        else if (!root)
                 r = fail(&p, "not JSON (%s)", json_tokener_error_desc(jerr));
         else
                 r = parse_record(&p, root, t);

@@ -36,16 +36,30 @@ static int read_sysfs_secret(const char *ctrl, const char *attr, char **ret) {
         return 0;
 }
 
-static int add_secret(json_object *o, const char *key, const char *ctrl, const char *attr) {
-        _cleanup_secret_ char *value = NULL;
-        int r = read_sysfs_secret(ctrl, attr, &value);
-
-        if (r < 0)
-                return r;
+static int add_value(json_object *o, const char *key, const char *value) {
         return value ? json_add_new(o, key, json_object_new_string(value)) : json_add(o, key, NULL);
 }
 
-static int entry_json(const FabricsController *c, json_object **ret) {
+/* The secrets of a live controller (its name now: live_name), or, for one
+ * that is not connected now (a pending record's, kept across a second
+ * unload), those the secrets file already holds for that connection. */
+static int add_secrets(json_object *o, const FabricsController *c, const char *live_name) {
+        _cleanup_secret_ char *host = NULL, *ctrl = NULL;
+        int r;
+
+        if (live_name) {
+                if (c->dhchap_secret && (r = read_sysfs_secret(live_name, "dhchap_secret", &host)) < 0)
+                        return r;
+                if (c->dhchap_ctrl_secret && (r = read_sysfs_secret(live_name, "dhchap_ctrl_secret", &ctrl)) < 0)
+                        return r;
+        } else if ((r = fabrics_secrets_load(c, &host, &ctrl)) < 0 && r != -ENOENT)
+                return r;
+        if ((r = add_value(o, "dhchap_secret", host)) < 0)
+                return r;
+        return add_value(o, "dhchap_ctrl_secret", ctrl);
+}
+
+static int entry_json(const FabricsController *c, const char *live_name, json_object **ret) {
         const char *keys[] = { "transport", "traddr", "trsvcid", "subsysnqn", "host_traddr", "host_iface" };
         const char *values[] = { c->transport, c->traddr, c->trsvcid, c->subsysnqn, c->host_traddr, c->host_iface };
         _cleanup_json_erase_ json_object *o = json_object_new_object();
@@ -56,29 +70,42 @@ static int entry_json(const FabricsController *c, json_object **ret) {
         for (size_t i = 0; i < ELEMENTSOF(keys); i++)
                 if ((r = json_add(o, keys[i], values[i] ? json_object_new_string(values[i]) : NULL)) < 0)
                         return r;
-        if (c->dhchap_secret && (r = add_secret(o, "dhchap_secret", c->name, "dhchap_secret")) < 0)
-                return r;
-        if (c->dhchap_ctrl_secret && (r = add_secret(o, "dhchap_ctrl_secret", c->name, "dhchap_ctrl_secret")) < 0)
+        if ((r = add_secrets(o, c, live_name)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
         return 0;
 }
 
+/* The name the connection has now, by its identity (never by the recorded
+ * name alone: after a reconnect another controller may have it). */
+static const char *live_name(const FabricsTopology *now, const FabricsController *c) {
+        for (size_t i = 0; now && i < now->n_controllers; i++)
+                if (fabrics_controller_same_connection(&now->controllers[i], c))
+                        return now->controllers[i].name;
+        return NULL;
+}
+
 static int secrets_json(const FabricsTopology *t, json_object **ret) {
+        _cleanup_(fabrics_topology_freep) FabricsTopology *now = NULL;
         _cleanup_json_erase_ json_object *o = json_object_new_object();
         json_object *list = json_object_new_array();
+        bool any = false;
         int r;
 
         if (!o || json_add_new(o, "secrets", list) < 0 ||
             json_add_new(o, "version", json_object_new_int(FABRICS_RECORD_VERSION)) < 0)
                 return -ENOMEM;
+        for (size_t i = 0; i < t->n_controllers && !any; i++)
+                any = t->controllers[i].dhchap_secret || t->controllers[i].dhchap_ctrl_secret;
+        if (any && (r = fabrics_topology_read(&now)) < 0)
+                return r;
         for (size_t i = 0; i < t->n_controllers; i++) {
                 const FabricsController *c = &t->controllers[i];
                 json_object *e;
 
                 if (!c->dhchap_secret && !c->dhchap_ctrl_secret)
                         continue;
-                if ((r = entry_json(c, &e)) < 0 || (r = json_array_add(list, e)) < 0)
+                if ((r = entry_json(c, live_name(now, c), &e)) < 0 || (r = json_array_add(list, e)) < 0)
                         return r;
         }
         *ret = json_object_array_length(list) > 0 ? TAKE_PTR(o) : NULL;

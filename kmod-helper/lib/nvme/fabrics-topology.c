@@ -72,6 +72,59 @@ FabricsNamespace *fabrics_controller_add_namespace(FabricsController *c) {
         return &grown[c->n_namespaces++];
 }
 
+static bool copy_string(char **to, const char *from) {
+        *to = from ? strdup(from) : NULL;
+        return !from || *to;
+}
+
+static int copy_namespaces(FabricsController *to, const FabricsController *from) {
+        for (size_t i = 0; i < from->n_namespaces; i++) {
+                const FabricsNamespace *f = &from->namespaces[i];
+                FabricsNamespace *n = fabrics_controller_add_namespace(to);
+
+                if (!n)
+                        return -ENOMEM;
+                n->nsid = f->nsid;
+                if (!copy_string(&n->name, f->name) || !copy_string(&n->nguid, f->nguid) ||
+                    !copy_string(&n->uuid, f->uuid) || !copy_string(&n->eui, f->eui))
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int copy_controller(FabricsTopology *t, const FabricsController *from) {
+        FabricsController *c = fabrics_topology_add_controller(t);
+
+        if (!c)
+                return -ENOMEM;
+        *c = *from;
+        c->namespaces = NULL, c->n_namespaces = 0;
+        c->name = c->transport = c->traddr = c->trsvcid = c->host_traddr = c->host_iface = NULL;
+        c->subsysnqn = c->hostnqn = c->hostid = c->state = NULL;
+        if (!copy_string(&c->name, from->name) || !copy_string(&c->transport, from->transport) ||
+            !copy_string(&c->traddr, from->traddr) || !copy_string(&c->trsvcid, from->trsvcid) ||
+            !copy_string(&c->host_traddr, from->host_traddr) || !copy_string(&c->host_iface, from->host_iface) ||
+            !copy_string(&c->subsysnqn, from->subsysnqn) || !copy_string(&c->hostnqn, from->hostnqn) ||
+            !copy_string(&c->hostid, from->hostid) || !copy_string(&c->state, from->state))
+                return -ENOMEM;
+        return copy_namespaces(c, from);
+}
+
+int fabrics_topology_merge(FabricsTopology *into, const FabricsTopology *from) {
+        size_t n = into->n_controllers;
+
+        for (size_t i = 0; from && i < from->n_controllers; i++) {
+                bool have = false;
+                int r;
+
+                for (size_t j = 0; j < n && !have; j++)
+                        have = fabrics_controller_same_connection(&into->controllers[j], &from->controllers[i]);
+                if (!have && (r = copy_controller(into, &from->controllers[i])) < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int cmp_controller(const void *a, const void *b) {
         return strverscmp(((const FabricsController *) a)->name ?: "", ((const FabricsController *) b)->name ?: "");
 }

@@ -25,8 +25,9 @@
  *                                            for a tcp controller with tls (or concat)
  * and its namespaces: with native multipath (Debian's and RHEL's default)
  * the controller directory holds the hidden path nvme<S>c<C>n<H>, whose head
- * is nvme<S>n<H> (/sys/block/nvme<S>n<H>); without, the controller directory
- * holds nvme<C>n<N> itself. Ids from /sys/block/<ns>/{nsid,nguid,uuid,eui}
+ * is nvme<S>n<H> (/sys/class/block/nvme<S>n<H>); without, the controller
+ * directory holds nvme<C>n<N> itself. Ids from
+ * /sys/class/block/<ns>/{nsid,nguid,uuid,eui}
  * (nguid, uuid and eui exist only when the namespace reports them).
  * Never a secret: dhchap_* are read as present or not (fabrics-record.h
  * keeps their values apart). */
@@ -71,8 +72,11 @@ typedef struct FabricsController {
         int nr_io_queues;  /* queue_count - 1 */
         int queue_size;    /* sqsize + 1 */
         bool tls;          /* tls_key shown (6.12): reconnect with "tls", the keyring's key */
-        bool dhchap_secret;      /* present (never the value) */
-        bool dhchap_ctrl_secret; /* present (never the value) */
+        bool dhchap_secret;      /* present (never the value); also true when the
+                                    attribute (0600) cannot be read by us: a secret may
+                                    be there, and the record's save then fails with
+                                    EACCES rather than lose it */
+        bool dhchap_ctrl_secret; /* the same for the controller's secret */
         FabricsNamespace *namespaces; /* sorted by nsid */
         size_t n_namespaces;
 } FabricsController;
@@ -99,6 +103,12 @@ FabricsController *fabrics_topology_add_controller(FabricsTopology *t);
 FabricsNamespace *fabrics_controller_add_namespace(FabricsController *c);
 /* Removes (and frees) the last controller added: one that turned out half gone. */
 void fabrics_topology_drop_last(FabricsTopology *t);
+
+/* Adds to into a copy of each controller of from whose connection into
+ * does not have yet (fabrics_controller_same_connection()): a pending
+ * record and the live connections, before a second unload, so that neither
+ * is lost. 0 or -ENOMEM (into may then hold part of from). */
+int fabrics_topology_merge(FabricsTopology *into, const FabricsTopology *from);
 
 /* Sorts controllers by name and each one's namespaces by nsid. */
 void fabrics_topology_sort(FabricsTopology *t);

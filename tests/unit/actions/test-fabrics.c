@@ -6,8 +6,11 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "actions/fabrics-reconnect.h"
+#include "host/host-root.h"
 #include "host/kernel-log.h"
 #include "nvme/fabrics-record.h"
 #include "report/fabrics-report.h"
@@ -194,6 +197,7 @@ static void refused(const char *text, const char *error_part) {
 Test(fabrics, record_bad_input_names_file_and_field) {
         refused("", "not JSON");
         refused("[]", "not a JSON object");
+        refused("null", "not a JSON object");
         refused("{\"controllers\":[]}", "version: missing");
         refused("{\"version\":2,\"controllers\":[]}", "version: 2 is not 1");
         refused("{\"version\":1}", "controllers: missing");
@@ -246,4 +250,54 @@ Test(fabrics, kernel_log_records) {
         cr_assert_str_eq(t, "nvme_fabrics: no handler found for transport tcp.");
         free(t);
         cr_assert_null(kernel_log_record_text("no header"));
+}
+
+Test(fabrics, merge_keeps_each_connection_once) {
+        _cleanup_(fabrics_topology_freep) FabricsTopology *a = calloc(1, sizeof(FabricsTopology)),
+                                                         *b = calloc(1, sizeof(FabricsTopology));
+        FabricsController *c;
+
+        tcp_controller(a);
+        tcp_controller(b); /* the same connection, under another name below */
+        free(b->controllers[0].name);
+        b->controllers[0].name = strdup("nvme4");
+        c = tcp_controller(b);
+        free(c->trsvcid);
+        c->trsvcid = strdup("4421");
+        cr_assert_eq(fabrics_topology_merge(a, b), 0);
+        cr_assert_eq(a->n_controllers, 2);
+        cr_assert_str_eq(a->controllers[0].name, "nvme1", "into's own entry wins");
+        cr_assert_str_eq(a->controllers[1].trsvcid, "4421");
+        cr_assert_eq(a->controllers[1].n_namespaces, 1);
+        cr_assert_str_eq(a->controllers[1].namespaces[0].nguid, "0123456789abcdef0123456789abcdef");
+        cr_assert_eq(a->controllers[1].queue_size, 128);
+}
+
+Test(fabrics, kernel_log_tail_reads_only_what_came_after) {
+        char dir[] = "/tmp/sg-kmsg-XXXXXX", path[64], *msg = NULL;
+        FILE *f;
+        int fd;
+
+        cr_assert_not_null(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/dev", dir);
+        cr_assert_eq(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/dev/kmsg", dir);
+        f = fopen(path, "we");
+        fputs("3,1,1,-;nvme nvme1: an old message\n", f);
+        fclose(f);
+        cr_assert_eq(host_root_set(dir), 0);
+        fd = kernel_log_open_tail();
+        cr_assert_geq(fd, 0);
+        f = fopen(path, "ae");
+        fputs("6,2,2,-;usb 1-1: unrelated\n3,3,3,-;nvme nvme2: failed to connect socket: -111\n SUBSYSTEM=nvme\n", f);
+        fclose(f);
+        cr_assert_eq(kernel_log_read_new(fd, "nvme", &msg), 0);
+        cr_assert_str_eq(msg, "nvme nvme2: failed to connect socket: -111");
+        free(msg);
+        close(fd);
+        host_root_set(NULL);
+        unlink(path);
+        snprintf(path, sizeof(path), "%s/dev", dir);
+        rmdir(path);
+        rmdir(dir);
 }
