@@ -14,7 +14,8 @@
 # drivers/nvme/common's nvme_auth and nvme_keyring: modules the host stack
 # shares, which a swap leaves loaded.
 #
-#   OUTDIR/nvmet.ko OUTDIR/nvmet-tcp.ko   (KVER's vermagic)
+#   OUTDIR/nvmet.ko OUTDIR/nvmet-tcp.ko OUTDIR/nvmet-rdma.ko   (KVER's vermagic;
+#   nvmet-rdma only where it builds against the headers' RDMA core)
 #
 # passthru is switched off in the one header every object includes
 # (nvmet.h: its uses are all under #ifdef CONFIG_NVME_TARGET_PASSTHRU);
@@ -44,11 +45,19 @@ tar -C "$work" -xJf "$src_tar" --strip-components=1 --wildcards 'linux-source-*/
 dir=$work/drivers/nvme/target
 sed -i 's|^#define _NVMET_H$|#define _NVMET_H\n/* nvme-swapguard test target (build-oot-nvmet.sh): no passthru, no nvme_core */\n#undef CONFIG_NVME_TARGET_PASSTHRU|' "$dir/nvmet.h"
 grep -q '^#undef CONFIG_NVME_TARGET_PASSTHRU' "$dir/nvmet.h" || die "nvmet.h: no _NVMET_H guard to patch"
-make -C "$hdrs" M="$dir" CONFIG_NVME_TARGET=m CONFIG_NVME_TARGET_TCP=m CONFIG_NVME_TARGET_PASSTHRU=n \
-	CONFIG_NVME_TARGET_LOOP=n CONFIG_NVME_TARGET_RDMA=n CONFIG_NVME_TARGET_FC=n CONFIG_NVME_TARGET_FCLOOP=n \
-	CONFIG_NVME_TARGET_DEBUGFS=n -j"$(nproc)" modules >"$outdir/build.log" 2>&1 ||
-	{ tail -n 30 "$outdir/build.log" >&2; die "build failed, see $outdir/build.log"; }
+build() {
+	make -C "$hdrs" M="$dir" CONFIG_NVME_TARGET=m CONFIG_NVME_TARGET_TCP=m CONFIG_NVME_TARGET_PASSTHRU=n \
+		CONFIG_NVME_TARGET_LOOP=n CONFIG_NVME_TARGET_FC=n CONFIG_NVME_TARGET_FCLOOP=n \
+		CONFIG_NVME_TARGET_DEBUGFS=n "$@" -j"$(nproc)" modules >>"$outdir/build.log" 2>&1
+}
+: >"$outdir/build.log"
+rm -f "$outdir/nvmet-rdma.ko"
+if ! build CONFIG_NVME_TARGET_RDMA=m; then
+	echo "build-oot-nvmet: nvmet-rdma does not build here, without it" >>"$outdir/build.log"
+	build CONFIG_NVME_TARGET_RDMA=n || { tail -n 30 "$outdir/build.log" >&2; die "build failed, see $outdir/build.log"; }
+fi
 cp "$dir/nvmet.ko" "$dir/nvmet-tcp.ko" "$outdir/"
+[ -f "$dir/nvmet-rdma.ko" ] && cp "$dir/nvmet-rdma.ko" "$outdir/"
 modinfo -F depends "$outdir/nvmet.ko" | tr , '\n' | grep -qx nvme-core && die "nvmet.ko still depends on nvme-core"
 rm -rf "$work"
 echo "$key" >"$outdir/.stamp"

@@ -102,15 +102,33 @@ nvmet_rdma_unusable() {
 	kernel_is_module rdma_rxe || { echo "no rdma_rxe module in $VM_KVER"; return 0; }
 	kernel_is_module nvmet_rdma || { echo "no nvmet_rdma module in $VM_KVER"; return 0; }
 	command -v rdma >/dev/null || { echo "no rdma (iproute2) in the guest"; return 0; }
-	nvmet_needs_nvme_core && { echo "nvmet of $VM_KVER depends on nvme_core (passthru)"; return 0; }
+	if nvmet_needs_nvme_core && [ ! -f "$NVMET_OOT_DIR/nvmet-rdma.ko" ]; then
+		echo "nvmet of $VM_KVER depends on nvme_core (passthru) and $NVMET_OOT_DIR has no nvmet-rdma.ko"
+		return 0
+	fi
 	return 1
+}
+
+# nvmet_rdma_load: the kernel's nvmet_rdma, or the passthru-less build's
+# (after nvmet_load), its RDMA core from the kernel's tree.
+nvmet_rdma_load() {
+	local dep
+	module_loaded nvmet_rdma && return 0
+	if ! nvmet_needs_nvme_core; then
+		modprobe nvmet_rdma
+		return
+	fi
+	for dep in $(modinfo -F depends "$NVMET_OOT_DIR/nvmet-rdma.ko" | tr , ' '); do
+		[ "$dep" = nvmet ] || modprobe "$dep" || return 1
+	done
+	insmod "$NVMET_OOT_DIR/nvmet-rdma.ko"
 }
 
 # nvmet_rdma_port_up: after nvmet_tcp_target_up, the same subsystem also on
 # rdma $NVMET_RDMA_ADDR:$NVMET_PORT (port 2).
 nvmet_rdma_port_up() {
 	local port=$NVMET_CFS/ports/2
-	modprobe veth && modprobe rdma_rxe && modprobe nvmet_rdma || return 1
+	modprobe veth && modprobe rdma_rxe && nvmet_rdma_load || return 1
 	ip link add fab0 type veth peer name fab1 || return 1
 	ip addr add "$NVMET_RDMA_ADDR/24" dev fab0 || return 1
 	ip link set fab0 up && ip link set fab1 up || return 1
