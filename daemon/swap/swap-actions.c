@@ -64,7 +64,7 @@ static void record_driverless_nvme(Manager *m, char *const *loaded) {
  * is gone now: add to it, never replace it, or the restore and the load
  * would leave those modules out. The same for the namespaces, whose
  * devices went with the modules. */
-static const char *record_before_unload(Manager *m) {
+static const char *record_before_unload(Manager *m, int *ret_fabrics) {
         GuardStack *stack = NULL;
         GuardNamespaces *ns = NULL;
         char **names = NULL;
@@ -85,7 +85,7 @@ static const char *record_before_unload(Manager *m) {
                 guard_namespaces_free(m->record.namespaces_before);
                 m->record.namespaces_before = ns;
         }
-        swap_fabrics_before_unload(m); /* issue 27: the connections it drops, on disk first */
+        *ret_fabrics = swap_fabrics_before_unload(m); /* issue 27: the connections it drops, on disk first */
         swap_record_persist(m);
         return build;
 }
@@ -128,7 +128,16 @@ static SwapEvent action_unload(Manager *m) {
         SwapEvent ev;
         int r;
 
-        build = record_before_unload(m);
+        build = record_before_unload(m, &r);
+        if (r < 0) {
+                /* Connections nobody could bring back: not a swap (issue 27). */
+                swap_report_failure(m, NULL,
+                                    "Cannot record the node's NVMe over Fabrics connections before the unload (%s): "
+                                    "not unloading the %s NVMe stack, it would drop them with nothing to reconnect "
+                                    "them.",
+                                    strerror(-r), build);
+                return SWAP_EVENT_UNLOAD_FAILED;
+        }
         r = m->ops->unload(m->ops->userdata, &u);
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {

@@ -65,27 +65,22 @@ static bool said_already(const Manager *m, const GuardFabrics *f) {
         return true;
 }
 
-void swap_fabrics_before_unload(Manager *m) {
+int swap_fabrics_before_unload(Manager *m) {
         const bool observe = m->ops->observe;
         GuardFabrics *f = NULL;
         int r;
 
         if (!m->ops->fabrics_save)
-                return;
+                return 0;
         r = m->ops->fabrics_save(m->ops->userdata, &f);
-        if (r < 0) {
-                /* Not a reason to keep the in-tree stack: the unload's own
-                 * checks decide; but the reconnect will not know them. */
-                log_warning_errno(r, "Cannot record the NVMe over Fabrics connections before the unload: %m. "
-                                     "The unload may drop connections that will not be reconnected.");
-                return;
-        }
+        if (r < 0)
+                return r; /* the caller does not unload: nothing could reconnect them */
         if (f->n == 0 || said_already(m, f)) {
                 if (f->n > 0)
                         record_fabrics_set(m, f);
                 else
                         guard_fabrics_free(f);
-                return;
+                return 0;
         }
         for (size_t i = 0; i < f->n; i++) {
                 Fields x = {};
@@ -100,6 +95,7 @@ void swap_fabrics_before_unload(Manager *m) {
                 fields_clear(&x);
         }
         record_fabrics_set(m, f);
+        return 0;
 }
 
 static void report_outcome(Manager *m, const GuardFabricsConnection *c, const char *after, bool quiet) {

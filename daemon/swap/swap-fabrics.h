@@ -23,8 +23,10 @@
 #define SWAP_FABRICS_TIMEOUT_SEC 30u
 
 /* Before an unload: records the live connections (observe: reads them) and
- * says once which ones the unload drops and will reconnect. */
-void swap_fabrics_before_unload(Manager *m);
+ * says once which ones the unload drops and will reconnect. -errno when
+ * they could not be read or recorded: the caller must not unload then
+ * (safety first: connections dropped with nothing to reconnect them). */
+int swap_fabrics_before_unload(Manager *m);
 /* Reconnects what the record names through the transports loaded now;
  * `after` is said in the journal ("after the load"). quiet: only failures
  * are told (an unload that removed nothing: the record is merely cleared). */

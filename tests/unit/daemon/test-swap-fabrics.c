@@ -36,6 +36,7 @@ typedef struct Script {
         GuardUnloadOutcome unload;
         size_t n_conn;                           /* the node's connections (nvme1, nvme2, ...) */
         bool pending;                            /* the record is on disk */
+        int save_error;                          /* fabrics_save fails with it (negative) */
         GuardFabricsOutcome outcome[MAX_CONN];   /* what the reconnect does to each */
         char **calls;
 } Script;
@@ -153,6 +154,8 @@ static int fake_fabrics_save(void *userdata, GuardFabrics **ret) {
         Script *s = userdata;
 
         (void) strv_extend(&s->calls, "fabrics_save");
+        if (s->save_error < 0)
+                return s->save_error;
         s->pending = s->pending || s->n_conn > 0;
         *ret = connections(s, GUARD_FABRICS_PENDING);
         return 0;
@@ -345,7 +348,7 @@ Test(swap_fabrics, a_connection_not_back_is_a_warning_in_the_journal_state_file_
         script.n_conn = 2;
         script.outcome[0] = GUARD_FABRICS_RECONNECTED;
         script.outcome[1] = GUARD_FABRICS_FAILED;
-        swap_fabrics_before_unload(manager);
+        cr_assert_eq(swap_fabrics_before_unload(manager), 0);
         swap_fabrics_reconnect(manager, "after the load", false);
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, "nvme1: tcp 10.0.0.1:4420"), 1);
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_LOST,
@@ -372,11 +375,11 @@ Test(swap_fabrics, a_connection_not_back_is_a_warning_in_the_journal_state_file_
 }
 
 Test(swap_fabrics, a_blocked_unload_tried_again_says_the_drop_once) {
-        swap_fabrics_before_unload(manager);
-        swap_fabrics_before_unload(manager);
+        cr_assert_eq(swap_fabrics_before_unload(manager), 0);
+        cr_assert_eq(swap_fabrics_before_unload(manager), 0);
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP, NULL), 1);
         script.n_conn = 2; /* a new connection since: news */
-        swap_fabrics_before_unload(manager);
+        cr_assert_eq(swap_fabrics_before_unload(manager), 0);
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP, NULL), 3);
 }
 
@@ -457,7 +460,7 @@ Test(swap_fabrics, observe_reads_and_says_would_without_saving) {
         manager = manager_free(manager);
         cr_assert_eq(guard_ops_observe_new(&scripted_ops, &observe), 0);
         start_manager(observe);
-        swap_fabrics_before_unload(manager);
+        cr_assert_eq(swap_fabrics_before_unload(manager), 0);
         cr_assert_str_eq(calls(), "fabrics_read", "observe saved a record: %s", calls());
         cr_assert_not(script.pending);
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP,
@@ -503,4 +506,16 @@ Test(swap_fabrics, a_fabrics_only_node_is_not_a_broken_stack) {
         script.pci = 0;
         script.nvme_fabrics = GUARD_ORIGIN_ABSENT; /* nvme_core alone: broken */
         cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
+}
+
+/* Safety first: connections that cannot be recorded are not dropped. */
+Test(swap_fabrics, no_record_no_unload) {
+        script.save_error = -EIO;
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        cr_assert_str_eq(calls(), "fabrics_save", "unloaded without a record: %s", calls());
+        cr_assert_eq(manager->state, SWAP_STATE_FAILED);
+        cr_assert_eq(script.nvme, GUARD_ORIGIN_IN_TREE);
+        cr_assert_not_null(strstr(manager->failure, "Cannot record the node's NVMe over Fabrics connections"),
+                           "%s", manager->failure);
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FAILED, "Input/output error"), 1);
 }
