@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The manager: the event sources and their handlers, which turn what they
- * see into events for the dispatch loop (manager-dispatch.c); start (the
- * reconcile) and stop. */
+/* The manager: the event sources and their handlers, which turn what they see into events
+ * for the dispatch loop (manager-dispatch.c); start (the reconcile) and stop. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,6 +21,7 @@
 #include "swap/reconcile.h"
 #include "swap/reload-guard.h"
 #include "swap/swap-context.h"
+#include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
@@ -622,8 +622,8 @@ int manager_start(Manager *m) {
          * mid-repair, with nvme_core back but not nvme: tests/faults, row
          * kill:repairing) sends no uevent: judge it as after one. */
         stack_changed(m);
-        /* Pinned again before READY=1: a restart leaves no window after it
-         * claims to be up (the one while we were down, nothing can close). */
+        swap_fabrics_start(m); /* issue 27: a record left pending by an unload */
+        /* Pinned again before READY=1: no window after it claims to be up (only the one while we were down). */
         swap_pin_refresh(m);
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_STARTED,
                      &(ReportFields) { .state = swap_state_to_string(m->state),

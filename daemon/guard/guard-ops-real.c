@@ -17,6 +17,7 @@
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
 #include "guard/guard-ops-pin.h"
+#include "guard/guard-ops-real-fabrics.h"
 #include "guard/guard-ops.h"
 #include "host/host-kernel.h"
 #include "host/host-root.h"
@@ -505,4 +506,9 @@ const GuardOps guard_ops_real = {
         .check_gds = real_check_gds,
         .unload_plan = real_unload_plan,
         .load_plan = real_load_plan,
+        .fabrics_read = guard_fabrics_read_real,
+        .fabrics_save = guard_fabrics_save_real,
+        .fabrics_pending = guard_fabrics_pending_real,
+        .fabrics_reconnect = guard_fabrics_reconnect_real,
+        .nvme_pci_functions = guard_nvme_pci_functions_real,
 };

@@ -10,6 +10,7 @@
  * scripted guard. (Plain facts the library owns, host paths, the kernel
  * release, the stack's module list, are used directly.) */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -133,6 +134,49 @@ typedef struct GuardGds {
 GuardGds *guard_gds_free(GuardGds *g);
 DEFINE_TRIVIAL_CLEANUP_FUNC(GuardGds *, guard_gds_free);
 
+/* One NVMe over Fabrics connection (issue 27), as the daemon shows it: the
+ * library's FabricsController / FabricsReconnectEntry cut to what the
+ * journal, the state file and the status document say. Never a secret. */
+typedef enum GuardFabricsOutcome {
+        GUARD_FABRICS_LIVE,               /* live now, nothing done to it (yet) */
+        GUARD_FABRICS_PENDING,            /* recorded before an unload that drops it;
+                                             not reconnected yet */
+        GUARD_FABRICS_RECONNECTED,        /* connected again by us, live, namespaces back */
+        GUARD_FABRICS_ALREADY_LIVE,       /* live again without us */
+        GUARD_FABRICS_FAILED,             /* the kernel refused it or it never went live */
+        GUARD_FABRICS_NAMESPACES_MISSING, /* live, some recorded namespace not back */
+        _GUARD_FABRICS_OUTCOME_MAX,
+        _GUARD_FABRICS_OUTCOME_INVALID = -EINVAL,
+} GuardFabricsOutcome;
+
+typedef struct GuardFabricsConnection {
+        char *description;   /* "nvme1: tcp 127.0.0.1:4420 nqn.2026-12.test:sub" */
+        char *controller;    /* its name when recorded ("nvme1") */
+        char *new_controller;/* after a reconnect ("nvme3"); NULL: not back */
+        char *transport;     /* "tcp", "rdma", "fc" */
+        char *address;       /* "127.0.0.1:4420" */
+        char *subsysnqn;
+        GuardFabricsOutcome outcome;
+        int error;           /* positive errno of a failure; 0 */
+        char *error_message; /* the kernel's answer, one line; NULL: none */
+} GuardFabricsConnection;
+
+typedef struct GuardFabrics {
+        GuardFabricsConnection *items;
+        size_t n;
+        char **transports;   /* NULL-terminated, may be NULL: the transport modules the
+                                connections need ("nvme_tcp") */
+} GuardFabrics;
+
+GuardFabrics *guard_fabrics_free(GuardFabrics *f);
+DEFINE_TRIVIAL_CLEANUP_FUNC(GuardFabrics *, guard_fabrics_free);
+const char *guard_fabrics_outcome_to_string(GuardFabricsOutcome o);
+GuardFabricsOutcome guard_fabrics_outcome_from_string(const char *s);
+/* Appends a zeroed connection; NULL without memory. */
+GuardFabricsConnection *guard_fabrics_add(GuardFabrics *f);
+/* Whether any connection is recorded and not back (pending, failed, missing namespaces). */
+bool guard_fabrics_any_unresolved(const GuardFabrics *f);
+
 /* Each returns 0 with *ret, or -errno when it could not even try. Every
  * outcome of an attempt (refused, failed and restored ...) is in *ret. */
 typedef struct GuardOps {
@@ -179,6 +223,25 @@ typedef struct GuardOps {
         int (*unload_plan)(void *userdata, char *const *recorded, GuardUnloadResult **ret);
         int (*load_plan)(void *userdata, const char *module_tree, int root_fd, char *const *modules,
                          GuardLoadResult **ret);
+        /* NVMe over Fabrics (issue 27; each may be NULL: no fabrics handling).
+         * fabrics_read: the connections live now. fabrics_save: the same,
+         * saved as the fabrics record before an unload that drops them (a
+         * record already pending is kept and the live ones added to it: a
+         * second unload after one cut short must not forget what the first
+         * dropped); outcome PENDING; observe: read only, outcome LIVE.
+         * fabrics_pending: the record on disk (n 0 when none).
+         * fabrics_reconnect: connect the record's connections again through
+         * the transports loaded now, wait (timeout_sec) for them and their
+         * namespaces, remove the record once all are back; the outcome of
+         * each (n 0: no record). */
+        int (*fabrics_read)(void *userdata, GuardFabrics **ret);
+        int (*fabrics_save)(void *userdata, GuardFabrics **ret);
+        int (*fabrics_pending)(void *userdata, GuardFabrics **ret);
+        int (*fabrics_reconnect)(void *userdata, unsigned timeout_sec, GuardFabrics **ret);
+        /* How many NVMe PCI functions the node has, bound to a driver or not
+         * (class 0x010802); -ENOENT when the PCI bus cannot be seen (a fake
+         * root, a container): then nobody can tell a fabrics-only node. */
+        int (*nvme_pci_functions)(void *userdata, unsigned *ret);
         /* These ops change nothing on the node (guard-ops-observe.c): the
          * manager then keeps /run/modprobe.d as it is. */
         bool observe;

@@ -10,6 +10,7 @@
 
 #include "host/host-root.h"
 #include "publish/state-file.h"
+#include "publish/state-file-fabrics.h"
 #include "util/fileio.h"
 #include "util/json-util.h"
 #include "util/macro.h"
@@ -34,6 +35,7 @@ void state_file_clear(StateFile *s) {
         free(s->gds_match);
         strv_free(s->container_notes);
         free(s->would);
+        guard_fabrics_free(s->fabrics);
         *s = (StateFile) { .state = SWAP_STATE_IDLE };
 }
 
@@ -137,6 +139,8 @@ int state_file_to_json(const StateFile *s, char **ret) {
         if (r >= 0)
                 r = json_add_new(o, DAEMON_STATE_KEY_MODE,
                                  json_object_new_string(swap_mode_to_string(s->mode) ?: "enforce"));
+        if (r >= 0 && s->fabrics && s->fabrics->n > 0)
+                r = json_add_new(o, DAEMON_STATE_KEY_FABRICS, fabrics_to_json(s->fabrics));
         if (r >= 0 && s->would)
                 r = json_add_new(o, DAEMON_STATE_KEY_WOULD, json_object_new_string(s->would));
         if (r < 0)
@@ -282,6 +286,8 @@ static int state_file_from_object(json_object *o, StateFile **ret) {
                 r = strv_from_json(o, DAEMON_STATE_KEY_CONTAINER_NOTES, &s->container_notes);
         if (r >= 0)
                 r = namespaces_from_json(o, &s->namespaces_before);
+        if (r >= 0)
+                r = fabrics_from_json(o, &s->fabrics);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(s);

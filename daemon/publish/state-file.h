@@ -46,6 +46,9 @@ typedef struct StateFile {
         /* Mode=observe (issue 23): */
         SwapMode mode;                /* the mode of the instance that wrote it */
         char *would;                  /* observe: the last "would ..." report, one line; NULL: none */
+        /* NVMe over Fabrics (issue 27): */
+        GuardFabrics *fabrics;        /* the connections the last unload dropped (or would), with
+                                         their outcome; NULL: none */
 } StateFile;
 
 StateFile *state_file_free(StateFile *s);

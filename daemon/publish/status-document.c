@@ -178,6 +178,31 @@ static int add_pending_facts(json_object *o, const StatusFacts *f) {
         return r;
 }
 
+/* NVMe over Fabrics (issue 27): the connections the swap dropped that are
+ * not back, one warning line each with the address and the kernel's error,
+ * so the fleet view need not interpret the record's "fabrics" list; []
+ * when none. */
+static int add_fabrics_warnings(json_object *o, const StateFile *record) {
+        _cleanup_json_ json_object *a = json_object_new_array();
+        const GuardFabrics *fab = record->fabrics;
+
+        if (!a)
+                return -ENOMEM;
+        for (size_t i = 0; fab && i < fab->n; i++) {
+                const GuardFabricsConnection *c = &fab->items[i];
+                _cleanup_free_ char *line = NULL;
+
+                if (c->outcome != GUARD_FABRICS_FAILED && c->outcome != GUARD_FABRICS_NAMESPACES_MISSING)
+                        continue;
+                if (asprintf(&line, "%s: %s%s%s", c->description ?: c->address ?: "?",
+                             c->outcome == GUARD_FABRICS_FAILED ? "not reconnected" : "namespaces not back",
+                             c->error_message ? ": " : "", c->error_message ?: "") < 0 ||
+                    json_array_add(a, json_object_new_string(line)) < 0)
+                        return -ENOMEM;
+        }
+        return add(o, "fabrics_warnings", TAKE_PTR(a));
+}
+
 int status_document_to_json(const StatusFacts *f, char **ret) {
         _cleanup_json_ json_object *o = NULL;
         _cleanup_free_ char *record = NULL;
@@ -198,6 +223,8 @@ int status_document_to_json(const StatusFacts *f, char **ret) {
                 r = add_modules(o, f->stack);
         if (r >= 0)
                 r = add_pending_facts(o, f);
+        if (r >= 0)
+                r = add_fabrics_warnings(o, f->record);
         if (r < 0)
                 return r;
         return json_to_text(o, ret);

@@ -11,6 +11,7 @@
 #include "swap/reload-guard.h"
 #include "swap/swap-actions.h"
 #include "swap/swap-context.h"
+#include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
@@ -63,7 +64,7 @@ static void record_driverless_nvme(Manager *m, char *const *loaded) {
  * is gone now: add to it, never replace it, or the restore and the load
  * would leave those modules out. The same for the namespaces, whose
  * devices went with the modules. */
-static const char *record_before_unload(Manager *m) {
+static const char *record_before_unload(Manager *m, int *ret_fabrics) {
         GuardStack *stack = NULL;
         GuardNamespaces *ns = NULL;
         char **names = NULL;
@@ -84,6 +85,7 @@ static const char *record_before_unload(Manager *m) {
                 guard_namespaces_free(m->record.namespaces_before);
                 m->record.namespaces_before = ns;
         }
+        *ret_fabrics = swap_fabrics_before_unload(m); /* issue 27: the connections it drops, on disk first */
         swap_record_persist(m);
         return build;
 }
@@ -102,10 +104,12 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
                 observe_report_would_unload(m, build, u->removed);
                 return SWAP_EVENT_UNLOAD_WOULD;
         case GUARD_UNLOAD_REFUSED:
+                swap_fabrics_reconnect(m, "after the refused unload", true); /* nothing dropped: clears the record */
                 swap_report_blockers(m, build, &u->blockers);
                 lifecycle_report_earlier_blocked(m, &u->blockers);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         case GUARD_UNLOAD_FAILED_RESTORED:
+                swap_fabrics_reconnect(m, "after the failed unload", false); /* a transport may have gone */
                 swap_report_failure(m, u->failed_module,
                                     "Unloading %s failed (%s); the modules removed before it were put back.",
                                     u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
@@ -124,7 +128,16 @@ static SwapEvent action_unload(Manager *m) {
         SwapEvent ev;
         int r;
 
-        build = record_before_unload(m);
+        build = record_before_unload(m, &r);
+        if (r < 0) {
+                /* Connections nobody could bring back: not a swap (issue 27). */
+                swap_report_failure(m, NULL,
+                                    "Cannot record the node's NVMe over Fabrics connections before the unload (%s): "
+                                    "not unloading the %s NVMe stack, it would drop them with nothing to reconnect "
+                                    "them.",
+                                    strerror(-r), build);
+                return SWAP_EVENT_UNLOAD_FAILED;
+        }
         r = m->ops->unload(m->ops->userdata, m->record.build_modules, &u);
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
@@ -190,7 +203,7 @@ static SwapEvent action_load(Manager *m) {
         }
         /* lifecycle (issue 8): stack modules come only from the container's
          * tree: none there is not a swap, whatever the host's tree has. */
-        if (lifecycle_tree_lacks_build(m, tree))
+        if (lifecycle_tree_lacks_build(m, tree) || swap_fabrics_tree_lacks_transport(m, tree))
                 return SWAP_EVENT_LOAD_NO_BUILD;
         if (lifecycle_modules_to_load(m, &modules) < 0) {
                 swap_report_failure(m, NULL, "Out of memory.");
@@ -247,6 +260,7 @@ static SwapEvent action_load(Manager *m) {
         }
         swap_report_loaded(m, l, tree);
         guard_load_result_free(l);
+        swap_fabrics_reconnect(m, "after the load", false); /* through the container's transports */
         return SWAP_EVENT_LOAD_DONE;
 }
 
@@ -320,6 +334,8 @@ static SwapEvent action_restore(Manager *m) {
         m->restore_rehearsed = l->would;
         if (l->would) /* observe (guard-ops-observe.c) */
                 observe_report_would_restore(m, l);
+        else if (ev == SWAP_EVENT_RESTORE_DONE)
+                swap_fabrics_reconnect(m, "after the restore", false); /* through the in-tree transports */
         guard_load_result_free(l);
         return ev;
 }

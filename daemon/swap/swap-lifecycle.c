@@ -16,6 +16,7 @@
 #include "swap/pod-end.h"
 #include "swap/stack-health.h"
 #include "swap/swap-context.h"
+#include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
@@ -189,6 +190,7 @@ void lifecycle_container_followed(Manager *m) {
         m->env = driver_env_decide(m->container.identity->env, build);
         m->build_ruled_out = m->env.build_ruled_out;
         report_environment(m, build);
+        swap_fabrics_container_followed(m, tree, build); /* issue 27: a transport it lacks */
 }
 
 /* ---- loading ---------------------------------------------------------- */
@@ -393,7 +395,7 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
                 return _SWAP_EVENT_INVALID;
         h = stack_health_check(stack, swap_modules_wanted(m));
         guard_stack_free(stack);
-        if (!stack_health_broken(h))
+        if (!stack_health_broken(h) || swap_fabrics_only_node(m, h))
                 return _SWAP_EVENT_INVALID;
         what = stack_health_describe(h);
         snprintf(field, sizeof(field), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));

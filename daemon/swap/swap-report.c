@@ -7,6 +7,7 @@
 #include "publish/log.h"
 #include "swap/observe-report.h"
 #include "publish/report.h"
+#include "swap/swap-fabrics.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
 #include "util/string-util.h"
@@ -249,6 +250,10 @@ void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
                         report_container_seen(m);
                 break;
         case SWAP_STATE_SWAPPED:
+                /* The driver container loaded its own build after our unload:
+                 * its transports are there now (issue 27). */
+                if (old != SWAP_STATE_LOADING)
+                        swap_fabrics_reconnect(m, "after the driver container's load", false);
                 swap_report_swapped(m, old == SWAP_STATE_LOADING ? "loaded by nvme-swapguard from the driver container"
                                                                  : "loaded by the driver container");
                 break;

@@ -68,6 +68,17 @@ static void decide_and_restore(Fallback *f) {
         f->outcome = f->restore_error >= 0 && load_result_ok(f->restore) ? RESTORE_DONE : RESTORE_FAILED;
 }
 
+/* The fabrics connections the unload dropped come back through the build
+ * that is now loaded: the tree's after a load, the host's after a restore. */
+static void reconnect_fabrics(const Fallback *f) {
+        if (!f->opts->fabrics)
+                return;
+        if (f->outcome == RESTORE_NOT_NEEDED)
+                cli_fabrics_after_load(f->opts->fabrics, f->opts->from);
+        else if (f->outcome == RESTORE_DONE)
+                cli_fabrics_after_load(f->opts->fabrics, NULL);
+}
+
 static bool inserted_any(const LoadResult *r) {
         for (size_t i = 0; r && i < r->n_modules; i++)
                 if (!r->modules[i].already_loaded)
@@ -120,6 +131,8 @@ static int print_text(const Fallback *f) {
                         return r;
         }
         print_verdict(f, out);
+        if (f->opts->fabrics && (r = cli_fabrics_text(f->opts->fabrics, out)) < 0)
+                return r;
         return ferror(out) ? -EIO : 0;
 }
 
@@ -148,6 +161,8 @@ static int print_json(const Fallback *f) {
         if (json_add(restore, "outcome", json_object_new_string(restore_names[f->outcome])) < 0 ||
             json_add(restore, "result", result) < 0 || json_add(o, "restore", TAKE_PTR(restore)) < 0)
                 return -ENOMEM;
+        if (f->opts->fabrics && (r = cli_fabrics_json(f->opts->fabrics, o)) < 0)
+                return r;
         return report_json_print(o, stdout);
 }
 
@@ -156,12 +171,13 @@ int load_with_fallback(const LoadFallbackOptions *o) {
         int r;
 
         decide_and_restore(&f);
+        reconnect_fabrics(&f);
         r = o->json ? print_json(&f) : print_text(&f);
         if (r < 0)
                 fprintf(stderr, "%s: cannot write the report: %s\n", o->program, strerror(-r));
         switch (f.outcome) {
         case RESTORE_NOT_NEEDED:
-                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+                return r < 0 || (o->fabrics && !cli_fabrics_ok(o->fabrics)) ? EXIT_FAILURE : EXIT_SUCCESS;
         case RESTORE_FAILED:
         case RESTORE_HELD:
                 return EXIT_NOT_RESTORED;

@@ -14,6 +14,8 @@
 
 #include <stdbool.h>
 
+#include "cli-fabrics.h"
+
 /* Exit status of a failed load after which the in-tree stack is not back
  * (its restore failed, or a namespace in use kept part of the new build):
  * the node may have no working NVMe driver. 1 is a failure after which the
@@ -27,6 +29,7 @@ typedef struct LoadFallbackOptions {
         unsigned timeout_sec;  /* the load's deadline; 0: the library's default */
         bool json;
         bool no_restore;
+        CliFabrics *fabrics;   /* reconnected after the load, or after the restore (issue 27) */
 } LoadFallbackOptions;
 
 /* Runs the load (and the restore), prints the report; returns the exit

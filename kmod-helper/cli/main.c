@@ -13,6 +13,7 @@
 
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
+#include "cli-fabrics.h"
 #include "config.h"
 #include "host/host-root.h"
 #include "host/kernel-target.h"
@@ -67,9 +68,12 @@ static void help(void) {
                "  --root DIR           Read /proc, /sys, /dev, /lib/modules under DIR (tests)\n"
                "  -h, --help           This help\n"
                "      --version        The version\n\n"
-               "Exit status: 0 done or all free, 3 refused because something is in use (nothing\n"
-               "touched), 1 error or failure (after putting back what was removed), 4 load failed\n"
-               "and the in-tree stack could not be put back.\n",
+               "NVMe over Fabrics connections the unload drops are recorded in\n"
+               "/run/nvme-swapguard/fabrics.json and reconnected by load and restore.\n\n"
+               "Exit status: 0 done or all free, 3 refused because something is in use or the\n"
+               "tree lacks a fabrics transport the node needs (nothing touched), 1 error or\n"
+               "failure (after putting back what was removed), 4 load failed and the in-tree\n"
+               "stack could not be put back.\n",
                program, LOAD_TIMEOUT_SEC_DEFAULT);
 }
 
@@ -169,12 +173,15 @@ static int fail(int r, const char *what) {
         return EXIT_FAILURE;
 }
 
+/* fab: its "fabrics" object joins the report (NULL: none). */
 static int emit(int (*to_json)(struct json_object **, const void *, const void *),
-                const void *x, const void *y) {
+                const void *x, const void *y, const CliFabrics *fab) {
         _cleanup_json_ struct json_object *o = NULL;
         int r;
 
         r = to_json(&o, x, y);
+        if (r >= 0 && fab)
+                r = cli_fabrics_json(fab, o);
         if (r < 0)
                 return r;
         return report_json_print(o, stdout);
@@ -215,6 +222,7 @@ static int cmd_status(const Args *a) {
         _cleanup_(usage_report_freep) UsageReport *usage = NULL;
         _cleanup_(nvme_inventory_freep) NvmeInventory *inventory = NULL;
         _cleanup_json_ struct json_object *daemon_state = NULL;
+        _cleanup_(cli_fabrics_done) CliFabrics fab = {};
         int r;
 
         r = module_stack_read(&stack);
@@ -232,10 +240,13 @@ static int cmd_status(const Args *a) {
         if (r < 0)
                 fprintf(stderr, "%s: cannot read the daemon's state file %s, showing without it: %s\n", program,
                         DAEMON_STATE_FILE, strerror(-r));
+        cli_fabrics_read(&fab, CLI_FABRICS_STATUS);
         if (a->json)
-                r = emit(status_json, &(StatusParts) { stack, usage, inventory, daemon_state }, NULL);
+                r = emit(status_json, &(StatusParts) { stack, usage, inventory, daemon_state }, NULL, &fab);
         else {
                 r = report_status_text(stack, usage, inventory, stdout);
+                if (r >= 0)
+                        r = cli_fabrics_text(&fab, stdout);
                 if (r >= 0)
                         r = daemon_state_print(daemon_state, stdout);
         }
@@ -244,12 +255,16 @@ static int cmd_status(const Args *a) {
 
 static int cmd_check(const Args *a) {
         _cleanup_(usage_report_freep) UsageReport *usage = NULL;
+        _cleanup_(cli_fabrics_done) CliFabrics fab = {};
         int r;
 
         r = usage_check(&usage);
         if (r < 0)
                 return fail(r, "cannot check the NVMe block devices");
-        r = a->json ? emit(check_json, usage, NULL) : report_check_text(usage, stdout);
+        cli_fabrics_read(&fab, CLI_FABRICS_PLAN);
+        r = a->json ? emit(check_json, usage, NULL, &fab) : report_check_text(usage, stdout);
+        if (r >= 0 && !a->json)
+                r = cli_fabrics_text(&fab, stdout);
         if (r < 0)
                 return fail(r, "cannot write the report");
         return usage_report_in_use(usage) ? EXIT_IN_USE : EXIT_SUCCESS;
@@ -259,6 +274,7 @@ static int cmd_plan(const Args *a) {
         _cleanup_(module_stack_freep) ModuleStack *stack = NULL;
         _cleanup_(removal_plan_freep) RemovalPlan *plan = NULL;
         _cleanup_(usage_report_freep) UsageReport *usage = NULL;
+        _cleanup_(cli_fabrics_done) CliFabrics fab = {};
         int r;
 
         r = module_stack_read(&stack);
@@ -270,7 +286,10 @@ static int cmd_plan(const Args *a) {
         r = usage_check(&usage);
         if (r < 0)
                 return fail(r, "cannot check the NVMe block devices");
-        r = a->json ? emit(plan_json, plan, usage) : report_plan_text(plan, usage, stdout);
+        cli_fabrics_read(&fab, CLI_FABRICS_PLAN);
+        r = a->json ? emit(plan_json, plan, usage, &fab) : report_plan_text(plan, usage, stdout);
+        if (r >= 0 && !a->json)
+                r = cli_fabrics_text(&fab, stdout);
         if (r < 0)
                 return fail(r, "cannot write the report");
         return usage_report_in_use(usage) || (plan->blockers && plan->blockers[0]) ? EXIT_IN_USE : EXIT_SUCCESS;
@@ -293,47 +312,95 @@ static int unload_exit_code(UnloadOutcome o) {
 static int cmd_unload(const Args *a) {
         _cleanup_(unload_result_freep) UnloadResult *res = NULL;
         _cleanup_json_ struct json_object *o = NULL;
+        _cleanup_(cli_fabrics_done) CliFabrics fab = {};
         UnloadOptions opts = { .dry_run = a->dry_run };
         int r;
 
+        cli_fabrics_read(&fab, a->dry_run ? CLI_FABRICS_PLAN : CLI_FABRICS_UNLOAD);
+        /* The record first: what the unload drops must be known after it. */
+        if (!a->dry_run && cli_fabrics_before_unload(&fab) < 0)
+                return EXIT_FAILURE;
         r = stack_unload(&opts, &res);
-        if (r < 0)
+        if (r < 0) {
+                cli_fabrics_after_unload(&fab, &(UnloadResult) { .outcome = UNLOAD_OUTCOME_NOT_LOADED });
                 return fail(r, "cannot read the NVMe module stack, nothing unloaded");
+        }
+        cli_fabrics_after_unload(&fab, res);
         if (a->json) {
                 r = report_unload_json(res, a->dry_run, &o);
                 if (r >= 0)
+                        r = cli_fabrics_json(&fab, o);
+                if (r >= 0)
                         r = report_json_print(o, stdout);
-        } else
+        } else {
                 r = report_unload_text(res, a->dry_run, stdout);
+                if (r >= 0)
+                        r = cli_fabrics_text(&fab, stdout);
+        }
         if (r < 0)
                 return fail(r, "cannot write the report");
         return unload_exit_code(res->outcome);
 }
 
+/* load --from refused before anything is touched: the tree lacks a
+ * transport the node's fabrics connections need. */
+static int refuse_load(const Args *a, const char *tree, const CliFabrics *fab) {
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        int r = o ? 0 : -ENOMEM;
+
+        if (a->json) {
+                if (r >= 0 && (json_object_object_add(o, "ok", json_object_new_boolean(false)) < 0 ||
+                               json_object_object_add(o, "tree", json_object_new_string(tree)) < 0))
+                        r = -ENOMEM;
+                if (r >= 0)
+                        r = cli_fabrics_json(fab, o);
+                if (r >= 0)
+                        r = report_json_print(o, stdout);
+                if (r < 0)
+                        return fail(r, "cannot write the report");
+        }
+        return EXIT_IN_USE;
+}
+
 static int run_restore(const Args *a) {
         _cleanup_(load_result_freep) LoadResult *res = NULL;
+        _cleanup_(cli_fabrics_done) CliFabrics fab = {};
         LoadOptions opts = { .modules = a->modules }; /* the host's tree, no rollback: some driver beats none */
         int r;
 
+        cli_fabrics_read(&fab, CLI_FABRICS_LOAD);
         r = stack_load(&opts, &res);
         if (r < 0) {
                 fprintf(stderr, "%s: cannot load from the host's module tree: %s\n", program, strerror(-r));
                 return EXIT_FAILURE;
         }
-        r = a->json ? emit(load_json, res, NULL) : report_load_text(res, stdout);
+        if (load_result_ok(res))
+                cli_fabrics_after_load(&fab, NULL);
+        r = a->json ? emit(load_json, res, NULL, &fab) : report_load_text(res, stdout);
+        if (r >= 0 && !a->json)
+                r = cli_fabrics_text(&fab, stdout);
         if (r < 0)
                 return fail(r, "cannot write the report");
-        return load_result_ok(res) ? EXIT_SUCCESS : EXIT_FAILURE;
+        return load_result_ok(res) && cli_fabrics_ok(&fab) ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 static int cmd_load(const Args *a) {
+        _cleanup_(cli_fabrics_done) CliFabrics fab = {};
+        int r;
+
         if (!a->from) {
                 fprintf(stderr, "%s: load needs --from DIR (a module tree such as "
                         "/proc/<pid>/root/lib/modules/<release>); to load the host's, use restore\n", program);
                 return EXIT_FAILURE;
         }
+        cli_fabrics_read(&fab, CLI_FABRICS_LOAD);
+        r = cli_fabrics_check_tree(&fab, a->from);
+        if (r != 0)
+                return r > 0 ? refuse_load(a, a->from, &fab) : EXIT_FAILURE;
         /* A half-loaded replacement stack is removed again (the library's
-         * rollback), then the in-tree stack is put back (load-fallback.h). */
+         * rollback), then the in-tree stack is put back (load-fallback.h);
+         * the fabrics connections are reconnected through whichever build
+         * is then loaded. */
         return load_with_fallback(&(LoadFallbackOptions) {
                 .program = program,
                 .from = a->from,
@@ -341,6 +408,7 @@ static int cmd_load(const Args *a) {
                 .timeout_sec = a->timeout_sec,
                 .json = a->json,
                 .no_restore = a->no_restore,
+                .fabrics = &fab,
         });
 }
 

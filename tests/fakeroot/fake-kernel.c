@@ -24,6 +24,12 @@
  *   of the controller's transport and of nvme_core fails with EWOULDBLOCK
  *   (fake-kernel-pins.h), as on Linux 6.1.
  *
+ * delete_module of a fabrics transport (nvme_tcp, nvme_rdma, ...) deletes
+ *   every controller of that transport with its namespaces, as the
+ *   transport's module exit does; nvme_fabrics brings and takes dev/nvme-fabrics.
+ * <root>/dev/nvme-fabrics answers a connect (fake-kernel-fabrics.h): the
+ *   controller and its namespaces come back from the fake node's targets.
+ *
  * FAKE_KERNEL_SCRIPT=file scripts results, one rule per line, consumed in
  * order per (call, module), counts kept per process:
  *   <call> <module> <result> [xN|always] [then-mount DEV MOUNTPOINT [FSTYPE]]
@@ -56,6 +62,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fake-kernel-fabrics.h"
 #include "fake-kernel-pins.h"
 #include "fake-node.h"
 #include "fake-syscall.h"
@@ -65,16 +72,6 @@
 /* Declares this library to the product (kmod-helper/lib/host/kernel-target.h):
  * under a fake root, module calls are sent only when this symbol exists. */
 EXPORT const int nvme_swapguard_fake_kernel = 1;
-
-typedef struct Rule {
-        char call[32];
-        char module[64];
-        int error;     /* 0: ok */
-        int remaining; /* -1: always */
-        char mount_dev[64];
-        char mount_point[256];
-        char mount_fstype[32];
-} Rule;
 
 static Rule *rules;
 static size_t n_rules;
@@ -88,10 +85,11 @@ static const struct {
         { "ENOENT", ENOENT }, { "EKEYREJECTED", EKEYREJECTED }, { "ENOEXEC", ENOEXEC }, { "EEXIST", EEXIST },
         { "EINVAL", EINVAL }, { "ENOMEM", ENOMEM }, { "EIO", EIO }, { "EFAULT", EFAULT },
         { "ENOKEY", ENOKEY }, { "EKEYEXPIRED", EKEYEXPIRED }, { "ETXTBSY", ETXTBSY }, { "EINTR", EINTR },
-        { "EACCES", EACCES },
+        { "EACCES", EACCES }, { "ECONNREFUSED", ECONNREFUSED }, { "EALREADY", EALREADY },
+        { "ETIMEDOUT", ETIMEDOUT }, { "EHOSTUNREACH", EHOSTUNREACH },
 };
 
-static const char *errno_name(int e) {
+const char *errno_name(int e) {
         static char buf[16];
 
         for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
@@ -108,7 +106,7 @@ static int errno_from_name(const char *s) {
         return -1;
 }
 
-static const char *fake_root(void) {
+const char *fake_root(void) {
         const char *r = getenv("FAKE_KERNEL_ROOT");
 
         if (!r || !*r)
@@ -116,7 +114,7 @@ static const char *fake_root(void) {
         return r && *r ? r : NULL;
 }
 
-static void klog(const char *fmt, ...) {
+void klog(const char *fmt, ...) {
         const char *path = getenv("FAKE_KERNEL_LOG");
         va_list ap;
         FILE *f;
@@ -184,7 +182,7 @@ static void load_script(void) {
         fclose(f);
 }
 
-static Rule *take_rule(const char *call, const char *module) {
+Rule *take_rule(const char *call, const char *module) {
         load_script();
         for (size_t i = 0; i < n_rules; i++) {
                 Rule *r = &rules[i];
@@ -197,7 +195,7 @@ static Rule *take_rule(const char *call, const char *module) {
         return NULL;
 }
 
-static FakeNode *node(void) {
+FakeNode *node(void) {
         const char *root = fake_root();
         FakeNode *n = NULL;
 
@@ -240,8 +238,8 @@ static long do_delete_module(const char *name, unsigned flags) {
                 e = EIO;
         else if ((holders && holders[0]) || refcnt > 0 || fake_pins_hold(fake_root(), name))
                 e = EWOULDBLOCK;
-        else if (fake_node_module_removed(n, name) < 0)
-                e = EIO;
+        else if (fake_node_module_removed(n, name) < 0 || fake_node_fabrics_module_removed(n, name) < 0)
+                e = EIO; /* a transport's exit deletes its controllers */
         fake_strv_free(holders);
 
         klog("delete_module %s flags=0x%x -> %s%s", name, flags, e ? errno_name(e) : "0",
@@ -444,8 +442,10 @@ static int excl_busy(const char *path, int flags) {
 static int pin_if_controller(const char *path, int fd) {
         const char *root = fake_root();
 
-        if (fd >= 0 && root && path)
+        if (fd >= 0 && root && path) {
                 fake_pins_opened(root, path, fd);
+                fake_fabrics_opened(root, path, fd);
+        }
         return fd;
 }
 

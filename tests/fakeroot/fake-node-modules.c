@@ -160,6 +160,8 @@ int fake_node_add_module(FakeNode *n, const char *name, int refcnt, const char *
         while (holders && holders[nh])
                 nh++;
         r = module_dir_create(n, name, refcnt < 0 ? (int) nh : refcnt, taint);
+        if (r >= 0)
+                r = fnode_module_devices(n, name, true);
         for (size_t i = 0; r >= 0 && i < nh; i++)
                 r = holder_link(n, name, holders[i], true);
         return r < 0 ? r : module_sync_line(n, name);
@@ -196,6 +198,8 @@ int fake_node_module_inserted(FakeNode *n, const char *name, const char *const *
         int r;
 
         r = module_dir_create(n, name, 0, taint);
+        if (r >= 0)
+                r = fnode_module_devices(n, name, true);
         if (r < 0)
                 return r;
         r = module_sync_line(n, name);
@@ -241,6 +245,8 @@ int fake_node_module_removed(FakeNode *n, const char *name) {
         if (r < 0)
                 return r;
         r = fnode_rm_rf(dir);
+        if (r >= 0)
+                r = fnode_module_devices(n, name, false);
         if (r < 0)
                 return r;
         r = proc_modules_set(n, name, NULL);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fake-node-private.h"
 
@@ -13,6 +14,21 @@ static char *ctrl_rel(unsigned ctrl) {
         char *s;
 
         return asprintf(&s, "sys/devices/pci0000:00/0000:00:%02x.0/nvme/nvme%u", 4 + ctrl, ctrl) < 0 ? NULL : s;
+}
+
+char *fnode_ctrl_dir_rel(FakeNode *n, unsigned ctrl) {
+        _auto_free_ char *link = fnode_rpath(n, "sys/class/nvme/nvme%u", ctrl);
+        char *resolved = link ? realpath(link, NULL) : NULL, *rel;
+        size_t rl = strlen(fake_node_root(n));
+
+        /* a controller made elsewhere (a fabrics one): where its class link points */
+        if (resolved && strncmp(resolved, fake_node_root(n), rl) == 0 && resolved[rl] == '/') {
+                rel = strdup(resolved + rl + 1);
+                free(resolved);
+                return rel;
+        }
+        free(resolved);
+        return ctrl_rel(ctrl);
 }
 
 static char *subsys_rel(unsigned ctrl) {
@@ -30,12 +46,13 @@ int fake_node_add_controller(FakeNode *n, unsigned ctrl, const char *transport, 
 
         if (!c || !s)
                 return -ENOMEM;
-        if (fnode_exists_rel(n, c))
+        if (asprintf(&link, "sys/class/nvme/nvme%u", ctrl) < 0)
+                return -ENOMEM;
+        if (fnode_exists_rel(n, c) || fnode_exists_rel(n, link))
                 return 0;
         cabs = fnode_rpath(n, "%s", c);
         sabs = fnode_rpath(n, "%s", s);
-        if (!cabs || !sabs || asprintf(&link, "sys/class/nvme/nvme%u", ctrl) < 0 ||
-            asprintf(&slink, "sys/class/nvme-subsystem/nvme-subsys%u", ctrl) < 0 ||
+        if (!cabs || !sabs || asprintf(&slink, "sys/class/nvme-subsystem/nvme-subsys%u", ctrl) < 0 ||
             asprintf(&inlink, "%s/nvme%u", s, ctrl) < 0 ||
             asprintf(&nqn, "nqn.2019-08.org.qemu:fake-subsys%u\n", ctrl) < 0 ||
             asprintf(&ser, "%s\n", serial ? serial : "") < 0 ||
@@ -126,14 +143,15 @@ static int block_dev_create(FakeNode *n, const char *dir_rel, const char *name, 
 }
 
 int fake_node_add_namespace(FakeNode *n, unsigned ctrl, unsigned nsid, bool multipath, unsigned partitions) {
-        _auto_free_ char *c = ctrl_rel(ctrl), *s = subsys_rel(ctrl), *name = NULL, *dir = NULL;
+        _auto_free_ char *c = NULL, *s = subsys_rel(ctrl), *name = NULL, *dir = NULL;
         int r;
 
-        if (!c || !s)
-                return -ENOMEM;
         r = fake_node_add_controller(n, ctrl, NULL, NULL, NULL);
         if (r < 0)
                 return r;
+        c = fnode_ctrl_dir_rel(n, ctrl);
+        if (!c || !s)
+                return -ENOMEM;
         if (asprintf(&name, "nvme%un%u", ctrl, nsid) < 0 ||
             asprintf(&dir, "%s/%s", multipath ? s : c, name) < 0)
                 return -ENOMEM;

@@ -52,4 +52,12 @@ FNODE_INTERNAL int fnode_rm_rf(const char *path);
 
 /* "<major>:<minor>" of a block device, from sys/class/block/<dev>/dev
  * (fake-node-nvme.c). */
+/* The directory of controller nvme<ctrl>, relative to the root: where
+ * sys/class/nvme/nvme<ctrl> points, or a PCIe one's place when it does not
+ * exist yet (malloc'd, or NULL). */
+FNODE_INTERNAL char *fnode_ctrl_dir_rel(FakeNode *n, unsigned ctrl);
+/* The device nodes a module brings and takes away (nvme_fabrics:
+ * dev/nvme-fabrics, its misc device), as it is loaded (added) or removed
+ * (fake-node-fabrics.c). */
+FNODE_INTERNAL int fnode_module_devices(FakeNode *n, const char *module, bool added);
 FNODE_INTERNAL int fnode_block_devno(FakeNode *n, const char *dev, char **ret);

@@ -17,6 +17,9 @@
  *   osrelease RELEASE
  *   loaded NAME                         exit 0 when loaded, 1 when not
  *   refcnt NAME                         prints the refcnt
+ *   fabrics CTRL TRANSPORT TRADDR|- TRSVCID|- NQN [NSID[:NGUID[:UUID]]]...
+ *                                       a connected fabrics controller and its
+ *                                       target (fake-node-fabrics.h)
  *   container PID ID [NAMESPACE [NAME [CAPEFF|- [own-userns|- [POD_UID]]]]]
  *                                       CRI-O's view of a container: its
  *                                       cgroup, status (CapEff; default
@@ -45,6 +48,29 @@ static char **split_commas(const char *s) {
                 l[k++] = strdup(t);
         free(copy);
         return l;
+}
+
+/* "1:nguid:uuid" into ns (pointing into s). */
+static void parse_fabrics_ns(char *s, FakeFabricsNamespace *ns) {
+        char *nguid = strchr(s, ':'), *uuid = nguid ? strchr(nguid + 1, ':') : NULL;
+
+        if (nguid)
+                *nguid++ = '\0';
+        if (uuid)
+                *uuid++ = '\0';
+        *ns = (FakeFabricsNamespace) { .nsid = (unsigned) atoi(s), .nguid = nguid, .uuid = uuid };
+}
+
+static int add_fabrics(FakeNode *n, int argc, char **argv) {
+        FakeFabricsNamespace ns[16];
+        FakeFabrics f = {
+                .transport = argv[2], .traddr = strcmp(argv[3], "-") ? argv[3] : NULL,
+                .trsvcid = strcmp(argv[4], "-") ? argv[4] : NULL, .subsysnqn = argv[5], .namespaces = ns,
+        };
+
+        for (int i = 6; i < argc && f.n_namespaces < 16; i++)
+                parse_fabrics_ns(argv[i], &ns[f.n_namespaces++]);
+        return fake_node_add_fabrics_controller(n, (unsigned) atoi(argv[1]), &f);
 }
 
 static int usage(void) {
@@ -140,6 +166,10 @@ static int run(FakeNode *n, int argc, char **argv) {
                         .own_userns = argc > 6 && strcmp(argv[6], "own-userns") == 0,
                         .pod_uid = argc > 7 ? argv[7] : NULL,
                 });
+        }
+        if (strcmp(cmd, "fabrics") == 0) {
+                NEED(5);
+                return add_fabrics(n, argc, argv);
         }
         if (strcmp(cmd, "loaded") == 0) {
                 NEED(1);

@@ -38,3 +38,4 @@ void fake_strv_free(char **l);
 #include "fake-node-ko.h"
 #include "fake-node-depmod.h"
 #include "fake-node-containers.h"
+#include "fake-node-fabrics.h"

@@ -20,6 +20,7 @@ root=$tmp/root
 "$fake_node" "$root" mount nvme0n1p1 /data xfs
 "$fake_node" "$root" swap nvme0n1p2
 "$fake_node" "$root" process 777 fio nvme1n1
+"$fake_node" "$root" fabrics 2 tcp 127.0.0.1 4420 nqn.2026-12.test:sub 1:0123456789abcdef0123456789abcdef
 
 for cmd in "status" "status --json" "check" "check --json"; do
   set +e

@@ -172,6 +172,12 @@ list_rows() {
   for c in take-back inuse false; do echo "podend:$c"; done
   echo "podend:take-back-unload:nvme:EAGAIN"; echo "podend:take-back-restore:nvme:EAGAIN"
 
+  # NVMe over Fabrics (issue 27): the node also has an NVMe/TCP connection;
+  # SIGKILL between the unload that dropped it and its reconnect (waiting for
+  # the ready file, mid-load, mid-restore): the restarted daemon reconnects
+  # from the record the unload left.
+  for c in kill-unloaded kill-loading kill-restoring; do echo "fabrics:$c"; done
+
   # The load's deadline (issue 10): the insert of the container's nvme_core
   # takes 1.5 s (fault-hooks' FAULT_DELAY); past a deadline of 1 s the load
   # stops, rolls back, and the in-tree stack comes back. "within": the same
@@ -525,8 +531,8 @@ finish_daemon_row() {
   slurp "$tmp/kernel.log"
   if [[ $'\n'$REPLY == *$'\n'"delete_module "*" -> 0"* ]] && [[ "$(state)" == @(swapped|restored) ]]; then
     grep -q "MESSAGE_ID=52dbe424ed6d480e8402dfc529557c39" "$tmp/daemon.log" &&
-      grep -q "all 2 NVMe namespaces seen before the unload are back" "$tmp/daemon.log" ||
-      fail "no journal entry says all 2 namespaces are back"
+      grep -q "all ${ns_count:-2} NVMe namespaces seen before the unload are back" "$tmp/daemon.log" ||
+      fail "no journal entry says all ${ns_count:-2} namespaces are back"
   fi
   namespaces_present
   check_not_touched_while_in_use
@@ -685,6 +691,60 @@ run_kill_row() {
       : > "$tmp/fault.script"
       start_daemon; wait_log "previous state failed"; wait_state "$SETTLED" ;;
   esac
+  finish_daemon_row
+}
+
+# fabrics:<case> (issue 27). The connection is nvme2 (tcp 127.0.0.1:4420,
+# one namespace), laid out as 6.1 shows it (fake-node `fabrics`); the fake
+# kernel deletes it with nvme_tcp and connects it again through its
+# /dev/nvme-fabrics (its log: "connect <options> -> 0").
+FABRICS_NQN=nqn.2026-12.io.swapguard:faults
+fabrics_controller() { fn fabrics 2 tcp 127.0.0.1 4420 "$FABRICS_NQN" 1; }
+# The record is on disk before the kill (the unload dropped the connection).
+fabrics_recorded() {
+  [ -s "$root/run/nvme-swapguard/fabrics.json" ] || fail "no fabrics record on disk when the daemon was killed"
+  [ -e "$root/sys/class/nvme/nvme2" ] && fail "the connection outlived nvme_tcp's removal"
+  return 0
+}
+# The end: the restarted daemon connected the recorded connection again and
+# said so with the address; the record is gone.
+fabrics_reconnected_from_record() {
+  slurp "$tmp/kernel.log"
+  [[ $REPLY == *"connect nqn=$FABRICS_NQN,transport=tcp,traddr=127.0.0.1,trsvcid=4420"*"-> 0"* ]] ||
+    fail "the restarted daemon did not reconnect from the record"
+  log_count "nvme2: tcp 127.0.0.1:4420 $FABRICS_NQN: reconnected after the (load|restore)"
+  [ "$REPLY" -ge 1 ] || fail "the reconnect is not in the journal with the address"
+  [ -e "$root/run/nvme-swapguard/fabrics.json" ] && fail "the record outlived the reconnect"
+  return 0
+}
+
+run_fabrics_row() {
+  local c=$1
+  new_node
+  fabrics_controller
+  ns_count=3 # and the fabrics namespace nvme2n1
+  : > "$tmp/fault.script"
+  case $c in
+    kill-unloaded)
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      fabrics_recorded; kill_daemon
+      start_daemon; wait_log "previous state unloaded-waiting-driver"; wait_log "started in state" 2
+      ready; wait_state swapped ;;
+    kill-loading)
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_state unloaded-waiting-driver
+      ready; wait_file "$tmp/stalled"
+      fabrics_recorded; kill_daemon
+      start_daemon; wait_log "previous state loading"; wait_log "started in state" 2; wait_state "$SETTLED" ;;
+    kill-restoring)
+      config ReadyTimeoutSec=1
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_file "$tmp/stalled" 8
+      [ "$(state)" = restoring ] || fail "mid-restore the state file says $(state)"
+      fabrics_recorded; kill_daemon
+      start_daemon; wait_log "previous state restoring"; wait_state "restored|failed" 8 ;;
+  esac
+  fabrics_reconnected_from_record
   finish_daemon_row
 }
 
@@ -1633,6 +1693,7 @@ run_row() {
     podend) run_podend_row "$2" "${3:-}" "${4:-}" ;;
     deadline) run_deadline_row "$2" "$3" ;;
     switch) run_switch_row "$2" ;;
+    fabrics) run_fabrics_row "$2" ;;
     *) fail "unknown row $spec" ;;
   esac
 }
@@ -1697,7 +1758,7 @@ xfail=$(grep -c "^XFAIL" "$out/results")
 failed=$(grep -cE "^(FAIL|XPASS)" "$out/results")
 nodriver=$(grep -c "^PASS .*node no driver" "$out/results")
 grep -v '^PASS' "$out/results"
-for k in cli daemon kill enobufs vanish noroot store noready pin lifecycle podend deadline switch; do
+for k in cli daemon kill enobufs vanish noroot store noready pin lifecycle podend deadline switch fabrics; do
   printf '  %-8s %3d rows, %3d passed\n' "$k" "$(grep -c "^$k:" "$out/rows")" \
     "$(grep -c "^PASS $k:" "$out/results")"
 done

@@ -370,5 +370,25 @@ expect_rc 2
 run status -w --interval 0.1
 expect_rc 2
 
+# NVMe over Fabrics (issue 27): a swapped node whose dropped connection did not
+# come back says so in its row and in a pool line. The document is the daemon's
+# swapped one with the "fabrics_warnings" list the daemon writes (its own
+# writing of it is checked in tests/daemon/daemon-fabrics-fakeroot.sh).
+case=fabrics-not-back
+node fab-0 "$(cat "$docs/swapped/boot_id")" worker fab=yes; serve fab-0 swapped
+node fab-1 "$(cat "$docs/swapped/boot_id")" worker fab=yes; serve fab-1 swapped
+python3 - "$cluster/nodes/fab-0/var/log/nvme-swapguard/status.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["fabrics_warnings"] = ["nvme1: tcp 192.0.2.5:4420 nqn.2026-12.test:sub: not reconnected: Connection refused"]
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+run status -l fab=yes
+expect_rc 0
+row fab-0 "NVMe-oF not back: nvme1: tcp 192.0.2.5:4420 .*Connection refused"
+grep -E "^fab-1 " <<<"$out" | grep -q "NVMe-oF" && fail "fab-1 has no warning: $out" || ok
+expect_out "^NVMe over Fabrics connections not back: fab-0 "
+rm -rf "$cluster/nodes/fab-0" "$cluster/nodes/fab-1"
+
 echo "fleet plugin: $checks checks passed, $failures failed"
 [ "$failures" -eq 0 ]

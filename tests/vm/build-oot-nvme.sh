@@ -100,6 +100,9 @@ config=/boot/config-$kver
 # `own` ships.
 common_mods=$({ grep -E '^CONFIG_NVME_(AUTH|KEYRING)=m$' "$config" || :; } |
 	sed 's/^CONFIG_NVME_\([A-Z]*\)=m$/nvme-\1/' | tr '[:upper:]' '[:lower:]' | tr '\n' ' ')
+# The fabrics modules this kernel builds (=m), which the package must ship.
+fabrics_mods=$({ grep -E '^CONFIG_NVME_(FABRICS|TCP)=m$' "$config" || :; } |
+	sed 's/^CONFIG_NVME_\([A-Z]*\)=m$/nvme-\1/' | tr '[:upper:]' '[:lower:]' | tr '\n' ' ')
 if [ "$shape" = own ] && [ -z "$common_mods" ]; then
 	echo "build-oot-nvme: $kver has no modular nvme_auth/nvme_keyring; shape 'own' is shape 'link' here" >&2
 	shape='link'
@@ -237,6 +240,12 @@ check_shape() {
 		# (grep without -q: an early exit would fail the pipe, pipefail)
 		modinfo -F depends "$ko" | tr , '\n' | grep -x mlx_compat >/dev/null ||
 			die "$(basename "$ko") does not depend on mlx_compat"
+	done
+	# The fabrics transports the kernel builds are in the package too
+	# (mlnx-nvme ships nvme-fabrics, nvme-tcp, nvme-rdma beside nvme-core;
+	# issue 27): a node's NVMe/TCP connections come back on them.
+	for m in $fabrics_mods; do
+		[ -f "$tree/extra/mlnx-nvme/host/$m.ko" ] || die "no host/$m.ko (CONFIG of $kver builds it)"
 	done
 	nm "$tree/extra/mlnx-nvme/host/nvme.ko" | grep " __ksymtab_nvme_$2_register_nvfs_dma_ops$" >/dev/null ||
 		die "nvme.ko does not export nvme_$2_register_nvfs_dma_ops"

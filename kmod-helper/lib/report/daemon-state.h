@@ -51,6 +51,20 @@
 #define DAEMON_STATE_KEY_WOULD              "would"               /* observe: what it would do now, one line
                                                                      ("would unload nvme nvme_core for <id>") */
 
+/* NVMe over Fabrics across the swap (issue 27): one object per connection
+ * the last unload dropped, with its outcome; absent when none. Never a secret. */
+#define DAEMON_STATE_KEY_FABRICS            "fabrics"             /* [object]: */
+#define DAEMON_STATE_KEY_FABRICS_DESCRIPTION "description"        /* "nvme1: tcp 127.0.0.1:4420 nqn..." */
+#define DAEMON_STATE_KEY_FABRICS_CONTROLLER "controller"          /* its name when recorded */
+#define DAEMON_STATE_KEY_FABRICS_NEW_CONTROLLER "new_controller"  /* after the reconnect; absent: not back */
+#define DAEMON_STATE_KEY_FABRICS_TRANSPORT  "transport"           /* tcp, rdma, fc */
+#define DAEMON_STATE_KEY_FABRICS_ADDRESS    "address"             /* "127.0.0.1:4420" */
+#define DAEMON_STATE_KEY_FABRICS_NQN        "subsysnqn"
+#define DAEMON_STATE_KEY_FABRICS_OUTCOME    "outcome"             /* live, pending, reconnected, already-live,
+                                                                     failed, namespaces-missing */
+#define DAEMON_STATE_KEY_FABRICS_ERRNO      "errno"               /* positive; absent: none */
+#define DAEMON_STATE_KEY_FABRICS_ERROR      "error"               /* the kernel's answer, one line; absent: none */
+
 /* Pure: the text of the file as a JSON object; -EBADMSG when it is not one. */
 int daemon_state_parse(const char *text, struct json_object **ret);
 

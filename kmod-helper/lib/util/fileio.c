@@ -264,7 +264,7 @@ static void fsync_parent(const char *path) {
                 (void) fsync(fd);
 }
 
-int write_file_atomic(const char *path, const char *text, mode_t mode) {
+static int write_atomic(const char *path, const char *text, mode_t mode, bool exclusive) {
         _cleanup_free_ char *tmp = NULL;
         _cleanup_close_ int fd = -EBADF;
         size_t n = strlen(text);
@@ -272,7 +272,9 @@ int write_file_atomic(const char *path, const char *text, mode_t mode) {
 
         if (asprintf(&tmp, "%s.tmp", path) < 0)
                 return -ENOMEM;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (exclusive && unlink(tmp) < 0 && errno != ENOENT)
+                return -errno;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (exclusive ? O_EXCL : O_TRUNC), mode);
         if (fd < 0)
                 return -errno;
         /* the mode as asked, whatever the umask (the unit's UMask=0077) */
@@ -291,4 +293,12 @@ int write_file_atomic(const char *path, const char *text, mode_t mode) {
         }
         fsync_parent(path);
         return 0;
+}
+
+int write_file_atomic(const char *path, const char *text, mode_t mode) {
+        return write_atomic(path, text, mode, false);
+}
+
+int write_file_atomic_exclusive(const char *path, const char *text, mode_t mode) {
+        return write_atomic(path, text, mode, true);
 }

@@ -66,3 +66,7 @@ const char *path_basename(const char *path);
  * fsync'd and renamed over path, then the directory fsync'd. mode is applied
  * whatever the umask. A link at <path>.tmp is not followed. */
 int write_file_atomic(const char *path, const char *text, mode_t mode);
+/* The same, the temporary file created anew (O_EXCL, a stale one removed
+ * first) with mode from the start: for a file that must never have been
+ * readable by others, not even for a moment (secrets). */
+int write_file_atomic_exclusive(const char *path, const char *text, mode_t mode);

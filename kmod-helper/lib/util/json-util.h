@@ -17,6 +17,21 @@
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
 #define _cleanup_json_ _cleanup_(json_object_putp)
 
+/* json_object_put() of an object that held secrets: the text of its last
+ * serialization (json-c keeps it in the object) is erased first. */
+static inline void json_object_erase_put(json_object *o) {
+        const char *text;
+
+        if (!o)
+                return;
+        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        if (text)
+                explicit_bzero((char *) text, strlen(text));
+        json_object_put(o);
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_erase_put);
+#define _cleanup_json_erase_ _cleanup_(json_object_erase_putp)
+
 /* The string under key, or NULL when absent or not a string. */
 static inline const char *json_get_string(const json_object *o, const char *key) {
         json_object *v;

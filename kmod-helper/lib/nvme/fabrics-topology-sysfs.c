@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fabrics_topology_read(): the fabrics controllers of /sys/class/nvme and
+ * their namespaces, through host-root (the layout and formats are in
+ * fabrics-topology.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/host-root.h"
+#include "nvme/fabrics-topology.h"
+#include "nvme/nvme-block-devices.h"
+#include "nvme/nvme-controllers.h"
+#include "util/fileio.h"
+#include "util/parse-util.h"
+#include "util/string-util.h"
+#include "util/strv.h"
+
+/* An optional attribute of an open directory: NULL (and 0) when absent. A
+ * controller being deleted under us reads as absent too (ENODEV). */
+static int read_opt_at(int dfd, const char *attr, char **ret) {
+        int r = read_one_line_file_at(dfd, attr, ret);
+
+        if (r == -ENOENT || r == -ENOTDIR || r == -ENODEV) {
+                *ret = NULL;
+                return 0;
+        }
+        return r;
+}
+
+static bool is_controller_name(const char *s) {
+        return strneq(s, "nvme", 4) && s[4] && is_all_digits(s + 4);
+}
+
+/* tcp, rdma, fc, loop: the fabrics transports (pcie and anything we do not
+ * know, such as Apple's, are not fabrics). */
+static bool is_fabrics_transport(const char *transport) {
+        const char *m = nvme_transport_module(transport);
+
+        return m && !streq(m, "nvme");
+}
+
+static int read_option(int dfd, const char *attr, int *ret) {
+        _cleanup_free_ char *text = NULL;
+        int r = read_opt_at(dfd, attr, &text);
+
+        if (r < 0)
+                return r;
+        if (text && fabrics_parse_option(text, ret) < 0)
+                *ret = FABRICS_OPT_UNSET; /* a format we do not know: the kernel's default */
+        return 0;
+}
+
+/* dhchap_secret shows "none" when not set (nvme_ctrl_dhchap_secret_show(),
+ * core.c 6.1 / sysfs.c 6.12); the value is dropped at once. */
+static int read_secret_present(int dfd, const char *attr, bool *ret) {
+        _cleanup_free_ char *text = NULL;
+        int r = read_opt_at(dfd, attr, &text);
+
+        if (r == -EACCES || r == -EPERM) /* not root: we cannot know; say so by "present" */
+                return *ret = true, 0;
+        if (r < 0)
+                return r;
+        *ret = text && *text && !streq(text, "none");
+        if (text)
+                explicit_bzero(text, strlen(text));
+        return 0;
+}
+
+static int read_options(int dfd, FabricsController *c) {
+        int queue_count = FABRICS_OPT_UNSET, sqsize = FABRICS_OPT_UNSET, r;
+
+        if ((r = read_option(dfd, "ctrl_loss_tmo", &c->ctrl_loss_tmo)) < 0 ||
+            (r = read_option(dfd, "reconnect_delay", &c->reconnect_delay)) < 0 ||
+            (r = read_option(dfd, "fast_io_fail_tmo", &c->fast_io_fail_tmo)) < 0 ||
+            (r = read_option(dfd, "kato", &c->kato)) < 0 || (r = read_option(dfd, "queue_count", &queue_count)) < 0 ||
+            (r = read_option(dfd, "sqsize", &sqsize)) < 0)
+                return r;
+        /* queue_count counts the admin queue; sqsize is 0's based. */
+        c->nr_io_queues = queue_count >= 1 ? queue_count - 1 : FABRICS_OPT_UNSET;
+        c->queue_size = sqsize >= 0 ? sqsize + 1 : FABRICS_OPT_UNSET;
+        if ((r = read_secret_present(dfd, "dhchap_secret", &c->dhchap_secret)) < 0 ||
+            (r = read_secret_present(dfd, "dhchap_ctrl_secret", &c->dhchap_ctrl_secret)) < 0)
+                return r;
+        r = faccessat(dfd, "tls_key", F_OK, AT_SYMLINK_NOFOLLOW);
+        c->tls = r == 0;
+        return 0;
+}
+
+/* The ids of one namespace block device (/sys/class/block/<name>). */
+static int read_namespace(const char *name, FabricsController *c) {
+        _cleanup_free_ char *dir = NULL, *nsid = NULL;
+        _cleanup_close_ int dfd = -EBADF;
+        FabricsNamespace *n;
+        int r;
+
+        r = host_pathf(&dir, "/sys/class/block/%s", name);
+        if (r < 0)
+                return r;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno; /* gone meanwhile */
+        n = fabrics_controller_add_namespace(c);
+        if (!n || !(n->name = strdup(name)))
+                return -ENOMEM;
+        if ((r = read_opt_at(dfd, "nsid", &nsid)) < 0 || (r = read_opt_at(dfd, "nguid", &n->nguid)) < 0 ||
+            (r = read_opt_at(dfd, "uuid", &n->uuid)) < 0 || (r = read_opt_at(dfd, "eui", &n->eui)) < 0)
+                return r;
+        if (nsid)
+                (void) safe_atou(nsid, &n->nsid);
+        return 0;
+}
+
+/* "nvme1c2n3" (the hidden path of controller 2 to head 3 of subsystem 1)
+ * -> "nvme1n3", the head the node's users open. */
+static int head_of_path(const char *path, char **ret) {
+        const char *c = strchr(path + 4, 'c'), *n = c ? strchr(c, 'n') : NULL;
+
+        if (!c || !n)
+                return -EINVAL;
+        *ret = strdup_printf("%.*s%s", (int) (c - path), path, n);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int read_namespaces(int dfd, FabricsController *c) {
+        _cleanup_strv_free_ char **entries = NULL, **seen = strv_new_empty();
+        int r = read_dir_names_at(dfd, ".", &entries);
+
+        if (r < 0)
+                return r == -ENOENT || r == -ENODEV ? 0 : r;
+        if (!seen)
+                return -ENOMEM;
+        STRV_FOREACH(e, entries) {
+                _cleanup_free_ char *name = NULL;
+
+                if (nvme_name_is_hidden_path(*e))
+                        r = head_of_path(*e, &name);
+                else if (nvme_name_is_namespace(*e))
+                        r = (name = strdup(*e)) ? 0 : -ENOMEM;
+                else
+                        continue;
+                if (r < 0)
+                        return r;
+                if (strv_contains(seen, name))
+                        continue;
+                if ((r = strv_extend(&seen, name)) < 0 || (r = read_namespace(name, c)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int read_identity(int dfd, FabricsController *c) {
+        _cleanup_free_ char *address = NULL;
+        int r;
+
+        if ((r = read_opt_at(dfd, "subsysnqn", &c->subsysnqn)) < 0 || (r = read_opt_at(dfd, "hostnqn", &c->hostnqn)) < 0 ||
+            (r = read_opt_at(dfd, "hostid", &c->hostid)) < 0 || (r = read_opt_at(dfd, "state", &c->state)) < 0 ||
+            (r = read_opt_at(dfd, "address", &address)) < 0)
+                return r;
+        if (!c->subsysnqn)
+                return -ENOENT; /* half gone: not a connection we can name */
+        return address ? fabrics_parse_address(address, c) : 0;
+}
+
+/* One controller: 0 and nothing added when it is not fabrics or went away. */
+static int read_controller(FabricsTopology *t, const char *class_dir, const char *name) {
+        _cleanup_free_ char *dir = NULL, *transport = NULL;
+        _cleanup_close_ int dfd = -EBADF;
+        FabricsController *c;
+        int r;
+
+        if (asprintf(&dir, "%s/%s", class_dir, name) < 0)
+                return -ENOMEM;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+        r = read_opt_at(dfd, "transport", &transport);
+        if (r < 0 || !transport || !is_fabrics_transport(transport))
+                return r;
+        c = fabrics_topology_add_controller(t);
+        if (!c || !(c->name = strdup(name)))
+                return -ENOMEM;
+        c->transport = TAKE_PTR(transport);
+        r = read_identity(dfd, c);
+        if (r >= 0)
+                r = read_options(dfd, c);
+        if (r >= 0)
+                r = read_namespaces(dfd, c);
+        if (r == -ENOENT) { /* deleted while we read it: leave it out */
+                fabrics_topology_drop_last(t);
+                return 0;
+        }
+        return r;
+}
+
+int fabrics_topology_read(FabricsTopology **ret) {
+        _cleanup_(fabrics_topology_freep) FabricsTopology *t = calloc(1, sizeof(FabricsTopology));
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_free_ char *class_dir = NULL;
+        int r;
+
+        if (!t)
+                return -ENOMEM;
+        r = host_path("/sys/class/nvme", &class_dir);
+        if (r < 0)
+                return r;
+        r = read_dir_names(class_dir, &names);
+        if (r == -ENOENT || r == -ENOTDIR)
+                r = strv_copy(NULL, &names);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(n, names)
+                if (is_controller_name(*n) && (r = read_controller(t, class_dir, *n)) < 0)
+                        return r;
+        fabrics_topology_sort(t);
+        *ret = TAKE_PTR(t);
+        return 0;
+}

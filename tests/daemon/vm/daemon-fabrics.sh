@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# NVMe over Fabrics across the swap (issue 27), on one boot of a real kernel
+# (tests/vm, systemd mode, --oot, the shipped unit, the NVIDIA-shaped
+# stand-in and its fake driver container, lib-swapguard.sh), a node with
+# its PCIe drive and an NVMe/TCP connection to a target on 127.0.0.1 inside
+# the guest (tests/vm/lib-nvmet.sh; FIELD-NOTES section 11):
+#  1. the fabrics namespace mounted: the daemon is blocked, naming its head
+#     and the mount point; unmounted, the unload goes ahead and the journal
+#     says which connection it drops and will reconnect;
+#  2. the daemon killed between the unload and the reconnect: restarted by
+#     systemd, it still shows the pending connection (the record on disk);
+#  3. the swap: the connection live again on the container's nvme_tcp
+#     (taint O, holding mlx_compat), its namespace back (found by NSID and
+#     UUID, whatever its name) with the file written before the swap; the
+#     state file and the status document say "reconnected", the record is
+#     gone;
+#  4. the restore path: a new driver container takes the build out (the
+#     connection drops again) and exits before its ready file: the in-tree
+#     stack comes back and the connection with it, through the in-tree
+#     nvme_tcp;
+#  5. a container build without nvme_tcp (sources mode: the tree exists only
+#     after its compile, so the check runs before the load): no-build, the
+#     in-tree stack put back and the connection reconnected through it.
+# No DH-HMAC-CHAP secret in the journal, the state file or the status
+# document is checked by the fake-node suite (daemon-fabrics-fakeroot.sh):
+# Debian's 6.1 has no in-band authentication.
+. "$VM_LIB"
+. "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
+. "$VM_HARNESS/lib-nvmet.sh"
+declare -F sg_container_compiled >/dev/null || vm_skip "needs lib-swapguard.sh's driver container"
+# A target in the same kernel must not hold the host stack: on 6.12 nvmet
+# links nvme_core (CONFIG_NVME_TARGET_PASSTHRU=y), so the case needs the
+# passthru-less target of tests/vm/build-oot-nvmet.sh there (run-fabrics-case.sh
+# builds it).
+nvmet_target_usable || vm_skip "nvmet of $VM_KVER depends on nvme_core (passthru) and $NVMET_OOT_DIR has no target without it (tests/vm/build-oot-nvmet.sh)"
+
+FAB_MNT=/mnt/fabrics
+state_fabrics() { # FIELD: the first connection's FIELD in the state file ("" when none)
+	/usr/bin/python3 -c 'import json, sys
+f = json.load(open(sys.argv[1])).get("fabrics") or [{}]
+print(f[0].get(sys.argv[2], ""))' "$SG_STATE_FILE" "$1" 2>/dev/null
+}
+# wait_fabrics_live SECONDS: the connection is live again (its head back).
+wait_fabrics_live() {
+	local deadline=$((SECONDS + $1))
+	while [ $SECONDS -lt $deadline ]; do
+		[ "$(fabrics_ctrl_state)" = live ] && fabrics_head >/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# check_data WHAT: the namespace is back under its UUID and the file is there.
+check_data() {
+	local head
+	head=$(fabrics_wait_head 30) || { vm_fail "$1: no head for $NVMET_NQN"; return 1; }
+	assert_eq "$NVMET_NS_UUID" "$(fabrics_head_uuid "$head")" "$1: the namespace's UUID ($head)"
+	mount_fs "$head" "$FAB_MNT" ro || { vm_fail "$1: mount $head"; return 1; }
+	drop_caches
+	if verify_written "$FAB_MNT/data"; then vm_pass "$1: the data written before the swap reads back"
+	else vm_fail "$1: the data written before the swap is not there"; fi
+	umount "$FAB_MNT"
+}
+
+sg_step "0. The target on 127.0.0.1 and the node's connection (in-tree nvme_tcp)"
+assert_ok nvmet_tcp_target_up 64
+assert_ok nvmet_tcp_connect
+head=$(fabrics_head) || vm_fatal "no fabrics head"
+ctrl=$(fabrics_ctrl)
+vm_log "connection: $ctrl, head $head"
+assert_ok mkfs_ext4 "$head"
+sg_setup
+# Mounted once the daemon runs, with / shared as on a node (sg_setup): a
+# mount made before would stay in the unit's private mount namespace after
+# the host's umount, claiming the namespace (FIELD-NOTES section 11).
+mount_fs "$head" "$FAB_MNT" || vm_fatal "mount $head"
+write_unsynced "$FAB_MNT/data" 512
+sync
+
+sg_step "1. The fabrics namespace mounted: blocked; unmounted: unloaded, the drop announced"
+sg_container_new mofed-container nvidia-network-operator
+sg_container_start
+sg_wait_state blocked
+assert_journal BLOCKED SWAPGUARD_DEVICE="${head#/dev/}" SWAPGUARD_MOUNT_POINT="$FAB_MNT"
+assert_loaded nvme_tcp
+assert_eq live "$(fabrics_ctrl_state)" "the connection while blocked"
+umount "$FAB_MNT"
+sg_wait_state unloaded-waiting-driver
+assert_not_loaded nvme_tcp
+assert_eq absent "$(fabrics_ctrl_state)" "the connection after the unload (nvme_tcp's exit deletes it)"
+assert_journal FABRICS_DROP SWAPGUARD_FABRICS_TRANSPORT=tcp SWAPGUARD_FABRICS_ADDRESS=127.0.0.1:4420 \
+	SWAPGUARD_FABRICS_NQN="$NVMET_NQN"
+assert_file /run/nvme-swapguard/fabrics.json
+assert_eq pending "$(state_fabrics outcome)" "the state file's connection"
+
+sg_step "2. The daemon killed between the unload and the reconnect"
+first=$(sg_main_pid)
+kill -KILL "$first"
+deadline=$((SECONDS + 60))
+while [ $SECONDS -lt $deadline ]; do
+	pid=$(sg_main_pid)
+	[ "$pid" != 0 ] && [ "$pid" != "$first" ] && [ "$(systemctl is-active "$SG_UNIT")" = active ] && break
+	sleep 0.2
+done
+assert_ne "$first" "$(sg_main_pid)" "MainPID after the restart"
+sg_wait_state unloaded-waiting-driver
+assert_eq pending "$(state_fabrics outcome)" "the restarted daemon's connection"
+
+sg_step "3. The swap: the connection back on the container's nvme_tcp"
+sg_container_compiled
+sg_ready
+sg_wait_state swapped 120
+sg_assert_oot
+assert_loaded nvme_tcp
+assert_contains "$(module_taint nvme_tcp)" "O" "nvme_tcp taint (the container's build)"
+sg_assert_mlx_compat_holders nvme_tcp nvme_fabrics
+assert_eq live "$(fabrics_ctrl_state)" "the connection after the swap"
+assert_journal FABRICS_RECONNECTED SWAPGUARD_FABRICS_OUTCOME=reconnected SWAPGUARD_FABRICS_ADDRESS=127.0.0.1:4420
+assert_no_journal FABRICS_LOST
+assert_eq reconnected "$(state_fabrics outcome)" "the state file's connection after the swap"
+assert_no_file /run/nvme-swapguard/fabrics.json
+sleep 2 # the status document is written when the daemon is idle
+doc_fabrics() { # the status document's first connection's outcome, and how many warnings
+	/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print((d.get("fabrics") or [{}])[0].get("outcome", ""), len(d.get("fabrics_warnings", [None])))' \
+		/var/log/nvme-swapguard/status.json 2>/dev/null
+}
+assert_eq "reconnected 0" "$(doc_fabrics)" "the status document's connection and warnings"
+assert_not_contains "$(sg_journal_text)" "is not back (yet)" "every namespace back after the swap"
+check_data "after the swap"
+
+sg_step "4. A new container takes the build out and exits before ready: restore, reconnect in-tree"
+sg_container_stop
+sg_container_remove
+sg_container_new mofed-container nvidia-network-operator
+sg_container_start
+sg_wait_state unloaded-waiting-driver 120
+assert_eq absent "$(fabrics_ctrl_state)" "the connection after the second unload"
+kill -KILL "$SG_CPID"
+wait "$SG_CPID" 2>/dev/null
+SG_CPID=
+sg_wait_state restored 120
+sg_assert_in_tree
+assert_not_contains "$(module_taint nvme_tcp)" "O" "nvme_tcp taint after the restore (in-tree)"
+assert_eq live "$(fabrics_ctrl_state)" "the connection after the restore"
+[ "$(sg_journal_entries FABRICS_RECONNECTED | grep -c 'after the restore')" -ge 1 ] &&
+	vm_pass "journal: reconnected after the restore" || vm_fail "no reconnect after the restore: $(sg_journal_entries FABRICS_RECONNECTED)"
+check_data "after the restore"
+sg_container_remove
+
+sg_step "5. A container build without nvme_tcp: no-build, in-tree stack and connection back"
+sg_container_new mofed-container nvidia-network-operator
+rm -f "$SG_CROOT/.build-output/lib/modules/$VM_KVER/extra/mlnx-nvme/host/nvme-tcp.ko"
+depmod -b "$SG_CROOT/.build-output" "$VM_KVER"
+sg_container_start
+sg_wait_state unloaded-waiting-driver 120
+sg_container_compiled
+sg_ready
+sg_wait_state_any() { # STATE... : one of them within 120 s
+	local deadline=$((SECONDS + 120)) s
+	while [ $SECONDS -lt $deadline ]; do
+		for s in "$@"; do [ "$(sg_state)" = "$s" ] && { vm_pass "daemon state is $s"; return 0; }; done
+		sleep 0.2
+	done
+	vm_fail "daemon state is '$(sg_state)', expected one of $*"
+}
+sg_wait_state_any no-build restored
+assert_journal FABRICS_NO_TRANSPORT SWAPGUARD_MODULE=nvme_tcp
+sg_assert_in_tree
+wait_fabrics_live 60 && vm_pass "the connection is live again (in-tree)" || vm_fail "the connection is $(fabrics_ctrl_state)"
+check_data "after the no-build"
+assert_not_contains "$(sg_journal_text)" "DHHC-1" "no DH-HMAC-CHAP secret in the journal"
+sg_show_journal
+sg_container_stop
+sg_stop
+nvmet_tcp_target_down

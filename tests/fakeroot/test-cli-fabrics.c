@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The CLI with NVMe over Fabrics connections (issue 27), against a fake
+ * node and the fake kernel: what check/plan/unload --dry-run say, the
+ * record saved before the unload, the refusal of a tree without the
+ * transport, the reconnect after load --from and after restore, status, and
+ * --json never holding a secret. The transport's removal takes its
+ * controllers with it, as on Linux (fake-node-fabrics.h). */
+#include <criterion/criterion.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fake-cli-suite.h"
+
+#define NQN "nqn.2026-12.test:sub"
+#define NGUID "0123456789abcdef0123456789abcdef"
+#define SECRET "DHHC-1:00:c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTIzNA==:"
+#define RECORD "/run/nvme-swapguard/fabrics.json"
+#define SECRETS "/run/nvme-swapguard/fabrics-secrets.json"
+
+static void setup(void) {
+        cli_suite_open("cli-fabrics", (const char *const[]) { "SWAPGUARD_KMOD", "FAKE_KERNEL_SO", NULL });
+}
+
+TestSuite(cli_fabrics, .init = setup, .fini = cli_suite_close, .timeout = 60);
+
+#define HOLDERS(...) ((const char *const[]) { __VA_ARGS__, NULL })
+#define RUN(run, script, ...) \
+        cr_assert_eq(cli_run(root, script, (const char *const[]) { __VA_ARGS__, NULL }, run), 0)
+
+static void module(const char *name, int refcnt, const char *const *holders, const char *taint) {
+        cr_assert_eq(fake_node_add_module(node, name, refcnt, holders, taint), 0, "module %s", name);
+}
+
+static void stack_tree(const char *tree, const char *dir, const char *const *extra, bool with_tcp) {
+        char rel[160];
+
+        snprintf(rel, sizeof(rel), "%snvme-core.ko", dir);
+        ko(tree, rel, "nvme_core", "", NULL, extra);
+        snprintf(rel, sizeof(rel), "%snvme.ko", dir);
+        ko(tree, rel, "nvme", "nvme-core", NULL, extra);
+        snprintf(rel, sizeof(rel), "%snvme-fabrics.ko", dir);
+        ko(tree, rel, "nvme_fabrics", "nvme-core", NULL, extra);
+        if (with_tcp) {
+                snprintf(rel, sizeof(rel), "%snvme-tcp.ko", dir);
+                ko(tree, rel, "nvme_tcp", "nvme-core,nvme-fabrics", NULL, extra);
+        }
+        cr_assert_eq(fake_node_write_modules_dep(node, tree), 0);
+}
+
+static const FakeFabricsNamespace one_ns[] = { { .nsid = 1, .nguid = NGUID } };
+
+/* The in-tree stack, a PCIe drive (nvme0n1) and an NVMe/TCP connection
+ * (nvme1, its namespace nvme1n1). */
+static void tcp_node(const char *secret) {
+        FakeFabrics f = {
+                .transport = "tcp", .traddr = "127.0.0.1", .trsvcid = "4420", .subsysnqn = NQN,
+                .dhchap_secret = secret, .namespaces = one_ns, .n_namespaces = 1,
+        };
+
+        stack_tree(HOST_TREE, NVME_HOST, NULL, true);
+        module("nvme_core", -1, HOLDERS("nvme", "nvme_fabrics", "nvme_tcp"), "");
+        module("nvme_fabrics", -1, HOLDERS("nvme_tcp"), "");
+        module("nvme", 0, NULL, "");
+        module("nvme_tcp", 0, NULL, "");
+        cr_assert_eq(fake_node_add_namespace(node, 0, 1, false, 0), 0);
+        cr_assert_eq(fake_node_add_fabrics_controller(node, 1, &f), 0);
+}
+
+/* NVIDIA's build in the driver container, with or without its nvme_tcp. */
+static void container(bool with_tcp) {
+        stack_tree(CONTAINER_TREE, "extra/mlnx-nvme/host/", HOLDERS("fake_taint=OE"), with_tcp);
+}
+
+static bool exists(const char *rel) {
+        char path[512];
+
+        snprintf(path, sizeof(path), "%s%s", root, rel);
+        return access(path, F_OK) == 0;
+}
+
+static char *taint_of(const char *module_name) {
+        char path[512];
+
+        snprintf(path, sizeof(path), "%s/sys/module/%s/taint", root, module_name);
+        return slurp(path);
+}
+
+static void unload(void) {
+        CliRun r;
+
+        RUN(&r, NULL, "unload");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN), "the dropped connection is not named");
+        cr_assert(exists(RECORD), "no record after the unload");
+        cr_assert_not(exists("/sys/class/nvme/nvme1"), "the transport's removal took the controller");
+        cr_assert_not(fake_node_module_loaded(node, "nvme_tcp") > 0);
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, check_and_dry_run_name_each_connection) {
+        const char *line = "nvme1: tcp 127.0.0.1:4420 " NQN ": disconnected by the unload, reconnected after the load";
+        CliRun r;
+        struct json_object *o, *fab;
+
+        tcp_node(NULL);
+        RUN(&r, NULL, "check");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert(strstr(r.out, line), "check does not say what the unload does");
+        cli_run_done(&r);
+        RUN(&r, NULL, "plan");
+        cr_assert(strstr(r.out, line));
+        cli_run_done(&r);
+        RUN(&r, NULL, "unload", "--dry-run", "--json");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        o = json_tokener_parse(r.out);
+        cr_assert(json_object_object_get_ex(o, "fabrics", &fab));
+        cr_assert(strstr(json_object_to_json_string(json_object_object_get(fab, "plan")), "disconnected by the unload"));
+        cr_assert_eq(json_object_array_length(json_object_object_get(fab, "connections")), 1);
+        json_object_put(o);
+        cr_assert_not(exists(RECORD), "a dry run saves no record");
+        cr_assert_eq(count_lines_with(r.klog, "module"), 0);
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, unload_then_load_reconnects_on_the_container_transport) {
+        CliRun r;
+        char *taint;
+
+        tcp_node(NULL);
+        container(true);
+        unload();
+        RUN(&r, NULL, "status");
+        dump(&r);
+        cr_assert(strstr(r.out, "Fabrics record pending"), "status does not show the pending record");
+        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN));
+        cli_run_done(&r);
+
+        RUN(&r, NULL, "load", "--from", CONTAINER_TREE);
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert(strstr(r.klog, "init_module nvme_tcp flags=0x0 -> 0"), "the transport was not loaded");
+        cr_assert(strstr(r.klog, "connect nqn=" NQN ",transport=tcp,traddr=127.0.0.1,trsvcid=4420,"));
+        cr_assert(strstr(r.out, "reconnected as nvme1 (nvme1n1 (nsid 1))"), "the reconnect is not reported");
+        cr_assert(exists("/sys/class/block/nvme1n1"), "the namespace is not back");
+        taint = taint_of("nvme_tcp");
+        cr_assert(taint && strstr(taint, "O"), "nvme_tcp is not the container's (taint %s)", taint ?: "?");
+        free(taint);
+        cr_assert_not(exists(RECORD), "the record stays although everything is back");
+        cli_run_done(&r);
+
+        RUN(&r, NULL, "status", "--json");
+        cr_assert(strstr(r.out, "\"subsysnqn\":\"" NQN "\"") || strstr(r.out, "\"subsysnqn\": \"" NQN "\""));
+        cr_assert(strstr(r.out, "\"record\": null") || strstr(r.out, "\"record\":null"));
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, load_refuses_a_tree_without_the_transport) {
+        CliRun r;
+
+        tcp_node(NULL);
+        container(false);
+        unload();
+        RUN(&r, NULL, "load", "--from", CONTAINER_TREE);
+        dump(&r);
+        cr_assert_eq(r.exit_code, 3);
+        cr_assert(strstr(r.err, "has no nvme_tcp"), "the transport is not named");
+        cr_assert(strstr(r.err, "nvme1: tcp 127.0.0.1:4420 " NQN), "the connection is not named");
+        cr_assert(strstr(r.err, "restore"), "no remedy");
+        cr_assert_eq(count_lines_with(r.klog, "init_module"), 0, "something was loaded");
+        cr_assert(exists(RECORD), "the record must wait for a load that can serve it");
+        cli_run_done(&r);
+
+        /* Not unloaded yet: the live connection counts the same. */
+        RUN(&r, NULL, "restore");
+        cr_assert_eq(r.exit_code, 0);
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, restore_reconnects_on_the_in_tree_transport) {
+        CliRun r;
+        struct json_object *o, *fab, *rec;
+
+        tcp_node(NULL);
+        unload();
+        RUN(&r, NULL, "restore", "--json");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        o = json_tokener_parse(r.out);
+        cr_assert_not_null(o);
+        cr_assert(json_object_object_get_ex(o, "fabrics", &fab));
+        rec = json_object_array_get_idx(json_object_object_get(fab, "reconnect"), 0);
+        cr_assert_str_eq(json_object_get_string(json_object_object_get(rec, "outcome")), "reconnected");
+        cr_assert_str_eq(json_object_get_string(json_object_object_get(rec, "new_name")), "nvme1");
+        json_object_put(o);
+        cr_assert(strstr(r.klog, "init_module nvme_tcp flags=0x0 -> 0"));
+        cr_assert_not(exists(RECORD));
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, connection_not_back_keeps_the_record_and_fails) {
+        CliRun r;
+
+        tcp_node(NULL);
+        unload();
+        RUN(&r, "connect " NQN " ECONNREFUSED\n", "restore");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1);
+        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": not reconnected: connect refused"),
+                  "the address and the kernel's error are not named");
+        cr_assert(strstr(r.out, "the kernel said: nvme nvme9: failed to connect socket: -111"),
+                  "the kernel's own message is not passed on");
+        cr_assert(exists(RECORD), "the record goes although the connection is not back");
+        cr_assert(loaded("nvme") && loaded("nvme_tcp"), "the stack itself is loaded");
+        cli_run_done(&r);
+
+        /* The target answers again: a second restore brings it back. */
+        RUN(&r, NULL, "restore");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert(strstr(r.out, "reconnected as nvme1"));
+        cr_assert_not(exists(RECORD));
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, secrets_stay_out_of_json_and_the_record) {
+        CliRun r;
+        char path[512], *record;
+
+        tcp_node(SECRET);
+        RUN(&r, NULL, "status", "--json");
+        cr_assert_null(strstr(r.out, "DHHC"), "a secret in status --json");
+        cr_assert(strstr(r.out, "\"dhchap_secret\": true") || strstr(r.out, "\"dhchap_secret\":true"));
+        cli_run_done(&r);
+        RUN(&r, NULL, "unload", "--json");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert_null(strstr(r.out, "DHHC"), "a secret in unload --json");
+        cr_assert_null(strstr(r.err, "DHHC"));
+        cli_run_done(&r);
+        snprintf(path, sizeof(path), "%s%s", root, RECORD);
+        record = slurp(path);
+        cr_assert_null(strstr(record, "DHHC"), "a secret in the record");
+        free(record);
+        cr_assert(exists(SECRETS));
+        RUN(&r, NULL, "restore", "--json");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert_null(strstr(r.out, "DHHC"), "a secret in restore --json");
+        cr_assert(strstr(r.klog, "dhchap_secret=" SECRET), "the secret did not reach the kernel");
+        cr_assert_not(exists(SECRETS), "the secrets outlive the record");
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, mounted_fabrics_namespace_blocks_and_keeps_no_record) {
+        CliRun r;
+
+        tcp_node(NULL);
+        cr_assert_eq(fake_node_add_mount(node, "nvme1n1", "/data", "xfs"), 0);
+        RUN(&r, NULL, "unload");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 3);
+        cr_assert(strstr(r.out, "nvme1n1") && strstr(r.out, "/data"));
+        cr_assert_eq(count_lines_with(r.klog, "delete_module"), 0);
+        cr_assert_not(exists(RECORD), "nothing was dropped: no record");
+        cr_assert(exists("/sys/class/nvme/nvme1"));
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, a_second_unload_keeps_the_pending_connections_and_their_secrets) {
+        FakeFabrics b = {
+                .transport = "tcp", .traddr = "127.0.0.1", .trsvcid = "4421", .subsysnqn = "nqn.2026-12.test:b",
+                .namespaces = one_ns, .n_namespaces = 1,
+        };
+        CliRun r;
+        char path[512], *record;
+
+        tcp_node(SECRET);
+        cr_assert_eq(fake_node_add_fabrics_controller(node, 2, &b), 0);
+        unload();
+        /* nvme1's target does not answer: only nqn...:b comes back */
+        RUN(&r, "connect " NQN " ECONNREFUSED\n", "restore");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1);
+        cr_assert(strstr(r.out, "nqn.2026-12.test:b: reconnected as"));
+        cli_run_done(&r);
+
+        RUN(&r, NULL, "unload");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cli_run_done(&r);
+        snprintf(path, sizeof(path), "%s%s", root, RECORD);
+        record = slurp(path);
+        cr_assert(strstr(record, NQN "\"") && strstr(record, "nqn.2026-12.test:b"),
+                  "the second unload forgot the pending connection:\n%s", record);
+        free(record);
+
+        RUN(&r, NULL, "restore");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert_eq(count_lines_with(r.out, ": reconnected as"), 2);
+        cr_assert(strstr(r.klog, "nqn=" NQN ",") && strstr(r.klog, "dhchap_secret=" SECRET),
+                  "the pending connection's secret was lost");
+        cr_assert_not(exists(RECORD));
+        cr_assert_not(exists(SECRETS));
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, a_bad_record_is_named_by_file_and_field) {
+        CliRun r;
+        char path[512];
+        FILE *f;
+
+        tcp_node(NULL);
+        snprintf(path, sizeof(path), "%s/run/nvme-swapguard", root);
+        mkdir(path, 0755);
+        snprintf(path, sizeof(path), "%s%s", root, RECORD);
+        f = fopen(path, "we");
+        cr_assert_not_null(f);
+        fputs("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"tcp\",\"subsysnqn\":\"n\","
+              "\"kato\":\"soon\",\"namespaces\":[]}]}", f);
+        fclose(f);
+        RUN(&r, NULL, "status");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0, "a bad record does not hide the node's state");
+        cr_assert(strstr(r.out, "fabrics.json: controllers[0].kato: not a number, \"off\" or null"),
+                  "the file and the field are not named");
+        cr_assert(strstr(r.err, "controllers[0].kato"));
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, a_failed_unload_that_dropped_connections_reconnects_at_once) {
+        CliRun r;
+
+        tcp_node(NULL);
+        /* nvme_core is last: nvme_tcp (and its connection) went before the failure */
+        RUN(&r, "delete_module nvme_core EAGAIN always\n", "unload");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1);
+        cr_assert(strstr(r.klog, "delete_module nvme_tcp flags=0x800 -> 0"));
+        cr_assert(strstr(r.klog, "init_module nvme_tcp flags=0x0 -> 0"), "the transport was not put back");
+        cr_assert(strstr(r.klog, "connect nqn=" NQN ","), "the dropped connection was not reconnected");
+        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": reconnected as nvme1"));
+        cr_assert(exists("/sys/class/block/nvme1n1"));
+        cr_assert_not(exists(RECORD), "everything is back: no record");
+        cli_run_done(&r);
+}
