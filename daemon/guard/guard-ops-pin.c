@@ -21,9 +21,12 @@ static int copy_out(const UsageReport *u, GuardPin **ret) {
         if ((r = usage_pin_modules(pin, &g->modules)) < 0 || (r = strv_copy(pin->reasons, &g->reasons)) < 0 ||
             (r = strv_copy(pin->problems, &g->problems)) < 0)
                 return r;
-        for (size_t i = 0; u && i < u->n_usages; i++)
+        for (size_t i = 0; u && i < u->n_usages; i++) {
                 if (strv_extend(&g->devices, u->usages[i].device) < 0)
                         return -ENOMEM;
+                if (u->usages[i].kind == USAGE_OPEN_BY_PROCESS)
+                        g->n_opens++;
+        }
         *ret = TAKE_PTR(g);
         return 0;
 }

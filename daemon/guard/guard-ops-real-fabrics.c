@@ -16,6 +16,7 @@
 #include "nvme/fabrics-record.h"
 #include "nvme/fabrics-topology.h"
 #include "nvme/nvme-controllers.h"
+#include "nvme/nvme-unbound.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -271,29 +272,8 @@ int guard_fabrics_reconnect_real(void *userdata, unsigned timeout_sec, GuardFabr
         return 0;
 }
 
-/* Every NVMe PCI function, bound or not (nvme-unbound.c counts the unbound
- * ones only): a node with none and nvme_fabrics loaded is fabrics-only. */
+/* Every NVMe PCI function, bound or not: a node with none and nvme_fabrics
+ * loaded is fabrics-only; -ENOENT when there is no PCI bus to see. */
 int guard_nvme_pci_functions_real(void *userdata, unsigned *ret) {
-        _cleanup_free_ char *bus = NULL;
-        _cleanup_strv_free_ char **names = NULL;
-        unsigned n = 0;
-        int r;
-
-        r = host_path("/sys/bus/pci/devices", &bus);
-        if (r < 0)
-                return r;
-        r = read_dir_names(bus, &names);
-        if (r < 0)
-                return r; /* -ENOENT: no PCI bus to see */
-        STRV_FOREACH(d, names) {
-                _cleanup_free_ char *path = NULL, *class = NULL;
-
-                if (asprintf(&path, "%s/%s/class", bus, *d) < 0)
-                        return -ENOMEM;
-                /* "0x010802": mass storage, NVM, NVMe */
-                if (read_one_line_file(path, &class) >= 0 && strneq(class, "0x010802", 8))
-                        n++;
-        }
-        *ret = n;
-        return 0;
+        return nvme_pci_functions(ret, NULL);
 }

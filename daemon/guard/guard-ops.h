@@ -113,6 +113,7 @@ typedef struct GuardPin {
         char **reasons;  /* one per usage: "nvme pinned: /dev/nvme1n1 mounted at /data (ext4)" */
         char **problems; /* "could not pin nvme1: ..." */
         char **devices;  /* the devices in use ("nvme1n1"), one per reason */
+        size_t n_opens;  /* of those, plain opens by a process: no event tells when they end */
 } GuardPin;
 /* GDS hook generations (issue 8): what nvme exports and what the loaded
  * nvidia-fs asks for (gds-nvidia-fs #87). */

@@ -128,3 +128,7 @@ void pin_holder_driver_container(PinHolder *h, const char *container_id, const c
                      container_id ?: "?", h->summary ?: "a namespace is in use", h->now->modules[0],
                      h->now->modules[0]);
 }
+
+bool pin_holder_has_opens(const PinHolder *h) {
+        return h && guard_pin_held(h->now) && h->now->n_opens > 0;
+}

@@ -28,6 +28,10 @@ int pin_holder_refresh(PinHolder *h);
  * (NULL when nothing is). */
 bool pin_holder_held(const PinHolder *h);
 const char *pin_holder_summary(const PinHolder *h);
+/* Whether a process's plain open is among what holds the pin: its close
+ * makes no event (no uevent, no mount table change), so the caller must
+ * look again by itself. */
+bool pin_holder_has_opens(const PinHolder *h);
 /* The reasons, NULL-terminated (NULL when nothing is pinned). */
 char *const *pin_holder_reasons(const PinHolder *h);
 

@@ -5,9 +5,13 @@
 #include "util/strv.h"
 
 void swap_pin_refresh(Manager *m) {
+        int changed = pin_holder_refresh(m->pin);
         char *const *reasons;
 
-        if (pin_holder_refresh(m->pin) <= 0)
+        /* An open's close makes no event: look again, backing off, while one
+         * holds the pin (usage-watch.h). */
+        usage_watch_recheck_opens(m->usage, pin_holder_has_opens(m->pin));
+        if (changed <= 0)
                 return;
         reasons = pin_holder_reasons(m->pin);
         m->record.pins = strv_free(m->record.pins);

@@ -14,6 +14,8 @@ struct UsageWatch {
         sd_event *event;
         int mountinfo_fd, swaps_fd;
         sd_event_source *mountinfo, *swaps, *timer;
+        sd_event_source *open_recheck; /* while an open holds the pin: usage_watch_recheck_opens() */
+        uint64_t open_recheck_usec;    /* its next back-off step; 0: not armed */
         MountFingerprint last;
         bool have_last, poked;
         uint64_t last_start_usec, last_cost_usec; /* the last summary: CLOCK_MONOTONIC, thread CPU */
@@ -131,6 +133,39 @@ void usage_watch_poke(UsageWatch *w) {
         arm(w);
 }
 
+static int on_open_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
+        usage_watch_poke(userdata);
+        return 0;
+}
+
+void usage_watch_recheck_opens(UsageWatch *w, bool wanted) {
+        int r;
+
+        if (!w)
+                return;
+        if (!wanted) {
+                (void) sd_event_source_set_enabled(w->open_recheck, SD_EVENT_OFF);
+                w->open_recheck_usec = 0;
+                return;
+        }
+        if (!w->open_recheck_usec)
+                w->open_recheck_usec = USAGE_WATCH_OPEN_RECHECK_FIRST_USEC;
+        else if (w->open_recheck_usec < USAGE_WATCH_OPEN_RECHECK_MAX_USEC / 2)
+                w->open_recheck_usec *= 2;
+        else
+                w->open_recheck_usec = USAGE_WATCH_OPEN_RECHECK_MAX_USEC;
+        if (!w->open_recheck) {
+                r = sd_event_add_time_relative(w->event, &w->open_recheck, CLOCK_MONOTONIC, w->open_recheck_usec,
+                                               100 * 1000, on_open_recheck, w);
+                if (r < 0)
+                        return; /* the next event still re-checks */
+                (void) sd_event_source_set_description(w->open_recheck, "usage-open-recheck");
+                return;
+        }
+        (void) sd_event_source_set_time_relative(w->open_recheck, w->open_recheck_usec);
+        (void) sd_event_source_set_enabled(w->open_recheck, SD_EVENT_ONESHOT);
+}
+
 const UsageWatchStats *usage_watch_stats(const UsageWatch *w) {
         return w ? &w->stats : NULL;
 }
@@ -141,6 +176,7 @@ UsageWatch *usage_watch_free(UsageWatch *w) {
         sd_event_source_disable_unref(w->mountinfo);
         sd_event_source_disable_unref(w->swaps);
         sd_event_source_disable_unref(w->timer);
+        sd_event_source_disable_unref(w->open_recheck);
         closep(&w->mountinfo_fd);
         closep(&w->swaps_fd);
         sd_event_unref(w->event);

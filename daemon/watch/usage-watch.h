@@ -26,6 +26,7 @@
  * the table is so large that the share cannot hold (the pin wins).
  * Idle, it wakes up never: no timer runs without an event. */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
@@ -68,5 +69,15 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(UsageWatch *, usage_watch_free);
 
 /* A block or holder uevent: treated as a change once the window closes. */
 void usage_watch_poke(UsageWatch *w);
+
+/* While a process's plain open holds the pin (a udev worker's probe after
+ * a write, a backup tool): nothing tells its close, so the watch pokes
+ * itself after USAGE_WATCH_OPEN_RECHECK_FIRST_USEC, then after twice that,
+ * up to USAGE_WATCH_OPEN_RECHECK_MAX_USEC, until the caller says no open is
+ * held (wanted false), which disarms it and starts the next back-off from
+ * the first step. Idle, and with no open in the pin, no timer runs. */
+#define USAGE_WATCH_OPEN_RECHECK_FIRST_USEC (1000 * 1000ULL)
+#define USAGE_WATCH_OPEN_RECHECK_MAX_USEC (60 * 1000 * 1000ULL)
+void usage_watch_recheck_opens(UsageWatch *w, bool wanted);
 
 const UsageWatchStats *usage_watch_stats(const UsageWatch *w);

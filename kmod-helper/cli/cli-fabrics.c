@@ -160,7 +160,6 @@ int cli_fabrics_check_tree(CliFabrics *f, const char *tree) {
 }
 
 void cli_fabrics_after_load(CliFabrics *f, const char *tree) {
-        _cleanup_(fabrics_topology_freep) FabricsTopology *need = calloc(1, sizeof(FabricsTopology));
         _cleanup_strv_free_ char **modules = NULL;
         LoadOptions opts = { .module_tree = tree };
         int r;

@@ -3,6 +3,10 @@
  * the short window, churn is read no more often than its cost allows, and
  * the pin's one-second bound wins over the share. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "host/host-root.h"
 
 #include "watch/usage-watch.h"
 
@@ -34,4 +38,48 @@ Test(usage_watch, the_pin_bound_wins_over_the_share) {
         cr_assert_geq(at, NOW + USAGE_WATCH_COALESCE_USEC);
         /* a read costing more than the bound allows: the short window still */
         cr_assert_eq(usage_watch_next_summary(NOW, NOW, 600 * MS), NOW + USAGE_WATCH_COALESCE_USEC);
+}
+
+/* A plain open holding the pin ends without any event: while the caller
+ * says one holds, the watch pokes itself (the handler runs with nothing
+ * else happening); once told none does, no timer runs. The watch runs on a
+ * fake root whose /proc files cannot be polled, so no other source fires. */
+static unsigned handled;
+
+static void on_change(UsageWatch *w, void *userdata) {
+        handled++;
+}
+
+static void run_for(sd_event *e, uint64_t usec) {
+        uint64_t start, now;
+
+        cr_assert_geq(sd_event_now(e, CLOCK_MONOTONIC, &start), 0);
+        do {
+                cr_assert_geq(sd_event_run(e, 100 * MS), 0);
+                cr_assert_geq(sd_event_now(e, CLOCK_MONOTONIC, &now), 0);
+        } while (now - start < usec);
+}
+
+Test(usage_watch, an_open_in_the_pin_is_looked_at_again_without_an_event) {
+        char dir[] = "/tmp/sg-usage-watch-XXXXXX";
+        sd_event *e = NULL;
+        UsageWatch *w = NULL;
+
+        cr_assert_not_null(mkdtemp(dir));
+        cr_assert_eq(host_root_set(dir), 0);
+        cr_assert_eq(sd_event_new(&e), 0);
+        cr_assert_eq(usage_watch_new(e, on_change, NULL, &w, NULL), 0);
+
+        usage_watch_recheck_opens(w, true);
+        run_for(e, USAGE_WATCH_OPEN_RECHECK_FIRST_USEC + 500 * MS);
+        cr_assert_eq(handled, 1, "one look after the first back-off step, no event needed (%u)", handled);
+
+        usage_watch_recheck_opens(w, false);
+        run_for(e, 2 * USAGE_WATCH_OPEN_RECHECK_FIRST_USEC + 500 * MS);
+        cr_assert_eq(handled, 1, "no open in the pin: no look without an event (%u)", handled);
+
+        usage_watch_free(w);
+        sd_event_unref(e);
+        host_root_set(NULL);
+        rmdir(dir);
 }
