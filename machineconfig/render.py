@@ -55,8 +55,9 @@ ETCD_LIMIT = 1536 * 1024  # etcd's default request size limit: 1.5 MiB
 
 # Budgets, far below the limit: the pool's rendered MachineConfig also holds
 # every other MachineConfig of the pool (OpenShift's own are several hundred
-# KiB), so ours must stay a small part of it.
-DEFAULT_MAX_TOTAL = 512 * 1024
+# KiB), so ours must stay a small part of it: 300 KiB, what the operators
+# asked for.
+DEFAULT_MAX_TOTAL = 300 * 1024
 DEFAULT_MAX_BINARY_GZ = 200 * 1024
 
 

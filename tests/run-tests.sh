@@ -43,7 +43,7 @@ else
 fi
 
 step "sanitizers: unit, fakeroot and faults suites and the daemon leak check under ASan+UBSan ($asan_build)"
-if setup "$asan_build" -Dwerror=true -Db_sanitize=address,undefined -Dvm_tests=disabled \
+if setup "$asan_build" -Dwerror=true -Db_sanitize=address,undefined -Db_lto=false -Dvm_tests=disabled \
    && meson compile -C "$asan_build"; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     meson test -C "$asan_build" --print-errorlogs --num-processes 2 \
@@ -63,7 +63,7 @@ step "valgrind: nvme-swapguard-kmod status and check on a fake node"
 bash tests/fakeroot/valgrind-cli.sh "$build" || fail "valgrind"
 
 step "fuzzers: each libFuzzer harness for a bounded time ($fuzz_build)"
-if CC=clang setup "$fuzz_build" -Dwerror=true -Dfuzzers=true -Dvm_tests=disabled -Dtests=disabled \
+if CC=clang setup "$fuzz_build" -Dwerror=true -Db_lto=false -Dfuzzers=true -Dvm_tests=disabled -Dtests=disabled \
    && meson compile -C "$fuzz_build"; then
   meson test -C "$fuzz_build" --print-errorlogs --num-processes 2 --suite fuzz || fail "fuzzers"
   logs+=("$fuzz_build/meson-logs/testlog.json")

@@ -45,7 +45,7 @@ static int json_add_errno(struct json_object *o, const char *num_key, const char
 }
 
 static int json_add_strv(struct json_object *o, const char *key, char *const *l) {
-        struct json_object *a;
+        struct json_object *a = NULL;
         int r;
 
         r = json_array_from_strv(l, &a);
@@ -129,7 +129,7 @@ int report_usage_json(const Usage *u, struct json_object **ret) {
                 return r;
         /* "mount_namespace": null for the host's own mounts and every other kind. */
         if (u->mount_ns) {
-                struct json_object *m;
+                struct json_object *m = NULL;
 
                 if ((r = mount_namespace_json(u->mount_ns, &m)) < 0 || (r = json_add(o, "mount_namespace", m)) < 0)
                         return r;
@@ -197,7 +197,7 @@ static int partitions_json(const NvmeBlockDevices *devs, const char *ns, struct 
 
 static int namespace_json(const UsageReport *usage, const NvmeBlockDevice *d, struct json_object **ret) {
         _cleanup_json_ struct json_object *o = json_object_new_object();
-        struct json_object *parts;
+        struct json_object *parts = NULL;
         int r;
 
         if (!o)
@@ -283,7 +283,7 @@ int report_inventory_json(const NvmeInventory *inv, struct json_object **ret) {
         if (!o || !subs)
                 return -ENOMEM;
         for (size_t i = 0; i < inv->n_subsystems; i++) {
-                struct json_object *s;
+                struct json_object *s = NULL;
 
                 if ((r = subsystem_json(&inv->subsystems[i], &s)) < 0 || (r = json_array_add(subs, s)) < 0)
                         return r;
