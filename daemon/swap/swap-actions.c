@@ -85,7 +85,7 @@ static const char *record_before_unload(Manager *m, int *ret_fabrics) {
                 guard_namespaces_free(m->record.namespaces_before);
                 m->record.namespaces_before = ns;
         }
-        *ret_fabrics = swap_fabrics_before_unload(m); /* issue 27: the connections it drops, on disk first */
+        *ret_fabrics = swap_fabrics_before_unload(m); /* the connections it drops, captured first */
         swap_record_persist(m);
         return build;
 }
@@ -104,12 +104,11 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
                 observe_report_would_unload(m, build, u->removed);
                 return SWAP_EVENT_UNLOAD_WOULD;
         case GUARD_UNLOAD_REFUSED:
-                swap_fabrics_reconnect(m, "after the refused unload", true); /* nothing dropped: clears the record */
                 swap_report_blockers(m, build, &u->blockers);
                 lifecycle_report_earlier_blocked(m, &u->blockers);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         case GUARD_UNLOAD_FAILED_RESTORED:
-                swap_fabrics_reconnect(m, "after the failed unload", false); /* a transport may have gone */
+                swap_fabrics_connect(m, "after the failed unload"); /* a transport may have gone */
                 swap_report_failure(m, u->failed_module,
                                     "Unloading %s failed (%s); the modules removed before it were put back.",
                                     u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
@@ -120,6 +119,17 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
                                     u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
                 return SWAP_EVENT_UNLOAD_FAILED_UNRESTORED;
         }
+}
+
+#define WAITING_FOR_CAPTURE "waiting for " FABRICS_UNIT ".service to capture the NVMe over Fabrics connections"
+
+static SwapEvent unload_waits_for_capture(Manager *m) {
+        if (m->last_blockers && streq(m->last_blockers, WAITING_FOR_CAPTURE))
+                return SWAP_EVENT_UNLOAD_REFUSED;
+        free(m->last_blockers);
+        m->last_blockers = strdup(WAITING_FOR_CAPTURE);
+        log_info("Unload of the NVMe stack %s: it drops live connections.", WAITING_FOR_CAPTURE);
+        return SWAP_EVENT_UNLOAD_REFUSED;
 }
 
 static SwapEvent action_unload(Manager *m) {
@@ -138,12 +148,17 @@ static SwapEvent action_unload(Manager *m) {
                                     strerror(-r), build);
                 return SWAP_EVENT_UNLOAD_FAILED;
         }
+        if (r > 0) /* the capture is awaited: blocked on it, its answer re-checks */
+                return unload_waits_for_capture(m);
         r = m->ops->unload(m->ops->userdata, m->record.build_modules, &u);
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
+                swap_fabrics_unload_over(m, false);
                 log_error_errno(r, "Cannot unload the %s NVMe stack: %m", build);
                 return SWAP_EVENT_UNLOAD_FAILED;
         }
+        swap_fabrics_unload_over(m, u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_FAILED_RESTORED ||
+                                            u->outcome == GUARD_UNLOAD_FAILED_UNRESTORED);
         ev = unload_outcome(m, u, build);
         guard_unload_result_free(u);
         return ev;
@@ -260,7 +275,7 @@ static SwapEvent action_load(Manager *m) {
         }
         swap_report_loaded(m, l, tree);
         guard_load_result_free(l);
-        swap_fabrics_reconnect(m, "after the load", false); /* through the container's transports */
+        swap_fabrics_connect(m, "after the load"); /* through the container's transports */
         return SWAP_EVENT_LOAD_DONE;
 }
 
@@ -335,7 +350,7 @@ static SwapEvent action_restore(Manager *m) {
         if (l->would) /* observe (guard-ops-observe.c) */
                 observe_report_would_restore(m, l);
         else if (ev == SWAP_EVENT_RESTORE_DONE)
-                swap_fabrics_reconnect(m, "after the restore", false); /* through the in-tree transports */
+                swap_fabrics_connect(m, "after the restore"); /* through the in-tree transports */
         guard_load_result_free(l);
         return ev;
 }
