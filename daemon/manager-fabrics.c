@@ -62,7 +62,7 @@ void manager_fabrics_setup(Manager *m) {
 
         r = fabrics_watch_new(m->event, on_fabrics, m, &m->fabrics.watch);
         if (r < 0)
-                log_warning_errno(r, "Cannot watch " FABRICS_RESULT_PATH ": NVMe over Fabrics connections are "
+                log_warning_errno(r, "Cannot watch " WATCH_FABRICS_RESULT ": NVMe over Fabrics connections are "
                                      "neither captured nor connected again, and an unload that would drop them "
                                      "does not happen: %m");
 }

@@ -115,7 +115,7 @@ void swap_fabrics_record_captured(Manager *m, const FabricsResult *res) {
                 if (c->outcome != FABRICS_RESULT_CAPTURED)
                         continue;
                 x = guard_fabrics_add(f);
-                if (!x || connection_set(x, c) < 0 || dup_or_null(c->controller, &x->controller) < 0) {
+                if (!x || connection_set(x, c) < 0 || dup_or_null(c->old_name ?: c->controller, &x->controller) < 0) {
                         f = guard_fabrics_free(f);
                         break;
                 }
@@ -166,6 +166,8 @@ static int connection_update(GuardFabricsConnection *x, const FabricsResultConne
                 return dup_or_null(c->controller, &x->new_controller);
         if (c->outcome == FABRICS_RESULT_SKIPPED_NO_TRANSPORT)
                 return asprintf(&x->error_message, "its transport module is not loaded") < 0 ? -ENOMEM : 0;
+        if (c->message)
+                return dup_or_null(c->message, &x->error_message);
         if (c->error)
                 return asprintf(&x->error_message, "%s%s%s", c->error_kind ?: "", c->error_kind ? ": " : "",
                                 strerror(c->error)) < 0 ? -ENOMEM : 0;

@@ -88,7 +88,7 @@ static void ask(Manager *m) {
                              &(ReportFields) { .state = swap_state_to_string(m->state),
                                                .container_id = swap_record_container_id(m) },
                              "Cannot ask " FABRICS_UNIT ".service for the capture: cannot write "
-                             FABRICS_REQUEST_PATH " (%s). Not unloading; tried again later.", strerror(-r));
+                             WATCH_FABRICS_REQUEST " (%s). Not unloading; tried again later.", strerror(-r));
                 return;
         }
         after = m->fabrics.connect_after;
@@ -97,7 +97,7 @@ static void ask(Manager *m) {
         r = fabrics_watch_request(m->fabrics.watch, "connect", FABRICS_CONNECT_DEADLINE_USEC);
         if (r < 0) {
                 log_warning_errno(r, "Cannot ask " FABRICS_UNIT ".service to connect the NVMe over Fabrics "
-                                     "connections %s: cannot write " FABRICS_REQUEST_PATH ": %m. Tried again later.",
+                                     "connections %s: cannot write " WATCH_FABRICS_REQUEST ": %m. Tried again later.",
                                   after);
                 retry_in(m, RETRY_NO_ANSWER_USEC);
         }
@@ -177,7 +177,7 @@ void swap_fabrics_connect(Manager *m, const char *after) {
 void swap_fabrics_start(Manager *m) {
         _cleanup_free_ char *record = NULL;
 
-        if (!m->fabrics.watch || host_path(FABRICS_RECORD_PATH, &record) < 0 ||
+        if (!m->fabrics.watch || host_path(WATCH_FABRICS_RECORD, &record) < 0 ||
             path_exists(record) <= 0)
                 return;
         /* Unloaded: the load or the restore to come connects. */

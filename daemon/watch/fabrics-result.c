@@ -41,6 +41,8 @@ FabricsResult *fabrics_result_free(FabricsResult *r) {
                 free(c->subsysnqn);
                 free(c->controller);
                 free(c->error_kind);
+                free(c->old_name);
+                free(c->message);
         }
         free(r->connections);
         free(r->verb);
@@ -103,6 +105,8 @@ static int parse_connection(json_object *x, size_t i, const char *path, FabricsR
                 { "subsysnqn", offsetof(FabricsResultConnection, subsysnqn) },
                 { "controller", offsetof(FabricsResultConnection, controller) },
                 { "error_kind", offsetof(FabricsResultConnection, error_kind) },
+                { "old_name", offsetof(FabricsResultConnection, old_name) },
+                { "message", offsetof(FabricsResultConnection, message) },
         };
         char field[64];
         const char *outcome;

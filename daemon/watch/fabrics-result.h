@@ -32,6 +32,8 @@ typedef struct FabricsResultConnection {
         char *trsvcid;
         char *subsysnqn;
         char *controller;       /* the new controller's name ("nvme3"), NULL when not live */
+        char *old_name;         /* its name when captured (display only, never an identity) */
+        char *message;          /* the unit's words on a failure (the kernel's, when it could read them) */
         char *error_kind;       /* "refused", "no-answer", "auth", "exists", "invalid", "other"; NULL */
         FabricsResultOutcome outcome;
         int error;              /* positive errno; 0 */

@@ -117,7 +117,7 @@ int fabrics_watch_new(sd_event *e, FabricsWatchHandler handler, void *userdata, 
         w->event = sd_event_ref(e);
         w->handler = handler;
         w->userdata = userdata;
-        if (host_path(FABRICS_REQUEST_PATH, &w->request_path) < 0 || host_path(FABRICS_RESULT_PATH, &w->result_path) < 0)
+        if (host_path(WATCH_FABRICS_REQUEST, &w->request_path) < 0 || host_path(WATCH_FABRICS_RESULT, &w->result_path) < 0)
                 return -ENOMEM;
         /* Tests of a unit that never answers, in a fake root only: a real
          * node always gets the deadlines of fabrics-watch.h. */

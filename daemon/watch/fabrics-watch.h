@@ -23,10 +23,10 @@
 #include "util/macro.h"
 #include "watch/fabrics-result.h"
 
-#define FABRICS_REQUEST_PATH "/run/nvme-swapguard/fabrics-request"
-#define FABRICS_RUN_DIR "/run/nvme-swapguard-fabrics"
-#define FABRICS_RESULT_PATH FABRICS_RUN_DIR "/result.json"
-#define FABRICS_RECORD_PATH FABRICS_RUN_DIR "/record.json"
+#define WATCH_FABRICS_REQUEST "/run/nvme-swapguard/fabrics-request"
+#define WATCH_FABRICS_DIR "/run/nvme-swapguard-fabrics"
+#define WATCH_FABRICS_RESULT WATCH_FABRICS_DIR "/result.json"
+#define WATCH_FABRICS_RECORD WATCH_FABRICS_DIR "/record.json"
 #define FABRICS_UNIT "nvme-swapguard-fabrics"
 
 /* A capture reads sysfs and writes two small files; a connect may wait on
