@@ -9,7 +9,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "actions/fabrics-capture.h"
 #include "actions/fabrics-reconnect.h"
 #include "guard/guard-ops-real-fabrics.h"
 #include "host/host-root.h"
@@ -73,57 +75,28 @@ int guard_fabrics_read_real(void *userdata, GuardFabrics **ret) {
         return fabrics_from(t, GUARD_FABRICS_LIVE, ret);
 }
 
-/* The record on disk, NULL when there is none or it cannot be read (a bad
- * one is replaced by the next save: the live topology is the better truth). */
-static FabricsTopology *record_or_null(void) {
-        FabricsTopology *t = NULL;
-        _cleanup_free_ char *error = NULL;
+/* Interim, until the daemon asks the connect unit instead: the library's
+ * passes in-process (the daemon side of the split replaces this file). */
+static uint64_t now_usec(void) {
+        struct timespec ts;
 
-        if (fabrics_record_load(&t, &error) < 0)
-                return NULL;
-        return t;
-}
-
-static bool recorded(const FabricsTopology *rec, const FabricsController *c) {
-        for (size_t i = 0; rec && i < rec->n_controllers; i++)
-                if (fabrics_controller_same_connection(&rec->controllers[i], c))
-                        return true;
-        return false;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
 }
 
 int guard_fabrics_save_real(void *userdata, GuardFabrics **ret) {
-        _cleanup_(fabrics_topology_freep) FabricsTopology *live = NULL, *rec = NULL;
-        bool added = false;
+        _cleanup_(fabrics_pass_result_freep) FabricsPassResult *res = NULL;
+        _cleanup_(fabrics_topology_freep) FabricsTopology *rec = NULL;
         int r;
 
-        r = fabrics_topology_read(&live);
+        r = fabrics_capture_pass(now_usec(), &res);
         if (r < 0)
                 return r;
-        /* A record left by an unload cut short names connections already gone
-         * from sysfs: keep them, add the live ones it lacks. */
-        rec = record_or_null();
-        if (!rec) {
-                rec = TAKE_PTR(live);
-                added = rec->n_controllers > 0;
-        } else
-                for (size_t i = 0; i < live->n_controllers; i++) {
-                        FabricsController *slot;
-
-                        if (recorded(rec, &live->controllers[i]))
-                                continue;
-                        slot = fabrics_topology_add_controller(rec);
-                        if (!slot)
-                                return -ENOMEM;
-                        /* moved: the record owns its strings from here */
-                        *slot = live->controllers[i];
-                        live->controllers[i] = (FabricsController) {};
-                        added = true;
-                }
-        if (added) {
-                r = fabrics_record_save(rec);
-                if (r < 0)
-                        return r;
-        }
+        if (res->exit_code != FABRICS_EXIT_OK)
+                return -EIO;
+        r = fabrics_record_load(&rec, NULL);
+        if (r < 0 && r != -ENOENT)
+                return r;
         return fabrics_from(rec, GUARD_FABRICS_PENDING, ret);
 }
 
@@ -140,134 +113,40 @@ int guard_fabrics_pending_real(void *userdata, GuardFabrics **ret) {
         return fabrics_from(rec, GUARD_FABRICS_PENDING, ret);
 }
 
-static GuardFabricsOutcome outcome_from(FabricsReconnectOutcome o) {
+static GuardFabricsOutcome outcome_from(FabricsOutcome o) {
         switch (o) {
-        case FABRICS_RECONNECTED: return GUARD_FABRICS_RECONNECTED;
-        case FABRICS_ALREADY_LIVE: return GUARD_FABRICS_ALREADY_LIVE;
-        case FABRICS_NAMESPACES_MISSING: return GUARD_FABRICS_NAMESPACES_MISSING;
+        case FABRICS_OUTCOME_BACK: return GUARD_FABRICS_RECONNECTED;
+        case FABRICS_OUTCOME_ALREADY_LIVE: return GUARD_FABRICS_ALREADY_LIVE;
         default: return GUARD_FABRICS_FAILED;
         }
 }
 
-static bool transport_loaded(const char *transport) {
-        const char *module = nvme_transport_module(transport);
-        _cleanup_free_ char *p = NULL;
-
-        return module && host_pathf(&p, "/sys/module/%s", module) >= 0 && path_exists(p) > 0;
-}
-
-/* The record's connections whose transport module is loaded now, borrowed
- * (the caller forgets them before freeing: forget_borrowed()). Without it
- * the kernel's nvmf_create_ctrl() would request_module() the host's own
- * transport behind the swap's back (fabrics.c), so those are not tried. */
-static int split_loaded(const FabricsTopology *rec, FabricsTopology **ret_ok) {
-        _cleanup_free_ FabricsTopology *ok = calloc(1, sizeof(*ok));
-
-        if (!ok)
-                return -ENOMEM;
-        for (size_t i = 0; i < rec->n_controllers; i++) {
-                FabricsController *slot;
-
-                if (!transport_loaded(rec->controllers[i].transport))
-                        continue;
-                slot = fabrics_topology_add_controller(ok);
-                if (!slot) {
-                        free(ok->controllers);
-                        return -ENOMEM;
-                }
-                *slot = rec->controllers[i];
-        }
-        *ret_ok = TAKE_PTR(ok);
-        return 0;
-}
-
-static void forget_borrowed(FabricsTopology *ok) {
-        if (!ok)
-                return;
-        free(ok->controllers);
-        free(ok);
-}
-
-static int entry_add(GuardFabrics *f, const FabricsController *c, const FabricsReconnectEntry *e) {
-        GuardFabricsConnection *x;
-        int r;
-
-        r = connection_from(f, c, GUARD_FABRICS_FAILED);
-        if (r < 0)
-                return r;
-        x = &f->items[f->n - 1];
-        if (!e) {
-                x->error = ENOPKG;
-                return asprintf(&x->error_message, "its transport module %s is not loaded",
-                                nvme_transport_module(c->transport) ?: c->transport) < 0 ? -ENOMEM : 0;
-        }
-        x->outcome = outcome_from(e->outcome);
-        x->error = e->error;
-        if (dup_or_null(e->new_name, &x->new_controller) < 0)
-                return -ENOMEM;
-        /* The kernel's own words when the library could read them (/dev/kmsg;
-         * the shipped unit's ProtectKernelLogs= hides it, then only errno's). */
-        if (e->error_message && e->kernel_message) {
-                if (asprintf(&x->error_message, "%s (kernel: %s)", e->error_message, e->kernel_message) < 0)
-                        return -ENOMEM;
-        } else if (dup_or_null(e->error_message ?: e->kernel_message, &x->error_message) < 0)
-                return -ENOMEM;
-        if (!x->error_message && e->missing && e->missing[0]) {
-                _cleanup_free_ char *j = strv_join(e->missing, ", ");
-
-                if (!j || asprintf(&x->error_message, "namespaces not back: %s", j) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
-static const FabricsReconnectEntry *entry_for(const FabricsReconnectResult *res, const FabricsController *c) {
-        for (size_t i = 0; res && i < res->n_entries; i++)
-                if (res->entries[i].old_name && c->name && streq(res->entries[i].old_name, c->name))
-                        return &res->entries[i];
-        return NULL;
-}
-
 int guard_fabrics_reconnect_real(void *userdata, unsigned timeout_sec, GuardFabrics **ret) {
-        _cleanup_(fabrics_topology_freep) FabricsTopology *rec = NULL;
-        _cleanup_(fabrics_reconnect_result_freep) FabricsReconnectResult *res = NULL;
+        _cleanup_(fabrics_pass_result_freep) FabricsPassResult *res = NULL;
         _cleanup_(guard_fabrics_freep) GuardFabrics *f = NULL;
-        _cleanup_free_ char *error = NULL;
-        FabricsTopology *ok = NULL;
-        bool all_back = true;
         int r;
 
-        r = fabrics_record_load(&rec, &error);
-        if (r == -ENOENT)
-                return fabrics_from(NULL, GUARD_FABRICS_PENDING, ret);
-        if (r < 0)
-                return r;
-        r = split_loaded(rec, &ok);
-        if (r < 0)
-                return r;
-        r = fabrics_reconnect(ok, &(FabricsReconnectOptions) { .timeout_sec = timeout_sec }, &res);
-        forget_borrowed(ok);
+        r = fabrics_connect_pass(now_usec(), &res);
         if (r < 0)
                 return r;
         r = fabrics_from(NULL, GUARD_FABRICS_PENDING, &f);
         if (r < 0)
                 return r;
-        /* In record order, the ones not tried too (their transport not loaded). */
-        for (size_t i = 0; i < rec->n_controllers; i++) {
-                r = entry_add(f, &rec->controllers[i], entry_for(res, &rec->controllers[i]));
+        for (size_t i = 0; i < res->connections->n_controllers; i++) {
+                const FabricsPassEntry *e = &res->entries[i];
+                GuardFabricsConnection *x;
+
+                r = connection_from(f, &res->connections->controllers[i], outcome_from(e->outcome));
                 if (r < 0)
                         return r;
-                all_back = all_back && (f->items[f->n - 1].outcome == GUARD_FABRICS_RECONNECTED ||
-                                        f->items[f->n - 1].outcome == GUARD_FABRICS_ALREADY_LIVE);
+                x = &f->items[f->n - 1];
+                x->error = e->error;
+                if (dup_or_null(e->controller, &x->new_controller) < 0 || dup_or_null(e->message, &x->error_message) < 0)
+                        return -ENOMEM;
         }
-        r = fabrics_topology_transport_modules(rec, &f->transports);
+        r = fabrics_topology_transport_modules(res->connections, &f->transports);
         if (r < 0 && r != -EINVAL)
                 return r;
-        if (all_back) {
-                r = fabrics_record_remove();
-                if (r < 0)
-                        return r;
-        }
         *ret = TAKE_PTR(f);
         return 0;
 }
