@@ -79,6 +79,31 @@ wait_unit_runs() {
   return 1
 }
 
+# The stand-in running the real CLI's serve-request under the fake kernel:
+# the capture (the secret into the 0600 secrets file), the unload, the
+# connect through the container's nvme_tcp with the secret (only in what
+# goes to the kernel), the record and its secrets gone once it is back.
+case_swap_through_the_real_cli() {
+fabrics_node
+start_fabrics_unit
+start_daemon
+start_container "$ID" build
+wait_state unloaded-waiting-driver || return 1
+expect_kernel "delete_module nvme_tcp flags=.* -> 0"
+[ "$(stat -c %a "$root/run/nvme-swapguard-fabrics/secrets.json" 2>/dev/null)" = 600 ] && ok ||
+  fail "secrets file mode $(stat -c %a "$root/run/nvme-swapguard-fabrics/secrets.json" 2>&1); unit: $(tail -5 "$tmp/fabrics-unit.log")"
+ready
+wait_state swapped || return 1
+wait_log "connected again after the load as nvme[0-9]+" || fail "not back: $(tail -5 "$tmp/daemon.log"); unit: $(tail -5 "$tmp/fabrics-unit.log")"
+expect_kernel "connect .*nqn=$NQN.*dhchap_secret=${SECRET}.* -> 0"
+[ -e "$root/run/nvme-swapguard-fabrics/record.json" ] && fail "the record outlived the connect" || ok
+[ -e "$root/run/nvme-swapguard-fabrics/secrets.json" ] && fail "the secrets file outlived the connect" || ok
+expect_no_secret
+stop_daemon
+stop_container
+}
+run_case swap-through-the-real-cli
+
 case_refused_then_back_on_a_later_try() {
 fabrics_node
 {

@@ -241,7 +241,8 @@ start_fabrics_unit() {
       echo "$verb $token" >> "$tmp/fabrics-unit.log"
       if [ ! -e "$tmp/fabrics.script" ]; then
         NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
-          LD_PRELOAD=$FAKE_KERNEL_SO "$NVME_SWAPGUARD_KMOD" --root "$root" fabrics serve-request "$req" \
+          LD_PRELOAD=$FAKE_KERNEL_SO "$NVME_SWAPGUARD_KMOD" --root "$root" fabrics serve-request \
+          /run/nvme-swapguard/fabrics-request \
           >>"$tmp/fabrics-unit.log" 2>&1
         [ -e "$req" ] && [ "$(sed -n 's/^token=//p' "$req")" = "$token" ] && rm -f "$req"
         continue
