@@ -60,7 +60,7 @@ fake_node_nvidia_build() {
 expect_no_secret() {
   local f
   for f in "$tmp/daemon.log" "$root/run/nvme-swapguard/state.json" \
-    "$root/var/log/nvme-swapguard/status.json" "$root/run/nvme-swapguard/fabrics.json"; do
+    "$root/var/log/nvme-swapguard/status.json" "$root/run/nvme-swapguard-fabrics/record.json"; do
     [ -e "$f" ] || continue
     grep -qF "${SECRET:10:20}" "$f" && fail "the DH-HMAC-CHAP secret is in $f" || ok
   done
@@ -76,9 +76,9 @@ expect_kernel "delete_module nvme_tcp flags=.* -> 0"
 expect_log "MESSAGE_ID=3e7d56b3e107443d94539a8b86848780"
 expect_log "nvme1: tcp 127.0.0.1:4420 $NQN: disconnected by the unload, reconnected after the load"
 expect_log "SWAPGUARD_FABRICS_ADDRESS=127.0.0.1:4420"
-[ -s "$root/run/nvme-swapguard/fabrics.json" ] && ok || fail "no fabrics record after the unload"
-[ "$(stat -c %a "$root/run/nvme-swapguard/fabrics-secrets.json" 2>/dev/null)" = 600 ] && ok ||
-  fail "secrets file mode $(stat -c %a "$root/run/nvme-swapguard/fabrics-secrets.json" 2>&1)"
+[ -s "$root/run/nvme-swapguard-fabrics/record.json" ] && ok || fail "no fabrics record after the unload"
+[ "$(stat -c %a "$root/run/nvme-swapguard-fabrics/secrets.json" 2>/dev/null)" = 600 ] && ok ||
+  fail "secrets file mode $(stat -c %a "$root/run/nvme-swapguard-fabrics/secrets.json" 2>&1)"
 python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["fabrics"]; assert f[0]["outcome"]=="pending" and f[0]["address"]=="127.0.0.1:4420", f' \
   "$root/run/nvme-swapguard/state.json" && ok || fail "state file: $(cat "$root/run/nvme-swapguard/state.json")"
 ready
@@ -92,8 +92,8 @@ expect_log "all 2 NVMe namespaces seen before the unload are back"
 sleep 0.5 # the status document is written when the loop is idle
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["fabrics"][0]["outcome"]=="reconnected" and d["fabrics_warnings"]==[], d' \
   "$root/var/log/nvme-swapguard/status.json" && ok || fail "status document: $(cat "$root/var/log/nvme-swapguard/status.json")"
-[ -e "$root/run/nvme-swapguard/fabrics.json" ] && fail "the record outlived the reconnect" || ok
-[ -e "$root/run/nvme-swapguard/fabrics-secrets.json" ] && fail "the secrets file outlived the reconnect" || ok
+[ -e "$root/run/nvme-swapguard-fabrics/record.json" ] && fail "the record outlived the reconnect" || ok
+[ -e "$root/run/nvme-swapguard-fabrics/secrets.json" ] && fail "the secrets file outlived the reconnect" || ok
 expect_no_secret
 stop_daemon
 stop_container
@@ -115,13 +115,13 @@ expect_log "SWAPGUARD_FABRICS_ERRNO=111"
 sleep 0.5
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["fabrics"][0]["outcome"]=="failed" and "127.0.0.1:4420" in d["fabrics_warnings"][0], d' \
   "$root/var/log/nvme-swapguard/status.json" && ok || fail "status document: $(cat "$root/var/log/nvme-swapguard/status.json")"
-[ -e "$root/run/nvme-swapguard/fabrics.json" ] && ok || fail "the record of a connection not back was removed"
+[ -e "$root/run/nvme-swapguard-fabrics/record.json" ] && ok || fail "the record of a connection not back was removed"
 # Fixed, a restart reconnects the pending record.
 : > "$FAKE_KERNEL_SCRIPT"
 stop_daemon_only
 start_daemon
 wait_log "reconnected on start as nvme[0-9]+" || fail "no reconnect on start: $(tail -5 "$tmp/daemon.log")"
-[ -e "$root/run/nvme-swapguard/fabrics.json" ] && fail "the record outlived the reconnect on start" || ok
+[ -e "$root/run/nvme-swapguard-fabrics/record.json" ] && fail "the record outlived the reconnect on start" || ok
 expect_no_secret
 stop_daemon
 stop_container
@@ -136,8 +136,8 @@ start_container "$ID" build
 wait_state would-unload || return 1
 expect_log "Observe: nvme1: tcp 127.0.0.1:4420 $NQN: would be disconnected by the unload and reconnected after the load"
 expect_no_kernel "delete_module|connect "
-[ -e "$root/run/nvme-swapguard/fabrics.json" ] && fail "observe wrote a fabrics record" || ok
-[ -e "$root/run/nvme-swapguard/fabrics-secrets.json" ] && fail "observe wrote the secrets file" || ok
+[ -e "$root/run/nvme-swapguard-fabrics/record.json" ] && fail "observe wrote a fabrics record" || ok
+[ -e "$root/run/nvme-swapguard-fabrics/secrets.json" ] && fail "observe wrote the secrets file" || ok
 python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["fabrics"]; assert f[0]["outcome"]=="live", f' \
   "$root/run/nvme-swapguard/state.json" && ok || fail "state file: $(cat "$root/run/nvme-swapguard/state.json")"
 expect_no_secret
@@ -155,7 +155,7 @@ expect_log "MESSAGE_ID=ec4b0c9739fb480e85cdd1a704bae1aa"
 expect_log "has no build of nvme_tcp, which the node's NVMe over Fabrics connections need \(nvme1: tcp 127.0.0.1:4420"
 expect_no_kernel "delete_module"
 "$FAKE_NODE" "$root" loaded nvme_tcp && ok || fail "nvme_tcp unloaded for a container without it"
-[ -e "$root/run/nvme-swapguard/fabrics.json" ] && fail "a record without an unload" || ok
+[ -e "$root/run/nvme-swapguard-fabrics/record.json" ] && fail "a record without an unload" || ok
 expect_no_secret
 stop_daemon
 stop_container
