@@ -90,7 +90,7 @@ assert_not_loaded nvme_tcp
 assert_eq absent "$(fabrics_ctrl_state)" "the connection after the unload (nvme_tcp's exit deletes it)"
 assert_journal FABRICS_DROP SWAPGUARD_FABRICS_TRANSPORT=tcp SWAPGUARD_FABRICS_ADDRESS=127.0.0.1:4420 \
 	SWAPGUARD_FABRICS_NQN="$NVMET_NQN"
-assert_file /run/nvme-swapguard/fabrics.json
+assert_file /run/nvme-swapguard-fabrics/record.json
 assert_eq pending "$(state_fabrics outcome)" "the state file's connection"
 
 sg_step "2. The daemon killed between the unload and the reconnect"
@@ -118,7 +118,7 @@ assert_eq live "$(fabrics_ctrl_state)" "the connection after the swap"
 assert_journal FABRICS_RECONNECTED SWAPGUARD_FABRICS_OUTCOME=reconnected SWAPGUARD_FABRICS_ADDRESS=127.0.0.1:4420
 assert_no_journal FABRICS_LOST
 assert_eq reconnected "$(state_fabrics outcome)" "the state file's connection after the swap"
-assert_no_file /run/nvme-swapguard/fabrics.json
+assert_no_file /run/nvme-swapguard-fabrics/record.json
 sleep 2 # the status document is written when the daemon is idle
 doc_fabrics() { # the status document's first connection's outcome, and how many warnings
 	/usr/bin/python3 -c 'import json, sys
