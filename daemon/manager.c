@@ -498,6 +498,7 @@ static void reconcile(Manager *m) {
                 m->record.namespaces_before = TAKE_PTR(previous->namespaces_before);
                 m->record.ready_deadline_usec = previous->ready_deadline_usec;
                 m->record.message = TAKE_PTR(previous->message);
+                m->record.fabrics = TAKE_PTR(previous->fabrics); /* pending ones: the connect to come */
         }
         log_info("Start: previous state %s, container %.12s, stack %s, ready file %s: resuming in %s%s%s.",
                  previous ? swap_state_to_string(previous->state) : "none",
