@@ -13,6 +13,8 @@ static void recheck(Manager *m) {
          * moved on (a container gone, a stop) and needs nothing. */
         if (m->started && !m->stopping && m->state == SWAP_STATE_BLOCKED)
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
+        else
+                m->fabrics.captured = false; /* a later unload captures anew, never from this one */
 }
 
 static int on_capture_retry(sd_event_source *s, uint64_t usec, void *userdata) {

@@ -123,7 +123,18 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
 
 #define WAITING_FOR_CAPTURE "waiting for " FABRICS_UNIT ".service to capture the NVMe over Fabrics connections"
 
-static SwapEvent unload_waits_for_capture(Manager *m) {
+static SwapEvent unload_waits_for_capture(Manager *m, const char *build) {
+        GuardBlockers *b = NULL;
+
+        /* In use: said as always, and no capture yet (it would be stale by the time the use ends). */
+        if (m->ops->check_usage(m->ops->userdata, &b) >= 0 && b->n > 0) {
+                swap_report_blockers(m, build, b);
+                lifecycle_report_earlier_blocked(m, b);
+                guard_blockers_free(b);
+                return SWAP_EVENT_UNLOAD_REFUSED;
+        }
+        guard_blockers_free(b);
+        swap_fabrics_capture(m);
         if (m->last_blockers && streq(m->last_blockers, WAITING_FOR_CAPTURE))
                 return SWAP_EVENT_UNLOAD_REFUSED;
         free(m->last_blockers);
@@ -149,7 +160,7 @@ static SwapEvent action_unload(Manager *m) {
                 return SWAP_EVENT_UNLOAD_FAILED;
         }
         if (r > 0) /* the capture is awaited: blocked on it, its answer re-checks */
-                return unload_waits_for_capture(m);
+                return unload_waits_for_capture(m, build);
         r = m->ops->unload(m->ops->userdata, m->record.build_modules, &u);
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
@@ -174,6 +185,7 @@ static SwapEvent action_recheck(Manager *m) {
                 return SWAP_EVENT_UNLOAD_REFUSED;
         }
         if (b->n > 0) {
+                m->fabrics.captured = false; /* in use again: the unload to come captures anew */
                 swap_report_blockers(m, loaded_build(m), b);
                 lifecycle_report_earlier_blocked(m, b);
                 guard_blockers_free(b);

@@ -131,11 +131,14 @@ int swap_fabrics_before_unload(Manager *m) {
                 swap_fabrics_report_drop(m, m->record.fabrics);
                 return 0;
         }
-        if (!streq_ptr(fabrics_watch_busy(m->fabrics.watch), "capture")) {
-                m->fabrics.capture_wanted = true;
-                ask(m);
-        }
         return 1;
+}
+
+void swap_fabrics_capture(Manager *m) {
+        if (!m->fabrics.watch || streq_ptr(fabrics_watch_busy(m->fabrics.watch), "capture"))
+                return;
+        m->fabrics.capture_wanted = true;
+        ask(m);
 }
 
 static void connect_as(Manager *m, const char *after, bool quiet) {

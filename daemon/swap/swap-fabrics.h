@@ -25,10 +25,14 @@
 
 /* Before an unload: 0 when it may go ahead (no live connection, or their
  * capture answered: then said once which ones it drops), 1 when it must
- * wait for the capture (asked for now or earlier; the answer re-checks
- * through the manager), -errno when the live connections cannot be read
- * (the caller must not unload: safety first). Observe: read and said, 0. */
+ * wait for a capture (swap_fabrics_capture(); the answer re-checks through
+ * the manager), -errno when the live connections cannot be read (the
+ * caller must not unload: safety first). Observe: read and said, 0. */
 int swap_fabrics_before_unload(Manager *m);
+/* Asks for the capture (once while one is awaited). Only when nothing
+ * blocks the unload otherwise: a capture is of the connections live at the
+ * moment the unload goes ahead, not of those of an hour before. */
+void swap_fabrics_capture(Manager *m);
 /* The unload that swap_fabrics_before_unload() allowed is over; dropped:
  * it removed the stack (false: refused or failed and put back, nothing
  * dropped: the record the capture wrote is tidied by a quiet connect). */
