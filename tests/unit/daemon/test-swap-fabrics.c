@@ -41,6 +41,7 @@ typedef struct Script {
         GuardUnloadOutcome unload;
         size_t n_conn;                           /* the node's live connections (nvme1, nvme2, ...) */
         int read_error;                          /* fabrics_read fails with it (negative) */
+        bool in_use;                             /* the usage check finds nvme1n1 mounted */
         char **calls;
 } Script;
 
@@ -108,7 +109,16 @@ static int fake_load_from(void *userdata, const char *tree, int root_fd, char *c
 }
 
 static int fake_check_usage(void *userdata, GuardBlockers **ret) {
-        *ret = calloc(1, sizeof(GuardBlockers));
+        GuardBlockers *b = calloc(1, sizeof(GuardBlockers));
+
+        if (((Script *) userdata)->in_use) {
+                b->items = calloc(1, sizeof(GuardBlocker));
+                b->items[0] = (GuardBlocker) { .device = strdup("nvme1n1"), .kind = strdup("mounted"),
+                                               .where = strdup("/data"),
+                                               .description = strdup("nvme1n1 is mounted on /data") };
+                b->n = 1;
+        }
+        *ret = b;
         return 0;
 }
 
@@ -318,6 +328,21 @@ Test(swap_fabrics, the_unload_waits_for_the_capture_then_goes_on) {
         cr_assert_eq(s->fabrics->items[0].outcome, GUARD_FABRICS_PENDING);
         cr_assert_str_eq(s->fabrics->items[0].address, "10.0.0.1:4420");
         state_file_free(s);
+}
+
+Test(swap_fabrics, in_use_the_blockers_are_said_and_no_capture_is_asked_for_yet) {
+        uint64_t token;
+
+        script.in_use = true;
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_str_eq(request(&token), "", "a capture while in use");
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_BLOCKED, "nvme1n1 is mounted on /data"), 1);
+        script.in_use = false;
+        manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
+        cr_assert_str_eq(request(&token), "capture");
+        answer("capture", 0, NULL, CONN(1, "captured", ""));
+        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "%s", swap_state_to_string(manager->state));
 }
 
 Test(swap_fabrics, no_connection_no_capture) {
