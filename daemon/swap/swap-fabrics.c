@@ -178,7 +178,9 @@ void swap_fabrics_connect(Manager *m, const char *after) {
 }
 
 void swap_fabrics_start(Manager *m) {
-        _cleanup_free_ char *record = NULL;
+        _cleanup_free_ char *record = NULL, *status = swap_fabrics_status(m);
+
+        report_status_fabrics(status); /* what the previous instance knew, until the next answer */
 
         if (!m->fabrics.watch || host_path(WATCH_FABRICS_RECORD, &record) < 0 ||
             path_exists(record) <= 0)
