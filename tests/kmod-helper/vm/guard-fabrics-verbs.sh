@@ -119,7 +119,7 @@ port_link 1
 port_link 2
 kmod fabrics connect --json
 assert_eq 0 "$KMOD_RC" "connect with the targets back"
-assert_contains "$KMOD_OUT" '"outcome":"back"' "connect --json"
+assert_contains "$KMOD_OUT" '"outcome": "back"' "connect --json"
 assert_eq live "$(fabrics_ctrl_state)" "the connection"
 head=$(fabrics_wait_head 30) || vm_fail "no head after the connect"
 [ -n "$head" ] && assert_ok fabrics_verify "$head"
