@@ -133,7 +133,9 @@ assert_no_file $RUNDIR/secrets.json
 
 # --- the secret, nowhere but where it belongs ------------------------------------------
 if [ -n "$secret" ]; then
-	assert_eq "$secret" "$(cat /sys/class/nvme/"$(fabrics_ctrl)"/dhchap_secret)" "the reconnected controller's secret"
+	if [ "$secret" = "$(cat /sys/class/nvme/"$(fabrics_ctrl)"/dhchap_secret)" ]; then
+		vm_pass "the controller is connected again with its secret"
+	else vm_fail "the controller is connected again without its secret"; fi
 	# a part of the key without '/' (JSON may escape it) or '+'
 	part=$(tr '/+' '\n\n' <<<"${secret:10}" | awk 'length > length(best) { best = $0 } END { print best }')
 	vm_log "looking for ${#part} characters of the key"
