@@ -284,6 +284,7 @@ Test(fabrics_node, failures_by_kind_and_retry_plan) {
 Test(fabrics_node, lost_after_ctrl_loss_tmo) {
         _cleanup_(fabrics_pass_result_freep) FabricsPassResult *c = NULL, *r1 = NULL, *r2 = NULL, *r3 = NULL, *r4 = NULL;
         _cleanup_free_ char *klog = NULL;
+        json_object *o;
         FakeFabrics f = { .transport = "tcp", .traddr = "127.0.0.1", .trsvcid = "4420", .subsysnqn = NQN,
                           .ctrl_loss_tmo = "60", .reconnect_delay = "20" };
 
@@ -301,6 +302,13 @@ Test(fabrics_node, lost_after_ctrl_loss_tmo) {
         cr_assert_eq(r3->exit_code, FABRICS_EXIT_LOST);
         cr_assert_eq(r3->entries[0].outcome, FABRICS_OUTCOME_LOST);
         cr_assert_eq(r3->entries[0].next_try_usec, 0);
+        o = result_json(r3, 9);
+        cr_assert_eq(json_get_int64(o, "exit"), 3);
+        cr_assert_str_eq(conn_str(o, 0, "outcome"), "lost");
+        cr_assert_str_eq(conn_str(o, 0, "error_kind"), "refused");
+        cr_assert_eq(conn_int(o, 0, "give_up_at_usec"), (int64_t) (T0 + 61 * SEC));
+        cr_assert_eq(conn_int(o, 0, "next_try_usec"), 0);
+        json_object_put(o);
         unlink(kernel_log_path());
         r4 = connect_at(T0 + 100 * SEC);
         unsetenv("FAKE_KERNEL_SCRIPT");

@@ -134,7 +134,7 @@ int fabrics_secrets_save(const FabricsTopology *record, const FabricsTopology *l
                 return r;
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
         return text ? write_file_atomic_exclusive(path, text, 0600) : -ENOMEM;
 }
 
