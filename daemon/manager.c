@@ -12,6 +12,8 @@
 #include "container/container-started.h"
 #include "host/host-root.h"
 #include "manager-dispatch.h"
+#include "manager-fabrics.h"
+#include "manager-signals.h"
 #include "manager.h"
 #include "modules/module-stack.h"
 #include "publish/log.h"
@@ -333,89 +335,6 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
         }
 }
 
-/* ---- signals ---------------------------------------------------------- */
-
-/*
- * SIGTERM while the in-tree stack is unloaded and the driver's build is not
- * loaded yet (unloaded-waiting-driver): stop-requested, and the state table
- * sends us through restoring to idle: we restore the in-tree stack before
- * exiting, and the next start unloads it again if the container is still
- * compiling. Why not persist and let the next start resume?
- *  - We cannot tell a restart from a stop: `systemctl stop`, a MachineConfig
- *    rollback deleting the unit, or a disabled unit never start us again. A
- *    daemon that exits leaving the stack unloaded would leave the node
- *    without an NVMe driver for good, and nobody would load NVIDIA's build
- *    when the ready file appears.
- *  - The reload guard must not outlive us (it would keep the host from ever
- *    loading nvme), and without it nothing protects the unloaded state.
- *  - The cost of restoring is one extra unload/load of an idle stack while
- *    the container compiles; nothing is in use (we only unloaded because
- *    nothing was), so it is safe.
- * A SIGKILL gives us no chance: then the state file and reconcile resume
- * (the unit restarts us; its ExecStopPost= removes the guard file if not).
- * Everywhere else a stop changes nothing: blocked and container-seen have
- * touched nothing, swapped and restored are settled, and loading/restoring
- * are synchronous steps the signal waits for.
- */
-static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        Manager *m = userdata;
-
-        if (m->stopping)
-                return 0;
-        m->stopping = true;
-        (void) sd_notify(0, "STOPPING=1\nSTATUS=stopping");
-        log_info("Stopping on %s.", strsignal((int) si->ssi_signo));
-        /* The table restores when the stack is unloaded (and ends in idle, so
-         * the next start swaps again); elsewhere a stop changes nothing. */
-        manager_dispatch(m, SWAP_EVENT_STOP_REQUESTED);
-        (void) sd_notify(0, "STATUS=stopping");
-        (void) reload_guard_remove();
-        swap_record_persist(m);
-        return sd_event_exit(m->event, 0);
-}
-
-static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        Manager *m = userdata;
-        Config *c = NULL;
-        char **errors = NULL;
-        int r;
-
-        (void) sd_notify(0, "RELOADING=1");
-        r = config_load(m->config_path, m->config_optional, &c, &errors);
-        if (r == CONFIG_E_INVALID) {
-                for (char **e = errors; e && *e; e++)
-                        report_event(LOG_ERR, SWAPGUARD_MESSAGE_CONFIG_INVALID, NULL, "%s", *e);
-                log_error("Configuration not reloaded: keeping the previous one.");
-                strv_free(errors);
-        } else if (r < 0)
-                log_error_errno(r, "Cannot read %s, keeping the previous configuration: %m", m->config_path);
-        else {
-                bool ready_moved = !streq(c->ready_file, m->config->ready_file);
-                bool store_moved = !streq(c->container_store, m->config->container_store);
-
-                if (c->mode != m->config->mode) {
-                        /* The guard ops are chosen at start (main.c): a restart switches. */
-                        log_warning("Mode= changed: it applies at the next restart (systemctl restart "
-                                    "nvme-swapguard); still %s.", swap_mode_to_string(m->config->mode));
-                        c->mode = m->config->mode;
-                }
-
-                config_free(m->config);
-                m->config = c;
-                if (ready_moved || store_moved)
-                        log_warning("ReadyFile= or ContainerStore= changed: they apply at the next restart.");
-                log_info("Configuration reloaded.");
-        }
-        (void) sd_notify(0, "READY=1");
-        /* A reload is also "look again": a blocked swap re-checks its blockers
-         * (for operators who cleared them, and where no mount events come). */
-        if (m->state == SWAP_STATE_BLOCKED)
-                manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
-        swap_pin_refresh(m);
-        swap_status_update(m);
-        return 0;
-}
-
 /* ---- lifecycle -------------------------------------------------------- */
 
 Manager *manager_free(Manager *m) {
@@ -434,6 +353,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->sig_term);
         sd_event_source_disable_unref(m->sig_int);
         sd_event_source_disable_unref(m->sig_hup);
+        swap_fabrics_free(m); /* a capture or a connect still running goes on in its own unit */
         sd_event_source_disable_unref(m->deadline);
         sd_event_source_disable_unref(m->recheck);
         sd_event_source_disable_unref(m->stack_settle);
@@ -476,22 +396,6 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         return 0;
 }
 
-static int add_signals(Manager *m) {
-        int r;
-
-        r = sd_event_add_signal(m->event, &m->sig_term, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
-        if (r >= 0)
-                r = sd_event_add_signal(m->event, &m->sig_int, SIGINT | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
-        if (r >= 0)
-                r = sd_event_add_signal(m->event, &m->sig_hup, SIGHUP | SD_EVENT_SIGNAL_PROCMASK, on_reload, m);
-        if (r < 0)
-                return log_error_errno(r, "Cannot set up signal handling: %m");
-        (void) sd_event_source_set_description(m->sig_term, "signal-term");
-        (void) sd_event_source_set_description(m->sig_int, "signal-int");
-        (void) sd_event_source_set_description(m->sig_hup, "signal-hup");
-        return 0;
-}
-
 /* Sources whose absence only degrades what we see: log once, go on. */
 static void add_optional_watches(Manager *m) {
         int r;
@@ -527,9 +431,10 @@ static int add_watches(Manager *m) {
         _cleanup_free_ char *ready = NULL, *store = NULL;
         int r;
 
-        r = add_signals(m);
+        r = manager_signals_add(m);
         if (r < 0)
                 return r;
+        manager_fabrics_setup(m);
         r = sd_event_add_defer(m->event, &m->recheck, on_recheck, m);
         if (r < 0)
                 return log_error_errno(r, "Cannot create the re-check source: %m");
@@ -593,6 +498,7 @@ static void reconcile(Manager *m) {
                 m->record.namespaces_before = TAKE_PTR(previous->namespaces_before);
                 m->record.ready_deadline_usec = previous->ready_deadline_usec;
                 m->record.message = TAKE_PTR(previous->message);
+                m->record.fabrics = TAKE_PTR(previous->fabrics); /* pending ones: the connect to come */
         }
         log_info("Start: previous state %s, container %.12s, stack %s, ready file %s: resuming in %s%s%s.",
                  previous ? swap_state_to_string(previous->state) : "none",
@@ -622,7 +528,7 @@ int manager_start(Manager *m) {
          * mid-repair, with nvme_core back but not nvme: tests/faults, row
          * kill:repairing) sends no uevent: judge it as after one. */
         stack_changed(m);
-        swap_fabrics_start(m); /* issue 27: a record left pending by an unload */
+        swap_fabrics_start(m); /* a record left pending: asked for, READY=1 does not wait */
         /* Pinned again before READY=1: no window after it claims to be up (only the one while we were down). */
         swap_pin_refresh(m);
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_STARTED,

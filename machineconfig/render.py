@@ -13,7 +13,8 @@ for one pool that writes
     /etc/nvme-swapguard/nvme-swapguard.conf               0644
     /usr/local/lib/systemd/catalog/nvme-swapguard.catalog 0644  (journalctl -x)
 
-and installs nvme-swapguard.service enabled. /usr is read-only on RHCOS;
+and installs nvme-swapguard.service enabled, with the NVMe over Fabrics
+connect unit nvme-swapguard-fabrics.service and its path unit (enabled). /usr is read-only on RHCOS;
 /usr/local is writable (it lives in /var there) and systemd searches
 /usr/local/lib/systemd/catalog/ for catalogs.
 
@@ -50,6 +51,8 @@ TOP = os.path.dirname(HERE)
 
 BINDIR = "/usr/local/bin"
 UNIT_NAME = "nvme-swapguard.service"
+FABRICS_UNIT_NAME = "nvme-swapguard-fabrics.service"
+FABRICS_PATH_NAME = "nvme-swapguard-fabrics.path"
 IGNITION_VERSION = "3.4.0"
 ETCD_LIMIT = 1536 * 1024  # etcd's default request size limit: 1.5 MiB
 
@@ -106,7 +109,7 @@ def read(path):
 
 
 def render_unit(unit_in):
-    text = read(unit_in).decode("utf-8").replace("@daemondir@", BINDIR)
+    text = read(unit_in).decode("utf-8").replace("@daemondir@", BINDIR).replace("@bindir@", BINDIR)
     left = re.findall(r"@[A-Za-z_]+@", text)
     if left:
         die(f"{unit_in}: unsubstituted {', '.join(sorted(set(left)))}")
@@ -148,6 +151,11 @@ def local_files(args, tmpdir):
     with open(unit, "w") as f:
         f.write(render_unit(args.unit))
     files["nvme-swapguard.service"] = (unit, args.unit + f" (@daemondir@={BINDIR})")
+    fabrics = os.path.join(tmpdir, FABRICS_UNIT_NAME)
+    with open(fabrics, "w") as f:
+        f.write(render_unit(args.fabrics_unit))
+    files[FABRICS_UNIT_NAME] = (fabrics, args.fabrics_unit + f" (@bindir@={BINDIR})")
+    files[FABRICS_PATH_NAME] = (args.fabrics_path, args.fabrics_path)
     files["nvme-swapguard.conf"] = (args.config, args.config)
     files["nvme-swapguard.catalog"] = (args.catalog, args.catalog)
     return files
@@ -302,6 +310,10 @@ def check(path, role, payloads, units, args):
              f"{u['name']} is its source byte for byte")
     unit_text = got_units.get(UNIT_NAME, {}).get("contents", "")
     c.ok(f"ExecStart={BINDIR}/nvme-swapguard\n" in unit_text, f"ExecStart= runs {BINDIR}/nvme-swapguard")
+    fabrics_text = got_units.get(FABRICS_UNIT_NAME, {}).get("contents", "")
+    c.ok(f"ExecStart={BINDIR}/nvme-swapguard-kmod fabrics serve-request " in fabrics_text,
+         f"{FABRICS_UNIT_NAME} present, ExecStart= runs {BINDIR}/nvme-swapguard-kmod fabrics serve-request")
+    c.ok(got_units.get(FABRICS_PATH_NAME, {}).get("enabled") is True, f"{FABRICS_PATH_NAME} present and enabled")
 
     size = len(blob)
     print(f"size: MachineConfig {size} bytes ({size / 1024:.1f} KiB), "
@@ -329,6 +341,8 @@ def main():
     ap.add_argument("--butane", default=os.path.join(HERE, "nvme-swapguard.bu"),
                     help="the Butane source to render (default: next to this script)")
     ap.add_argument("--unit", default=os.path.join(TOP, "systemd", "nvme-swapguard.service.in"))
+    ap.add_argument("--fabrics-unit", default=os.path.join(TOP, "systemd", "nvme-swapguard-fabrics.service.in"))
+    ap.add_argument("--fabrics-path", default=os.path.join(TOP, "systemd", "nvme-swapguard-fabrics.path"))
     ap.add_argument("--output", "-o", metavar="FILE",
                     help="default: ./99-<role>-nvme-swapguard.yaml")
     ap.add_argument("--strip", action="store_true", help="ship stripped copies of the binaries")

@@ -17,6 +17,7 @@ static const char *const outcome_names[_GUARD_FABRICS_OUTCOME_MAX] = {
         [GUARD_FABRICS_ALREADY_LIVE] = "already-live",
         [GUARD_FABRICS_FAILED] = "failed",
         [GUARD_FABRICS_NAMESPACES_MISSING] = "namespaces-missing",
+        [GUARD_FABRICS_LOST] = "lost",
 };
 
 const char *guard_fabrics_outcome_to_string(GuardFabricsOutcome o) {
@@ -43,7 +44,7 @@ GuardFabricsConnection *guard_fabrics_add(GuardFabrics *f) {
 bool guard_fabrics_any_unresolved(const GuardFabrics *f) {
         for (size_t i = 0; f && i < f->n; i++)
                 if (f->items[i].outcome == GUARD_FABRICS_PENDING || f->items[i].outcome == GUARD_FABRICS_FAILED ||
-                    f->items[i].outcome == GUARD_FABRICS_NAMESPACES_MISSING)
+                    f->items[i].outcome == GUARD_FABRICS_NAMESPACES_MISSING || f->items[i].outcome == GUARD_FABRICS_LOST)
                         return true;
         return false;
 }
@@ -61,6 +62,9 @@ GuardFabrics *guard_fabrics_free(GuardFabrics *f) {
                 free(c->address);
                 free(c->subsysnqn);
                 free(c->error_message);
+                free(c->error_kind);
+                free(c->traddr);
+                free(c->trsvcid);
         }
         free(f->items);
         strv_free(f->transports);

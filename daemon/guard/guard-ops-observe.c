@@ -144,26 +144,15 @@ static int observe_restore(void *u, char *const *modules, GuardLoadResult **ret)
         return would_load(modules, ret);
 }
 
-/* Fabrics (issue 27): reading is reading; the save before an unload is a
- * read (the connections the unload would drop, outcome LIVE: no record is
- * written, nothing will be dropped). The reconnect is the inner one: it
- * acts only on a record some enforce instance left pending (it unloaded,
- * the connections are down), which, like the restore above, puts back
- * what the node lost and takes nothing from it. */
+/* Fabrics: reading is reading (the capture and the connect are the work
+ * of nvme-swapguard-fabrics.service, never asked for a capture in observe:
+ * swap-fabrics.c). */
 static int observe_fabrics_read(void *u, GuardFabrics **ret) {
         return INNER(u)->fabrics_read(INNER(u)->userdata, ret);
 }
 
-static int observe_fabrics_pending(void *u, GuardFabrics **ret) {
-        return INNER(u)->fabrics_pending(INNER(u)->userdata, ret);
-}
-
 static int observe_nvme_pci_functions(void *u, unsigned *ret) {
         return INNER(u)->nvme_pci_functions(INNER(u)->userdata, ret);
-}
-
-static int observe_fabrics_reconnect(void *u, unsigned timeout_sec, GuardFabrics **ret) {
-        return INNER(u)->fabrics_reconnect(INNER(u)->userdata, timeout_sec, ret);
 }
 
 int guard_ops_observe_new(const GuardOps *inner, GuardOps **ret) {
@@ -186,9 +175,6 @@ int guard_ops_observe_new(const GuardOps *inner, GuardOps **ret) {
                 .nvme_driverless = observe_nvme_driverless,
                 .check_gds = inner->check_gds ? observe_check_gds : NULL,
                 .fabrics_read = inner->fabrics_read ? observe_fabrics_read : NULL,
-                .fabrics_save = inner->fabrics_read ? observe_fabrics_read : NULL,
-                .fabrics_pending = inner->fabrics_pending ? observe_fabrics_pending : NULL,
-                .fabrics_reconnect = inner->fabrics_reconnect ? observe_fabrics_reconnect : NULL,
                 .nvme_pci_functions = inner->nvme_pci_functions ? observe_nvme_pci_functions : NULL,
                 /* pin_refresh, pin_release: NULL, never pinned (see the top). */
                 /* unload_plan, load_plan: NULL, unload and load_from are rehearsals already. */

@@ -507,8 +507,5 @@ const GuardOps guard_ops_real = {
         .unload_plan = real_unload_plan,
         .load_plan = real_load_plan,
         .fabrics_read = guard_fabrics_read_real,
-        .fabrics_save = guard_fabrics_save_real,
-        .fabrics_pending = guard_fabrics_pending_real,
-        .fabrics_reconnect = guard_fabrics_reconnect_real,
         .nvme_pci_functions = guard_nvme_pci_functions_real,
 };

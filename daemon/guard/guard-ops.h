@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/macro.h"
@@ -146,6 +147,7 @@ typedef enum GuardFabricsOutcome {
         GUARD_FABRICS_ALREADY_LIVE,       /* live again without us */
         GUARD_FABRICS_FAILED,             /* the kernel refused it or it never went live */
         GUARD_FABRICS_NAMESPACES_MISSING, /* live, some recorded namespace not back */
+        GUARD_FABRICS_LOST,               /* given up: not back within its ctrl_loss_tmo */
         _GUARD_FABRICS_OUTCOME_MAX,
         _GUARD_FABRICS_OUTCOME_INVALID = -EINVAL,
 } GuardFabricsOutcome;
@@ -160,6 +162,11 @@ typedef struct GuardFabricsConnection {
         GuardFabricsOutcome outcome;
         int error;           /* positive errno of a failure; 0 */
         char *error_message; /* the kernel's answer, one line; NULL: none */
+        char *error_kind;    /* "refused", "no-answer", "auth", ... (the connect unit's words); NULL */
+        char *traddr;        /* the identity the connect unit's answers are matched by */
+        char *trsvcid;
+        uint64_t next_try_usec;   /* pending: CLOCK_REALTIME of the next try; 0: none planned */
+        uint64_t give_up_at_usec; /* pending: CLOCK_REALTIME past which it is lost; 0: never */
 } GuardFabricsConnection;
 
 typedef struct GuardFabrics {
@@ -224,21 +231,11 @@ typedef struct GuardOps {
         int (*unload_plan)(void *userdata, char *const *recorded, GuardUnloadResult **ret);
         int (*load_plan)(void *userdata, const char *module_tree, int root_fd, char *const *modules,
                          GuardLoadResult **ret);
-        /* NVMe over Fabrics (issue 27; each may be NULL: no fabrics handling).
-         * fabrics_read: the connections live now. fabrics_save: the same,
-         * saved as the fabrics record before an unload that drops them (a
-         * record already pending is kept and the live ones added to it: a
-         * second unload after one cut short must not forget what the first
-         * dropped); outcome PENDING; observe: read only, outcome LIVE.
-         * fabrics_pending: the record on disk (n 0 when none).
-         * fabrics_reconnect: connect the record's connections again through
-         * the transports loaded now, wait (timeout_sec) for them and their
-         * namespaces, remove the record once all are back; the outcome of
-         * each (n 0: no record). */
+        /* NVMe over Fabrics (may be NULL: no fabrics handling): the
+         * connections live now, from public sysfs (never a secret). Their
+         * capture before an unload and their connect after a load are the
+         * work of nvme-swapguard-fabrics.service (watch/fabrics-watch.h). */
         int (*fabrics_read)(void *userdata, GuardFabrics **ret);
-        int (*fabrics_save)(void *userdata, GuardFabrics **ret);
-        int (*fabrics_pending)(void *userdata, GuardFabrics **ret);
-        int (*fabrics_reconnect)(void *userdata, unsigned timeout_sec, GuardFabrics **ret);
         /* How many NVMe PCI functions the node has, bound to a driver or not
          * (class 0x010802); -ENOENT when the PCI bus cannot be seen (a fake
          * root, a container): then nobody can tell a fabrics-only node. */

@@ -77,6 +77,12 @@ int report_event(int priority, const char *message_id, const ReportFields *f, co
 }
 
 static char *status_suffix;
+static char *status_fabrics;
+
+void report_status_fabrics(const char *text) {
+        free(status_fabrics);
+        status_fabrics = text ? strdup(text) : NULL;
+}
 
 void report_status_suffix(const char *suffix) {
         free(status_suffix);
@@ -92,6 +98,12 @@ void report_status(const char *fmt, ...) {
         va_end(ap);
         if (status && status_suffix) { /* escaped with the rest: a mount point may hold a newline */
                 char *joined = strdup_printf("%s; %s", status, status_suffix);
+
+                free(status);
+                status = joined;
+        }
+        if (status && status_fabrics) {
+                char *joined = strdup_printf("%s; %s", status, status_fabrics);
 
                 free(status);
                 status = joined;

@@ -32,3 +32,5 @@ void report_status(const char *fmt, ...) _printf_(1, 2);
 /* A standing addition to every STATUS= ("nvme pinned: ..."), NULL for none;
  * applies from the next report_status(). */
 void report_status_suffix(const char *suffix);
+/* The same for the NVMe over Fabrics connections ("NVMe-oF: 1 back, ..."). */
+void report_status_fabrics(const char *text);

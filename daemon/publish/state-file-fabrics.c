@@ -23,7 +23,14 @@ static json_object *connection_to_json(const GuardFabricsConnection *c) {
             add_string(o, DAEMON_STATE_KEY_FABRICS_NQN, c->subsysnqn) < 0 ||
             add_string(o, DAEMON_STATE_KEY_FABRICS_OUTCOME, guard_fabrics_outcome_to_string(c->outcome)) < 0 ||
             (c->error && json_add_new(o, DAEMON_STATE_KEY_FABRICS_ERRNO, json_object_new_int(c->error)) < 0) ||
-            add_string(o, DAEMON_STATE_KEY_FABRICS_ERROR, c->error_message) < 0)
+            add_string(o, DAEMON_STATE_KEY_FABRICS_ERROR, c->error_message) < 0 ||
+            add_string(o, DAEMON_STATE_KEY_FABRICS_ERROR_KIND, c->error_kind) < 0 ||
+            add_string(o, DAEMON_STATE_KEY_FABRICS_TRADDR, c->traddr) < 0 ||
+            add_string(o, DAEMON_STATE_KEY_FABRICS_TRSVCID, c->trsvcid) < 0 ||
+            (c->next_try_usec &&
+             json_add_new(o, DAEMON_STATE_KEY_FABRICS_NEXT_TRY, json_object_new_int64((int64_t) c->next_try_usec)) < 0) ||
+            (c->give_up_at_usec &&
+             json_add_new(o, DAEMON_STATE_KEY_FABRICS_GIVE_UP_AT, json_object_new_int64((int64_t) c->give_up_at_usec)) < 0))
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -62,8 +69,15 @@ static int connection_from_json(json_object *x, GuardFabrics *f) {
             copy(x, DAEMON_STATE_KEY_FABRICS_TRANSPORT, &c->transport) < 0 ||
             copy(x, DAEMON_STATE_KEY_FABRICS_ADDRESS, &c->address) < 0 ||
             copy(x, DAEMON_STATE_KEY_FABRICS_NQN, &c->subsysnqn) < 0 ||
-            copy(x, DAEMON_STATE_KEY_FABRICS_ERROR, &c->error_message) < 0)
+            copy(x, DAEMON_STATE_KEY_FABRICS_ERROR, &c->error_message) < 0 ||
+            copy(x, DAEMON_STATE_KEY_FABRICS_ERROR_KIND, &c->error_kind) < 0 ||
+            copy(x, DAEMON_STATE_KEY_FABRICS_TRADDR, &c->traddr) < 0 ||
+            copy(x, DAEMON_STATE_KEY_FABRICS_TRSVCID, &c->trsvcid) < 0)
                 return -ENOMEM;
+        if (json_get_int64(x, DAEMON_STATE_KEY_FABRICS_NEXT_TRY) > 0)
+                c->next_try_usec = (uint64_t) json_get_int64(x, DAEMON_STATE_KEY_FABRICS_NEXT_TRY);
+        if (json_get_int64(x, DAEMON_STATE_KEY_FABRICS_GIVE_UP_AT) > 0)
+                c->give_up_at_usec = (uint64_t) json_get_int64(x, DAEMON_STATE_KEY_FABRICS_GIVE_UP_AT);
         return 0;
 }
 

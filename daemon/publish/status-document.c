@@ -192,10 +192,14 @@ static int add_fabrics_warnings(json_object *o, const StateFile *record) {
                 const GuardFabricsConnection *c = &fab->items[i];
                 _cleanup_free_ char *line = NULL;
 
-                if (c->outcome != GUARD_FABRICS_FAILED && c->outcome != GUARD_FABRICS_NAMESPACES_MISSING)
+                if (c->outcome != GUARD_FABRICS_FAILED && c->outcome != GUARD_FABRICS_NAMESPACES_MISSING &&
+                    c->outcome != GUARD_FABRICS_LOST && !(c->outcome == GUARD_FABRICS_PENDING && c->error_message))
                         continue;
                 if (asprintf(&line, "%s: %s%s%s", c->description ?: c->address ?: "?",
-                             c->outcome == GUARD_FABRICS_FAILED ? "not reconnected" : "namespaces not back",
+                             c->outcome == GUARD_FABRICS_LOST      ? "lost (given up after its ctrl_loss_tmo)"
+                             : c->outcome == GUARD_FABRICS_PENDING ? "not back yet, tried again"
+                             : c->outcome == GUARD_FABRICS_FAILED  ? "not reconnected"
+                                                                   : "namespaces not back",
                              c->error_message ? ": " : "", c->error_message ?: "") < 0 ||
                     json_array_add(a, json_object_new_string(line)) < 0)
                         return -ENOMEM;

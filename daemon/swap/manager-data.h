@@ -24,6 +24,7 @@
 #include "container/driver-container.h"
 #include "container/driver-env.h"
 #include "guard/guard-ops.h"
+#include "watch/fabrics-watch.h"
 #include "watch/mount-watch.h"
 #include "watch/path-watch.h"
 #include "guard/pin-holder.h"
@@ -34,6 +35,23 @@
 #include "watch/usage-watch.h"
 
 typedef struct Manager Manager;
+
+/* NVMe over Fabrics through nvme-swapguard-fabrics.service (swap-fabrics.c). */
+typedef struct SwapFabrics {
+        FabricsWatch *watch;      /* the request and its answer; NULL: no fabrics handling */
+        bool captured;            /* the capture of the connections live now answered: the
+                                     unload may drop them (until that unload is over) */
+        bool drop_said;           /* the capture's list was told as dropped by the unload */
+        bool capture_failed;      /* the last capture got no answer or failed: said once */
+        bool capture_wanted;      /* asked for while a connect was awaited */
+        char *connect_after;      /* a connect wanted (while another request was awaited) or
+                                     awaited: "after the load", for the journal; NULL: none */
+        bool connect_again;       /* wanted again while one was awaited */
+        bool connect_quiet;       /* only an unload refused after a capture: tidies the record */
+        sd_event_source *retry;   /* CLOCK_BOOTTIME: the next connect of pending connections */
+        sd_event_source *capture_retry; /* (manager-fabrics.c) the unload tried again after a
+                                           capture that got no answer */
+} SwapFabrics;
 
 /* The pod's end (issue 20, pod-end.c). */
 typedef struct PodEnd {
@@ -97,4 +115,5 @@ struct Manager {
         sd_event_source *stack_settle; /* (manager.c) judges the stack once module uevents settle */
         bool restore_gave_up;          /* the last action was a restore the kernel refused (swap-actions.c) */
         PodEnd pod_end;                /* the pod's end (issue 20, pod-end.c) */
+        SwapFabrics fabrics;           /* NVMe over Fabrics (swap-fabrics.c, manager-fabrics.c) */
 };

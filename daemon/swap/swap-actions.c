@@ -85,7 +85,7 @@ static const char *record_before_unload(Manager *m, int *ret_fabrics) {
                 guard_namespaces_free(m->record.namespaces_before);
                 m->record.namespaces_before = ns;
         }
-        *ret_fabrics = swap_fabrics_before_unload(m); /* issue 27: the connections it drops, on disk first */
+        *ret_fabrics = swap_fabrics_before_unload(m); /* the connections it drops, captured first */
         swap_record_persist(m);
         return build;
 }
@@ -104,12 +104,11 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
                 observe_report_would_unload(m, build, u->removed);
                 return SWAP_EVENT_UNLOAD_WOULD;
         case GUARD_UNLOAD_REFUSED:
-                swap_fabrics_reconnect(m, "after the refused unload", true); /* nothing dropped: clears the record */
                 swap_report_blockers(m, build, &u->blockers);
                 lifecycle_report_earlier_blocked(m, &u->blockers);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         case GUARD_UNLOAD_FAILED_RESTORED:
-                swap_fabrics_reconnect(m, "after the failed unload", false); /* a transport may have gone */
+                swap_fabrics_connect(m, "after the failed unload"); /* a transport may have gone */
                 swap_report_failure(m, u->failed_module,
                                     "Unloading %s failed (%s); the modules removed before it were put back.",
                                     u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
@@ -120,6 +119,28 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
                                     u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
                 return SWAP_EVENT_UNLOAD_FAILED_UNRESTORED;
         }
+}
+
+#define WAITING_FOR_CAPTURE "waiting for " FABRICS_UNIT ".service to capture the NVMe over Fabrics connections"
+
+static SwapEvent unload_waits_for_capture(Manager *m, const char *build) {
+        GuardBlockers *b = NULL;
+
+        /* In use: said as always, and no capture yet (it would be stale by the time the use ends). */
+        if (m->ops->check_usage(m->ops->userdata, &b) >= 0 && b->n > 0) {
+                swap_report_blockers(m, build, b);
+                lifecycle_report_earlier_blocked(m, b);
+                guard_blockers_free(b);
+                return SWAP_EVENT_UNLOAD_REFUSED;
+        }
+        guard_blockers_free(b);
+        swap_fabrics_capture(m);
+        if (m->last_blockers && streq(m->last_blockers, WAITING_FOR_CAPTURE))
+                return SWAP_EVENT_UNLOAD_REFUSED;
+        free(m->last_blockers);
+        m->last_blockers = strdup(WAITING_FOR_CAPTURE);
+        log_info("Unload of the NVMe stack %s: it drops live connections.", WAITING_FOR_CAPTURE);
+        return SWAP_EVENT_UNLOAD_REFUSED;
 }
 
 static SwapEvent action_unload(Manager *m) {
@@ -138,12 +159,17 @@ static SwapEvent action_unload(Manager *m) {
                                     strerror(-r), build);
                 return SWAP_EVENT_UNLOAD_FAILED;
         }
+        if (r > 0) /* the capture is awaited: blocked on it, its answer re-checks */
+                return unload_waits_for_capture(m, build);
         r = m->ops->unload(m->ops->userdata, m->record.build_modules, &u);
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
+                swap_fabrics_unload_over(m, false);
                 log_error_errno(r, "Cannot unload the %s NVMe stack: %m", build);
                 return SWAP_EVENT_UNLOAD_FAILED;
         }
+        swap_fabrics_unload_over(m, u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_FAILED_RESTORED ||
+                                            u->outcome == GUARD_UNLOAD_FAILED_UNRESTORED);
         ev = unload_outcome(m, u, build);
         guard_unload_result_free(u);
         return ev;
@@ -159,6 +185,7 @@ static SwapEvent action_recheck(Manager *m) {
                 return SWAP_EVENT_UNLOAD_REFUSED;
         }
         if (b->n > 0) {
+                m->fabrics.captured = false; /* in use again: the unload to come captures anew */
                 swap_report_blockers(m, loaded_build(m), b);
                 lifecycle_report_earlier_blocked(m, b);
                 guard_blockers_free(b);
@@ -260,7 +287,7 @@ static SwapEvent action_load(Manager *m) {
         }
         swap_report_loaded(m, l, tree);
         guard_load_result_free(l);
-        swap_fabrics_reconnect(m, "after the load", false); /* through the container's transports */
+        swap_fabrics_connect(m, "after the load"); /* through the container's transports */
         return SWAP_EVENT_LOAD_DONE;
 }
 
@@ -335,7 +362,7 @@ static SwapEvent action_restore(Manager *m) {
         if (l->would) /* observe (guard-ops-observe.c) */
                 observe_report_would_restore(m, l);
         else if (ev == SWAP_EVENT_RESTORE_DONE)
-                swap_fabrics_reconnect(m, "after the restore", false); /* through the in-tree transports */
+                swap_fabrics_connect(m, "after the restore"); /* through the in-tree transports */
         guard_load_result_free(l);
         return ev;
 }

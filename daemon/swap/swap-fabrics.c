@@ -1,188 +1,271 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "container/container-tree.h"
 #include "host/host-root.h"
+#include "nvme/nvme-controllers.h"
 #include "publish/log.h"
 #include "publish/report.h"
+#include "swap/swap-fabrics-report.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-record.h"
+#include "util/fileio.h"
 #include "util/strv.h"
 
-#define FIELD_MAX 7
+/* A connect the unit never answered is asked for again after this; a
+ * capture the same (the blocked unload tries again, manager-fabrics.c). */
+#define RETRY_NO_ANSWER_USEC (60ULL * 1000000ULL)
+/* A next try further than this is taken as a clock step: asked sooner. */
+#define RETRY_MAX_USEC (3600ULL * 1000000ULL)
 
-/* The structured fields of one connection's journal entry. */
-typedef struct Fields {
-        char *items[FIELD_MAX + 1];
-        size_t n;
-} Fields;
-
-static void fields_add(Fields *f, const char *key, const char *value) {
-        if (value && f->n < FIELD_MAX && asprintf(&f->items[f->n], "SWAPGUARD_FABRICS_%s=%s", key, value) >= 0)
-                f->n++;
+static bool streq_ptr(const char *a, const char *b) {
+        return a && b ? streq(a, b) : a == b;
 }
 
-static void fields_fill(Fields *f, const GuardFabricsConnection *c) {
-        char errno_text[16];
+static uint64_t boottime_usec(void) {
+        struct timespec ts;
 
-        fields_add(f, "CONTROLLER", c->controller);
-        fields_add(f, "TRANSPORT", c->transport);
-        fields_add(f, "ADDRESS", c->address);
-        fields_add(f, "NQN", c->subsysnqn);
-        fields_add(f, "OUTCOME", guard_fabrics_outcome_to_string(c->outcome));
-        fields_add(f, "NEW_CONTROLLER", c->new_controller);
-        if (c->error) {
-                snprintf(errno_text, sizeof(errno_text), "%d", c->error);
-                fields_add(f, "ERRNO", errno_text);
-        }
+        clock_gettime(CLOCK_BOOTTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-static void fields_clear(Fields *f) {
-        for (size_t i = 0; i < f->n; i++)
-                free(f->items[i]);
-        f->n = 0;
-}
+static void ask(Manager *m);
 
-/* The record's list replaced by f (taken). */
-static void record_fabrics_set(Manager *m, GuardFabrics *f) {
-        guard_fabrics_free(m->record.fabrics);
-        m->record.fabrics = f && f->n > 0 ? f : guard_fabrics_free(f);
-}
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
 
-/* The same connections (by description) as the record has, in the same
- * state of being dropped: said already (a blocked unload tried again). */
-static bool said_already(const Manager *m, const GuardFabrics *f) {
-        const GuardFabrics *old = m->record.fabrics;
-
-        if (!old || old->n != f->n)
-                return false;
-        for (size_t i = 0; i < f->n; i++)
-                if (!streq(old->items[i].description ?: "", f->items[i].description ?: "") ||
-                    old->items[i].outcome != f->items[i].outcome)
-                        return false;
-        return true;
-}
-
-int swap_fabrics_before_unload(Manager *m) {
-        const bool observe = m->ops->observe;
-        GuardFabrics *f = NULL;
-        int r;
-
-        if (!m->ops->fabrics_save)
-                return 0;
-        r = m->ops->fabrics_save(m->ops->userdata, &f);
-        if (r < 0)
-                return r; /* the caller does not unload: nothing could reconnect them */
-        if (f->n == 0 || said_already(m, f)) {
-                if (f->n > 0)
-                        record_fabrics_set(m, f);
-                else
-                        guard_fabrics_free(f);
-                return 0;
-        }
-        for (size_t i = 0; i < f->n; i++) {
-                Fields x = {};
-
-                fields_fill(&x, &f->items[i]);
-                report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_FABRICS_DROP,
-                             &(ReportFields) { .state = swap_state_to_string(m->state), .device = f->items[i].controller,
-                                               .container_id = swap_record_container_id(m), .extra = x.items },
-                             observe ? "Observe: %s: would be disconnected by the unload and reconnected after the load."
-                                     : "%s: disconnected by the unload, reconnected after the load.",
-                             f->items[i].description ?: "?");
-                fields_clear(&x);
-        }
-        record_fabrics_set(m, f);
+        swap_fabrics_connect(m, "on a later try");
         return 0;
 }
 
-static void report_outcome(Manager *m, const GuardFabricsConnection *c, const char *after, bool quiet) {
-        Fields x = {};
-        ReportFields rf = { .state = swap_state_to_string(m->state), .device = c->controller,
-                            .container_id = swap_record_container_id(m) };
-
-        fields_fill(&x, c);
-        rf.extra = x.items;
-        switch (c->outcome) {
-        case GUARD_FABRICS_RECONNECTED:
-                if (!quiet)
-                        report_event(LOG_INFO, SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, &rf,
-                                     "%s: reconnected %s as %s, its namespaces back.", c->description ?: "?", after,
-                                     c->new_controller ?: "?");
-                break;
-        case GUARD_FABRICS_ALREADY_LIVE:
-                if (!quiet)
-                        report_event(LOG_INFO, SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, &rf,
-                                     "%s: live again %s (%s), connected by someone else.", c->description ?: "?",
-                                     after, c->new_controller ?: "?");
-                break;
-        case GUARD_FABRICS_NAMESPACES_MISSING:
-                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_LOST, &rf,
-                             "%s: reconnected %s as %s, but not all its namespaces are back: %s.",
-                             c->description ?: "?", after, c->new_controller ?: "?", c->error_message ?: "?");
-                break;
-        default:
-                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_LOST, &rf,
-                             "%s: not reconnected %s: %s (%s). Its storage stays disconnected until it is connected "
-                             "again (nvme connect, or a restart of nvme-swapguard once the cause is fixed).",
-                             c->description ?: "?", after, c->error_message ?: "the kernel gave no reason",
-                             strerror(c->error ?: EIO));
-                break;
-        }
-        fields_clear(&x);
-}
-
-void swap_fabrics_reconnect(Manager *m, const char *after, bool quiet) {
-        GuardFabrics *f = NULL;
-        size_t lost = 0;
+/* The next connect in delay_usec (CLOCK_BOOTTIME: a suspended node's
+ * sleep counts, as the kernel's own reconnect_delay timer does not care
+ * either way, and the targets' deadlines are wall-clock). */
+static void retry_in(Manager *m, uint64_t delay_usec) {
         int r;
 
-        if (!m->ops->fabrics_reconnect)
+        if (!m->fabrics.retry) {
+                r = sd_event_add_time(m->event, &m->fabrics.retry, CLOCK_BOOTTIME, UINT64_MAX, 0, on_retry, m);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot arm the NVMe-oF retry timer: the pending connections wait for "
+                                             "the next load, restore or start: %m");
+                        return;
+                }
+                (void) sd_event_source_set_description(m->fabrics.retry, "fabrics-retry");
+        }
+        (void) sd_event_source_set_time(m->fabrics.retry, boottime_usec() + delay_usec);
+        (void) sd_event_source_set_enabled(m->fabrics.retry, SD_EVENT_ONESHOT);
+}
+
+static void retry_cancel(Manager *m) {
+        if (m->fabrics.retry)
+                (void) sd_event_source_set_enabled(m->fabrics.retry, SD_EVENT_OFF);
+}
+
+/* What was wanted while another request was awaited, capture first (an
+ * unload waits on it). */
+static void ask(Manager *m) {
+        const char *after;
+        int r;
+
+        if (!m->fabrics.watch || fabrics_watch_busy(m->fabrics.watch) || m->stopping)
                 return;
-        r = m->ops->fabrics_reconnect(m->ops->userdata, SWAP_FABRICS_TIMEOUT_SEC, &f);
+        if (m->fabrics.capture_wanted) {
+                r = fabrics_watch_request(m->fabrics.watch, "capture", FABRICS_CAPTURE_DEADLINE_USEC);
+                if (r >= 0) {
+                        m->fabrics.capture_wanted = false;
+                        log_info("Asked " FABRICS_UNIT ".service to capture the node's NVMe over Fabrics "
+                                 "connections before the unload; the unload waits for its answer.");
+                        return;
+                }
+                m->fabrics.capture_wanted = false;
+                m->fabrics.capture_failed = true;
+                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
+                             &(ReportFields) { .state = swap_state_to_string(m->state),
+                                               .container_id = swap_record_container_id(m) },
+                             "Cannot ask " FABRICS_UNIT ".service for the capture: cannot write "
+                             WATCH_FABRICS_REQUEST " (%s). Not unloading; tried again later.", strerror(-r));
+                return;
+        }
+        after = m->fabrics.connect_after;
+        if (!after)
+                return;
+        r = fabrics_watch_request(m->fabrics.watch, "connect", FABRICS_CONNECT_DEADLINE_USEC);
         if (r < 0) {
-                log_warning_errno(r, "Cannot reconnect the NVMe over Fabrics connections %s: %m. The record stays "
-                                     "pending; the next start tries again.", after);
-                return;
+                log_warning_errno(r, "Cannot ask " FABRICS_UNIT ".service to connect the NVMe over Fabrics "
+                                     "connections %s: cannot write " WATCH_FABRICS_REQUEST ": %m. Tried again later.",
+                                  after);
+                retry_in(m, RETRY_NO_ANSWER_USEC);
         }
-        if (f->n == 0) { /* no record: nothing was dropped */
-                if (!quiet)
-                        record_fabrics_set(m, NULL);
+}
+
+int swap_fabrics_before_unload(Manager *m) {
+        GuardFabrics *f = NULL;
+        int r;
+
+        if (!m->ops->fabrics_read)
+                return 0;
+        r = m->ops->fabrics_read(m->ops->userdata, &f);
+        if (r < 0)
+                return r; /* the caller does not unload: nothing could reconnect them */
+        if (f->n == 0) {
                 guard_fabrics_free(f);
+                return 0;
+        }
+        if (m->ops->observe) {
+                /* Observe changes nothing: no capture, said as it would be. */
+                swap_fabrics_report_drop(m, f);
+                guard_fabrics_free(f);
+                return 0;
+        }
+        if (!m->fabrics.watch) {
+                guard_fabrics_free(f);
+                return -ENOTCONN; /* no capture can be asked for: nothing could connect them again */
+        }
+        guard_fabrics_free(f);
+        if (m->fabrics.captured) {
+                swap_fabrics_report_drop(m, m->record.fabrics);
+                return 0;
+        }
+        return 1;
+}
+
+void swap_fabrics_capture(Manager *m) {
+        if (!m->fabrics.watch || streq_ptr(fabrics_watch_busy(m->fabrics.watch), "capture"))
                 return;
+        m->fabrics.capture_wanted = true;
+        ask(m);
+}
+
+static void connect_as(Manager *m, const char *after, bool quiet) {
+        /* Observe too: a record an enforce instance left names what the
+         * node lost; connecting it takes nothing from the node. */
+        if (!m->fabrics.watch)
+                return;
+        retry_cancel(m);
+        /* quiet only while every connect wanted is the tidying one */
+        m->fabrics.connect_quiet = quiet && (!m->fabrics.connect_after || m->fabrics.connect_quiet);
+        if (!m->fabrics.connect_after || !streq(m->fabrics.connect_after, after)) {
+                free(m->fabrics.connect_after);
+                m->fabrics.connect_after = strdup(after);
+                if (!m->fabrics.connect_after) {
+                        log_oom();
+                        return;
+                }
         }
-        for (size_t i = 0; i < f->n; i++) {
-                report_outcome(m, &f->items[i], after, quiet);
-                lost += f->items[i].outcome == GUARD_FABRICS_FAILED ||
-                        f->items[i].outcome == GUARD_FABRICS_NAMESPACES_MISSING;
-        }
-        if (lost > 0)
-                swap_record_message(m, "%zu of %zu NVMe over Fabrics connections not back %s", lost, f->n, after);
-        /* quiet (the unload refused): nothing was dropped, nothing to show */
-        record_fabrics_set(m, quiet && lost == 0 ? guard_fabrics_free(f) : f);
+        /* The one awaited may have run before what `after` names (a load). */
+        if (streq_ptr(fabrics_watch_busy(m->fabrics.watch), "connect"))
+                m->fabrics.connect_again = true;
+        ask(m);
+}
+
+void swap_fabrics_unload_over(Manager *m, bool dropped) {
+        bool captured = m->fabrics.captured;
+
+        m->fabrics.captured = false;
+        if (!captured || dropped)
+                return;
+        /* Nothing dropped: the connect finds them live and empties the record. */
+        connect_as(m, "after the unload that did not happen", true);
+}
+
+void swap_fabrics_connect(Manager *m, const char *after) {
+        connect_as(m, after, false);
 }
 
 void swap_fabrics_start(Manager *m) {
-        GuardFabrics *f = NULL;
+        _cleanup_free_ char *record = NULL, *status = swap_fabrics_status(m);
 
-        if (!m->ops->fabrics_pending || m->ops->fabrics_pending(m->ops->userdata, &f) < 0)
+        report_status_fabrics(status); /* what the previous instance knew, until the next answer */
+
+        if (!m->fabrics.watch || host_path(WATCH_FABRICS_RECORD, &record) < 0 ||
+            path_exists(record) <= 0)
                 return;
-        if (f->n == 0) {
-                guard_fabrics_free(f);
-                return;
-        }
-        /* Unloaded: the load or the restore to come reconnects; show them. */
-        if (swap_state_is_unloaded(m->state) || m->state == SWAP_STATE_LOADING ||
-            m->state == SWAP_STATE_RESTORING) {
-                record_fabrics_set(m, f);
-                swap_record_persist(m);
+        /* Unloaded: the load or the restore to come connects. */
+        if (swap_state_is_unloaded(m->state) || m->state == SWAP_STATE_LOADING || m->state == SWAP_STATE_RESTORING) {
+                log_info("NVMe over Fabrics record %s found: its connections are connected again after the load "
+                         "or the restore.", record);
                 return;
         }
-        guard_fabrics_free(f);
-        swap_fabrics_reconnect(m, "on start", false);
+        swap_fabrics_connect(m, "on start");
+}
+
+static SwapFabricsNext capture_answered(Manager *m, const FabricsResult *res, const char *error) {
+        if (!res || error) {
+                m->fabrics.capture_failed = true;
+                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
+                             &(ReportFields) { .state = swap_state_to_string(m->state),
+                                               .container_id = swap_record_container_id(m) },
+                             "No capture of the NVMe over Fabrics connections: %s. Not unloading (it would drop "
+                             "them with nothing to connect them again); tried again in %llu s.",
+                             error ?: "no answer", (unsigned long long) (RETRY_NO_ANSWER_USEC / 1000000ULL));
+                swap_record_message(m, "waiting: no answer from " FABRICS_UNIT ".service to the capture (journalctl "
+                                       "-u " FABRICS_UNIT ")");
+                return SWAP_FABRICS_NEXT_RECHECK_LATER;
+        }
+        if (m->fabrics.capture_failed)
+                log_info(FABRICS_UNIT ".service answered the capture now.");
+        m->fabrics.capture_failed = false;
+        m->fabrics.captured = true;
+        swap_fabrics_record_captured(m, res);
+        return SWAP_FABRICS_NEXT_RECHECK;
+}
+
+static void connect_answered(Manager *m, const FabricsResult *res, const char *error) {
+        const char *after = m->fabrics.connect_after ?: "";
+        uint64_t delay;
+
+        if (!res || (error && res->n_connections == 0)) {
+                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
+                             &(ReportFields) { .state = swap_state_to_string(m->state),
+                                               .container_id = swap_record_container_id(m) },
+                             "No connect of the NVMe over Fabrics connections %s: %s. Asked again in %llu s.",
+                             after, error ?: "no answer", (unsigned long long) (RETRY_NO_ANSWER_USEC / 1000000ULL));
+                retry_in(m, RETRY_NO_ANSWER_USEC);
+                return;
+        }
+        swap_fabrics_record_connected(m, res, after, m->fabrics.connect_quiet);
+        delay = fabrics_result_next_delay(res, now_realtime_usec(), RETRY_MAX_USEC);
+        if (delay != UINT64_MAX)
+                retry_in(m, delay);
+}
+
+SwapFabricsNext swap_fabrics_result(Manager *m, const char *verb, const FabricsResult *res, const char *error) {
+        SwapFabricsNext next = SWAP_FABRICS_NEXT_NONE;
+        _cleanup_free_ char *status = NULL;
+
+        if (streq_ptr(verb, "capture"))
+                next = capture_answered(m, res, error);
+        else {
+                connect_answered(m, res, error);
+                if (m->fabrics.connect_again) {
+                        m->fabrics.connect_again = false;
+                        retry_cancel(m);
+                } else {
+                        free(m->fabrics.connect_after);
+                        m->fabrics.connect_after = NULL;
+                        m->fabrics.connect_quiet = false;
+                }
+        }
+        status = swap_fabrics_status(m);
+        report_status_fabrics(status);
         swap_record_persist(m);
+        swap_status_update(m);
+        ask(m);
+        return next;
+}
+
+void swap_fabrics_free(Manager *m) {
+        fabrics_watch_free(m->fabrics.watch);
+        m->fabrics.watch = NULL;
+        m->fabrics.retry = sd_event_source_disable_unref(m->fabrics.retry);
+        m->fabrics.capture_retry = sd_event_source_disable_unref(m->fabrics.capture_retry);
+        free(m->fabrics.connect_after);
+        m->fabrics.connect_after = NULL;
 }
 
 /* The first transport of `needed` that tree (openable) has no build of. */
@@ -230,21 +313,24 @@ void swap_fabrics_container_followed(Manager *m, const char *tree, TreeBuild bui
 
 bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree) {
         _cleanup_free_ char *path = NULL;
-        GuardFabrics *f = NULL;
+        _cleanup_strv_free_ char **needed = NULL;
+        const GuardFabrics *f = m->record.fabrics;
         const char *module;
-        bool lacks = false;
 
-        /* The connections are down by now: the record knows them. */
-        if (!m->ops->fabrics_pending || host_path(tree, &path) < 0 ||
-            m->ops->fabrics_pending(m->ops->userdata, &f) < 0)
+        /* The connections are down by now: the capture named them. */
+        if (!f || host_path(tree, &path) < 0)
                 return false;
-        module = missing_in(path, f->transports);
-        if (module) {
-                report_no_transport(m, module, f);
-                lacks = true;
+        for (size_t i = 0; i < f->n; i++) {
+                const char *t = f->items[i].transport ? nvme_transport_module(f->items[i].transport) : NULL;
+
+                if (f->items[i].outcome == GUARD_FABRICS_PENDING && t && !strv_contains(needed, t))
+                        (void) strv_extend(&needed, t);
         }
-        guard_fabrics_free(f);
-        return lacks;
+        module = missing_in(path, needed);
+        if (!module)
+                return false;
+        report_no_transport(m, module, f);
+        return true;
 }
 
 bool swap_fabrics_only_node(Manager *m, StackHealth h) {

@@ -1,45 +1,69 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* NVMe over Fabrics across the swap (issue 27): removing a transport module
- * deletes every controller of that transport (its module exit does), and
- * nothing brings them back by itself. So: the connections are recorded
- * before an unload (the library's fabrics record, on disk: a crash between
- * the unload and the reconnect still knows them), reconnected after the
- * load, after every restore and on a start that finds the record pending
- * with a stack loaded; a driver container whose tree lacks a transport the
- * node uses gets no swap at all (no-build, decided before any unload).
- * Each connection's outcome is kept in the record (state file, status
- * document) and told in the journal; never a secret. */
+/* NVMe over Fabrics across the swap: removing a transport module deletes
+ * every controller of that transport (its module exit does), and nothing
+ * brings them back by itself. The work on them is nvme-swapguard-fabrics.
+ * service's (root, the host's network, the node's DH-HMAC-CHAP secrets;
+ * watch/fabrics-watch.h): the daemon asks it to capture them before an
+ * unload that drops them (the unload waits for the answer: blocked, "waiting
+ * for the capture", never a blocking call) and to connect them after the
+ * load, after every restore and on a start that finds a record; connections
+ * not back are asked for again at their next try (every reconnect_delay, as
+ * the kernel would) until they are back or given up (ctrl_loss_tmo). Each
+ * answer is told in the journal and kept in the state file and the status
+ * document; never a secret (the daemon never opens the secrets' file). A
+ * driver container whose tree lacks a transport the node uses gets no swap
+ * at all (no-build, decided before any unload). */
 
 #include <stdbool.h>
 
 #include "container/driver-env.h"
 #include "swap/stack-health.h"
 #include "swap/manager-data.h"
+#include "watch/fabrics-result.h"
 
-/* The bound of one reconnect: the whole call, every connection and its
- * namespaces (the library polls sysfs within it). */
-#define SWAP_FABRICS_TIMEOUT_SEC 30u
-
-/* Before an unload: records the live connections (observe: reads them) and
- * says once which ones the unload drops and will reconnect. -errno when
- * they could not be read or recorded: the caller must not unload then
- * (safety first: connections dropped with nothing to reconnect them). */
+/* Before an unload: 0 when it may go ahead (no live connection, or their
+ * capture answered: then said once which ones it drops), 1 when it must
+ * wait for a capture (swap_fabrics_capture(); the answer re-checks through
+ * the manager), -errno when the live connections cannot be read (the
+ * caller must not unload: safety first). Observe: read and said, 0. */
 int swap_fabrics_before_unload(Manager *m);
-/* Reconnects what the record names through the transports loaded now;
- * `after` is said in the journal ("after the load"). quiet: only failures
- * are told (an unload that removed nothing: the record is merely cleared). */
-void swap_fabrics_reconnect(Manager *m, const char *after, bool quiet);
-/* Start: a pending record while a stack is loaded is reconnected now;
- * while unloaded it is only shown (the load or the restore reconnects). */
+/* Asks for the capture (once while one is awaited). Only when nothing
+ * blocks the unload otherwise: a capture is of the connections live at the
+ * moment the unload goes ahead, not of those of an hour before. */
+void swap_fabrics_capture(Manager *m);
+/* The unload that swap_fabrics_before_unload() allowed is over; dropped:
+ * it removed the stack (false: refused or failed and put back, nothing
+ * dropped: the record the capture wrote is tidied by a quiet connect). */
+void swap_fabrics_unload_over(Manager *m, bool dropped);
+/* Asks for a connect of what the record names, through the transports
+ * loaded now; `after` is said in the journal ("after the load"). */
+void swap_fabrics_connect(Manager *m, const char *after);
+/* Start: a record left with pending connections while a stack is loaded is
+ * connected now (asked for; READY=1 never waits for it); while unloaded the
+ * load or the restore to come connects. */
 void swap_fabrics_start(Manager *m);
+
+typedef enum SwapFabricsNext {
+        SWAP_FABRICS_NEXT_NONE,
+        SWAP_FABRICS_NEXT_RECHECK,       /* a capture answered: the blocked unload goes on now */
+        SWAP_FABRICS_NEXT_RECHECK_LATER, /* a capture got no answer: the unload is tried again later */
+} SwapFabricsNext;
+
+/* An answer of the unit (or its absence: res NULL, error says why). */
+SwapFabricsNext swap_fabrics_result(Manager *m, const char *verb, const FabricsResult *res, const char *error);
+/* STATUS='s NVMe-oF part ("NVMe-oF: 1 back, 1 pending (next try in 8s)"),
+ * NULL when the record names no connection. */
+char *swap_fabrics_status(const Manager *m);
+void swap_fabrics_free(Manager *m);
+
 /* A newly followed container whose tree (openable path) already holds an
  * NVMe build: a transport the node's connections need missing there rules
  * the build out (no-build), before anything is unloaded. */
 void swap_fabrics_container_followed(Manager *m, const char *tree, TreeBuild build);
 /* Before a load from tree (host path): the same check against what the
- * record names (the connections are down by then). True: reported, ruled out. */
+ * capture named (the connections are down by then). True: reported, ruled out. */
 bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree);
 /* nvme_core without nvme is a fabrics-only node, not a broken stack, when
  * nvme_fabrics is loaded and the node has no NVMe PCI function at all (found

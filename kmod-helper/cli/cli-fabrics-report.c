@@ -69,6 +69,11 @@ static int add_results(json_object *o, const CliFabrics *f) {
         if ((r = json_add(o, "transports", v)) < 0)
                 return r;
         v = NULL;
+        if (f->capture && (r = fabrics_report_result_json(f->capture, &v)) < 0)
+                return r;
+        if ((r = json_add(o, "capture", v)) < 0)
+                return r;
+        v = NULL;
         if (f->reconnect && (r = fabrics_report_result_json(f->reconnect, &v)) < 0)
                 return r;
         return json_add(o, "reconnect", v);

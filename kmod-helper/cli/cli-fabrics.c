@@ -3,10 +3,16 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include "actions/fabrics-build-check.h"
+#include "actions/fabrics-capture.h"
+#include "actions/fabrics-reconnect.h"
 #include "cli-fabrics.h"
+#include "host/host-root.h"
 #include "nvme/fabrics-record.h"
+#include "util/parse-util.h"
 #include "report/fabrics-report.h"
 #include "report/report-json.h"
 #include "util/json-util.h"
@@ -35,7 +41,8 @@ void cli_fabrics_done(CliFabrics *f) {
         free(f->record_error);
         strv_free(f->missing);
         load_result_free(f->transports);
-        fabrics_reconnect_result_free(f->reconnect);
+        fabrics_pass_result_free(f->capture);
+        fabrics_pass_result_free(f->reconnect);
         *f = (CliFabrics) {};
 }
 
@@ -43,8 +50,22 @@ bool cli_fabrics_any(const CliFabrics *f) {
         return f->live && f->live->n_controllers > 0;
 }
 
+void cli_fabrics_no_dump(void) {
+        (void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+uint64_t cli_fabrics_now(void) {
+        const char *fake = host_root_is_real() ? NULL : getenv("NVME_SWAPGUARD_FAKE_NOW_USEC");
+        struct timespec ts;
+        uint64_t v;
+
+        if (fake && safe_atou64(fake, &v) >= 0)
+                return v;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
 int cli_fabrics_before_unload(CliFabrics *f) {
-        _cleanup_(fabrics_topology_freep) FabricsTopology *save = NULL;
         int r;
 
         if (!f->live) {
@@ -54,35 +75,30 @@ int cli_fabrics_before_unload(CliFabrics *f) {
         }
         if (!cli_fabrics_any(f))
                 return 0;
-        /* A record still pending (an earlier unload's connections, not back)
-         * stays in it: this unload must not make them forgotten. */
-        save = calloc(1, sizeof(FabricsTopology));
-        if (!save)
-                return -ENOMEM;
-        r = fabrics_topology_merge(save, f->live);
-        if (r >= 0)
-                r = fabrics_topology_merge(save, f->record);
-        if (r >= 0)
-                r = fabrics_record_save(save);
-        if (r < 0) {
-                fprintf(stderr, "%s: refusing to unload: cannot save the fabrics record %s (the connections the "
-                        "unload drops could not be reconnected): %s\n", program, FABRICS_RECORD_PATH, strerror(-r));
-                return r;
+        cli_fabrics_no_dump();
+        r = fabrics_capture_pass(cli_fabrics_now(), &f->capture);
+        if (r < 0 || f->capture->exit_code != FABRICS_EXIT_OK) {
+                fprintf(stderr, "%s: refusing to unload: cannot record the NVMe over Fabrics connections it drops: %s\n",
+                        program, r < 0 ? strerror(-r) : f->capture->error ?: "failed");
+                return r < 0 ? r : -EIO;
         }
         f->record_saved = true;
         return 0;
 }
 
-/* Connects again what the record has (the transports must be loaded). */
-static void reconnect(CliFabrics *f, const FabricsTopology *record) {
-        f->reconnect_error = fabrics_reconnect(record, NULL, &f->reconnect);
+/* The connect pass over the record (the transports must be loaded). */
+static void reconnect(CliFabrics *f) {
+        cli_fabrics_no_dump();
+        f->reconnect_error = fabrics_connect_pass(cli_fabrics_now(), &f->reconnect);
         if (f->reconnect_error < 0) {
                 fprintf(stderr, "%s: cannot reconnect the NVMe over Fabrics connections: %s\n", program,
                         strerror(-f->reconnect_error));
                 return;
         }
-        if (fabrics_reconnect_all_back(f->reconnect) && fabrics_record_remove() >= 0)
-                f->record_removed = true;
+        if (f->reconnect->error)
+                fprintf(stderr, "%s: cannot reconnect the NVMe over Fabrics connections: %s\n", program,
+                        f->reconnect->error);
+        f->record_removed = fabrics_record_exists() == 0;
 }
 
 void cli_fabrics_after_unload(CliFabrics *f, const UnloadResult *res) {
@@ -91,16 +107,13 @@ void cli_fabrics_after_unload(CliFabrics *f, const UnloadResult *res) {
         switch (res->outcome) {
         case UNLOAD_OUTCOME_REMOVED:
                 return; /* the record waits for the load or restore */
-        case UNLOAD_OUTCOME_FAILED_RESTORED:
-                /* the stack is back, but a transport's removal took its connections */
-                reconnect(f, f->live);
-                return;
         case UNLOAD_OUTCOME_FAILED_UNRESTORED:
                 return; /* no driver: restore reconnects */
         default:
-                /* nothing removed: nothing dropped */
-                if (fabrics_record_remove() >= 0)
-                        f->record_removed = true;
+                /* the stack is back (a transport's removal may have taken
+                 * connections) or nothing was removed (the entries are
+                 * live: the pass drops them) */
+                reconnect(f);
         }
 }
 
@@ -182,7 +195,7 @@ void cli_fabrics_after_load(CliFabrics *f, const char *tree) {
         }
         if (!load_result_ok(f->transports))
                 return;
-        reconnect(f, f->record);
+        reconnect(f);
 }
 
 bool cli_fabrics_ok(const CliFabrics *f) {
@@ -190,5 +203,5 @@ bool cli_fabrics_ok(const CliFabrics *f) {
                 return false;
         if (f->transports && !load_result_ok(f->transports))
                 return false;
-        return !f->reconnect || fabrics_reconnect_all_back(f->reconnect);
+        return !f->reconnect || f->reconnect->exit_code == FABRICS_EXIT_OK;
 }

@@ -13,6 +13,7 @@
 
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
+#include "cli-fabrics-verbs.h"
 #include "cli-fabrics.h"
 #include "config.h"
 #include "host/host-root.h"
@@ -43,6 +44,7 @@ typedef struct Args {
         const char *from;
         char **modules;
         unsigned timeout_sec; /* 0: the library's default */
+        char **args;          /* fabrics: the words after the command */
 } Args;
 
 static const char *program = "nvme-swapguard-kmod";
@@ -58,7 +60,12 @@ static void help(void) {
                "  load --from DIR      Load the stack from another module tree (a driver container's\n"
                "                       /lib/modules/<release>), dependencies from the host's; on\n"
                "                       failure put the in-tree stack back (unless --no-restore)\n"
-               "  restore              Load the in-tree stack from the host's tree\n\n"
+               "  restore              Load the in-tree stack from the host's tree\n"
+               "  fabrics capture      Record the NVMe over Fabrics connections and their secrets\n"
+               "  fabrics connect      Connect the recorded ones again (once; exit 2 some pending,\n"
+               "                       3 some given up after their ctrl_loss_tmo)\n"
+               "  fabrics serve-request FILE  The daemon's request, answered in result.json\n"
+               "  fabrics forget       Drop the record and its secrets\n\n"
                "Options:\n"
                "  --json               One JSON object on stdout\n"
                "  --module NAME        For load/restore: a module to load (repeatable; default nvme)\n"
@@ -69,7 +76,8 @@ static void help(void) {
                "  -h, --help           This help\n"
                "      --version        The version\n\n"
                "NVMe over Fabrics connections the unload drops are recorded in\n"
-               "/run/nvme-swapguard/fabrics.json and reconnected by load and restore.\n\n"
+               "/run/nvme-swapguard-fabrics/record.json (secrets apart, 0600) and reconnected\n"
+               "by load and restore.\n\n"
                "Exit status: 0 done or all free, 3 refused because something is in use or the\n"
                "tree lacks a fabrics transport the node needs (nothing touched), 1 error or\n"
                "failure (after putting back what was removed), 4 load failed and the in-tree\n"
@@ -160,11 +168,15 @@ static int parse_args(int argc, char *argv[], Args *a) {
                         program);
                 return -EINVAL;
         }
+        a->command = argv[optind];
+        if (streq(a->command, "fabrics")) {
+                a->args = argv + optind + 1;
+                return 1;
+        }
         if (optind + 1 < argc) {
                 fprintf(stderr, "%s: unexpected argument '%s'\n", program, argv[optind + 1]);
                 return -EINVAL;
         }
-        a->command = argv[optind];
         return 1;
 }
 
@@ -416,6 +428,10 @@ static int cmd_restore(const Args *a) {
         return run_restore(a);
 }
 
+static int cmd_fabrics(const Args *a) {
+        return cli_fabrics_verb(a->args, a->json);
+}
+
 int main(int argc, char *argv[]) {
         static const struct {
                 const char *name;
@@ -423,6 +439,7 @@ int main(int argc, char *argv[]) {
         } commands[] = {
                 { "status", cmd_status }, { "check", cmd_check },   { "plan", cmd_plan },
                 { "unload", cmd_unload }, { "load", cmd_load },     { "restore", cmd_restore },
+                { "fabrics", cmd_fabrics },
         };
         Args a = {};
         int r, ret = EXIT_FAILURE;

@@ -215,3 +215,62 @@ run_case() {
   wait 2>/dev/null
   pids=()
 }
+
+# A stand-in for nvme-swapguard-fabrics.path + .service, as unkind as
+# systemd is: it starts only when the request file exists, runs one at a
+# time (a request written meanwhile starts it again once it is done), and
+# the daemon learns nothing but what result.json says. By default it runs
+# the real CLI, `$NVME_SWAPGUARD_KMOD fabrics serve-request FILE`, under the
+# fake kernel; with $tmp/fabrics.script it answers from that script instead,
+# one line per request, in order:
+#   silent                 removes the request, never answers
+#   hang SECONDS           removes the request, answers nothing for SECONDS
+#                          (a connect the kernel holds), then "answer" below
+#   answer EXIT CONNS      result.json {"exit": EXIT, "connections": [CONNS]},
+#                          CONNS with @NOW+N@ replaced by realtime usec now+N s
+#   error TEXT             the verb failed as a whole: exit 1, "error": TEXT
+# Each run is logged to $tmp/fabrics-unit.log ("<verb> <token>").
+start_fabrics_unit() {
+  (
+    req=$root/run/nvme-swapguard/fabrics-request
+    dir=$root/run/nvme-swapguard-fabrics
+    n=0
+    while :; do
+      if [ ! -e "$req" ]; then sleep 0.05; continue; fi
+      verb=$(sed -n 's/^verb=//p' "$req") token=$(sed -n 's/^token=//p' "$req")
+      echo "$verb $token" >> "$tmp/fabrics-unit.log"
+      if [ ! -e "$tmp/fabrics.script" ]; then
+        NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
+          LD_PRELOAD=$FAKE_KERNEL_SO "$NVME_SWAPGUARD_KMOD" --root "$root" fabrics serve-request \
+          /run/nvme-swapguard/fabrics-request \
+          >>"$tmp/fabrics-unit.log" 2>&1
+        [ -e "$req" ] && [ "$(sed -n 's/^token=//p' "$req")" = "$token" ] && rm -f "$req"
+        continue
+      fi
+      n=$((n + 1))
+      line=$(sed -n "${n}p" "$tmp/fabrics.script")
+      rm -f "$req"
+      mkdir -p "$dir"
+      set -- $line
+      what=${1:-silent}
+      case $what in
+        silent) continue ;;
+        hang) sleep "$2"; shift 2; what=answer ;;
+      esac
+      if [ "$what" = error ]; then
+        shift
+        printf '{"token": %s, "verb": "%s", "finished_at": 1, "exit": 1, "error": "%s", "connections": []}\n' \
+          "$token" "$verb" "$*" > "$dir/result.json.tmp"
+      else
+        exit_code=$2; shift 2
+        conns=$(python3 -c 'import re,sys,time; now=int(time.time()*1e6)
+print(re.sub(r"@NOW\+(\d+)@", lambda m: str(now + int(m.group(1)) * 1000000), sys.argv[1]))' "$*")
+        printf '{"token": %s, "verb": "%s", "finished_at": 1, "exit": %s, "error": null, "connections": [%s]}\n' \
+          "$token" "$verb" "$exit_code" "$conns" > "$dir/result.json.tmp"
+      fi
+      mv "$dir/result.json.tmp" "$dir/result.json"
+    done
+  ) &
+  fabrics_unit_pid=$!
+  pids+=("$fabrics_unit_pid")
+}

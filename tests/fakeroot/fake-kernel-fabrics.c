@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,7 +128,9 @@ static ssize_t fabrics_write(FabricsFd *f, const void *data, size_t size) {
         else
                 r = fake_node_fabrics_connect(n, options, &instance);
         f->written = 1;
-        klog("connect %s -> %s%s", options, r < 0 ? errno_name(-r) : "0", rule && rule->error ? " scripted" : "");
+        /* whether the writer made itself non-dumpable before (it holds secrets) */
+        klog("connect %s -> %s%s%s", options, r < 0 ? errno_name(-r) : "0", rule && rule->error ? " scripted" : "",
+             prctl(PR_GET_DUMPABLE) == 0 ? " not-dumpable" : "");
         if (r >= 0)
                 snprintf(f->reply, sizeof(f->reply), "instance=%u,cntlid=1\n", instance);
         else

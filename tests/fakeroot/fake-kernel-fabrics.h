@@ -12,7 +12,8 @@
  * "instance=N,cntlid=1\n". A second write on the same fd is EINVAL, as in
  * the kernel. FAKE_KERNEL_SCRIPT rule "connect <subsysnqn> <ERRNO>" fails
  * the connect of that subsystem; FAKE_KERNEL_LOG gets
- * "connect <options> -> <0|ERRNAME>". */
+ * "connect <options> -> <0|ERRNAME>[ scripted][ not-dumpable]" (the last
+ * when the writer had made itself non-dumpable). */
 
 #include <stdio.h>
 

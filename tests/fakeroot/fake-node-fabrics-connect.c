@@ -121,13 +121,16 @@ static bool connected(FakeNode *n, const Parsed *p) {
                     asprintf(&want, "traddr=%s,trsvcid=%s", value(p, "traddr") ?: "", value(p, "trsvcid") ?: "") < 0)
                         break;
                 char *a = fnode_rpath(n, "%s/subsysnqn", rel), *b = fnode_rpath(n, "%s/transport", rel),
-                     *c = fnode_rpath(n, "%s/address", rel);
-                if (a && b && c && fnode_read_file(a, &nqn) >= 0 && fnode_read_file(b, &tr) >= 0 &&
-                    fnode_read_file(c, &addr) >= 0)
+                     *c = fnode_rpath(n, "%s/address", rel), *h = fnode_rpath(n, "%s/hostnqn", rel);
+                _auto_free_ char *host = NULL;
+                if (a && b && c && h && fnode_read_file(a, &nqn) >= 0 && fnode_read_file(b, &tr) >= 0 &&
+                    fnode_read_file(c, &addr) >= 0 && fnode_read_file(h, &host) >= 0)
+                        /* nvmf_ctlr_matches_baseopts(): the host NQN is part of it */
                         found = strncmp(nqn, value(p, "nqn"), strlen(value(p, "nqn"))) == 0 &&
                                 strncmp(tr, value(p, "transport"), strlen(value(p, "transport"))) == 0 &&
-                                strncmp(addr, want, strlen(want)) == 0;
-                free(a), free(b), free(c);
+                                strncmp(addr, want, strlen(want)) == 0 &&
+                                (!value(p, "hostnqn") || strncmp(host, value(p, "hostnqn"), strlen(value(p, "hostnqn"))) == 0);
+                free(a), free(b), free(c), free(h);
         }
         fake_strv_free(names);
         return found;

@@ -41,6 +41,7 @@ typedef struct FakeFabrics {
         unsigned sqsize;                /* 0: 127 */
         const char *dhchap_secret, *dhchap_ctrl_secret; /* NULL: "none" */
         bool tls;
+        bool tls_key_empty;             /* an empty tls_key, as 6.7-6.11 show without TLS */
         const char *state;              /* NULL: "live" */
         const FakeFabricsNamespace *namespaces;
         size_t n_namespaces;

@@ -18,8 +18,8 @@
 #define NQN "nqn.2026-12.test:sub"
 #define NGUID "0123456789abcdef0123456789abcdef"
 #define SECRET "DHHC-1:00:c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTIzNA==:"
-#define RECORD "/run/nvme-swapguard/fabrics.json"
-#define SECRETS "/run/nvme-swapguard/fabrics-secrets.json"
+#define RECORD "/run/nvme-swapguard-fabrics/record.json"
+#define SECRETS "/run/nvme-swapguard-fabrics/secrets.json"
 
 static void setup(void) {
         cli_suite_open("cli-fabrics", (const char *const[]) { "SWAPGUARD_KMOD", "FAKE_KERNEL_SO", NULL });
@@ -147,7 +147,7 @@ Test(cli_fabrics, unload_then_load_reconnects_on_the_container_transport) {
         cr_assert_eq(r.exit_code, 0);
         cr_assert(strstr(r.klog, "init_module nvme_tcp flags=0x0 -> 0"), "the transport was not loaded");
         cr_assert(strstr(r.klog, "connect nqn=" NQN ",transport=tcp,traddr=127.0.0.1,trsvcid=4420,"));
-        cr_assert(strstr(r.out, "reconnected as nvme1 (nvme1n1 (nsid 1))"), "the reconnect is not reported");
+        cr_assert(strstr(r.out, "connected again as nvme1"), "the reconnect is not reported");
         cr_assert(exists("/sys/class/block/nvme1n1"), "the namespace is not back");
         taint = taint_of("nvme_tcp");
         cr_assert(taint && strstr(taint, "O"), "nvme_tcp is not the container's (taint %s)", taint ?: "?");
@@ -195,9 +195,11 @@ Test(cli_fabrics, restore_reconnects_on_the_in_tree_transport) {
         o = json_tokener_parse(r.out);
         cr_assert_not_null(o);
         cr_assert(json_object_object_get_ex(o, "fabrics", &fab));
-        rec = json_object_array_get_idx(json_object_object_get(fab, "reconnect"), 0);
-        cr_assert_str_eq(json_object_get_string(json_object_object_get(rec, "outcome")), "reconnected");
-        cr_assert_str_eq(json_object_get_string(json_object_object_get(rec, "new_name")), "nvme1");
+        rec = json_object_object_get(fab, "reconnect");
+        cr_assert_eq(json_object_get_int(json_object_object_get(rec, "exit")), 0);
+        rec = json_object_array_get_idx(json_object_object_get(rec, "connections"), 0);
+        cr_assert_str_eq(json_object_get_string(json_object_object_get(rec, "outcome")), "back");
+        cr_assert_str_eq(json_object_get_string(json_object_object_get(rec, "controller")), "nvme1");
         json_object_put(o);
         cr_assert(strstr(r.klog, "init_module nvme_tcp flags=0x0 -> 0"));
         cr_assert_not(exists(RECORD));
@@ -212,9 +214,9 @@ Test(cli_fabrics, connection_not_back_keeps_the_record_and_fails) {
         RUN(&r, "connect " NQN " ECONNREFUSED\n", "restore");
         dump(&r);
         cr_assert_eq(r.exit_code, 1);
-        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": not reconnected: connect refused"),
+        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": not back (refused: Connection refused"),
                   "the address and the kernel's error are not named");
-        cr_assert(strstr(r.out, "the kernel said: nvme nvme9: failed to connect socket: -111"),
+        cr_assert(strstr(r.out, "the kernel: nvme nvme9: failed to connect socket: -111"),
                   "the kernel's own message is not passed on");
         cr_assert(exists(RECORD), "the record goes although the connection is not back");
         cr_assert(loaded("nvme") && loaded("nvme_tcp"), "the stack itself is loaded");
@@ -224,7 +226,7 @@ Test(cli_fabrics, connection_not_back_keeps_the_record_and_fails) {
         RUN(&r, NULL, "restore");
         dump(&r);
         cr_assert_eq(r.exit_code, 0);
-        cr_assert(strstr(r.out, "reconnected as nvme1"));
+        cr_assert(strstr(r.out, "connected again as nvme1"));
         cr_assert_not(exists(RECORD));
         cli_run_done(&r);
 }
@@ -288,7 +290,7 @@ Test(cli_fabrics, a_second_unload_keeps_the_pending_connections_and_their_secret
         RUN(&r, "connect " NQN " ECONNREFUSED\n", "restore");
         dump(&r);
         cr_assert_eq(r.exit_code, 1);
-        cr_assert(strstr(r.out, "nqn.2026-12.test:b: reconnected as"));
+        cr_assert(strstr(r.out, "nqn.2026-12.test:b: connected again as"));
         cli_run_done(&r);
 
         RUN(&r, NULL, "unload");
@@ -304,7 +306,7 @@ Test(cli_fabrics, a_second_unload_keeps_the_pending_connections_and_their_secret
         RUN(&r, NULL, "restore");
         dump(&r);
         cr_assert_eq(r.exit_code, 0);
-        cr_assert_eq(count_lines_with(r.out, ": reconnected as"), 2);
+        cr_assert_eq(count_lines_with(r.out, ": connected again as"), 2);
         cr_assert(strstr(r.klog, "nqn=" NQN ",") && strstr(r.klog, "dhchap_secret=" SECRET),
                   "the pending connection's secret was lost");
         cr_assert_not(exists(RECORD));
@@ -318,20 +320,27 @@ Test(cli_fabrics, a_bad_record_is_named_by_file_and_field) {
         FILE *f;
 
         tcp_node(NULL);
-        snprintf(path, sizeof(path), "%s/run/nvme-swapguard", root);
+        snprintf(path, sizeof(path), "%s/run/nvme-swapguard-fabrics", root);
         mkdir(path, 0755);
         snprintf(path, sizeof(path), "%s%s", root, RECORD);
         f = fopen(path, "we");
         cr_assert_not_null(f);
-        fputs("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"tcp\",\"subsysnqn\":\"n\","
-              "\"kato\":\"soon\",\"namespaces\":[]}]}", f);
+        fputs("{\"version\":2,\"connections\":[{\"old_name\":\"nvme1\",\"transport\":\"tcp\",\"subsysnqn\":\"n\","
+              "\"state\":\"pending\",\"keep_alive_tmo\":\"soon\",\"namespaces\":[]}]}", f);
         fclose(f);
         RUN(&r, NULL, "status");
         dump(&r);
         cr_assert_eq(r.exit_code, 0, "a bad record does not hide the node's state");
-        cr_assert(strstr(r.out, "fabrics.json: controllers[0].kato: not a number, \"off\" or null"),
+        cr_assert(strstr(r.out, "record.json: connections[0].keep_alive_tmo: not a number, \"off\" or null"),
                   "the file and the field are not named");
-        cr_assert(strstr(r.err, "controllers[0].kato"));
+        cr_assert(strstr(r.err, "connections[0].keep_alive_tmo"));
+        cli_run_done(&r);
+        /* a writer keeps it aside, never overwrites it */
+        RUN(&r, NULL, "fabrics", "capture");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 1);
+        cr_assert(strstr(r.err, "record.json: connections[0].keep_alive_tmo") && strstr(r.err, "kept as "), "%s", r.err);
+        cr_assert(exists(RECORD ".corrupt"));
         cli_run_done(&r);
 }
 
@@ -346,8 +355,66 @@ Test(cli_fabrics, a_failed_unload_that_dropped_connections_reconnects_at_once) {
         cr_assert(strstr(r.klog, "delete_module nvme_tcp flags=0x800 -> 0"));
         cr_assert(strstr(r.klog, "init_module nvme_tcp flags=0x0 -> 0"), "the transport was not put back");
         cr_assert(strstr(r.klog, "connect nqn=" NQN ","), "the dropped connection was not reconnected");
-        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": reconnected as nvme1"));
+        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": connected again as nvme1"));
         cr_assert(exists("/sys/class/block/nvme1n1"));
         cr_assert_not(exists(RECORD), "everything is back: no record");
+        cli_run_done(&r);
+}
+
+/* The fabrics verbs the connect unit and an operator run: the result in
+ * the kernel's terms, the exit codes, and never a secret on stdout/stderr. */
+Test(cli_fabrics, fabrics_verbs_never_print_a_secret) {
+        CliRun r;
+        char path[512];
+        FILE *f;
+
+        tcp_node(SECRET);
+        RUN(&r, NULL, "fabrics", "capture", "--json");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert(strstr(r.out, "\"outcome\":\"captured\"") || strstr(r.out, "\"outcome\": \"captured\""), "%s", r.out);
+        cr_assert_null(strstr(r.out, "DHHC"));
+        cr_assert_null(strstr(r.err, "DHHC"));
+        cli_run_done(&r);
+        unload();
+        RUN(&r, NULL, "fabrics", "connect");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 2, "its transport is not loaded yet");
+        cr_assert(strstr(r.out, "not tried: its transport module is not loaded"), "%s", r.out);
+        cli_run_done(&r);
+        /* the new build's stack, as load --from leaves it */
+        module("nvme_core", -1, HOLDERS("nvme_fabrics", "nvme_tcp"), "");
+        module("nvme_fabrics", -1, HOLDERS("nvme_tcp"), "");
+        module("nvme_tcp", 0, NULL, "");
+        RUN(&r, "connect " NQN " EKEYREJECTED\n", "fabrics", "connect");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 2, "pending: tried again later");
+        cr_assert(strstr(r.out, ": not back (auth:"), "%s", r.out);
+        cr_assert_null(strstr(r.out, "DHHC"));
+        cr_assert_null(strstr(r.err, "DHHC"));
+        cli_run_done(&r);
+        snprintf(path, sizeof(path), "%s/run/nvme-swapguard", root);
+        mkdir(path, 0755);
+        snprintf(path, sizeof(path), "%s/run/nvme-swapguard/fabrics-request", root);
+        f = fopen(path, "we");
+        fputs("verb=connect\ntoken=5\n", f);
+        fclose(f);
+        RUN(&r, NULL, "fabrics", "serve-request", "/run/nvme-swapguard/fabrics-request");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert(strstr(r.out, "connected again as nvme1"), "%s", r.out);
+        cr_assert(strstr(r.klog, "dhchap_secret=" SECRET " -> 0 not-dumpable"),
+                  "the secret did not reach the kernel, or from a dumpable process");
+        cr_assert_null(strstr(r.out, "DHHC"));
+        cr_assert_null(strstr(r.err, "DHHC"));
+        cr_assert_not(exists(SECRETS));
+        cr_assert_not(exists("/run/nvme-swapguard/fabrics-request"));
+        cr_assert(exists("/run/nvme-swapguard-fabrics/result.json"));
+        cli_run_done(&r);
+        RUN(&r, NULL, "fabrics", "serve-request", "relative");
+        cr_assert_eq(r.exit_code, 1);
+        cli_run_done(&r);
+        RUN(&r, NULL, "fabrics", "forget");
+        cr_assert_eq(r.exit_code, 0);
         cli_run_done(&r);
 }

@@ -702,7 +702,7 @@ FABRICS_NQN=nqn.2026-12.io.swapguard:faults
 fabrics_controller() { fn fabrics 2 tcp 127.0.0.1 4420 "$FABRICS_NQN" 1; }
 # The record is on disk before the kill (the unload dropped the connection).
 fabrics_recorded() {
-  [ -s "$root/run/nvme-swapguard/fabrics.json" ] || fail "no fabrics record on disk when the daemon was killed"
+  [ -s "$root/run/nvme-swapguard-fabrics/record.json" ] || fail "no fabrics record on disk when the daemon was killed"
   [ -e "$root/sys/class/nvme/nvme2" ] && fail "the connection outlived nvme_tcp's removal"
   return 0
 }
@@ -714,7 +714,7 @@ fabrics_reconnected_from_record() {
     fail "the restarted daemon did not reconnect from the record"
   log_count "nvme2: tcp 127.0.0.1:4420 $FABRICS_NQN: reconnected after the (load|restore)"
   [ "$REPLY" -ge 1 ] || fail "the reconnect is not in the journal with the address"
-  [ -e "$root/run/nvme-swapguard/fabrics.json" ] && fail "the record outlived the reconnect"
+  [ -e "$root/run/nvme-swapguard-fabrics/record.json" ] && fail "the record outlived the reconnect"
   return 0
 }
 

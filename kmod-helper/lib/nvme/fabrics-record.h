@@ -1,73 +1,62 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The fabrics record: the connections an unload is about to drop, kept on
- * disk between the unload and the reconnect, so that a crash or a restart
- * of whoever unloaded (the CLI or the daemon) still knows them.
+/* The fabrics record (FABRICS_RECORD_PATH, fabrics-paths.h): the
+ * connections an unload dropped or is about to drop, kept between the
+ * capture and the connect that brings them back, so that a crash or a
+ * restart of whoever asked still knows them. Never a secret (those are in
+ * fabrics-secrets.h). Written by the capture and connect passes
+ * (actions/fabrics-capture.h, actions/fabrics-reconnect.h) under the lock
+ * (fabrics-lock.h); read by anyone.
  *
- * One owner: whoever unloads saves it, before the first removal; whoever
- * loads or restores reconnects from it (fabrics-reconnect.h) and removes it
- * once every recorded connection is back.
- *
- *   /run/nvme-swapguard/fabrics.json          the topology, JSON (json-c), no secret;
- *                                             written atomically (temp, fsync, rename)
- *   /run/nvme-swapguard/fabrics-secrets.json  only when some controller has a
- *                                             DH-HMAC-CHAP secret: mode 0600, created
- *                                             O_CREAT|O_EXCL + fchmod, the values read
- *                                             from sysfs at save time; read back only
- *                                             to pass to the kernel
- * Both through host-root. TLS connections keep no key here: the reconnect
- * passes "tls" and the kernel's keyring supplies the key. */
+ *   {"version":2,"connections":[{
+ *     "transport","traddr","trsvcid","host_traddr","host_iface","subsysnqn",
+ *     "hostnqn","hostid",                 the identity (strings or null)
+ *     "old_name","description",           display only, never an identity
+ *     "nr_io_queues","nr_write_queues","nr_poll_queues","queue_size",
+ *     "keep_alive_tmo","reconnect_delay","ctrl_loss_tmo","fast_io_fail_tmo",
+ *                                         a number, "off" (-1) or null (the kernel's default)
+ *     "hdr_digest","data_digest","tls","has_dhchap","has_dhchap_ctrl",  booleans
+ *     "tls_keyring","tls_configured_key", strings or null (6.12)
+ *     "state",                            "pending" | "lost"
+ *     "captured_at","lost_at",            CLOCK_REALTIME usec; lost_at 0 until a connect
+ *                                         first found it not live
+ *     "attempts","last_error_kind","last_errno",
+ *     "namespaces":[{"name","nsid","nguid","uuid","eui"}]}]}
+ * A FabricsTopology holds it: each controller's entry (FabricsEntryStatus)
+ * is the record's part, its name the old controller name. */
 
-#include <stdbool.h>
-
+#include "nvme/fabrics-paths.h"
 #include "nvme/fabrics-topology.h"
-#include "util/macro.h"
 
-#define FABRICS_RECORD_PATH "/run/nvme-swapguard/fabrics.json"
-#define FABRICS_SECRETS_PATH "/run/nvme-swapguard/fabrics-secrets.json"
-#define FABRICS_RECORD_VERSION 1
+#define FABRICS_RECORD_VERSION 2
 
-/* Writes the record of t (an empty topology removes any record instead:
- * nothing to reconnect). The secrets of the controllers that have any are
- * read from /sys/class/nvme/<name>/dhchap_{secret,ctrl_secret} now and
- * written to the secrets file (a previous one replaced). The directory is
- * created (0755) when missing. 0 or -errno; on failure no new secrets file
- * is left behind. */
+struct json_object;
+
+/* Writes t as the record, atomically (temp, fsync, rename), mode 0644,
+ * creating the directory (0755) when missing; an empty t removes the
+ * record instead. 0 or -errno. */
 int fabrics_record_save(const FabricsTopology *t);
 
-/* Reads the record: 0 with *ret, -ENOENT when there is none (no error
- * text), or -errno with *ret_error (may be NULL) a malloc'd line naming the
- * file and the field for bad input ("/run/nvme-swapguard/fabrics.json:
- * controllers[0].traddr: not a string"). -EBADMSG for bad input. */
+/* Reads the record: 0 with *ret; -ENOENT when there is none (no error
+ * text); -EBADMSG with *ret_error (may be NULL) a malloc'd line naming the
+ * file and the field ("/run/nvme-swapguard-fabrics/record.json:
+ * connections[0].traddr: not a string"); other -errno with a line too. */
 int fabrics_record_load(FabricsTopology **ret, char **ret_error);
 
-/* The same for a text already read (the fuzzer's entry point); path names
- * the file in the error. Pure. */
-int fabrics_record_parse(const char *text, const char *path, FabricsTopology **ret, char **ret_error);
+/* Keeps a record that does not parse aside, never overwritten: renamed to
+ * record.json.corrupt, or .corrupt.1, .2 ... when taken. *ret_path (may be
+ * NULL) the new path. 0 or -errno. */
+int fabrics_record_set_aside(char **ret_path);
 
-/* The record's JSON object (the same one `--json` and the status document
- * may embed: never a secret). 0 or -ENOMEM. */
-struct json_object;
-int fabrics_topology_to_json(const FabricsTopology *t, struct json_object **ret);
-/* One controller's object (an element of the above). 0 or -ENOMEM. */
-int fabrics_controller_to_json(const FabricsController *c, struct json_object **ret);
-
-/* Whether a record is pending (the file exists): 1, 0 or -errno. */
+/* Whether there is a record: 1, 0 or -errno. */
 int fabrics_record_exists(void);
 
-/* Removes the record and the secrets file; absent ones are fine. 0 or -errno. */
+/* Removes the record (not the secrets); an absent one is fine. 0 or -errno. */
 int fabrics_record_remove(void);
 
-/* The DH-HMAC-CHAP secrets kept for one recorded connection, read back from
- * the secrets file only to pass to the kernel: *ret_host and *ret_ctrl
- * malloc'd (NULL when that one is not kept), erased and freed with
- * fabrics_secret_free(). 0, -ENOENT (no secrets file or no entry for c),
- * -EBADMSG, -errno. The caller never logs them. */
-int fabrics_secrets_load(const FabricsController *c, char **ret_host, char **ret_ctrl);
-/* Overwrites a secret with zeros, then frees it; accepts NULL. */
-void fabrics_secret_free(char *secret);
-static inline void fabrics_secret_freep(char **s) {
-        fabrics_secret_free(*s);
-}
-#define _cleanup_secret_ _cleanup_(fabrics_secret_freep)
+/* Pure: the record's text into a topology; path names the file in the
+ * error (the fuzzer's entry point). As fabrics_record_load(). */
+int fabrics_record_parse(const char *text, const char *path, FabricsTopology **ret, char **ret_error);
+/* Pure: the record's JSON object. 0 or -ENOMEM. */
+int fabrics_record_to_json(const FabricsTopology *t, struct json_object **ret);

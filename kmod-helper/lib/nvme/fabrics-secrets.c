@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "host/host-root.h"
+#include "nvme/fabrics-record.h"
 #include "nvme/fabrics-secrets.h"
 #include "util/fileio.h"
 #include "util/json-util.h"
@@ -59,16 +61,19 @@ static int add_secrets(json_object *o, const FabricsController *c, const char *l
         return add_value(o, "dhchap_ctrl_secret", ctrl);
 }
 
+static const char *const identity_keys[] = { "transport",  "traddr",    "trsvcid", "host_traddr",
+                                             "host_iface", "subsysnqn", "hostnqn", "hostid" };
+
 static int entry_json(const FabricsController *c, const char *live_name, json_object **ret) {
-        const char *keys[] = { "transport", "traddr", "trsvcid", "subsysnqn", "host_traddr", "host_iface" };
-        const char *values[] = { c->transport, c->traddr, c->trsvcid, c->subsysnqn, c->host_traddr, c->host_iface };
+        const char *values[] = { c->transport,  c->traddr,    c->trsvcid, c->host_traddr,
+                                 c->host_iface, c->subsysnqn, c->hostnqn, c->hostid };
         _cleanup_json_erase_ json_object *o = json_object_new_object();
         int r;
 
         if (!o)
                 return -ENOMEM;
-        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                if ((r = json_add(o, keys[i], values[i] ? json_object_new_string(values[i]) : NULL)) < 0)
+        for (size_t i = 0; i < ELEMENTSOF(identity_keys); i++)
+                if ((r = json_add(o, identity_keys[i], values[i] ? json_object_new_string(values[i]) : NULL)) < 0)
                         return r;
         if ((r = add_secrets(o, c, live_name)) < 0)
                 return r;
@@ -77,29 +82,22 @@ static int entry_json(const FabricsController *c, const char *live_name, json_ob
 }
 
 /* The name the connection has now, by its identity (never by the recorded
- * name alone: after a reconnect another controller may have it). */
+ * name: after a swap another controller may have it). */
 static const char *live_name(const FabricsTopology *now, const FabricsController *c) {
-        for (size_t i = 0; now && i < now->n_controllers; i++)
-                if (fabrics_controller_same_connection(&now->controllers[i], c))
-                        return now->controllers[i].name;
-        return NULL;
+        const FabricsController *l = fabrics_topology_find(now, c);
+
+        return l ? l->name : NULL;
 }
 
-static int secrets_json(const FabricsTopology *t, json_object **ret) {
-        _cleanup_(fabrics_topology_freep) FabricsTopology *now = NULL;
+static int secrets_json(const FabricsTopology *t, const FabricsTopology *now, json_object **ret) {
         _cleanup_json_erase_ json_object *o = json_object_new_object();
         json_object *list = json_object_new_array();
-        bool any = false;
         int r;
 
         if (!o || json_add_new(o, "secrets", list) < 0 ||
             json_add_new(o, "version", json_object_new_int(FABRICS_RECORD_VERSION)) < 0)
                 return -ENOMEM;
-        for (size_t i = 0; i < t->n_controllers && !any; i++)
-                any = t->controllers[i].dhchap_secret || t->controllers[i].dhchap_ctrl_secret;
-        if (any && (r = fabrics_topology_read(&now)) < 0)
-                return r;
-        for (size_t i = 0; i < t->n_controllers; i++) {
+        for (size_t i = 0; t && i < t->n_controllers; i++) {
                 const FabricsController *c = &t->controllers[i];
                 json_object *e;
 
@@ -121,33 +119,35 @@ int fabrics_secrets_remove(void) {
         return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-int fabrics_secrets_save(const FabricsTopology *t) {
+int fabrics_secrets_save(const FabricsTopology *record, const FabricsTopology *live) {
         _cleanup_json_erase_ json_object *o = NULL;
-        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ char *path = NULL, *dir = NULL;
         const char *text;
         int r;
 
-        r = secrets_json(t, &o);
+        r = secrets_json(record, live, &o);
         if (r < 0)
                 return r;
         if (!o)
                 return fabrics_secrets_remove();
-        r = host_path(FABRICS_SECRETS_PATH, &path);
-        if (r < 0)
+        if ((r = host_path(FABRICS_SECRETS_PATH, &path)) < 0 || (r = host_path(FABRICS_STATE_DIR, &dir)) < 0)
                 return r;
-        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
         return text ? write_file_atomic_exclusive(path, text, 0600) : -ENOMEM;
 }
 
 static bool entry_matches(json_object *e, const FabricsController *c) {
-        FabricsController k = {
-                .transport = (char *) json_get_string(e, "transport"), .traddr = (char *) json_get_string(e, "traddr"),
-                .trsvcid = (char *) json_get_string(e, "trsvcid"), .subsysnqn = (char *) json_get_string(e, "subsysnqn"),
-                .host_traddr = (char *) json_get_string(e, "host_traddr"),
-                .host_iface = (char *) json_get_string(e, "host_iface"),
-        };
+        FabricsController k = {};
+        char **fields[] = { &k.transport,  &k.traddr,    &k.trsvcid, &k.host_traddr,
+                            &k.host_iface, &k.subsysnqn, &k.hostnqn, &k.hostid };
 
-        return json_object_is_type(e, json_type_object) && fabrics_controller_same_connection(&k, c);
+        if (!json_object_is_type(e, json_type_object))
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(identity_keys); i++)
+                *fields[i] = (char *) json_get_string(e, identity_keys[i]);
+        return fabrics_controller_same_connection(&k, c);
 }
 
 static int copy_secret(json_object *e, const char *key, char **ret) {

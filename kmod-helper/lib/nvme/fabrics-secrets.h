@@ -2,21 +2,39 @@
 #pragma once
 
 /* The DH-HMAC-CHAP secrets of the recorded connections, apart from the
- * record: /run/nvme-swapguard/fabrics-secrets.json, mode 0600 from its
- * creation (O_CREAT|O_EXCL, fchmod), written only when some connection has
- * a secret, read back only to pass to the kernel (fabrics_secrets_load(),
- * fabrics-record.h), removed with the record. Never logged, never in
- * --json, the state file or the status document.
- *   {"version":1,"secrets":[{"transport","traddr","trsvcid","subsysnqn",
- *     "host_traddr","host_iface","dhchap_secret","dhchap_ctrl_secret"}]} */
+ * record: FABRICS_SECRETS_PATH (fabrics-paths.h), mode 0600 from its
+ * creation (O_EXCL temp + rename), by identity (the eight fields of
+ * fabrics_controller_same_connection(): two host identities to one
+ * subsystem keep their own secrets). Written by the capture, read by the
+ * connect only to pass to the kernel, entries dropped with their record
+ * entries. Never logged, never in --json, result.json or the daemon.
+ *   {"version":2,"secrets":[{"transport","traddr","trsvcid","host_traddr",
+ *     "host_iface","subsysnqn","hostnqn","hostid","dhchap_secret",
+ *     "dhchap_ctrl_secret"}]}
+ * Every buffer that held a secret is erased before it is freed. */
 
-#include "nvme/fabrics-record.h"
+#include "nvme/fabrics-paths.h"
+#include "nvme/fabrics-topology.h"
+#include "util/macro.h"
 
-/* Reads the secrets of t's controllers that have any
- * (/sys/class/nvme/<name>/dhchap_{secret,ctrl_secret}, 0600 in sysfs: root
- * or CAP_DAC_READ_SEARCH) and writes them; no controller with a secret
- * removes the file instead. 0 or -errno (-EACCES: not allowed to read them). */
-int fabrics_secrets_save(const FabricsTopology *t);
+/* Writes the secrets of record's entries that have any: read now from
+ * /sys/class/nvme/<its name now>/dhchap_{secret,ctrl_secret} when the
+ * connection is live in live (by identity), else the value the file held
+ * already (an entry not live now: an earlier capture's). No entry with a
+ * secret removes the file. 0 or -errno (-EACCES: not allowed to read them). */
+int fabrics_secrets_save(const FabricsTopology *record, const FabricsTopology *live);
+
+/* The secrets kept for c (by identity), malloc'd (NULL when that one is not
+ * kept), to be freed with fabrics_secret_free(). 0, -ENOENT (no file or no
+ * entry for c), -EBADMSG, -errno. The caller never logs them. */
+int fabrics_secrets_load(const FabricsController *c, char **ret_host, char **ret_ctrl);
 
 /* Removes the file; an absent one is fine. 0 or -errno. */
 int fabrics_secrets_remove(void);
+
+/* Overwrites a secret with zeros, then frees it; accepts NULL. */
+void fabrics_secret_free(char *secret);
+static inline void fabrics_secret_freep(char **s) {
+        fabrics_secret_free(*s);
+}
+#define _cleanup_secret_ _cleanup_(fabrics_secret_freep)

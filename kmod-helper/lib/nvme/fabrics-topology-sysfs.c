@@ -67,6 +67,37 @@ static int read_secret_present(int dfd, const char *attr, bool *ret) {
         return 0;
 }
 
+static int read_flag(int dfd, const char *attr, bool *ret) {
+        int v = FABRICS_OPT_UNSET, r = read_option(dfd, attr, &v);
+
+        *ret = r >= 0 && v > 0;
+        return r;
+}
+
+static void drop_empty(char **s) {
+        if (*s && !**s) {
+                free(*s);
+                *s = NULL;
+        }
+}
+
+/* TLS is on when 6.12's tls_configured_key says so, or a tls_key shows a
+ * key: 6.7-6.11 show tls_key, empty, on every tcp controller, so its mere
+ * presence says nothing. */
+static int read_tls(int dfd, FabricsController *c) {
+        _cleanup_free_ char *key = NULL;
+        int r;
+
+        if ((r = read_opt_at(dfd, "tls_keyring", &c->tls_keyring)) < 0 ||
+            (r = read_opt_at(dfd, "tls_configured_key", &c->tls_configured_key)) < 0 ||
+            (r = read_opt_at(dfd, "tls_key", &key)) < 0)
+                return r;
+        drop_empty(&c->tls_keyring);
+        drop_empty(&c->tls_configured_key);
+        c->tls = c->tls_configured_key || (key && *key);
+        return 0;
+}
+
 static int read_options(int dfd, FabricsController *c) {
         int queue_count = FABRICS_OPT_UNSET, sqsize = FABRICS_OPT_UNSET, r;
 
@@ -74,7 +105,10 @@ static int read_options(int dfd, FabricsController *c) {
             (r = read_option(dfd, "reconnect_delay", &c->reconnect_delay)) < 0 ||
             (r = read_option(dfd, "fast_io_fail_tmo", &c->fast_io_fail_tmo)) < 0 ||
             (r = read_option(dfd, "kato", &c->kato)) < 0 || (r = read_option(dfd, "queue_count", &queue_count)) < 0 ||
-            (r = read_option(dfd, "sqsize", &sqsize)) < 0)
+            (r = read_option(dfd, "sqsize", &sqsize)) < 0 ||
+            (r = read_option(dfd, "nr_write_queues", &c->nr_write_queues)) < 0 ||
+            (r = read_option(dfd, "nr_poll_queues", &c->nr_poll_queues)) < 0 ||
+            (r = read_flag(dfd, "hdr_digest", &c->hdr_digest)) < 0 || (r = read_flag(dfd, "data_digest", &c->data_digest)) < 0)
                 return r;
         /* queue_count counts the admin queue; sqsize is 0's based. */
         c->nr_io_queues = queue_count >= 1 ? queue_count - 1 : FABRICS_OPT_UNSET;
@@ -82,9 +116,7 @@ static int read_options(int dfd, FabricsController *c) {
         if ((r = read_secret_present(dfd, "dhchap_secret", &c->dhchap_secret)) < 0 ||
             (r = read_secret_present(dfd, "dhchap_ctrl_secret", &c->dhchap_ctrl_secret)) < 0)
                 return r;
-        r = faccessat(dfd, "tls_key", F_OK, AT_SYMLINK_NOFOLLOW);
-        c->tls = r == 0;
-        return 0;
+        return read_tls(dfd, c);
 }
 
 /* The ids of one namespace block device (/sys/class/block/<name>). */

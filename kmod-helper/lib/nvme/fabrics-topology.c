@@ -21,8 +21,9 @@ static void namespace_done(FabricsNamespace *n) {
 }
 
 static void controller_done(FabricsController *c) {
-        char *strings[] = { c->name, c->transport, c->traddr, c->trsvcid, c->host_traddr,
-                            c->host_iface, c->subsysnqn, c->hostnqn, c->hostid, c->state };
+        char *strings[] = { c->name,      c->transport, c->traddr,  c->trsvcid, c->host_traddr,
+                            c->host_iface, c->subsysnqn, c->hostnqn, c->hostid,  c->state,
+                            c->tls_keyring, c->tls_configured_key };
 
         for (size_t i = 0; i < ELEMENTSOF(strings); i++)
                 free(strings[i]);
@@ -53,6 +54,7 @@ FabricsController *fabrics_topology_add_controller(FabricsTopology *t) {
                 .ctrl_loss_tmo = FABRICS_OPT_UNSET, .reconnect_delay = FABRICS_OPT_UNSET,
                 .fast_io_fail_tmo = FABRICS_OPT_UNSET, .kato = FABRICS_OPT_UNSET,
                 .nr_io_queues = FABRICS_OPT_UNSET, .queue_size = FABRICS_OPT_UNSET,
+                .nr_write_queues = FABRICS_OPT_UNSET, .nr_poll_queues = FABRICS_OPT_UNSET,
         };
         return c;
 }
@@ -92,7 +94,7 @@ static int copy_namespaces(FabricsController *to, const FabricsController *from)
         return 0;
 }
 
-static int copy_controller(FabricsTopology *t, const FabricsController *from) {
+int fabrics_topology_add_copy(FabricsTopology *t, const FabricsController *from) {
         FabricsController *c = fabrics_topology_add_controller(t);
 
         if (!c)
@@ -100,7 +102,10 @@ static int copy_controller(FabricsTopology *t, const FabricsController *from) {
         *c = *from;
         c->namespaces = NULL, c->n_namespaces = 0;
         c->name = c->transport = c->traddr = c->trsvcid = c->host_traddr = c->host_iface = NULL;
-        c->subsysnqn = c->hostnqn = c->hostid = c->state = NULL;
+        c->subsysnqn = c->hostnqn = c->hostid = c->state = c->tls_keyring = c->tls_configured_key = NULL;
+        if (!copy_string(&c->tls_keyring, from->tls_keyring) ||
+            !copy_string(&c->tls_configured_key, from->tls_configured_key))
+                return -ENOMEM;
         if (!copy_string(&c->name, from->name) || !copy_string(&c->transport, from->transport) ||
             !copy_string(&c->traddr, from->traddr) || !copy_string(&c->trsvcid, from->trsvcid) ||
             !copy_string(&c->host_traddr, from->host_traddr) || !copy_string(&c->host_iface, from->host_iface) ||
@@ -119,10 +124,41 @@ int fabrics_topology_merge(FabricsTopology *into, const FabricsTopology *from) {
 
                 for (size_t j = 0; j < n && !have; j++)
                         have = fabrics_controller_same_connection(&into->controllers[j], &from->controllers[i]);
-                if (!have && (r = copy_controller(into, &from->controllers[i])) < 0)
+                if (!have && (r = fabrics_topology_add_copy(into, &from->controllers[i])) < 0)
                         return r;
         }
         return 0;
+}
+
+void fabrics_topology_remove(FabricsTopology *t, size_t i) {
+        if (i >= t->n_controllers)
+                return;
+        controller_done(&t->controllers[i]);
+        memmove(&t->controllers[i], &t->controllers[i + 1], (t->n_controllers - i - 1) * sizeof(FabricsController));
+        t->n_controllers--;
+}
+
+FabricsController *fabrics_topology_find(const FabricsTopology *t, const FabricsController *c) {
+        for (size_t i = 0; t && i < t->n_controllers; i++)
+                if (fabrics_controller_same_connection(&t->controllers[i], c))
+                        return &t->controllers[i];
+        return NULL;
+}
+
+static const char *const entry_states[_FABRICS_ENTRY_STATE_MAX] = {
+        [FABRICS_ENTRY_PENDING] = "pending",
+        [FABRICS_ENTRY_LOST] = "lost",
+};
+
+const char *fabrics_entry_state_to_string(FabricsEntryState s) {
+        return s >= 0 && s < _FABRICS_ENTRY_STATE_MAX ? entry_states[s] : NULL;
+}
+
+FabricsEntryState fabrics_entry_state_from_string(const char *s) {
+        for (int i = 0; s && i < _FABRICS_ENTRY_STATE_MAX; i++)
+                if (streq(entry_states[i], s))
+                        return (FabricsEntryState) i;
+        return _FABRICS_ENTRY_STATE_INVALID;
 }
 
 static int cmp_controller(const void *a, const void *b) {
@@ -171,7 +207,8 @@ static bool eq_null(const char *a, const char *b) {
 bool fabrics_controller_same_connection(const FabricsController *a, const FabricsController *b) {
         return eq_null(a->transport, b->transport) && eq_null(a->traddr, b->traddr) &&
                eq_null(a->trsvcid, b->trsvcid) && eq_null(a->subsysnqn, b->subsysnqn) &&
-               eq_null(a->host_traddr, b->host_traddr) && eq_null(a->host_iface, b->host_iface);
+               eq_null(a->host_traddr, b->host_traddr) && eq_null(a->host_iface, b->host_iface) &&
+               eq_null(a->hostnqn, b->hostnqn) && eq_null(a->hostid, b->hostid);
 }
 
 int fabrics_topology_transport_modules(const FabricsTopology *t, char ***ret) {

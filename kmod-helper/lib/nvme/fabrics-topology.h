@@ -21,8 +21,11 @@
  *   queue_count                             1 admin + the I/O queues (nr_io_queues + 1)
  *   sqsize                                  0's based: queue_size - 1 (capped by MQES)
  *   dhchap_secret dhchap_ctrl_secret        6.0+, mode 0600, "none" when not set
- *   tls_key                                 6.12 with CONFIG_NVME_TCP_TLS, shown only
- *                                            for a tcp controller with tls (or concat)
+ *   tls_key                                 6.7-6.11: every tcp controller shows it, empty
+ *                                            without TLS; 6.12: only with tls (or concat)
+ *   tls_configured_key tls_keyring          6.12: the key asked for and its keyring
+ *   nr_write_queues nr_poll_queues          shown by no kernel yet; read when present
+ *   hdr_digest data_digest                  the same (0/1)
  * and its namespaces: with native multipath (Debian's and RHEL's default)
  * the controller directory holds the hidden path nvme<S>c<C>n<H>, whose head
  * is nvme<S>n<H> (/sys/class/block/nvme<S>n<H>); without, the controller
@@ -34,7 +37,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "nvme/fabrics-retry.h"
 #include "util/macro.h"
 
 /* A connect option the kernel did not show (an older kernel, a transport
@@ -51,6 +56,27 @@ typedef struct FabricsNamespace {
         char *uuid;
         char *eui;   /* EUI-64 */
 } FabricsNamespace;
+
+/* What the record keeps about a connection beyond what the kernel showed. */
+typedef enum FabricsEntryState {
+        FABRICS_ENTRY_PENDING, /* to be connected (again) */
+        FABRICS_ENTRY_LOST,    /* given up: ctrl_loss_tmo passed since it was lost */
+        _FABRICS_ENTRY_STATE_MAX,
+        _FABRICS_ENTRY_STATE_INVALID = -EINVAL,
+} FabricsEntryState;
+
+typedef struct FabricsEntryStatus {
+        FabricsEntryState state;
+        uint64_t captured_at;   /* CLOCK_REALTIME usec */
+        uint64_t lost_at;       /* usec: when a connect first found it not live; 0 until then */
+        unsigned attempts;
+        FabricsErrorKind last_error_kind;
+        int last_errno;         /* positive */
+} FabricsEntryStatus;
+
+/* "pending", "lost"; and back (_FABRICS_ENTRY_STATE_INVALID for others). */
+const char *fabrics_entry_state_to_string(FabricsEntryState s);
+FabricsEntryState fabrics_entry_state_from_string(const char *s);
 
 typedef struct FabricsController {
         char *name;        /* at read time: "nvme1" */
@@ -71,7 +97,13 @@ typedef struct FabricsController {
         int kato;          /* keep_alive_tmo */
         int nr_io_queues;  /* queue_count - 1 */
         int queue_size;    /* sqsize + 1 */
-        bool tls;          /* tls_key shown (6.12): reconnect with "tls", the keyring's key */
+        int nr_write_queues;
+        int nr_poll_queues;
+        bool hdr_digest;
+        bool data_digest;
+        bool tls;          /* tls_configured_key or a non-empty tls_key: reconnect with "tls" */
+        char *tls_keyring; /* 6.12: as shown; NULL when not */
+        char *tls_configured_key;
         bool dhchap_secret;      /* present (never the value); also true when the
                                     attribute (0600) cannot be read by us: a secret may
                                     be there, and the record's save then fails with
@@ -79,6 +111,7 @@ typedef struct FabricsController {
         bool dhchap_ctrl_secret; /* the same for the controller's secret */
         FabricsNamespace *namespaces; /* sorted by nsid */
         size_t n_namespaces;
+        FabricsEntryStatus entry; /* the record's (fabrics-record.h); zero when read from sysfs */
 } FabricsController;
 
 typedef struct FabricsTopology {
@@ -110,6 +143,14 @@ void fabrics_topology_drop_last(FabricsTopology *t);
  * is lost. 0 or -ENOMEM (into may then hold part of from). */
 int fabrics_topology_merge(FabricsTopology *into, const FabricsTopology *from);
 
+/* Copies from (strings, namespaces, the entry status) as a new last
+ * controller of t. 0 or -ENOMEM (a half copy stays, freed with t). */
+int fabrics_topology_add_copy(FabricsTopology *t, const FabricsController *from);
+/* Removes (and frees) controller i, keeping the others' order. */
+void fabrics_topology_remove(FabricsTopology *t, size_t i);
+/* The controller of t that is the same connection as c, or NULL. */
+FabricsController *fabrics_topology_find(const FabricsTopology *t, const FabricsController *c);
+
 /* Sorts controllers by name and each one's namespaces by nsid. */
 void fabrics_topology_sort(FabricsTopology *t);
 
@@ -123,7 +164,8 @@ char *fabrics_controller_describe(const FabricsController *c);
 char *fabrics_controller_address(const FabricsController *c);
 
 /* Whether a and b are the same connection: transport, traddr, trsvcid,
- * subsysnqn, host_traddr and host_iface equal (NULL equals NULL). Pure. */
+ * host_traddr, host_iface, subsysnqn, hostnqn and hostid equal (NULL
+ * equals NULL); never the controller's name, which the kernel reuses. Pure. */
 bool fabrics_controller_same_connection(const FabricsController *a, const FabricsController *b);
 
 /* The transport modules the connections need ("nvme_tcp", "nvme_rdma"),

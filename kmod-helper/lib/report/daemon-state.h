@@ -61,9 +61,14 @@
 #define DAEMON_STATE_KEY_FABRICS_ADDRESS    "address"             /* "127.0.0.1:4420" */
 #define DAEMON_STATE_KEY_FABRICS_NQN        "subsysnqn"
 #define DAEMON_STATE_KEY_FABRICS_OUTCOME    "outcome"             /* live, pending, reconnected, already-live,
-                                                                     failed, namespaces-missing */
+                                                                     failed, namespaces-missing, lost */
 #define DAEMON_STATE_KEY_FABRICS_ERRNO      "errno"               /* positive; absent: none */
 #define DAEMON_STATE_KEY_FABRICS_ERROR      "error"               /* the kernel's answer, one line; absent: none */
+#define DAEMON_STATE_KEY_FABRICS_ERROR_KIND "error_kind"          /* refused, no-answer, auth, exists, invalid, other */
+#define DAEMON_STATE_KEY_FABRICS_TRADDR     "traddr"              /* the identity's address and port */
+#define DAEMON_STATE_KEY_FABRICS_TRSVCID    "trsvcid"
+#define DAEMON_STATE_KEY_FABRICS_NEXT_TRY   "next_try_usec"       /* pending: CLOCK_REALTIME usec of the next try */
+#define DAEMON_STATE_KEY_FABRICS_GIVE_UP_AT "give_up_at_usec"     /* pending: lost past it; absent: never */
 
 /* Pure: the text of the file as a JSON object; -EBADMSG when it is not one. */
 int daemon_state_parse(const char *text, struct json_object **ret);

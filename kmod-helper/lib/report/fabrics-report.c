@@ -4,7 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "nvme/fabrics-record.h"
+#include "actions/fabrics-result.h"
+#include "nvme/fabrics-json.h"
 #include "report/fabrics-report.h"
 #include "util/escape.h"
 #include "util/json-util.h"
@@ -27,34 +28,37 @@ int fabrics_report_plan_lines(const FabricsTopology *t, const char *suffix, char
         return 0;
 }
 
-static char *result_line(const FabricsReconnectEntry *e) {
-        _cleanup_free_ char *names = strv_join(e->namespaces, ", "), *missing = strv_join(e->missing, ", ");
+static char *result_line(const FabricsController *c, const FabricsPassEntry *e) {
+        _cleanup_free_ char *d = fabrics_controller_describe(c);
+        const char *kind = fabrics_error_kind_to_string(e->error_kind);
 
-        if (!names || !missing)
+        if (!d)
                 return NULL;
         switch (e->outcome) {
-        case FABRICS_RECONNECTED:
-                return strdup_printf("%s: reconnected as %s%s%s%s", e->description, e->new_name ?: "?",
-                                     *names ? " (" : "", names, *names ? ")" : "");
-        case FABRICS_ALREADY_LIVE:
-                return strdup_printf("%s: already connected as %s%s%s%s", e->description, e->new_name ?: "?",
-                                     *names ? " (" : "", names, *names ? ")" : "");
-        case FABRICS_NAMESPACES_MISSING:
-                return strdup_printf("%s: reconnected as %s, but not back: %s", e->description, e->new_name ?: "?",
-                                     missing);
+        case FABRICS_OUTCOME_CAPTURED:
+                return strdup_printf("%s: recorded", d);
+        case FABRICS_OUTCOME_BACK:
+                return strdup_printf("%s: connected again as %s", d, e->controller ?: "?");
+        case FABRICS_OUTCOME_ALREADY_LIVE:
+                return strdup_printf("%s: already connected as %s", d, e->controller ?: "?");
+        case FABRICS_OUTCOME_SKIPPED_NO_TRANSPORT:
+                return strdup_printf("%s: not tried: its transport module is not loaded", d);
+        case FABRICS_OUTCOME_LOST:
+                return strdup_printf("%s: given up (ctrl_loss_tmo has passed)%s%s", d, kind ? "; last error: " : "",
+                                     kind ?: "");
         default:
-                return strdup_printf("%s: not reconnected: %s%s%s", e->description, e->error_message ?: "failed",
-                                     e->kernel_message ? "; the kernel said: " : "", e->kernel_message ?: "");
+                return strdup_printf("%s: not back (%s: %s); tried again after its reconnect_delay", d, kind ?: "other",
+                                     e->message ?: "failed");
         }
 }
 
-int fabrics_report_result_lines(const FabricsReconnectResult *r, char ***ret) {
+int fabrics_report_result_lines(const FabricsPassResult *r, char ***ret) {
         _cleanup_strv_free_ char **lines = strv_new_empty();
 
         if (!lines)
                 return -ENOMEM;
-        for (size_t i = 0; r && i < r->n_entries; i++)
-                if (strv_push(&lines, result_line(&r->entries[i])) < 0)
+        for (size_t i = 0; r && i < r->connections->n_controllers; i++)
+                if (strv_push(&lines, result_line(&r->connections->controllers[i], &r->entries[i])) < 0)
                         return -ENOMEM;
         *ret = TAKE_PTR(lines);
         return 0;
@@ -64,45 +68,8 @@ int fabrics_report_topology_json(const FabricsTopology *t, json_object **ret) {
         return fabrics_topology_to_json(t, ret);
 }
 
-static int add_string(json_object *o, const char *key, const char *s) {
-        return s ? json_add_new(o, key, json_object_new_string(s)) : json_add(o, key, NULL);
-}
-
-static int entry_json(const FabricsReconnectEntry *e, json_object **ret) {
-        _cleanup_json_ json_object *o = json_object_new_object();
-        json_object *names = NULL, *missing = NULL;
-        int r;
-
-        if (!o)
-                return -ENOMEM;
-        if ((r = add_string(o, "description", e->description)) < 0 || (r = add_string(o, "address", e->address)) < 0 ||
-            (r = add_string(o, "old_name", e->old_name)) < 0 || (r = add_string(o, "new_name", e->new_name)) < 0 ||
-            (r = add_string(o, "outcome", fabrics_reconnect_outcome_to_string(e->outcome))) < 0 ||
-            (r = json_add(o, "errno", e->error ? json_object_new_int(e->error) : NULL)) < 0 ||
-            (r = add_string(o, "error", e->error_message)) < 0 ||
-            (r = add_string(o, "kernel_message", e->kernel_message)) < 0)
-                return r;
-        if ((r = json_array_from_strv(e->namespaces, &names)) < 0 || (r = json_add(o, "namespaces", names)) < 0 ||
-            (r = json_array_from_strv(e->missing, &missing)) < 0 || (r = json_add(o, "missing", missing)) < 0)
-                return r;
-        *ret = TAKE_PTR(o);
-        return 0;
-}
-
-int fabrics_report_result_json(const FabricsReconnectResult *r, json_object **ret) {
-        _cleanup_json_ json_object *a = json_object_new_array();
-        int k;
-
-        if (!a)
-                return -ENOMEM;
-        for (size_t i = 0; r && i < r->n_entries; i++) {
-                json_object *e;
-
-                if ((k = entry_json(&r->entries[i], &e)) < 0 || (k = json_array_add(a, e)) < 0)
-                        return k;
-        }
-        *ret = TAKE_PTR(a);
-        return 0;
+int fabrics_report_result_json(const FabricsPassResult *r, json_object **ret) {
+        return fabrics_result_to_json(r, r ? r->verb : _FABRICS_VERB_INVALID, 0, 0, NULL, ret);
 }
 
 int fabrics_report_lines_text(const char *heading, char *const *lines, FILE *f) {

@@ -22,7 +22,7 @@ nvmet_target_usable || vm_skip "nvmet of $VM_KVER depends on nvme_core (passthru
 	vm_fatal "layout has a PCIe NVMe function: run with -l none"
 
 FAB_MNT=/mnt/fabrics
-RECORD=/run/nvme-swapguard/fabrics.json
+RECORD=/run/nvme-swapguard-fabrics/record.json
 tree=$VM_OOT_ROOT/lib/modules/$VM_KVER
 kmod() {
 	KMOD_OUT=$("$VM_KMOD_HELPER" "$@" 2>&1)

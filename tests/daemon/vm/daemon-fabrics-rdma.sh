@@ -49,7 +49,7 @@ kmod unload
 assert_eq 0 "$KMOD_RC" "unload"
 assert_not_loaded nvme_rdma
 assert_eq absent "$(fabrics_ctrl_state)" "the rdma connection after the unload"
-assert_file /run/nvme-swapguard/fabrics.json
+assert_file /run/nvme-swapguard-fabrics/record.json
 kmod load --from "$tree"
 assert_eq 0 "$KMOD_RC" "load --from the container's tree"
 assert_contains "$(module_taint nvme_rdma)" O "nvme_rdma taint (the container's build)"
@@ -60,5 +60,5 @@ kmod restore
 assert_eq 0 "$KMOD_RC" "restore"
 assert_eq "" "$(module_taint nvme_rdma)" "nvme_rdma taint after the restore (in-tree)"
 check_rdma "after the restore"
-assert_no_file /run/nvme-swapguard/fabrics.json
+assert_no_file /run/nvme-swapguard-fabrics/record.json
 nvmet_tcp_target_down

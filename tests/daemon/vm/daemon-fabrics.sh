@@ -22,9 +22,22 @@
 #  5. a container build without nvme_tcp (sources mode: the tree exists only
 #     after its compile, so the check runs before the load): no-build, the
 #     in-tree stack put back and the connection reconnected through it.
-# No DH-HMAC-CHAP secret in the journal, the state file or the status
-# document is checked by the fake-node suite (daemon-fabrics-fakeroot.sh):
-# Debian's 6.1 has no in-band authentication.
+#  6. a target that refuses across the swap (its subsystem unexported while
+#     the node is between drivers) and is exported again after it: the
+#     connect after the load is refused, told as pending with its next try,
+#     and the connection comes back by itself on a later try (every
+#     reconnect_delay, 10 s by default);
+#  7. a listener that accepts TCP and never answers the NVMe/TCP handshake
+#     while nvme-swapguard-fabrics.service connects: the daemon's loop is
+#     not the one waiting: `systemctl stop nvme-swapguard` completes (its
+#     time printed) while the connect hangs; started again with the target
+#     back, the daemon asks for the connect of the pending record and the
+#     connection is live again.
+# The capture and the connects are nvme-swapguard-fabrics.service's (its
+# path unit on the daemon's request), installed from the build as the
+# daemon's unit is. No DH-HMAC-CHAP secret in the journal, the state file or
+# the status document is checked by the fake-node suite
+# (daemon-fabrics-fakeroot.sh): Debian's 6.1 has no in-band authentication.
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
 . "$VM_HARNESS/lib-nvmet.sh"
@@ -62,6 +75,30 @@ check_data() {
 	umount "$FAB_MNT"
 }
 
+# wait_journal SECONDS NAME [FIELD=VALUE]...: such an entry (asserted).
+wait_journal() {
+	local deadline=$((SECONDS + $1)) name=$2
+	shift 2
+	while [ $SECONDS -lt $deadline ]; do
+		sg_journal_entries "$name" "$@" >/dev/null && { vm_pass "journal: $name entry with $*"; return 0; }
+		sleep 0.5
+	done
+	vm_fail "journal: no $name entry with $* within the wait"
+	journalctl -u "$SG_UNIT" -u nvme-swapguard-fabrics -o cat --no-pager -q | tail -n 30 | sed 's/^/#   /'
+	return 1
+}
+nvmet_unexport() { rm -f "$NVMET_CFS/ports/1/subsystems/$NVMET_NQN"; }
+nvmet_export() { ln -s "$NVMET_CFS/subsystems/$NVMET_NQN" "$NVMET_CFS/ports/1/subsystems/$NVMET_NQN"; }
+# A new driver container (build with nvme_tcp) that unloads the build loaded now.
+new_container_unloaded() {
+	sg_container_stop
+	sg_container_remove
+	sg_container_new mofed-container nvidia-network-operator
+	sg_container_start
+	sg_wait_state unloaded-waiting-driver 120
+	assert_eq absent "$(fabrics_ctrl_state)" "the connection after the unload"
+}
+
 sg_step "0. The target on 127.0.0.1 and the node's connection (in-tree nvme_tcp)"
 assert_ok nvmet_tcp_target_up 64
 assert_ok nvmet_tcp_connect
@@ -90,7 +127,7 @@ assert_not_loaded nvme_tcp
 assert_eq absent "$(fabrics_ctrl_state)" "the connection after the unload (nvme_tcp's exit deletes it)"
 assert_journal FABRICS_DROP SWAPGUARD_FABRICS_TRANSPORT=tcp SWAPGUARD_FABRICS_ADDRESS=127.0.0.1:4420 \
 	SWAPGUARD_FABRICS_NQN="$NVMET_NQN"
-assert_file /run/nvme-swapguard/fabrics.json
+assert_file /run/nvme-swapguard-fabrics/record.json
 assert_eq pending "$(state_fabrics outcome)" "the state file's connection"
 
 sg_step "2. The daemon killed between the unload and the reconnect"
@@ -114,11 +151,13 @@ sg_assert_oot
 assert_loaded nvme_tcp
 assert_contains "$(module_taint nvme_tcp)" "O" "nvme_tcp taint (the container's build)"
 sg_assert_mlx_compat_holders nvme_tcp nvme_fabrics
+# The connect is the fabrics unit's, asked for after the load: its answer comes after "swapped".
+wait_journal 60 FABRICS_RECONNECTED SWAPGUARD_FABRICS_OUTCOME=reconnected SWAPGUARD_FABRICS_ADDRESS=127.0.0.1:4420
+wait_fabrics_live 30 || :
 assert_eq live "$(fabrics_ctrl_state)" "the connection after the swap"
-assert_journal FABRICS_RECONNECTED SWAPGUARD_FABRICS_OUTCOME=reconnected SWAPGUARD_FABRICS_ADDRESS=127.0.0.1:4420
 assert_no_journal FABRICS_LOST
 assert_eq reconnected "$(state_fabrics outcome)" "the state file's connection after the swap"
-assert_no_file /run/nvme-swapguard/fabrics.json
+assert_no_file /run/nvme-swapguard-fabrics/record.json
 sleep 2 # the status document is written when the daemon is idle
 doc_fabrics() { # the status document's first connection's outcome, and how many warnings
 	/usr/bin/python3 -c 'import json, sys
@@ -127,7 +166,16 @@ print((d.get("fabrics") or [{}])[0].get("outcome", ""), len(d.get("fabrics_warni
 		/var/log/nvme-swapguard/status.json 2>/dev/null
 }
 assert_eq "reconnected 0" "$(doc_fabrics)" "the status document's connection and warnings"
-assert_not_contains "$(sg_journal_text)" "is not back (yet)" "every namespace back after the swap"
+# The namespaces are judged right after the load, before the fabrics unit's
+# connect answers: the fabrics one may be "not back (yet)" then, and "Later:
+# all ... are back" once the connection is.
+if journalctl -u "$SG_UNIT" -o cat --no-pager -q | grep -q "is not back (yet)"; then
+	journalctl -u "$SG_UNIT" -o cat --no-pager -q | grep -q "Later: all .* are back" &&
+		vm_pass "every namespace back after the swap (later, with the connection)" ||
+		vm_fail "a namespace not back after the swap: $(journalctl -u "$SG_UNIT" -o cat --no-pager -q | grep 'not back')"
+else
+	vm_pass "every namespace back after the swap"
+fi
 check_data "after the swap"
 
 sg_step "4. A new container takes the build out and exits before ready: restore, reconnect in-tree"
@@ -143,6 +191,7 @@ SG_CPID=
 sg_wait_state restored 120
 sg_assert_in_tree
 assert_not_contains "$(module_taint nvme_tcp)" "O" "nvme_tcp taint after the restore (in-tree)"
+wait_fabrics_live 60 || :
 assert_eq live "$(fabrics_ctrl_state)" "the connection after the restore"
 [ "$(sg_journal_entries FABRICS_RECONNECTED | grep -c 'after the restore')" -ge 1 ] &&
 	vm_pass "journal: reconnected after the restore" || vm_fail "no reconnect after the restore: $(sg_journal_entries FABRICS_RECONNECTED)"
@@ -171,7 +220,71 @@ sg_assert_in_tree
 wait_fabrics_live 60 && vm_pass "the connection is live again (in-tree)" || vm_fail "the connection is $(fabrics_ctrl_state)"
 check_data "after the no-build"
 assert_not_contains "$(sg_journal_text)" "DHHC-1" "no DH-HMAC-CHAP secret in the journal"
+
+sg_step "6. A target refusing across the swap, exported again after it: back on a later try"
+new_container_unloaded
+nvmet_unexport
+sg_container_compiled
+sg_ready
+sg_wait_state swapped 120
+wait_journal 60 FABRICS_PENDING SWAPGUARD_FABRICS_ERROR_KIND=refused SWAPGUARD_FABRICS_ADDRESS=127.0.0.1:4420
+assert_ne live "$(fabrics_ctrl_state)" "the connection while its target refuses"
+assert_contains "$(systemctl show -P StatusText "$SG_UNIT")" "pending" "STATUS= while pending"
+vm_log "STATUS=$(systemctl show -P StatusText "$SG_UNIT")"
+exported=$SECONDS
+nvmet_export || vm_fail "export again"
+if wait_fabrics_live 120; then
+	vm_pass "the connection is back by itself $((SECONDS - exported)) s after its target was exported again"
+else
+	vm_fail "the connection is $(fabrics_ctrl_state) 120 s after its target came back"
+fi
+wait_journal 30 FABRICS_RECONNECTED SWAPGUARD_FABRICS_OUTCOME=reconnected
+[ "$(sg_journal_entries FABRICS_RECONNECTED | grep -c 'on a later try')" -ge 1 ] &&
+	vm_pass "journal: connected again on a later try" || vm_fail "no later try: $(sg_journal_entries FABRICS_RECONNECTED)"
+check_data "after the later try"
+
+sg_step "7. A listener that never answers while the unit connects: the daemon stops at once"
+new_container_unloaded
+nvmet_unexport
+/usr/bin/python3 -c '
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 4420))
+s.listen(64)
+held = []
+while True:
+    held.append(s.accept()[0])  # accepted, never answered
+' &
+silent=$!
+sleep 1
+sg_container_compiled
+sg_ready
+sg_wait_state swapped 120
+deadline=$((SECONDS + 60))
+while [ $SECONDS -lt $deadline ] && [ "$(systemctl is-active nvme-swapguard-fabrics.service)" != activating ]; do
+	sleep 0.2
+done
+assert_eq activating "$(systemctl is-active nvme-swapguard-fabrics.service)" "the fabrics unit while it connects"
+t0=$(date +%s%N)
+systemctl stop "$SG_UNIT"
+t1=$(date +%s%N)
+vm_log "systemctl stop $SG_UNIT took $(( (t1 - t0) / 1000000 )) ms while the connect hangs"
+assert_eq inactive "$(systemctl is-active "$SG_UNIT")" "the daemon after its stop"
+assert_no_file "$SG_GUARD"
+kill "$silent" 2>/dev/null
+wait "$silent" 2>/dev/null
+nvmet_export || vm_fail "export again"
+sg_start
+if wait_fabrics_live 180; then
+	vm_pass "the connection is live again after the restart"
+else
+	vm_fail "the connection is $(fabrics_ctrl_state) after the restart"
+	journalctl -u nvme-swapguard-fabrics -o cat --no-pager -q | tail -n 20 | sed 's/^/#   /'
+fi
+
 sg_show_journal
+journalctl -u nvme-swapguard-fabrics -o cat --no-pager -q | tail -n 40 | sed 's/^/#   /'
 sg_container_stop
 sg_stop
 nvmet_tcp_target_down

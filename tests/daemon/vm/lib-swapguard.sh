@@ -114,8 +114,24 @@ sg_install_unit() {
 	install -D -m 0644 "$SG_SRC/daemon/catalog/nvme-swapguard.catalog" \
 		/usr/local/lib/systemd/catalog/nvme-swapguard.catalog
 	install -D -m 0644 "$SG_BUILT_UNIT" "/run/systemd/system/$SG_UNIT"
+	sg_install_fabrics_units
 	systemctl daemon-reload || vm_fatal "systemctl daemon-reload"
 	vm_log "installed the shipped unit (ExecStart=$exec) in /run/systemd/system"
+}
+
+# The NVMe over Fabrics unit and its path unit, shipped the same way (the
+# daemon's Wants= pulls the path unit in): the CLI at the service's
+# ExecStart= path. Without them the daemon's capture gets no answer.
+SG_BUILT_FABRICS_UNIT=$VM_BUILD_ROOT/systemd/nvme-swapguard-fabrics.service
+sg_install_fabrics_units() {
+	local exec
+	[ -e "$SG_BUILT_FABRICS_UNIT" ] || { vm_log "no $SG_BUILT_FABRICS_UNIT: NVMe over Fabrics requests go unanswered"; return 0; }
+	exec=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$SG_BUILT_FABRICS_UNIT")
+	[ -n "$exec" ] || vm_fatal "no ExecStart= in $SG_BUILT_FABRICS_UNIT"
+	install -D -m 0755 "$VM_BUILD_ROOT/kmod-helper/nvme-swapguard-kmod" "$exec" || vm_fatal "install $exec"
+	install -D -m 0644 "$SG_BUILT_FABRICS_UNIT" /run/systemd/system/nvme-swapguard-fabrics.service
+	install -D -m 0644 "$SG_SRC/systemd/nvme-swapguard-fabrics.path" /run/systemd/system/nvme-swapguard-fabrics.path
+	vm_log "installed nvme-swapguard-fabrics.{path,service} (ExecStart=$exec) in /run/systemd/system"
 }
 
 sg_main_pid() { systemctl show -P MainPID "$SG_UNIT"; }

@@ -9,9 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "actions/fabrics-reconnect.h"
+#include "actions/fabrics-connect.h"
+#include "actions/fabrics-options.h"
+#include "actions/fabrics-pass.h"
 #include "host/host-root.h"
 #include "host/kernel-log.h"
+#include "nvme/fabrics-json.h"
 #include "nvme/fabrics-record.h"
 #include "report/fabrics-report.h"
 #include "util/strv.h"
@@ -77,7 +80,7 @@ Test(fabrics, connect_options_as_libnvme_builds_them) {
         _cleanup_free_ char *s = NULL;
         FabricsController *c = tcp_controller(t);
 
-        cr_assert_eq(fabrics_connect_options(c, NULL, NULL, &s), 0);
+        cr_assert_eq(fabrics_connect_options(c, NULL, NULL, &s, NULL), 0);
         cr_assert_str_eq(s, "nqn=nqn.2026-12.test:sub,transport=tcp,traddr=127.0.0.1,trsvcid=4420,"
                             "hostnqn=nqn.2014-08.org.nvmexpress:uuid:1234,hostid=1234,nr_io_queues=2,"
                             "queue_size=128,keep_alive_tmo=5,reconnect_delay=10,ctrl_loss_tmo=600");
@@ -85,7 +88,7 @@ Test(fabrics, connect_options_as_libnvme_builds_them) {
         /* "off": reconnect forever is passed (-1); fast_io_fail off is the default, left out */
         c->ctrl_loss_tmo = FABRICS_OPT_OFF, c->fast_io_fail_tmo = 5, c->tls = true;
         c->queue_size = 8, c->nr_io_queues = FABRICS_OPT_UNSET, c->kato = FABRICS_OPT_UNSET;
-        cr_assert_eq(fabrics_connect_options(c, "DHHC-1:00:host:", "DHHC-1:00:ctrl:", &s), 0);
+        cr_assert_eq(fabrics_connect_options(c, "DHHC-1:00:host:", "DHHC-1:00:ctrl:", &s, NULL), 0);
         cr_assert_str_eq(s, "nqn=nqn.2026-12.test:sub,transport=tcp,traddr=127.0.0.1,trsvcid=4420,"
                             "hostnqn=nqn.2014-08.org.nvmexpress:uuid:1234,hostid=1234,reconnect_delay=10,"
                             "ctrl_loss_tmo=-1,fast_io_fail_tmo=5,dhchap_secret=DHHC-1:00:host:,"
@@ -96,15 +99,60 @@ Test(fabrics, connect_options_as_libnvme_builds_them) {
         c->transport = strdup("loop");
         free(c->traddr), free(c->trsvcid);
         c->traddr = c->trsvcid = NULL;
-        cr_assert_eq(fabrics_connect_options(c, NULL, NULL, &s), 0);
+        cr_assert_eq(fabrics_connect_options(c, NULL, NULL, &s, NULL), 0);
         cr_assert_str_eq(s, "nqn=nqn.2026-12.test:sub,transport=loop,hostnqn=nqn.2014-08.org.nvmexpress:uuid:1234,"
                             "hostid=1234,reconnect_delay=10");
         free(s);
         s = NULL;
         free(c->subsysnqn);
         c->subsysnqn = NULL;
-        cr_assert_eq(fabrics_connect_options(c, NULL, NULL, &s), -EINVAL);
+        cr_assert_eq(fabrics_connect_options(c, NULL, NULL, &s, NULL), -EINVAL);
         cr_assert_null(s);
+}
+
+/* The kernel splits options at ',' and '\n': a value holding one would
+ * add an option of its own. Refused, naming the field. */
+Test(fabrics, connect_options_refuse_hostile_values) {
+        _cleanup_(fabrics_topology_freep) FabricsTopology *t = calloc(1, sizeof(FabricsTopology));
+        _cleanup_free_ char *s = NULL;
+        FabricsController *c = tcp_controller(t);
+        const char *field = NULL;
+
+        free(c->traddr);
+        c->traddr = strdup("127.0.0.1,hostnqn=evil");
+        cr_assert_eq(fabrics_connect_options(c, NULL, NULL, &s, &field), -EINVAL);
+        cr_assert_str_eq(field, "traddr");
+        cr_assert_null(s);
+        free(c->traddr);
+        c->traddr = strdup("127.0.0.1");
+        free(c->hostnqn);
+        c->hostnqn = strdup("nqn.a\nctrl_loss_tmo=1");
+        cr_assert_eq(fabrics_connect_options(c, NULL, NULL, &s, &field), -EINVAL);
+        cr_assert_str_eq(field, "hostnqn");
+        free(c->hostnqn);
+        c->hostnqn = strdup("nqn.a=b");
+        cr_assert_eq(fabrics_connect_options(c, NULL, NULL, &s, &field), -EINVAL);
+        free(c->hostnqn);
+        c->hostnqn = strdup("nqn.a");
+        /* a secret's base64 has '=': fine; a ',' is not */
+        cr_assert_eq(fabrics_connect_options(c, "DHHC-1:00:YWJj==:", NULL, &s, &field), 0);
+        free(s);
+        s = NULL;
+        cr_assert_eq(fabrics_connect_options(c, "DHHC-1:00:a,tls:", NULL, &s, &field), -EINVAL);
+        cr_assert_str_eq(field, "dhchap_secret");
+        cr_assert(fabrics_option_value_ok(NULL, false));
+        cr_assert_not(fabrics_option_value_ok("a\tb", false));
+}
+
+Test(fabrics, connect_options_digests_and_queues) {
+        _cleanup_(fabrics_topology_freep) FabricsTopology *t = calloc(1, sizeof(FabricsTopology));
+        _cleanup_free_ char *s = NULL;
+        FabricsController *c = tcp_controller(t);
+
+        c->nr_write_queues = 2, c->nr_poll_queues = 1, c->hdr_digest = c->data_digest = true;
+        cr_assert_eq(fabrics_connect_options(c, NULL, NULL, &s, NULL), 0);
+        cr_assert_not_null(strstr(s, ",nr_io_queues=2,nr_write_queues=2,nr_poll_queues=1,queue_size=128,"), "%s", s);
+        cr_assert_not_null(strstr(s, ",hdr_digest,data_digest"), "%s", s);
 }
 
 Test(fabrics, connect_reply) {
@@ -131,6 +179,12 @@ Test(fabrics, describe_and_match) {
         d.host_iface = (char *) "eth1";
         cr_assert_not(fabrics_controller_same_connection(c, &d));
         d.host_iface = NULL;
+        d.hostnqn = (char *) "nqn.2014-08.org.nvmexpress:uuid:other";
+        cr_assert_not(fabrics_controller_same_connection(c, &d), "another host identity is another connection");
+        d.hostnqn = c->hostnqn;
+        d.hostid = (char *) "5678";
+        cr_assert_not(fabrics_controller_same_connection(c, &d));
+        d.hostid = c->hostid;
         d.traddr = (char *) "fe80::1";
         v6 = fabrics_controller_describe(&d);
         cr_assert_str_eq(v6, "nvme7: tcp [fe80::1]:4420 nqn.2026-12.test:sub");
@@ -153,12 +207,10 @@ Test(fabrics, transport_modules) {
 }
 
 static char *record_of(const FabricsTopology *t) {
-        json_object *root = json_object_new_object(), *a = NULL;
+        json_object *root = NULL;
         char *s;
 
-        cr_assert_eq(fabrics_topology_to_json(t, &a), 0);
-        json_object_object_add(root, "version", json_object_new_int(FABRICS_RECORD_VERSION));
-        json_object_object_add(root, "controllers", a);
+        cr_assert_eq(fabrics_record_to_json(t, &root), 0);
         s = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
         json_object_put(root);
         return s;
@@ -171,74 +223,88 @@ Test(fabrics, record_round_trip_never_holds_a_secret) {
 
         c->dhchap_secret = true;
         c->tls = true;
+        c->hdr_digest = true;
+        c->nr_poll_queues = 3;
+        c->entry = (FabricsEntryStatus) { .state = FABRICS_ENTRY_LOST, .captured_at = 1000, .lost_at = 2000,
+                                          .attempts = 4, .last_error_kind = FABRICS_ERROR_NO_ANSWER, .last_errno = EAGAIN };
         text = record_of(t);
         cr_assert_null(strstr(text, "DHHC"), "no secret value");
-        cr_assert_not_null(strstr(text, "\"dhchap_secret\":true"));
+        cr_assert_not_null(strstr(text, "\"has_dhchap\":true"));
         cr_assert_not_null(strstr(text, "\"fast_io_fail_tmo\":\"off\""));
+        cr_assert_not_null(strstr(text, "\"state\":\"lost\""));
+        cr_assert_not_null(strstr(text, "\"last_error_kind\":\"no-answer\""));
+        cr_assert_not_null(strstr(text, "\"old_name\":\"nvme1\""));
         cr_assert_eq(fabrics_record_parse(text, "f.json", &back, &error), 0, "%s", error ?: "");
         again = record_of(back);
         cr_assert_str_eq(again, text);
         cr_assert_eq(back->controllers[0].fast_io_fail_tmo, FABRICS_OPT_OFF);
         cr_assert_eq(back->controllers[0].namespaces[0].nsid, 1);
+        cr_assert_eq(back->controllers[0].entry.attempts, 4);
+        cr_assert_eq(back->controllers[0].entry.lost_at, 2000);
+        cr_assert(back->controllers[0].hdr_digest);
+        cr_assert_eq(back->controllers[0].nr_poll_queues, 3);
 }
 
 static void refused(const char *text, const char *error_part) {
         FabricsTopology *t = NULL;
         char *error = NULL;
 
-        cr_assert_eq(fabrics_record_parse(text, "/run/x/fabrics.json", &t, &error), -EBADMSG, "%s", text);
+        cr_assert_eq(fabrics_record_parse(text, "/run/x/record.json", &t, &error), -EBADMSG, "%s", text);
         cr_assert_null(t);
         cr_assert_not_null(error);
-        cr_assert_not_null(strstr(error, "/run/x/fabrics.json: "), "%s", error);
+        cr_assert_not_null(strstr(error, "/run/x/record.json: "), "%s", error);
         cr_assert_not_null(strstr(error, error_part), "\"%s\" does not say \"%s\"", error, error_part);
         free(error);
 }
+
+#define ENTRY(extra) "{\"version\":2,\"connections\":[{\"transport\":\"tcp\",\"subsysnqn\":\"n\"," \
+                     "\"state\":\"pending\"," extra "\"namespaces\":[]}]}"
 
 Test(fabrics, record_bad_input_names_file_and_field) {
         refused("", "not JSON");
         refused("[]", "not a JSON object");
         refused("null", "not a JSON object");
-        refused("{\"controllers\":[]}", "version: missing");
-        refused("{\"version\":2,\"controllers\":[]}", "version: 2 is not 1");
-        refused("{\"version\":1}", "controllers: missing");
-        refused("{\"version\":1,\"controllers\":[1]}", "controllers[0]: not an object");
-        refused("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"tcp\"}]}",
-                "controllers[0].subsysnqn: missing");
-        refused("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"pcie\",\"subsysnqn\":\"n\","
-                "\"namespaces\":[]}]}", "controllers[0].transport: \"pcie\" is no fabrics transport");
-        refused("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"tcp\",\"subsysnqn\":\"n\","
-                "\"traddr\":5,\"namespaces\":[]}]}", "controllers[0].traddr: not a string");
-        refused("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"tcp\",\"subsysnqn\":\"n\","
-                "\"kato\":\"5\",\"namespaces\":[]}]}", "controllers[0].kato: not a number, \"off\" or null");
-        refused("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"tcp\",\"subsysnqn\":\"n\","
-                "\"kato\":-7,\"namespaces\":[]}]}", "controllers[0].kato: -7 is out of range");
-        refused("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"tcp\",\"subsysnqn\":\"n\","
-                "\"tls\":1,\"namespaces\":[]}]}", "controllers[0].tls: not true or false");
-        refused("{\"version\":1,\"controllers\":[{\"name\":\"nvme1\",\"transport\":\"tcp\",\"subsysnqn\":\"n\","
-                "\"namespaces\":[{\"name\":\"nvme1n1\"}]}]}", "controllers[0].namespaces[0].nsid: missing");
+        refused("{\"connections\":[]}", "version: missing");
+        refused("{\"version\":1,\"controllers\":[]}", "version: 1 is not 2");
+        refused("{\"version\":2}", "connections: missing");
+        refused("{\"version\":2,\"connections\":[1]}", "connections[0]: not an object");
+        refused("{\"version\":2,\"connections\":[{\"transport\":\"tcp\"}]}", "connections[0].subsysnqn: missing");
+        refused("{\"version\":2,\"connections\":[{\"transport\":\"pcie\",\"subsysnqn\":\"n\"}]}",
+                "connections[0].transport: \"pcie\" is no fabrics transport");
+        refused(ENTRY("\"traddr\":5,"), "connections[0].traddr: not a string");
+        refused(ENTRY("\"keep_alive_tmo\":\"5\","), "connections[0].keep_alive_tmo: not a number, \"off\" or null");
+        refused(ENTRY("\"keep_alive_tmo\":-7,"), "connections[0].keep_alive_tmo: -7 is out of range");
+        refused(ENTRY("\"tls\":1,"), "connections[0].tls: not true or false");
+        refused(ENTRY("\"lost_at\":-1,"), "connections[0].lost_at: -1 is out of range");
+        refused(ENTRY("\"last_error_kind\":\"bad\","), "connections[0].last_error_kind: \"bad\" is no error kind");
+        refused("{\"version\":2,\"connections\":[{\"transport\":\"tcp\",\"subsysnqn\":\"n\",\"state\":\"x\"}]}",
+                "connections[0].state: \"x\" is not \"pending\" or \"lost\"");
+        refused("{\"version\":2,\"connections\":[{\"transport\":\"tcp\",\"subsysnqn\":\"n\",\"state\":\"lost\","
+                "\"namespaces\":[{\"name\":\"nvme1n1\",\"nsid\":\"1\"}]}]}", "connections[0].namespaces[0].nsid: not a number");
 }
 
 Test(fabrics, report_lines) {
         _cleanup_(fabrics_topology_freep) FabricsTopology *t = calloc(1, sizeof(FabricsTopology));
+        _cleanup_(fabrics_pass_result_freep) FabricsPassResult *r = fabrics_pass_result_new(FABRICS_VERB_CONNECT);
         _cleanup_strv_free_ char **lines = NULL, **results = NULL;
-        FabricsReconnectEntry entries[2] = {
-                { .description = (char *) "nvme1: tcp 127.0.0.1:4420 nqn.a", .new_name = (char *) "nvme3",
-                  .outcome = FABRICS_RECONNECTED, .namespaces = (char *[]) { (char *) "nvme3n1 (nsid 1)", NULL } },
-                { .description = (char *) "nvme2: tcp 127.0.0.1:4421 nqn.b", .outcome = FABRICS_FAILED,
-                  .error = ECONNREFUSED, .error_message = (char *) "connect refused: Connection refused" },
-        };
-        FabricsReconnectResult r = { .entries = entries, .n_entries = 2 };
+        FabricsController *c = tcp_controller(t);
+        FabricsPassEntry *e;
 
-        tcp_controller(t);
         cr_assert_eq(fabrics_report_plan_lines(t, "reconnected after the load", &lines), 0);
         cr_assert_str_eq(lines[0], "nvme1: tcp 127.0.0.1:4420 nqn.2026-12.test:sub: disconnected by the unload, "
                                    "reconnected after the load");
-        cr_assert_eq(fabrics_report_result_lines(&r, &results), 0);
-        cr_assert_str_eq(results[0], "nvme1: tcp 127.0.0.1:4420 nqn.a: reconnected as nvme3 (nvme3n1 (nsid 1))");
-        cr_assert_str_eq(results[1], "nvme2: tcp 127.0.0.1:4421 nqn.b: not reconnected: connect refused: "
-                                     "Connection refused");
-        cr_assert_not(fabrics_reconnect_all_back(&r));
-        cr_assert_str_eq(fabrics_reconnect_outcome_to_string(FABRICS_NAMESPACES_MISSING), "namespaces-missing");
+        e = fabrics_pass_result_add(r, c, FABRICS_OUTCOME_BACK);
+        e->controller = strdup("nvme3");
+        e = fabrics_pass_result_add(r, c, FABRICS_OUTCOME_FAILED);
+        e->error_kind = FABRICS_ERROR_REFUSED, e->error = ECONNREFUSED, e->message = strdup("Connection refused");
+        cr_assert_eq(fabrics_pass_result_settle(r), FABRICS_EXIT_PENDING);
+        cr_assert_eq(fabrics_report_result_lines(r, &results), 0);
+        cr_assert_str_eq(results[0], "nvme1: tcp 127.0.0.1:4420 nqn.2026-12.test:sub: connected again as nvme3");
+        cr_assert_str_eq(results[1], "nvme1: tcp 127.0.0.1:4420 nqn.2026-12.test:sub: not back (refused: Connection "
+                                     "refused); tried again after its reconnect_delay");
+        fabrics_pass_result_add(r, c, FABRICS_OUTCOME_LOST);
+        cr_assert_eq(fabrics_pass_result_settle(r), FABRICS_EXIT_LOST);
+        cr_assert_str_eq(fabrics_outcome_to_string(FABRICS_OUTCOME_SKIPPED_NO_TRANSPORT), "skipped-no-transport");
 }
 
 Test(fabrics, kernel_log_records) {

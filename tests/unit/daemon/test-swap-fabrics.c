@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* NVMe over Fabrics across the swap (issue 27), the daemon's part, against
- * a scripted guard: a Manager on GuardOps whose "kernel" is two module
- * origins and whose fabrics are a list of connections with a scripted
- * reconnect outcome each, in a fake root. Checks the order of the calls
- * (the record before the unload, the reconnect after the load, the restore
- * and a refused unload), the journal entries, the state file and the
- * status document, and the no-build decision for a container tree without
- * a transport the node uses. */
+/* NVMe over Fabrics across the swap, the daemon's part, against a scripted
+ * guard and a scripted nvme-swapguard-fabrics.service: a Manager on
+ * GuardOps whose "kernel" is module origins and a list of live fabrics
+ * connections, in a fake root; the unit's answers are result.json files
+ * written here with the token of the request the daemon wrote, seen by the
+ * daemon's inotify watch while the test runs its loop. Checks that the
+ * unload waits for the capture (blocked, never a blocking call) and goes
+ * on when it answers, that a silent unit keeps the stack, the connect after
+ * the load and its answers (back, pending with a timer, lost, the unit
+ * failed) in the journal, the state file, the status document and STATUS=,
+ * and the no-build decision for a container tree without a transport. */
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,26 +22,26 @@
 #include "guard/guard-ops-observe.h"
 #include "host/host-root.h"
 #include "manager-dispatch.h"
+#include "manager-fabrics.h"
 #include "manager.h"
 #include "publish/log.h"
 #include "publish/message-ids.h"
 #include "publish/state-file.h"
 #include "publish/status-document.h"
+#include "swap/swap-fabrics-report.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-record.h"
+#include "util/fileio.h"
 #include "util/strv.h"
-
-#define MAX_CONN 3
 
 typedef struct Script {
         GuardOrigin nvme_core, nvme, nvme_fabrics;
         int pci;                                 /* NVMe PCI functions; -1: the bus cannot be seen */
         GuardUnloadOutcome unload;
-        size_t n_conn;                           /* the node's connections (nvme1, nvme2, ...) */
-        bool pending;                            /* the record is on disk */
-        int save_error;                          /* fabrics_save fails with it (negative) */
-        GuardFabricsOutcome outcome[MAX_CONN];   /* what the reconnect does to each */
+        size_t n_conn;                           /* the node's live connections (nvme1, nvme2, ...) */
+        int read_error;                          /* fabrics_read fails with it (negative) */
+        bool in_use;                             /* the usage check finds nvme1n1 mounted */
         char **calls;
 } Script;
 
@@ -66,8 +70,10 @@ static int fake_unload(void *userdata, char *const *recorded, GuardUnloadResult 
 
         (void) strv_extend(&s->calls, "unload");
         u->outcome = s->unload;
-        if (u->outcome == GUARD_UNLOAD_REMOVED)
+        if (u->outcome == GUARD_UNLOAD_REMOVED) {
                 s->nvme = s->nvme_core = GUARD_ORIGIN_ABSENT;
+                s->n_conn = 0; /* the transport's removal deletes its controllers */
+        }
         else if (u->outcome == GUARD_UNLOAD_REFUSED) {
                 u->blockers.items = calloc(1, sizeof(GuardBlocker));
                 u->blockers.items[0] = (GuardBlocker) { .device = strdup("nvme1n1"), .kind = strdup("mounted"),
@@ -103,7 +109,16 @@ static int fake_load_from(void *userdata, const char *tree, int root_fd, char *c
 }
 
 static int fake_check_usage(void *userdata, GuardBlockers **ret) {
-        *ret = calloc(1, sizeof(GuardBlockers));
+        GuardBlockers *b = calloc(1, sizeof(GuardBlockers));
+
+        if (((Script *) userdata)->in_use) {
+                b->items = calloc(1, sizeof(GuardBlocker));
+                b->items[0] = (GuardBlocker) { .device = strdup("nvme1n1"), .kind = strdup("mounted"),
+                                               .where = strdup("/data"),
+                                               .description = strdup("nvme1n1 is mounted on /data") };
+                b->n = 1;
+        }
+        *ret = b;
         return 0;
 }
 
@@ -146,58 +161,9 @@ static int fake_fabrics_read(void *userdata, GuardFabrics **ret) {
         Script *s = userdata;
 
         (void) strv_extend(&s->calls, "fabrics_read");
+        if (s->read_error < 0)
+                return s->read_error;
         *ret = connections(s, GUARD_FABRICS_LIVE);
-        return 0;
-}
-
-static int fake_fabrics_save(void *userdata, GuardFabrics **ret) {
-        Script *s = userdata;
-
-        (void) strv_extend(&s->calls, "fabrics_save");
-        if (s->save_error < 0)
-                return s->save_error;
-        s->pending = s->pending || s->n_conn > 0;
-        *ret = connections(s, GUARD_FABRICS_PENDING);
-        return 0;
-}
-
-static int fake_fabrics_pending(void *userdata, GuardFabrics **ret) {
-        Script *s = userdata;
-        size_t n = s->n_conn;
-
-        if (!s->pending)
-                s->n_conn = 0;
-        *ret = connections(s, GUARD_FABRICS_PENDING);
-        s->n_conn = n;
-        return 0;
-}
-
-static int fake_fabrics_reconnect(void *userdata, unsigned timeout_sec, GuardFabrics **ret) {
-        Script *s = userdata;
-        GuardFabrics *f;
-        bool all_back = true;
-
-        (void) strv_extend(&s->calls, "fabrics_reconnect");
-        cr_assert_eq(timeout_sec, SWAP_FABRICS_TIMEOUT_SEC);
-        if (!s->pending) {
-                *ret = calloc(1, sizeof(GuardFabrics));
-                return 0;
-        }
-        f = connections(s, GUARD_FABRICS_PENDING);
-        for (size_t i = 0; i < f->n; i++) {
-                GuardFabricsConnection *c = &f->items[i];
-
-                c->outcome = s->outcome[i];
-                if (c->outcome == GUARD_FABRICS_RECONNECTED || c->outcome == GUARD_FABRICS_ALREADY_LIVE)
-                        cr_assert_geq(asprintf(&c->new_controller, "nvme%zu", i + 5), 0);
-                else {
-                        all_back = false;
-                        c->error = ECONNREFUSED;
-                        c->error_message = strdup("connection refused: nothing listens at 10.0.0.1:4420");
-                }
-        }
-        s->pending = !all_back;
-        *ret = f;
         return 0;
 }
 
@@ -210,9 +176,6 @@ static const GuardOps scripted_ops = {
         .scan_namespaces = fake_scan_namespaces,
         .nvme_pci_functions = fake_nvme_pci_functions,
         .fabrics_read = fake_fabrics_read,
-        .fabrics_save = fake_fabrics_save,
-        .fabrics_pending = fake_fabrics_pending,
-        .fabrics_reconnect = fake_fabrics_reconnect,
         .userdata = &script,
 };
 
@@ -225,15 +188,18 @@ static void start_manager(const GuardOps *ops) {
                                  c, &manager),
                      0);
         manager->started = true;
+        manager_fabrics_setup(manager);
+        cr_assert_not_null(manager->fabrics.watch);
 }
 
 static void setup(void) {
-        char cmd[160];
+        char cmd[256];
 
         script = (Script) { .nvme_core = GUARD_ORIGIN_IN_TREE, .nvme = GUARD_ORIGIN_IN_TREE,
                             .unload = GUARD_UNLOAD_REMOVED, .n_conn = 1 };
         cr_assert_not_null(mkdtemp(root));
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s/run %s/var/log", root, root);
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s/run/nvme-swapguard %s/run/nvme-swapguard-fabrics %s/var/log", root,
+                 root, root);
         cr_assert_eq(system(cmd), 0);
         cr_assert_eq(host_root_set(root), 0);
         log_file = tmpfile();
@@ -285,20 +251,77 @@ static StateFile *state_file(void) {
         return s;
 }
 
+/* The request the daemon wrote: its verb ("" when none) and token. */
+static const char *request(uint64_t *ret_token) {
+        static char verb[32];
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        char *t;
+
+        verb[0] = '\0';
+        *ret_token = 0;
+        cr_assert_eq(host_path("/run/nvme-swapguard/fabrics-request", &path), 0);
+        if (read_full_file(path, &text, NULL) < 0)
+                return verb;
+        cr_assert_eq(strncmp(text, "verb=", 5), 0, "%s", text);
+        snprintf(verb, sizeof(verb), "%.*s", (int) strcspn(text + 5, "\n"), text + 5);
+        t = strstr(text, "\ntoken=");
+        cr_assert_not_null(t, "%s", text);
+        *ret_token = strtoull(t + 7, NULL, 10);
+        cr_assert_gt(*ret_token, 0);
+        return verb;
+}
+
+/* The unit's answer to the request on disk, as serve-request writes it
+ * (the request removed, result.json renamed into place), then the loop. */
+static void answer(const char *verb, int exit, const char *error, const char *connections_json) {
+        _cleanup_free_ char *req = NULL, *tmp = NULL, *dst = NULL, *text = NULL;
+        uint64_t token;
+
+        cr_assert_str_eq(request(&token), verb);
+        cr_assert_eq(host_path("/run/nvme-swapguard/fabrics-request", &req), 0);
+        cr_assert_eq(unlink(req), 0);
+        cr_assert_eq(host_path("/run/nvme-swapguard-fabrics/result.json.tmp", &tmp), 0);
+        cr_assert_eq(host_path("/run/nvme-swapguard-fabrics/result.json", &dst), 0);
+        cr_assert_geq(asprintf(&text, "{\"token\": %" PRIu64 ", \"verb\": \"%s\", \"finished_at\": 1, \"exit\": %d%s%s%s, "
+                                      "\"connections\": [%s]}",
+                               token, verb, exit, error ? ", \"error\": \"" : "", error ?: "", error ? "\"" : "",
+                               connections_json),
+                      0);
+        cr_assert_eq(write_file_atomic(tmp, text, 0644), 0);
+        cr_assert_eq(rename(tmp, dst), 0);
+        for (unsigned i = 0; i < 50 && fabrics_watch_busy(manager->fabrics.watch) &&
+                             fabrics_watch_token(manager->fabrics.watch) == token;
+             i++)
+                cr_assert_geq(sd_event_run(manager->event, 100 * 1000), 0);
+        /* taken: nothing awaited, or the next request already (a connect after a refused unload) */
+        cr_assert(!fabrics_watch_busy(manager->fabrics.watch) || fabrics_watch_token(manager->fabrics.watch) != token,
+                  "the answer was not taken");
+}
+
+#define CONN(i, outcome, extra)                                                                                      \
+        "{\"transport\": \"tcp\", \"traddr\": \"10.0.0." #i "\", \"trsvcid\": \"4420\", \"subsysnqn\": "           \
+        "\"nqn.2026-12.test:sub\", \"description\": \"tcp 10.0.0." #i ":4420 nqn.2026-12.test:sub\", "             \
+        "\"controller\": \"nvme" #i "\", \"outcome\": \"" outcome "\"" extra "}"
+
 TestSuite(swap_fabrics, .init = setup, .fini = teardown);
 
-Test(swap_fabrics, the_record_is_saved_before_the_unload_and_says_what_it_drops) {
+Test(swap_fabrics, the_unload_waits_for_the_capture_then_goes_on) {
+        uint64_t token;
         StateFile *s;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
-        cr_assert_str_eq(calls(), "fabrics_save unload");
+        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED, "%s", swap_state_to_string(manager->state));
+        cr_assert_str_eq(calls(), "fabrics_read", "unloaded before the capture: %s", calls());
+        cr_assert_str_eq(request(&token), "capture");
+        cr_assert_not_null(strstr(manager->last_blockers, "to capture the NVMe over Fabrics connections"));
+
+        answer("capture", 0, NULL, CONN(1, "captured", ""));
+        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "%s", swap_state_to_string(manager->state));
+        cr_assert_not_null(strstr(calls(), "unload"), "%s", calls());
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP,
-                                  "nvme1: tcp 10.0.0.1:4420 nqn.2026-12.test:sub: disconnected by the unload, "
-                                  "reconnected after the load."),
+                                  "tcp 10.0.0.1:4420 nqn.2026-12.test:sub: disconnected by the unload"),
                      1);
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP, "SWAPGUARD_FABRICS_ADDRESS=10.0.0.1:4420"), 1);
-        /* In the state file before anything else can happen: a crash now still shows them. */
         s = state_file();
         cr_assert_not_null(s->fabrics);
         cr_assert_eq(s->fabrics->n, 1);
@@ -307,101 +330,157 @@ Test(swap_fabrics, the_record_is_saved_before_the_unload_and_says_what_it_drops)
         state_file_free(s);
 }
 
-Test(swap_fabrics, no_connection_no_entry_no_record) {
+Test(swap_fabrics, in_use_the_blockers_are_said_and_no_capture_is_asked_for_yet) {
+        uint64_t token;
+
+        script.in_use = true;
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_str_eq(request(&token), "", "a capture while in use");
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_BLOCKED, "nvme1n1 is mounted on /data"), 1);
+        script.in_use = false;
+        manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
+        cr_assert_str_eq(request(&token), "capture");
+        answer("capture", 0, NULL, CONN(1, "captured", ""));
+        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "%s", swap_state_to_string(manager->state));
+}
+
+Test(swap_fabrics, no_connection_no_capture) {
+        uint64_t token;
+
         script.n_conn = 0;
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_str_eq(calls(), "fabrics_save unload");
+        cr_assert_str_eq(calls(), "fabrics_read unload");
+        cr_assert_str_eq(request(&token), "");
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP, NULL), 0);
         cr_assert_null(manager->record.fabrics);
 }
 
-Test(swap_fabrics, a_restore_reconnects_through_the_in_tree_transports) {
-        script.unload = GUARD_UNLOAD_FAILED_UNRESTORED;
-        script.outcome[0] = GUARD_FABRICS_RECONNECTED;
-
-        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_str_eq(calls(), "fabrics_save unload restore fabrics_reconnect");
-        cr_assert_eq(manager->state, SWAP_STATE_RESTORED);
-        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_RECONNECTED,
-                                  "nvme1: tcp 10.0.0.1:4420 nqn.2026-12.test:sub: reconnected after the restore as nvme5"),
-                     1);
-        cr_assert_eq(manager->record.fabrics->items[0].outcome, GUARD_FABRICS_RECONNECTED);
-        cr_assert_not(script.pending, "the record is kept although every connection is back");
-}
-
-Test(swap_fabrics, a_refused_unload_clears_the_record_quietly) {
-        script.unload = GUARD_UNLOAD_REFUSED;
-        script.outcome[0] = GUARD_FABRICS_ALREADY_LIVE;
-
+Test(swap_fabrics, a_silent_unit_keeps_the_stack_and_names_its_journal) {
+        /* The deadline as the unit's silence ends it, without waiting 60 s:
+         * the capture's answer is a failure with no result. */
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
-        cr_assert_str_eq(calls(), "fabrics_save unload fabrics_reconnect");
-        cr_assert_not(script.pending);
+        cr_assert_eq(swap_fabrics_result(manager, "capture", NULL,
+                                         "nvme-swapguard-fabrics.service did not answer the capture request (token 1) "
+                                         "within 60 s: not installed, failed or stuck; see journalctl -u "
+                                         "nvme-swapguard-fabrics"),
+                     SWAP_FABRICS_NEXT_RECHECK_LATER);
+        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_str_eq(calls(), "fabrics_read", "unloaded without a capture: %s", calls());
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED, "journalctl -u nvme-swapguard-fabrics"), 1);
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED, "Not unloading"), 1);
+}
+
+Test(swap_fabrics, a_refused_unload_after_the_capture_tidies_the_record_quietly) {
+        uint64_t token;
+
+        script.unload = GUARD_UNLOAD_REFUSED;
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        answer("capture", 0, NULL, CONN(1, "captured", ""));
+        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_str_eq(request(&token), "connect");
+        answer("connect", 0, NULL, CONN(1, "already-live", ""));
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, NULL), 0);
         cr_assert_null(manager->record.fabrics, "a connection never dropped is shown");
 }
 
-Test(swap_fabrics, a_connection_not_back_is_a_warning_in_the_journal_state_file_and_status_document) {
-        _cleanup_free_ char *text = NULL;
+Test(swap_fabrics, after_the_load_back_pending_and_lost_are_told_and_kept) {
+        _cleanup_free_ char *text = NULL, *status = NULL;
+        char pending[512], lost[512];
+        uint64_t now = now_realtime_usec(), token;
         StateFile *s;
 
-        script.n_conn = 2;
-        script.outcome[0] = GUARD_FABRICS_RECONNECTED;
-        script.outcome[1] = GUARD_FABRICS_FAILED;
-        cr_assert_eq(swap_fabrics_before_unload(manager), 0);
-        swap_fabrics_reconnect(manager, "after the load", false);
-        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, "nvme1: tcp 10.0.0.1:4420"), 1);
-        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_LOST,
-                                  "nvme2: tcp 10.0.0.2:4420 nqn.2026-12.test:sub: not reconnected after the load: "
-                                  "connection refused: nothing listens at 10.0.0.1:4420 (Connection refused)"),
+        snprintf(pending, sizeof(pending),
+                 CONN(2, "failed", ", \"error_kind\": \"refused\", \"errno\": 111, \"next_try_usec\": %" PRIu64
+                                   ", \"give_up_at_usec\": %" PRIu64),
+                 now + UINT64_C(10000000), now + UINT64_C(600000000));
+        snprintf(lost, sizeof(lost), CONN(3, "lost", ", \"error_kind\": \"no-answer\", \"errno\": 11"));
+        swap_fabrics_connect(manager, "after the load");
+        cr_assert_str_eq(request(&token), "connect");
+        {
+                char all[1600];
+
+                snprintf(all, sizeof(all), "%s, %s, %s", CONN(1, "back", ""), pending, lost);
+                answer("connect", 3, NULL, all);
+        }
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, "connected again after the load as nvme1"), 1);
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_PENDING, "not back after the load: refused: Connection refused; next try in"),
                      1);
-        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_LOST, "SWAPGUARD_FABRICS_ERRNO=111"), 1);
-        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_LOST, " warning: "), 1, "not a warning");
-        cr_assert(script.pending, "the record of a connection not back was removed");
-        cr_assert_not_null(strstr(manager->record.message, "1 of 2 NVMe over Fabrics connections not back"));
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_PENDING, "SWAPGUARD_FABRICS_ERROR_KIND=refused"), 1);
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_LOST, "given up after the load"), 1);
+        /* The next connect at the pending one's next try, on CLOCK_BOOTTIME. */
+        cr_assert_not_null(manager->fabrics.retry);
+        {
+                int enabled = SD_EVENT_OFF;
+
+                cr_assert_eq(sd_event_source_get_enabled(manager->fabrics.retry, &enabled), 1);
+                cr_assert_eq(enabled, SD_EVENT_ONESHOT);
+        }
+        status = swap_fabrics_status(manager);
+        cr_assert_not_null(status);
+        cr_assert_not_null(strstr(status, "NVMe-oF: 1 back, 1 pending (next try in "), "%s", status);
+        cr_assert_not_null(strstr(status, "s), 1 lost"), "%s", status);
 
         swap_record_persist(manager);
         s = state_file();
-        cr_assert_eq(s->fabrics->n, 2);
-        cr_assert_eq(s->fabrics->items[1].outcome, GUARD_FABRICS_FAILED);
+        cr_assert_eq(s->fabrics->n, 3);
+        cr_assert_eq(s->fabrics->items[0].outcome, GUARD_FABRICS_RECONNECTED);
+        cr_assert_eq(s->fabrics->items[1].outcome, GUARD_FABRICS_PENDING);
         cr_assert_eq(s->fabrics->items[1].error, ECONNREFUSED);
-        cr_assert_str_eq(s->fabrics->items[0].new_controller, "nvme5");
+        cr_assert_eq(s->fabrics->items[1].next_try_usec, now + UINT64_C(10000000));
+        cr_assert_str_eq(s->fabrics->items[1].error_kind, "refused");
+        cr_assert_eq(s->fabrics->items[2].outcome, GUARD_FABRICS_LOST);
         cr_assert_eq(status_document_to_json(&(StatusFacts) { .record = s, .version = "test" }, &text), 0);
-        cr_assert_not_null(strstr(text, "\"fabrics_warnings\""), "%s", text);
-        cr_assert_not_null(strstr(text, "nvme2: tcp 10.0.0.2:4420 nqn.2026-12.test:sub: not reconnected: "
-                                        "connection refused"),
-                           "%s", text);
+        cr_assert_not_null(strstr(text, "tcp 10.0.0.2:4420 nqn.2026-12.test:sub: not back yet, tried again"), "%s",
+                           text);
+        cr_assert_not_null(strstr(text, "tcp 10.0.0.3:4420 nqn.2026-12.test:sub: lost"), "%s", text);
         state_file_free(s);
+
+        /* The retry: the pending one back; the others stay as they were. */
+        swap_fabrics_connect(manager, "on a later try");
+        answer("connect", 0, NULL, CONN(2, "back", ""));
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, "connected again on a later try as nvme2"), 1);
+        free(status);
+        status = swap_fabrics_status(manager);
+        cr_assert_str_eq(status, "NVMe-oF: 2 back, 0 pending, 1 lost");
 }
 
-Test(swap_fabrics, a_blocked_unload_tried_again_says_the_drop_once) {
-        cr_assert_eq(swap_fabrics_before_unload(manager), 0);
-        cr_assert_eq(swap_fabrics_before_unload(manager), 0);
-        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP, NULL), 1);
-        script.n_conn = 2; /* a new connection since: news */
-        cr_assert_eq(swap_fabrics_before_unload(manager), 0);
-        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP, NULL), 3);
+Test(swap_fabrics, a_failed_unit_is_told_and_asked_again) {
+        swap_fabrics_connect(manager, "after the restore");
+        answer("connect", 1, "cannot take the lock /run/nvme-swapguard-fabrics/lock", "");
+        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
+                                  "connect failed: cannot take the lock /run/nvme-swapguard-fabrics/lock (journalctl -u "
+                                  "nvme-swapguard-fabrics)"),
+                     1);
+        cr_assert_not_null(manager->fabrics.retry);
 }
 
-Test(swap_fabrics, a_start_with_a_pending_record_reconnects_when_a_stack_is_loaded) {
-        script.pending = true;
-        script.outcome[0] = GUARD_FABRICS_RECONNECTED;
-        manager->state = SWAP_STATE_SWAPPED;
-        script.nvme = script.nvme_core = GUARD_ORIGIN_NVIDIA;
-        swap_fabrics_start(manager);
-        cr_assert_str_eq(calls(), "fabrics_reconnect");
-        cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, "reconnected on start as nvme5"), 1);
-        cr_assert_not(script.pending);
+Test(swap_fabrics, a_stale_answer_is_not_taken_for_the_awaited_one) {
+        _cleanup_free_ char *dst = NULL;
+
+        swap_fabrics_connect(manager, "after the load");
+        cr_assert_eq(host_path("/run/nvme-swapguard-fabrics/result.json", &dst), 0);
+        cr_assert_eq(write_file_atomic(dst, "{\"token\": 1, \"verb\": \"connect\", \"exit\": 0, \"connections\": []}",
+                                       0644),
+                     0);
+        for (unsigned i = 0; i < 3; i++)
+                cr_assert_geq(sd_event_run(manager->event, 10 * 1000), 0);
+        cr_assert_str_eq(fabrics_watch_busy(manager->fabrics.watch), "connect");
 }
 
-Test(swap_fabrics, a_start_while_unloaded_only_shows_the_pending_record) {
-        script.pending = true;
+Test(swap_fabrics, a_start_with_a_record_asks_for_a_connect_when_a_stack_is_loaded) {
+        _cleanup_free_ char *record = NULL;
+        uint64_t token;
+
+        cr_assert_eq(host_path("/run/nvme-swapguard-fabrics/record.json", &record), 0);
+        cr_assert_eq(write_file_atomic(record, "{\"version\": 2}", 0644), 0);
         manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
-        script.nvme = script.nvme_core = GUARD_ORIGIN_ABSENT;
         swap_fabrics_start(manager);
-        cr_assert_str_eq(calls(), "", "reconnected without a transport: %s", calls());
-        cr_assert_not_null(manager->record.fabrics);
-        cr_assert_eq(manager->record.fabrics->items[0].outcome, GUARD_FABRICS_PENDING);
+        cr_assert_str_eq(request(&token), "", "connect asked for without a transport");
+        manager->state = SWAP_STATE_SWAPPED;
+        swap_fabrics_start(manager);
+        cr_assert_str_eq(request(&token), "connect");
 }
 
 /* A container tree in the fake root with the given modules of NVIDIA's RPM layout. */
@@ -438,36 +517,34 @@ Test(swap_fabrics, a_container_tree_with_the_transport_is_a_swap) {
         swap_fabrics_container_followed(manager, path, TREE_BUILD_PRESENT);
         cr_assert_not(manager->build_ruled_out);
         /* A tree not built yet (sources mode) is not judged here. */
-        script.n_conn = 1;
         swap_fabrics_container_followed(manager, path, TREE_BUILD_ABSENT);
         cr_assert_str_eq(calls(), "fabrics_read", "%s", calls());
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_NO_TRANSPORT, NULL), 0);
 }
 
-Test(swap_fabrics, before_a_load_the_record_decides_the_transports) {
+Test(swap_fabrics, before_a_load_the_capture_decides_the_transports) {
         make_tree("/c/lib/modules/6.1", (const char *const[]) { "nvme-core.ko", "nvme.ko", NULL });
-        script.pending = true;
+        cr_assert_not(swap_fabrics_tree_lacks_transport(manager, "/c/lib/modules/6.1"), "nothing captured");
+        manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
+        answer("capture", 0, NULL, CONN(1, "captured", ""));
         cr_assert(swap_fabrics_tree_lacks_transport(manager, "/c/lib/modules/6.1"));
         cr_assert(manager->build_ruled_out);
-        script.pending = false; /* no record: nothing to lack */
-        manager->build_ruled_out = false;
-        cr_assert_not(swap_fabrics_tree_lacks_transport(manager, "/c/lib/modules/6.1"));
 }
 
-Test(swap_fabrics, observe_reads_and_says_would_without_saving) {
+Test(swap_fabrics, observe_reads_and_says_would_without_a_capture) {
         GuardOps *observe = NULL;
+        uint64_t token;
 
         manager = manager_free(manager);
         cr_assert_eq(guard_ops_observe_new(&scripted_ops, &observe), 0);
         start_manager(observe);
         cr_assert_eq(swap_fabrics_before_unload(manager), 0);
-        cr_assert_str_eq(calls(), "fabrics_read", "observe saved a record: %s", calls());
-        cr_assert_not(script.pending);
+        cr_assert_str_eq(calls(), "fabrics_read", "%s", calls());
+        cr_assert_str_eq(request(&token), "", "observe asked for a capture");
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP,
                                   "Observe: nvme1: tcp 10.0.0.1:4420 nqn.2026-12.test:sub: would be disconnected by "
-                                  "the unload and reconnected after the load."),
+                                  "the unload and connected again after the load."),
                      1);
-        cr_assert_eq(manager->record.fabrics->items[0].outcome, GUARD_FABRICS_LIVE);
         manager = manager_free(manager);
         guard_ops_observe_free(observe);
 }
@@ -477,15 +554,21 @@ Test(swap_fabrics, the_state_file_round_trips_the_connections) {
         _cleanup_free_ char *text = NULL;
 
         script.n_conn = 2;
-        in.fabrics = connections(&script, GUARD_FABRICS_NAMESPACES_MISSING);
-        in.fabrics->items[1].error = ENOENT;
-        in.fabrics->items[1].error_message = strdup("namespaces not back: nsid 2");
+        in.fabrics = connections(&script, GUARD_FABRICS_PENDING);
+        in.fabrics->items[1].error = ECONNREFUSED;
+        in.fabrics->items[1].error_message = strdup("refused: Connection refused");
+        in.fabrics->items[1].error_kind = strdup("refused");
+        in.fabrics->items[1].next_try_usec = 1764900000000000ULL;
+        in.fabrics->items[1].give_up_at_usec = 1764900600000000ULL;
+        in.fabrics->items[0].outcome = GUARD_FABRICS_LOST;
         cr_assert_eq(state_file_to_json(&in, &text), 0);
         cr_assert_eq(state_file_from_json(text, &out), 0);
         cr_assert_eq(out->fabrics->n, 2);
-        cr_assert_eq(out->fabrics->items[1].outcome, GUARD_FABRICS_NAMESPACES_MISSING);
-        cr_assert_eq(out->fabrics->items[1].error, ENOENT);
-        cr_assert_str_eq(out->fabrics->items[1].error_message, "namespaces not back: nsid 2");
+        cr_assert_eq(out->fabrics->items[0].outcome, GUARD_FABRICS_LOST);
+        cr_assert_eq(out->fabrics->items[1].error, ECONNREFUSED);
+        cr_assert_str_eq(out->fabrics->items[1].error_kind, "refused");
+        cr_assert_eq(out->fabrics->items[1].next_try_usec, 1764900000000000ULL);
+        cr_assert_eq(out->fabrics->items[1].give_up_at_usec, 1764900600000000ULL);
         cr_assert_str_eq(out->fabrics->items[0].description, "nvme1: tcp 10.0.0.1:4420 nqn.2026-12.test:sub");
         state_file_free(out);
         guard_fabrics_free(in.fabrics);
@@ -508,14 +591,12 @@ Test(swap_fabrics, a_fabrics_only_node_is_not_a_broken_stack) {
         cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
 }
 
-/* Safety first: connections that cannot be recorded are not dropped. */
-Test(swap_fabrics, no_record_no_unload) {
-        script.save_error = -EIO;
+/* Safety first: connections that cannot be read are not dropped. */
+Test(swap_fabrics, unreadable_connections_no_unload) {
+        script.read_error = -EIO;
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_str_eq(calls(), "fabrics_save", "unloaded without a record: %s", calls());
+        cr_assert_str_eq(calls(), "fabrics_read", "unloaded without knowing the connections: %s", calls());
         cr_assert_eq(manager->state, SWAP_STATE_FAILED);
         cr_assert_eq(script.nvme, GUARD_ORIGIN_IN_TREE);
-        cr_assert_not_null(strstr(manager->failure, "Cannot record the node's NVMe over Fabrics connections"),
-                           "%s", manager->failure);
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FAILED, "Input/output error"), 1);
 }

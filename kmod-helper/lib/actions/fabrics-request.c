@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The daemon's request file and serving it (see fabrics-request.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "actions/fabrics-capture.h"
+#include "actions/fabrics-reconnect.h"
+#include "actions/fabrics-request.h"
+#include "actions/fabrics-result.h"
+#include "host/host-root.h"
+#include "nvme/fabrics-paths.h"
+#include "util/fileio.h"
+#include "util/parse-util.h"
+#include "util/string-util.h"
+
+static int line_error(char **ret_error, const char *path, unsigned line, const char *what, const char *value) {
+        if (ret_error && !(*ret_error = strdup_printf("%s:%u: %s%s%.64s%s", path, line, what, value ? " \"" : "",
+                                                       value ?: "", value ? "\"" : "")))
+                return -ENOMEM;
+        return -EBADMSG;
+}
+
+static bool is_decimal(const char *s) {
+        return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+int fabrics_request_parse(const char *text, const char *path, FabricsRequest *ret, char **ret_error) {
+        FabricsRequest req = { .verb = _FABRICS_VERB_INVALID };
+        bool have_token = false;
+        unsigned line = 0;
+        const char *p = text ?: "";
+
+        *ret = (FabricsRequest) { .verb = _FABRICS_VERB_INVALID };
+        while (*p) {
+                size_t len = strcspn(p, "\n");
+                _cleanup_free_ char *l = strndup(p, len);
+                char *eq;
+
+                line++;
+                if (!l)
+                        return -ENOMEM;
+                p += len + (p[len] == '\n');
+                eq = strchr(l, '=');
+                if (!eq)
+                        return line_error(ret_error, path, line, "not key=value:", l);
+                *eq = '\0';
+                if (streq(l, "verb")) {
+                        if (req.verb >= 0)
+                                return line_error(ret_error, path, line, "verb given twice", NULL);
+                        req.verb = fabrics_verb_from_string(eq + 1);
+                        if (req.verb < 0)
+                                return line_error(ret_error, path, line, "verb: not capture or connect:", eq + 1);
+                } else if (streq(l, "token")) {
+                        if (have_token)
+                                return line_error(ret_error, path, line, "token given twice", NULL);
+                        if (!is_decimal(eq + 1) || safe_atou64(eq + 1, &req.token) < 0)
+                                return line_error(ret_error, path, line, "token: not a decimal number:", eq + 1);
+                        have_token = true;
+                        ret->token = req.token;
+                } else
+                        return line_error(ret_error, path, line, "unknown key:", l);
+        }
+        if (req.verb < 0 || !have_token)
+                return line_error(ret_error, path, line + 1, req.verb < 0 ? "no verb= line" : "no token= line", NULL);
+        *ret = req;
+        return 0;
+}
+
+static int read_request(const char *path, FabricsRequest *req, char **ret_error) {
+        _cleanup_free_ char *full = NULL, *text = NULL;
+        int r;
+
+        if ((r = host_path(path, &full)) < 0)
+                return r;
+        r = read_regular_file(full, FABRICS_REQUEST_MAX, &text, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return (*ret_error = strdup_printf("%s: %s", path, strerror(-r))) ? -EBADMSG : -ENOMEM;
+        /* Before acting: the path unit starts us again while it exists. */
+        if (unlink(full) < 0 && errno != ENOENT)
+                return (*ret_error = strdup_printf("%s: cannot remove it: %s", path, strerror(errno))) ? -EBADMSG
+                                                                                                     : -ENOMEM;
+        return fabrics_request_parse(text, path, req, ret_error);
+}
+
+int fabrics_serve_request(const char *path, uint64_t (*now)(void), FabricsPassResult **ret_result, char **ret_error) {
+        _cleanup_(fabrics_pass_result_freep) FabricsPassResult *res = NULL;
+        _cleanup_free_ char *error = NULL;
+        FabricsRequest req = { .verb = _FABRICS_VERB_INVALID };
+        int r, exit_code;
+
+        r = read_request(path, &req, &error);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0) {
+                r = req.verb == FABRICS_VERB_CAPTURE ? fabrics_capture_pass(now(), &res) : fabrics_connect_pass(now(), &res);
+                if (r < 0)
+                        return r;
+        }
+        exit_code = res ? res->exit_code : FABRICS_EXIT_ERROR;
+        r = fabrics_result_write(res, req.verb, req.token, now(), error);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                /* The daemon waits for this file: without it, it only sees its deadline pass. */
+                free(error);
+                error = strdup_printf("%s: %s", FABRICS_RESULT_PATH, strerror(-r));
+                if (!error)
+                        return -ENOMEM;
+                exit_code = FABRICS_EXIT_ERROR;
+        }
+        if (ret_result)
+                *ret_result = TAKE_PTR(res);
+        if (ret_error)
+                *ret_error = TAKE_PTR(error);
+        return exit_code;
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# ship: the connect unit (systemd/nvme-swapguard-fabrics.service.in) keeps
+# what the kernel needs of the process that writes /dev/nvme-fabrics
+# (FIELD-NOTES 12): root, the host's network without an IP filter, only
+# /dev/nvme-fabrics among the devices, no core dump, a start timeout; and
+# its .path unit watches the daemon's request. Then `systemd-analyze verify`
+# of both (where systemd-analyze runs here) and the unit's exposure, printed.
+#   fabrics-unit-check.sh SERVICE_IN PATH_UNIT KMOD
+set -euo pipefail
+service_in=$1 path_unit=$2 kmod=$(realpath -m "$3")
+bad=0
+fail() { echo "FAIL: $*"; bad=1; }
+ok() { echo "ok: $*"; }
+
+# The [Service] settings as systemd reads them: key=value lines, comments out.
+settings=$(grep -E '^[A-Za-z]+=' "$service_in")
+has() { grep -qxF "$1" <<<"$settings"; }
+none() { ! grep -qE "^($1)=" <<<"$settings"; }
+
+none 'User|DynamicUser|Group' && ok "runs as root (no User=, DynamicUser=)" || fail "not root: $(grep -E '^(User|DynamicUser|Group)=' <<<"$settings")"
+none 'PrivateNetwork' && ok "no PrivateNetwork=" || fail "PrivateNetwork= set: the connection's sockets would live in a private namespace"
+none 'IPAddressDeny|IPAddressAllow' && ok "no IPAddressDeny=" || fail "an IP filter on the cgroup would drop the connection's traffic"
+none 'MemoryMax|MemoryHigh' && ok "no MemoryMax= on the sockets' cgroup" || fail "a memory limit on the sockets' cgroup"
+has 'DevicePolicy=closed' && ok "DevicePolicy=closed" || fail "DevicePolicy= is not closed"
+devices=$(grep -E '^DeviceAllow=' <<<"$settings" || true)
+[ "$devices" = 'DeviceAllow=/dev/nvme-fabrics rw' ] && ok "DeviceAllow=/dev/nvme-fabrics rw only" ||
+        fail "DeviceAllow= is not /dev/nvme-fabrics rw alone: ${devices:-none}"
+has 'LimitCORE=0' && ok "LimitCORE=0" || fail "no LimitCORE=0: a crash would dump the secrets"
+grep -qE '^TimeoutStartSec=[1-9]' <<<"$settings" && ok "$(grep -E '^TimeoutStartSec=' <<<"$settings")" ||
+        fail "no TimeoutStartSec="
+has 'Type=oneshot' && ok "Type=oneshot" || fail "not Type=oneshot"
+grep -qE '^ExecStart=@bindir@/nvme-swapguard-kmod fabrics serve-request /run/nvme-swapguard/fabrics-request$' <<<"$settings" &&
+        ok "ExecStart= serves the daemon's request" || fail "ExecStart= is not the serve-request of the daemon's request"
+has 'RuntimeDirectory=nvme-swapguard-fabrics' && has 'RuntimeDirectoryPreserve=yes' &&
+        ok "RuntimeDirectory=nvme-swapguard-fabrics, preserved" || fail "RuntimeDirectory= or its preservation missing"
+grep -qxF 'PathExists=/run/nvme-swapguard/fabrics-request' "$path_unit" && grep -qxF 'Unit=nvme-swapguard-fabrics.service' "$path_unit" &&
+        grep -qxF 'WantedBy=nvme-swapguard.service' "$path_unit" &&
+        ok "the path unit starts the service on the daemon's request" || fail "the path unit does not watch the request"
+
+if ! command -v systemd-analyze >/dev/null; then
+        echo "note: systemd-analyze missing (Debian package systemd): verify skipped"
+elif [ ! -x "$kmod" ]; then
+        echo "note: $kmod not built: verify skipped"
+else
+        tmp=$(mktemp -d)
+        trap 'rm -rf "$tmp"' EXIT
+        sed "s|@bindir@|$(dirname "$kmod")|" "$service_in" >"$tmp/nvme-swapguard-fabrics.service"
+        cp "$path_unit" "$tmp/"
+        if out=$(cd "$tmp" && systemd-analyze verify --man=no ./nvme-swapguard-fabrics.service ./nvme-swapguard-fabrics.path 2>&1) &&
+           [ -z "$out" ]; then
+                ok "systemd-analyze verify: clean"
+        else
+                fail "systemd-analyze verify: $out"
+        fi
+        if exposure=$(cd "$tmp" && systemd-analyze security --offline=true ./nvme-swapguard-fabrics.service 2>&1 | tail -1); then
+                echo "exposure: ${exposure##*: }"
+        else
+                echo "note: systemd-analyze security --offline unavailable here"
+        fi
+fi
+[ "$bad" = 0 ] && echo "fabrics-unit-check: passed" || exit 1
