@@ -34,6 +34,8 @@
 #include "watch/usage-watch.h"
 
 typedef struct Manager Manager;
+/* The metrics file's own data (swap-metrics.c). */
+typedef struct SwapMetrics SwapMetrics;
 
 /* The pod's end (issue 20, pod-end.c). */
 typedef struct PodEnd {
@@ -97,4 +99,5 @@ struct Manager {
         sd_event_source *stack_settle; /* (manager.c) judges the stack once module uevents settle */
         bool restore_gave_up;          /* the last action was a restore the kernel refused (swap-actions.c) */
         PodEnd pod_end;                /* the pod's end (issue 20, pod-end.c) */
+        SwapMetrics *metrics;          /* NULL until swap_metrics_start() */
 };
