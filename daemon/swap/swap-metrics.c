@@ -102,14 +102,16 @@ static void facts_from_stack(const GuardStack *stack, MetricsFacts *f, MetricsMo
         }
         live = live_module(stack);
         f->live_build = live ? guard_origin_to_string(live->origin) : "absent";
+        /* The loaded ones: a series per module that is not there says nothing. */
         for (size_t i = 0; i < stack->n_modules; i++) {
                 const GuardModule *x = &stack->modules[i];
 
-                mods[i] = (MetricsModule) { .name = x->name, .origin = guard_origin_to_string(x->origin),
+                if (x->origin == GUARD_ORIGIN_ABSENT)
+                        continue;
+                mods[f->n_modules++] = (MetricsModule) { .name = x->name, .origin = guard_origin_to_string(x->origin),
                                             .build = x->build, .srcversion = x->srcversion };
         }
         f->modules = mods;
-        f->n_modules = stack->n_modules;
 }
 
 static void write_file(Manager *m, const GuardStack *stack) {
@@ -120,7 +122,8 @@ static void write_file(Manager *m, const GuardStack *stack) {
                 .version = PACKAGE_VERSION,
                 .start_usec = s->start_usec,
                 .state = m->state,
-                .state_since_usec = m->record.since_usec,
+                /* A state the daemon started in and never left: known since its start. */
+                .state_since_usec = m->record.since_usec ?: s->start_usec,
                 .mode = m->config->mode,
                 .gds_hooks = s->gds_hooks,
                 .gds_match = m->record.gds_match,
