@@ -13,7 +13,9 @@ for one pool that writes
     /etc/nvme-swapguard/nvme-swapguard.conf               0644
     /usr/local/lib/systemd/catalog/nvme-swapguard.catalog 0644  (journalctl -x)
 
-and installs nvme-swapguard.service enabled. /usr is read-only on RHCOS;
+and installs nvme-swapguard.service enabled, with
+nvme-swapguard-metrics-label.service (the SELinux label of the metrics
+directory, for the monitoring pod). /usr is read-only on RHCOS;
 /usr/local is writable (it lives in /var there) and systemd searches
 /usr/local/lib/systemd/catalog/ for catalogs.
 
@@ -147,6 +149,7 @@ def local_files(args, tmpdir):
     with open(unit, "w") as f:
         f.write(render_unit(args.unit))
     files["nvme-swapguard.service"] = (unit, args.unit + f" (@daemondir@={BINDIR})")
+    files["nvme-swapguard-metrics-label.service"] = (args.label_unit, args.label_unit)
     files["nvme-swapguard.conf"] = (args.config, args.config)
     files["nvme-swapguard.catalog"] = (args.catalog, args.catalog)
     return files
@@ -328,6 +331,7 @@ def main():
     ap.add_argument("--butane", default=os.path.join(HERE, "nvme-swapguard.bu"),
                     help="the Butane source to render (default: next to this script)")
     ap.add_argument("--unit", default=os.path.join(TOP, "systemd", "nvme-swapguard.service.in"))
+    ap.add_argument("--label-unit", default=os.path.join(HERE, "nvme-swapguard-metrics-label.service"))
     ap.add_argument("--output", "-o", metavar="FILE",
                     help="default: ./99-<role>-nvme-swapguard.yaml")
     ap.add_argument("--strip", action="store_true", help="ship stripped copies of the binaries")
