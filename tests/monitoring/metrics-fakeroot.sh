@@ -113,6 +113,10 @@ wait_state blocked || return 1
 expect_series 'nvme_swapguard_state\{state="blocked"\} 1' \
   'nvme_swapguard_blockers\{kind="mount"\} 1' 'nvme_swapguard_blockers\{kind="open"\} 0' \
   'nvme_swapguard_refusals_total 1' || return 1
+# Re-checks that find it still in use are the same refusal, not new ones.
+kill -HUP "$daemon_pid"; kill -HUP "$daemon_pid"
+wait_log "Configuration reloaded" || fail "no reload"
+expect_series 'nvme_swapguard_state\{state="blocked"\} 1' 'nvme_swapguard_refusals_total 1' || return 1
 sed -i '\#/var/lib/data#d' "$root/proc/1/mountinfo"
 kill -HUP "$daemon_pid"
 wait_state unloaded-waiting-driver || return 1
@@ -160,12 +164,20 @@ case_observe() {
 new_node
 mkdir -p "$root/etc/nvme-swapguard"
 printf '[Swap]\nMode=observe\n' >"$root/etc/nvme-swapguard/nvme-swapguard.conf"
+fn mount nvme0n1p1 /var/lib/data xfs
 start_exporter || return 1
 start_daemon
 start_container
+wait_state blocked || return 1
+# what would block is told; a rehearsal counts no refusal
+expect_series 'nvme_swapguard_state\{state="blocked"\} 1' 'nvme_swapguard_mode\{mode="observe"\} 1' \
+  'nvme_swapguard_blockers\{kind="mount"\} 1' 'nvme_swapguard_refusals_total 0' || return 1
+sed -i '\#/var/lib/data#d' "$root/proc/1/mountinfo"
+kill -HUP "$daemon_pid"
 wait_state would-unload || return 1
 expect_series 'nvme_swapguard_state\{state="would-unload"\} 1' 'nvme_swapguard_mode\{mode="observe"\} 1' \
-  'nvme_swapguard_live_build\{build="in-tree"\} 1' 'nvme_swapguard_refusals_total 0' || return 1
+  'nvme_swapguard_live_build\{build="in-tree"\} 1' 'nvme_swapguard_refusals_total 0' \
+  'nvme_swapguard_blockers\{kind="mount"\} 0' 'nvme_swapguard_swaps_total 0' || return 1
 stop_daemon
 stop_container
 }
