@@ -59,7 +59,7 @@ typedef enum MetricsFabricsBucket {
 
 /* What survives a restart, read back from the file at start. */
 typedef struct MetricsCounters {
-        uint64_t swaps;                  /* swaps completed (swapped after a load) */
+        uint64_t swaps;                  /* swaps completed: a build loaded over the stack we unloaded */
         uint64_t restores;               /* the in-tree stack put back after an abandoned swap */
         uint64_t refusals;               /* unloads refused: a namespace in use (entries into blocked) */
         uint64_t last_swap_usec;         /* CLOCK_REALTIME when the last swap completed; 0: none yet */

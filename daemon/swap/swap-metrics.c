@@ -53,7 +53,9 @@ void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction ac
                 s->counters.refusals++;
         if (m->state == SWAP_STATE_RESTORED && old != SWAP_STATE_RESTORED)
                 s->counters.restores++;
-        if (m->state == SWAP_STATE_SWAPPED && old == SWAP_STATE_LOADING && ev == SWAP_EVENT_LOAD_DONE) {
+        /* Loaded by us, or by the driver container itself (older images),
+         * over the stack we unloaded: a swap. Not a build found at start. */
+        if (m->state == SWAP_STATE_SWAPPED && (old == SWAP_STATE_LOADING || old == SWAP_STATE_UNLOADED_WAITING_DRIVER)) {
                 MetricsCounters *c = &s->counters;
 
                 c->swaps++;

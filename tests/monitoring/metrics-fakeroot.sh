@@ -7,7 +7,8 @@
 # daemonset.yaml runs it) serves that directory on a free port, and every
 # step's scrape (curl) must pass `promtool check metrics` and carry the
 # values of the daemon's state: idle, blocked (by a mount), unloaded,
-# swapped, the counters after a restart, restored, Mode=observe, and an
+# swapped (loaded by the daemon, or by an older image itself), the
+# counters after a restart, restored, Mode=observe, and an
 # NVMe over Fabrics connection pending across the unload.
 # Env (set by meson): SWAPGUARD_DAEMON, FAKE_KERNEL_SO, FAKE_NODE.
 set -uo pipefail
@@ -159,6 +160,31 @@ expect_series 'nvme_swapguard_state\{state="restored"\} 1' 'nvme_swapguard_resto
 stop_daemon
 }
 run_case restored
+
+# An older image loads the build itself: a swap all the same.
+case_older_image() {
+new_node
+start_exporter || return 1
+start_daemon
+start_container
+wait_state unloaded-waiting-driver || return 1
+croot=$root/proc/$container_pid/root/lib/modules/$rel
+NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root LD_PRELOAD=$FAKE_KERNEL_SO \
+  python3 - "$croot" <<'PY' || true
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+for m in ("nvme-core", "nvme"):
+    data = open(f"{sys.argv[1]}/extra/mlnx-nvme/host/{m}.ko", "rb").read()
+    libc.init_module(data, len(data), b"")
+PY
+ready
+wait_state swapped || return 1
+expect_series 'nvme_swapguard_state\{state="swapped"\} 1' 'nvme_swapguard_swaps_total 1' \
+  "nvme_swapguard_last_swap_driverless_seconds $num" || return 1
+stop_daemon
+stop_container
+}
+run_case older-image
 
 case_observe() {
 new_node
