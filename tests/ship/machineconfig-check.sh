@@ -77,6 +77,13 @@ for e in pol["files"] + pol["units"]:
 sys.exit(bad)
 PY
 echo "ok: node-disruption-policy.yaml matches nvme-swapguard.bu"
+echo "== the metrics label unit"
+if command -v systemd-analyze >/dev/null; then
+        cp "$(dirname "$render")/nvme-swapguard-metrics-label.service" "$tmp/"
+        out=$(systemd-analyze verify --man=no "$tmp/nvme-swapguard-metrics-label.service" 2>&1) || { echo "$out"; echo "FAIL: verify"; exit 1; }
+        [ -z "$out" ] || { echo "$out"; echo "FAIL: verify printed warnings"; exit 1; }
+        echo "ok: systemd-analyze verify"
+fi
 echo "== the monitoring manifests stay out of the MachineConfig (applied with oc)"
 if grep -q 'monitoring' <(grep -E '^ *- path:' "$(dirname "$render")/nvme-swapguard.bu"); then
         echo "FAIL: nvme-swapguard.bu carries a monitoring file"; exit 1
