@@ -11,6 +11,7 @@
 #include "swap/swap-actions.h"
 #include "swap/swap-context.h"
 #include "swap/swap-lifecycle.h"
+#include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
 
@@ -108,6 +109,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                 m->state = t.next;
                 manager_apply_state(m);
                 swap_report_entered(m, old, ev);
+                swap_metrics_entered(m, old, ev, t.action);
                 lifecycle_entered(m, old, ev);
                 swap_record_persist(m);
                 swap_status_update(m);

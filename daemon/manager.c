@@ -21,6 +21,7 @@
 #include "swap/observe-report.h"
 #include "swap/pod-end.h"
 #include "swap/reconcile.h"
+#include "swap/swap-metrics.h"
 #include "swap/reload-guard.h"
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
@@ -366,10 +367,10 @@ Manager *manager_free(Manager *m) {
         free(m->failure);
         free(m->last_blockers);
         free(m->restore_container);
+        swap_metrics_free(m->metrics);
         free(m);
         return NULL;
 }
-
 
 int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = calloc(1, sizeof(*m));
@@ -398,6 +399,7 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
 
 /* Sources whose absence only degrades what we see: log once, go on. */
 static void add_optional_watches(Manager *m) {
+        const char *missing = NULL;
         int r;
 
         r = udev_watch_new(m->event, on_uevent, m, &m->udev);
@@ -415,16 +417,11 @@ static void add_optional_watches(Manager *m) {
         if (r < 0)
                 log_info("Cannot poll /proc/1/mountinfo (%s): blocked swaps are re-checked on block uevents only.",
                          strerror(-r));
-        {
-                const char *missing = NULL;
-
-                r = usage_watch_new(m->event, on_usage, m, &m->usage, &missing);
-                if (r < 0)
-                        log_warning_errno(r, "Cannot watch NVMe namespace use: the pin follows our own checks "
-                                          "only: %m");
-                else if (missing)
-                        log_info("Cannot poll %s: the pin follows block uevents only.", missing);
-        }
+        r = usage_watch_new(m->event, on_usage, m, &m->usage, &missing);
+        if (r < 0)
+                log_warning_errno(r, "Cannot watch NVMe namespace use: the pin follows our own checks only: %m");
+        else if (missing)
+                log_info("Cannot poll %s: the pin follows block uevents only.", missing);
 }
 
 static int add_watches(Manager *m) {
@@ -523,6 +520,7 @@ int manager_start(Manager *m) {
         r = add_watches(m);
         if (r < 0)
                 return r;
+        (void) swap_metrics_start(m); /* its counters before the reconcile's transitions */
         reconcile(m);
         /* A stack left broken while we were down (a previous instance killed
          * mid-repair, with nvme_core back but not nvme: tests/faults, row

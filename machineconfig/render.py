@@ -14,7 +14,9 @@ for one pool that writes
     /usr/local/lib/systemd/catalog/nvme-swapguard.catalog 0644  (journalctl -x)
 
 and installs nvme-swapguard.service enabled, with the NVMe over Fabrics
-connect unit nvme-swapguard-fabrics.service and its path unit (enabled). /usr is read-only on RHCOS;
+connect unit nvme-swapguard-fabrics.service and its path unit (enabled),
+and nvme-swapguard-metrics-label.service (the SELinux label of the metrics
+directory, for the monitoring pod). /usr is read-only on RHCOS;
 /usr/local is writable (it lives in /var there) and systemd searches
 /usr/local/lib/systemd/catalog/ for catalogs.
 
@@ -156,6 +158,7 @@ def local_files(args, tmpdir):
         f.write(render_unit(args.fabrics_unit))
     files[FABRICS_UNIT_NAME] = (fabrics, args.fabrics_unit + f" (@bindir@={BINDIR})")
     files[FABRICS_PATH_NAME] = (args.fabrics_path, args.fabrics_path)
+    files["nvme-swapguard-metrics-label.service"] = (args.label_unit, args.label_unit)
     files["nvme-swapguard.conf"] = (args.config, args.config)
     files["nvme-swapguard.catalog"] = (args.catalog, args.catalog)
     return files
@@ -343,6 +346,7 @@ def main():
     ap.add_argument("--unit", default=os.path.join(TOP, "systemd", "nvme-swapguard.service.in"))
     ap.add_argument("--fabrics-unit", default=os.path.join(TOP, "systemd", "nvme-swapguard-fabrics.service.in"))
     ap.add_argument("--fabrics-path", default=os.path.join(TOP, "systemd", "nvme-swapguard-fabrics.path"))
+    ap.add_argument("--label-unit", default=os.path.join(HERE, "nvme-swapguard-metrics-label.service"))
     ap.add_argument("--output", "-o", metavar="FILE",
                     help="default: ./99-<role>-nvme-swapguard.yaml")
     ap.add_argument("--strip", action="store_true", help="ship stripped copies of the binaries")

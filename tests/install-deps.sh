@@ -36,6 +36,9 @@ packages=(
   dbus-broker libnss-systemd
   # man pages
   scdoc man-db groff-base
+  # the metrics file served by a real node-exporter (textfile collector),
+  # scraped with curl, checked with promtool (tests/monitoring)
+  prometheus prometheus-node-exporter curl
 )
 
 missing=()

@@ -4,7 +4,7 @@
 #   1. installs what is missing (Debian 12, as root),
 #   2. builds (warnings as errors: -Dwerror=true) and runs every suite: unit,
 #      fakeroot (with hostile), daemon, faults,
-#      ship, fleet, vm (the real kernel under QEMU),
+#      ship, fleet, monitoring, vm (the real kernel under QEMU),
 #   3. rebuilds with ASan+UBSan and reruns the unit, fakeroot and faults suites,
 #   4. runs the CLI's status and check under valgrind on a fake node,
 #   5. builds the libFuzzer harnesses with clang and runs each for a bounded time.

@@ -73,6 +73,7 @@ static int blockers_from_usage(const UsageReport *u, GuardBlockers *b) {
                 r = blocker_add(b, x->device, usage_kind_short(x->kind), x->where, x->pid, d);
                 if (r < 0)
                         return r;
+                b->items[b->n - 1].other_namespace = x->mount_ns != NULL;
         }
         return 0;
 }
@@ -313,6 +314,8 @@ static int guard_module_from(const ModuleStack *s, const ModuleInfo *m, const Mo
         g->shared = m->role == MODULE_ROLE_SHARED;
         g->gds_hooks = m->has_gds_hooks;
         if (m->gds_generations && !(g->gds_generations = strdup(m->gds_generations)))
+                return -ENOMEM;
+        if (m->srcversion && !(g->srcversion = strdup(m->srcversion)))
                 return -ENOMEM;
         return index && m->role == MODULE_ROLE_MEMBER ? member_needs(index, m->name, &g->needs) : 0;
 }

@@ -35,6 +35,7 @@ GuardStack *guard_stack_free(GuardStack *s) {
         for (size_t i = 0; i < s->n_modules; i++) {
                 free(s->modules[i].name);
                 free(s->modules[i].gds_generations);
+                free(s->modules[i].srcversion);
                 free(s->modules[i].build);
                 strv_free(s->modules[i].needs);
         }

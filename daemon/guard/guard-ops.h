@@ -38,6 +38,7 @@ typedef struct GuardModule {
                                  NULL when that is not known */
         bool gds_hooks;
         char *gds_generations; /* which hooks it exports: "v1", "v2", "v1,v2"; NULL: none */
+        char *srcversion;      /* /sys/module/<name>/srcversion; NULL: absent or not exported */
 } GuardModule;
 
 typedef struct GuardStack {
@@ -52,6 +53,7 @@ typedef struct GuardBlocker {
         char *where;        /* mount point, swap path, holder name, command */
         pid_t pid;
         char *description;  /* one line an operator can act on */
+        bool other_namespace; /* "mounted" only in another mount namespace than the host's */
 } GuardBlocker;
 
 typedef struct GuardBlockers {

@@ -35,6 +35,8 @@
 #include "watch/usage-watch.h"
 
 typedef struct Manager Manager;
+/* The metrics file's own data (swap-metrics.c). */
+typedef struct SwapMetrics SwapMetrics;
 
 /* NVMe over Fabrics through nvme-swapguard-fabrics.service (swap-fabrics.c). */
 typedef struct SwapFabrics {
@@ -116,4 +118,5 @@ struct Manager {
         bool restore_gave_up;          /* the last action was a restore the kernel refused (swap-actions.c) */
         PodEnd pod_end;                /* the pod's end (issue 20, pod-end.c) */
         SwapFabrics fabrics;           /* NVMe over Fabrics (swap-fabrics.c, manager-fabrics.c) */
+        SwapMetrics *metrics;          /* NULL until swap_metrics_start() */
 };

@@ -9,6 +9,7 @@
 #include "publish/log.h"
 #include "publish/report.h"
 #include "publish/status-document.h"
+#include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
 #include "util/string-util.h"
 #include "util/strv.h"
@@ -65,6 +66,7 @@ static void swap_record_publish(Manager *m) {
         if (guard_read_stack_hooks(m->ops, &stack) < 0)
                 stack = NULL; /* written as live build "unknown" */
         r = status_document_publish(&m->record, stack);
+        swap_metrics_publish(m, stack); /* the same moments, the same stack */
         guard_stack_free(stack);
         if (r == -ENOENT)
                 log_debug_errno(r, "No /var/log: not writing " STATUS_DOCUMENT_FILE ".");

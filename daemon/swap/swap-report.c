@@ -8,6 +8,7 @@
 #include "swap/observe-report.h"
 #include "publish/report.h"
 #include "swap/swap-fabrics.h"
+#include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
 #include "util/string-util.h"
@@ -138,6 +139,7 @@ static void remember_blocker_pids(Manager *m, const GuardBlockers *b) {
 void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b) {
         char *joined = guard_blockers_join(b);
 
+        swap_metrics_blockers(m, b);
         remember_blocker_pids(m, b);
         if (!joined)
                 return;

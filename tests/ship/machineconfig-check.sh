@@ -70,11 +70,23 @@ for e in pol["files"] + pol["units"]:
     for a in e["actions"]:
         if a["type"] in ("Restart", "Reload"):
             key = a["type"].lower()
-            if a.get(key, {}).get("serviceName") != "nvme-swapguard.service":
-                print(f"FAIL: {e}: {a['type']} of something else than nvme-swapguard.service"); bad = 1
+            if a.get(key, {}).get("serviceName") not in want_units:
+                print(f"FAIL: {e}: {a['type']} of a unit we do not ship"); bad = 1
         if a["type"] in ("Reboot", "None") and len(e["actions"]) != 1:
             print(f"FAIL: {e}: {a['type']} must stand alone"); bad = 1
 sys.exit(bad)
 PY
 echo "ok: node-disruption-policy.yaml matches nvme-swapguard.bu"
+echo "== the metrics label unit"
+if command -v systemd-analyze >/dev/null; then
+        cp "$(dirname "$render")/nvme-swapguard-metrics-label.service" "$tmp/"
+        out=$(systemd-analyze verify --man=no "$tmp/nvme-swapguard-metrics-label.service" 2>&1) || { echo "$out"; echo "FAIL: verify"; exit 1; }
+        [ -z "$out" ] || { echo "$out"; echo "FAIL: verify printed warnings"; exit 1; }
+        echo "ok: systemd-analyze verify"
+fi
+echo "== the monitoring manifests stay out of the MachineConfig (applied with oc)"
+if grep -q 'monitoring' <(grep -E '^ *- path:' "$(dirname "$render")/nvme-swapguard.bu"); then
+        echo "FAIL: nvme-swapguard.bu carries a monitoring file"; exit 1
+fi
+echo "ok"
 echo "machineconfig-check: passed"

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "publish/log.h"
+#include "publish/metrics.h"
+#include "swap/swap-metrics.h"
+#include "util/string-util.h"
+
+struct SwapMetrics {
+        uint64_t start_usec;
+        MetricsCounters counters;
+        unsigned blockers[_METRICS_BLOCKER_MAX];  /* as of the last check that blocked */
+        uint64_t unload_started_usec;             /* CLOCK_REALTIME; 0: no swap of ours under way */
+        uint64_t driverless_since_usec;           /* the unload's end; 0: not known */
+        int gds_hooks;                            /* as of the last read with the hooks; -1: unknown */
+        sd_event_source *refresh;
+};
+
+/* Our own clock read (not swap-record.c's: the record calls us). */
+static uint64_t realtime_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
+}
+
+SwapMetrics *swap_metrics_free(SwapMetrics *s) {
+        if (!s)
+                return NULL;
+        sd_event_source_disable_unref(s->refresh);
+        free(s);
+        return NULL;
+}
+
+void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction action) {
+        SwapMetrics *s = m->metrics;
+        uint64_t now = realtime_usec();
+
+        if (!s)
+                return;
+        /* Observe changes nothing: its rehearsals are no swaps, restores or refusals. */
+        if (m->ops->observe)
+                return;
+        if (action == SWAP_ACTION_UNLOAD)
+                s->unload_started_usec = now;
+        if (ev == SWAP_EVENT_UNLOAD_DONE)
+                s->driverless_since_usec = now;
+        if (m->state == SWAP_STATE_BLOCKED && old != SWAP_STATE_BLOCKED)
+                s->counters.refusals++;
+        if (m->state == SWAP_STATE_RESTORED && old != SWAP_STATE_RESTORED)
+                s->counters.restores++;
+        /* Loaded by us, or by the driver container itself (older images),
+         * over the stack we unloaded: a swap. Not a build found at start. */
+        if (m->state == SWAP_STATE_SWAPPED && (old == SWAP_STATE_LOADING || old == SWAP_STATE_UNLOADED_WAITING_DRIVER)) {
+                MetricsCounters *c = &s->counters;
+
+                c->swaps++;
+                c->last_swap_usec = now;
+                /* Both ends seen by this instance, else what it cannot know stays 0. */
+                c->last_swap_duration_usec = s->unload_started_usec && now > s->unload_started_usec
+                                                     ? now - s->unload_started_usec : 0;
+                c->last_swap_driverless_usec = s->driverless_since_usec && now > s->driverless_since_usec
+                                                       ? now - s->driverless_since_usec : 0;
+        }
+        if (m->state == SWAP_STATE_SWAPPED || m->state == SWAP_STATE_RESTORED || m->state == SWAP_STATE_IDLE)
+                s->unload_started_usec = s->driverless_since_usec = 0;
+}
+
+void swap_metrics_blockers(Manager *m, const GuardBlockers *b) {
+        SwapMetrics *s = m->metrics;
+
+        if (!s)
+                return;
+        memset(s->blockers, 0, sizeof(s->blockers));
+        for (size_t i = 0; b && i < b->n; i++)
+                s->blockers[metrics_blocker_kind(b->items[i].kind, b->items[i].other_namespace)]++;
+}
+
+static const GuardModule *live_module(const GuardStack *stack) {
+        const GuardModule *x = guard_stack_find(stack, "nvme");
+
+        if (!x || x->origin == GUARD_ORIGIN_ABSENT)
+                x = guard_stack_find(stack, "nvme_core");
+        return x && x->origin != GUARD_ORIGIN_ABSENT ? x : NULL;
+}
+
+static int gds_hooks_of(const GuardStack *stack) {
+        for (size_t i = 0; i < stack->n_modules; i++)
+                if (stack->modules[i].origin != GUARD_ORIGIN_ABSENT && stack->modules[i].gds_hooks)
+                        return 1;
+        return 0;
+}
+
+static void facts_from_stack(const GuardStack *stack, MetricsFacts *f, MetricsModule *mods) {
+        const GuardModule *live;
+
+        if (!stack) {
+                f->live_build = "unknown";
+                return;
+        }
+        live = live_module(stack);
+        f->live_build = live ? guard_origin_to_string(live->origin) : "absent";
+        /* The loaded ones: a series per module that is not there says nothing. */
+        for (size_t i = 0; i < stack->n_modules; i++) {
+                const GuardModule *x = &stack->modules[i];
+
+                if (x->origin == GUARD_ORIGIN_ABSENT)
+                        continue;
+                mods[f->n_modules++] = (MetricsModule) { .name = x->name, .origin = guard_origin_to_string(x->origin),
+                                            .build = x->build, .srcversion = x->srcversion };
+        }
+        f->modules = mods;
+}
+
+static void write_file(Manager *m, const GuardStack *stack) {
+        SwapMetrics *s = m->metrics;
+        _cleanup_free_ MetricsModule *mods = NULL;
+        _cleanup_free_ char *text = NULL;
+        MetricsFacts f = {
+                .version = PACKAGE_VERSION,
+                .start_usec = s->start_usec,
+                .state = m->state,
+                /* A state the daemon started in and never left: known since its start. */
+                .state_since_usec = m->record.since_usec ?: s->start_usec,
+                .mode = m->config->mode,
+                .gds_hooks = s->gds_hooks,
+                .gds_match = m->record.gds_match,
+                .driverless = -1,
+                .counters = s->counters,
+        };
+        const GuardFabrics *fab = m->record.fabrics;
+        bool driverless;
+        int r;
+
+        if (stack && stack->n_modules > 0 && !(mods = calloc(stack->n_modules, sizeof(*mods)))) {
+                log_oom();
+                return;
+        }
+        facts_from_stack(stack, &f, mods);
+        if (m->ops->nvme_driverless && m->ops->nvme_driverless(m->ops->userdata, &driverless) >= 0)
+                f.driverless = driverless;
+        if (m->state == SWAP_STATE_BLOCKED)
+                memcpy(f.blockers, s->blockers, sizeof(f.blockers));
+        for (size_t i = 0; fab && i < fab->n; i++) {
+                MetricsFabricsBucket b = metrics_fabrics_bucket(fab->items[i].outcome);
+
+                if (b >= 0)
+                        f.fabrics[b]++;
+        }
+        r = metrics_to_text(&f, &text);
+        if (r >= 0)
+                r = metrics_write(text);
+        /* No /var/lib at all (a fake root) is not worth a warning every 30 s. */
+        if (r == -ENOENT)
+                log_debug_errno(r, "No /var/lib: not writing " METRICS_FILE ".");
+        else if (r < 0)
+                log_warning_errno(r, "Cannot write the metrics file " METRICS_FILE ", ignoring: %m");
+}
+
+void swap_metrics_publish(Manager *m, const GuardStack *stack) {
+        GuardStack *read = NULL;
+
+        if (!m->metrics)
+                return;
+        if (stack)
+                m->metrics->gds_hooks = gds_hooks_of(stack);
+        else if (m->ops->read_stack && m->ops->read_stack(m->ops->userdata, &read) >= 0)
+                stack = read;
+        write_file(m, stack);
+        guard_stack_free(read);
+}
+
+/* The refresh reads the stack without the GDS hooks (no /proc/kallsyms
+ * every 30 s): the hooks are as of the last state change. */
+static int on_refresh(sd_event_source *e, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        swap_metrics_publish(m, NULL);
+        (void) sd_event_source_set_time_relative(e, SWAP_METRICS_REFRESH_USEC);
+        (void) sd_event_source_set_enabled(e, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+/* The counters of the previous instance: a restart (a new binary, a
+ * crash, the watchdog) must not look like a reset to rate(). */
+static void read_back(SwapMetrics *s) {
+        _cleanup_free_ char *text = NULL;
+        const char *field = NULL;
+        int r;
+
+        r = metrics_read(&text);
+        if (r == -ENOENT)
+                return;
+        if (r >= 0)
+                r = metrics_counters_parse(text, &s->counters, &field);
+        if (r == -EBADMSG && field)
+                log_warning("Ignoring the counters of " METRICS_FILE ": %s does not parse; counting from 0.", field);
+        else if (r < 0)
+                log_warning_errno(r, "Cannot read the counters back from " METRICS_FILE ", counting from 0: %m");
+}
+
+int swap_metrics_start(Manager *m) {
+        SwapMetrics *s;
+        int r;
+
+        if (m->metrics)
+                return 0;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return log_oom();
+        s->start_usec = realtime_usec();
+        s->gds_hooks = -1;
+        read_back(s);
+        m->metrics = s;
+        if (!m->event)
+                return 0;
+        r = sd_event_add_time_relative(m->event, &s->refresh, CLOCK_BOOTTIME, SWAP_METRICS_REFRESH_USEC,
+                                       1000000ULL, on_refresh, m);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot arm the metrics refresh, the file is written on state "
+                                         "changes only: %m");
+        (void) sd_event_source_set_description(s->refresh, "metrics-refresh");
+        return 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The swap's state as metrics (publish/metrics.h): what the daemon knows
+ * turned into the file's facts, the counters it keeps (read back from the
+ * file at start, so a restart does not reset them), the timings of the
+ * last swap, and the file written after each chain of transitions (with
+ * the status document) and every SWAP_METRICS_REFRESH_USEC besides. */
+
+#include "swap/manager-data.h"
+
+/* The file's modification time is the only sign of life the exporter can
+ * pass on (a file left by a dead or hung daemon is served forever): a
+ * rewrite this often lets an alert tell "stale" from "quiet". */
+#define SWAP_METRICS_REFRESH_USEC (30ULL * 1000000ULL)
+
+/* Reads the counters back and arms the refresh; before the first
+ * transition (the reconcile). Without it every hook below does nothing. */
+int swap_metrics_start(Manager *m);
+SwapMetrics *swap_metrics_free(SwapMetrics *s);
+
+/* m->state was entered from old through ev, and action runs next. */
+void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction action);
+/* What blocks the unload now. */
+void swap_metrics_blockers(Manager *m, const GuardBlockers *b);
+/* Writes the file; stack (the one read for the status document, with the
+ * GDS hooks) may be NULL: read again without the hooks. */
+void swap_metrics_publish(Manager *m, const GuardStack *stack);
