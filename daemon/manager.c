@@ -20,6 +20,7 @@
 #include "swap/pod-end.h"
 #include "swap/reconcile.h"
 #include "swap/reload-guard.h"
+#include "swap/stack-judge.h"
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
@@ -153,47 +154,21 @@ static void on_scope(ScopeWatch *w, const char *id, bool added, void *userdata) 
 
 /* ---- ready file, uevents, mounts -------------------------------------- */
 
-/* A stack module came or went: the stack is judged this long after the last
- * one, so that a modprobe or an `openibd restart` in progress (nvme_core
- * comes a moment before nvme, nvme goes a moment before nvme_core) is not
- * taken for a broken stack. */
-#define STACK_SETTLE_USEC (2ULL * 1000000ULL)
-
+/* A stack module came or went: the stack is judged once the change settled
+ * (a modprobe or an `openibd restart` in progress, a driver container's own
+ * loads: stack-judge.c), not in the middle of someone's work. */
 static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        SwapEvent ev;
+        SwapEvent ev = stack_judge_run(m, on_stack_settled);
 
-        m->stack_settle = sd_event_source_disable_unref(m->stack_settle);
-        if (m->state == SWAP_STATE_FAILED && m->restore_gave_up) {
-                /* The restore that brought us here failed with the kernel's
-                 * final answer (FAILED said which module and why); the module
-                 * uevents of that very attempt re-armed this timer. Trying the
-                 * same restore again on every settle would loop on it. A new
-                 * driver container or a restart of the daemon tries again. */
-                log_debug("The NVMe stack settled after a failed restore; not restoring again.");
-                return 0;
-        }
-        ev = lifecycle_stack_settled(m);
         if (ev >= 0)
                 manager_dispatch(m, ev);
         return 0;
 }
 
 static void stack_changed(Manager *m) {
-        int r;
-
         pod_end_stack_changed(m); /* the ended container's cleanup may be at work */
-        if (m->stack_settle) {
-                (void) sd_event_source_set_time_relative(m->stack_settle, STACK_SETTLE_USEC);
-                return;
-        }
-        r = sd_event_add_time_relative(m->event, &m->stack_settle, CLOCK_MONOTONIC, STACK_SETTLE_USEC, 100000ULL,
-                                       on_stack_settled, m);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot arm the stack check, a broken stack will be seen late: %m");
-                return;
-        }
-        (void) sd_event_source_set_description(m->stack_settle, "stack-settle");
+        stack_judge_changed(m, on_stack_settled);
 }
 
 static void on_ready(PathWatch *w, bool exists, void *userdata) {
@@ -411,6 +386,9 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
          * (for operators who cleared them, and where no mount events come). */
         if (m->state == SWAP_STATE_BLOCKED)
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
+        /* ... and the stack is judged again, as after a module uevent (one
+         * lost, or none at all: a fake root's kernel sends none). */
+        stack_changed(m);
         swap_pin_refresh(m);
         swap_status_update(m);
         return 0;

@@ -384,12 +384,22 @@ void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b) {
 
 /* ---- a stack broken behind our back ----------------------------------- */
 
+void lifecycle_report_broken(Manager *m, StackHealth h) {
+        _cleanup_free_ char *what = stack_health_describe(h);
+        char field[64];
+        char *extra[] = { field, NULL };
+
+        snprintf(field, sizeof(field), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));
+        report_event(LOG_ERR, SWAPGUARD_MESSAGE_STACK_BROKEN,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = h.module,
+                                       .container_id = followed_id(m), .extra = extra },
+                     "The NVMe stack is broken: %s. Putting the in-tree stack back.", what ?: "?");
+        swap_record_message(m, "stack broken: %s", what ?: "?");
+}
+
 SwapEvent lifecycle_stack_settled(Manager *m) {
         GuardStack *stack = NULL;
         StackHealth h;
-        _cleanup_free_ char *what = NULL;
-        char field[64];
-        char *extra[] = { field, NULL };
 
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return _SWAP_EVENT_INVALID;
@@ -397,13 +407,7 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
         guard_stack_free(stack);
         if (!stack_health_broken(h) || swap_fabrics_only_node(m, h))
                 return _SWAP_EVENT_INVALID;
-        what = stack_health_describe(h);
-        snprintf(field, sizeof(field), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));
-        report_event(LOG_ERR, SWAPGUARD_MESSAGE_STACK_BROKEN,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = h.module,
-                                       .container_id = followed_id(m), .extra = extra },
-                     "The NVMe stack is broken: %s. Putting the in-tree stack back.", what ?: "?");
-        swap_record_message(m, "stack broken: %s", what ?: "?");
+        lifecycle_report_broken(m, h);
         return SWAP_EVENT_STACK_BROKEN;
 }
 
