@@ -31,6 +31,7 @@
 #include "publish/state-file.h"
 #include "swap/stack-settle.h"
 #include "swap/swap-state.h"
+#include "swap/unload-moment.h"
 #include "watch/udev-watch.h"
 #include "watch/usage-watch.h"
 
@@ -99,4 +100,6 @@ struct Manager {
         StackSettleState settle;       /* the settle's samples so far (stack-judge.c) */
         bool restore_gave_up;          /* the last action was a restore the kernel refused (swap-actions.c) */
         PodEnd pod_end;                /* the pod's end (issue 20, pod-end.c) */
+        UnloadMoment moment;           /* UnloadAt=auto: the moment chosen for the followed container */
+        bool moment_decided;           /* (swap-moment.c) */
 };

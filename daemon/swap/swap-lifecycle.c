@@ -18,6 +18,7 @@
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
+#include "swap/swap-moment.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
 #include "util/fileio.h"
@@ -191,6 +192,7 @@ void lifecycle_container_followed(Manager *m) {
         m->build_ruled_out = m->env.build_ruled_out;
         report_environment(m, build);
         swap_fabrics_container_followed(m, tree, build); /* issue 27: a transport it lacks */
+        swap_moment_decide(m);
 }
 
 /* ---- loading ---------------------------------------------------------- */

@@ -19,6 +19,20 @@ static const char *const why_names[_UNLOAD_MOMENT_WHY_MAX] = {
         [UNLOAD_MOMENT_IMAGE_UNKNOWN] = "whether the image loads nvme itself is not known",
 };
 
+static const char *const rule_names[_UNLOAD_MOMENT_WHY_MAX] = {
+        [UNLOAD_MOMENT_SAFE_AT_READY] = "safe-at-ready",
+        [UNLOAD_MOMENT_BUILD_LOADED] = "build-loaded",
+        [UNLOAD_MOMENT_NVME_RDMA] = "nvme-rdma",
+        [UNLOAD_MOMENT_OPENIBD_LISTS_NVME] = "openibd-lists-nvme",
+        [UNLOAD_MOMENT_OPENIBD_UNKNOWN] = "openibd-unknown",
+        [UNLOAD_MOMENT_IMAGE_LOADS_NVME] = "image-loads-nvme",
+        [UNLOAD_MOMENT_IMAGE_UNKNOWN] = "image-unknown",
+};
+
+const char *unload_moment_rule_to_string(UnloadMomentWhy w) {
+        return w >= 0 && w < _UNLOAD_MOMENT_WHY_MAX ? rule_names[w] : NULL;
+}
+
 const char *unload_moment_why_to_string(UnloadMomentWhy w) {
         return w >= 0 && w < _UNLOAD_MOMENT_WHY_MAX ? why_names[w] : NULL;
 }
@@ -95,6 +109,59 @@ Knowledge openibd_check_lists_nvme(const char *text) {
                 }
                 if (word_at(p, body, "nvme") && !(p > body && p[-1] == '/'))
                         return KNOWN_YES;
+        }
+        return KNOWN_NO;
+}
+
+/* The word after a modprobe/insmod (options skipped) names an nvme module
+ * (nvme, nvme-core, nvme_rdma, .../nvme.ko ...). */
+static bool names_nvme(const char *p, const char *eol) {
+        for (;;) {
+                const char *w, *base;
+                size_t n;
+
+                while (p < eol && (*p == ' ' || *p == '\t'))
+                        p++;
+                if (p >= eol)
+                        return false;
+                w = p;
+                while (p < eol && *p != ' ' && *p != '\t' && *p != ';' && *p != '&' && *p != '|')
+                        p++;
+                n = (size_t) (p - w);
+                if (n == 0)
+                        return false;
+                if (w[0] == '-') {
+                        if ((n == 2 && w[1] == 'r') || (n == 8 && strncmp(w, "--remove", 8) == 0))
+                                return false; /* a removal, not a load */
+                        continue;            /* another option */
+                }
+                base = w;
+                for (const char *c = w; c < w + n; c++)
+                        if (*c == '/')
+                                base = c + 1;
+                if (*base == '"' || *base == '\'')
+                        base++;
+                return strncmp(base, "nvme", 4) == 0 && (base + 4 == w + n || strchr("-_.\"'", base[4]));
+        }
+}
+
+Knowledge entrypoint_loads_nvme(const char *script) {
+        if (!script)
+                return KNOWN_UNKNOWN;
+        for (const char *line = script; *line;) {
+                const char *eol = strchrnul(line, '\n');
+
+                for (const char *p = line; p < eol && *p != '#'; p++) {
+                        static const char *const tools[] = { "modprobe", "insmod" };
+
+                        for (size_t i = 0; i < ELEMENTSOF(tools); i++) {
+                                size_t n = strlen(tools[i]);
+
+                                if (word_at(p, line, tools[i]) && p + n <= eol && names_nvme(p + n, eol))
+                                        return KNOWN_YES;
+                        }
+                }
+                line = *eol ? eol + 1 : eol;
         }
         return KNOWN_NO;
 }

@@ -59,6 +59,8 @@ typedef struct UnloadMoment {
 } UnloadMoment;
 
 UnloadMoment unload_moment_decide(const UnloadMomentInput *in);
+/* A short name for the journal's SWAPGUARD_MOMENT_RULE=: "safe-at-ready", "build-loaded", ... */
+const char *unload_moment_rule_to_string(UnloadMomentWhy w);
 /* One phrase for the journal: "no NVIDIA build is loaded, ..." */
 const char *unload_moment_why_to_string(UnloadMomentWhy w);
 
@@ -67,3 +69,9 @@ const char *unload_moment_why_to_string(UnloadMomentWhy w);
  * while in use (nvme_rdma, nvmet_rdma are other modules). KNOWN_UNKNOWN
  * when the text has no such function. */
 Knowledge openibd_check_lists_nvme(const char *text);
+/* Pure: whether a driver container's entrypoint script loads an nvme
+ * module itself (a `modprobe` or `insmod` of nvme, nvme-core, nvme-rdma ...
+ * outside comments: images before doca-driver-build PR #91 ran `modprobe
+ * nvme; modprobe nvme-rdma` after openibd restart). KNOWN_UNKNOWN for no
+ * text. */
+Knowledge entrypoint_loads_nvme(const char *script);

@@ -113,3 +113,24 @@ Test(unload_moment, openibd_check_if_ok_to_stop) {
         cr_assert_eq(openibd_check_lists_nvme("check_if_ok_to_stop ()\n{\n  for m in \"nvme\"; do :; done\n}\n"),
                      KNOWN_YES, "quoted, spaced definition");
 }
+
+/* ---- the container's entrypoint ------------------------------------------ */
+
+Test(unload_moment, entrypoint_that_loads_nvme) {
+        /* doca-driver-build's entrypoint.sh before PR #91 */
+        cr_assert_eq(entrypoint_loads_nvme("#!/bin/bash\n/etc/init.d/openibd restart\nmodprobe nvme\nmodprobe nvme-rdma\n"),
+                     KNOWN_YES);
+        cr_assert_eq(entrypoint_loads_nvme("openibd restart && modprobe -q nvme_rdma || exit 1\n"), KNOWN_YES);
+        cr_assert_eq(entrypoint_loads_nvme("  insmod /lib/modules/$K/extra/mlnx-nvme/host/nvme-core.ko\n"), KNOWN_YES);
+        cr_assert_eq(entrypoint_loads_nvme("for m in a; do modprobe \"nvme\"; done\n"), KNOWN_YES);
+}
+
+Test(unload_moment, entrypoint_that_does_not) {
+        cr_assert_eq(entrypoint_loads_nvme("#!/bin/bash\n# older images: modprobe nvme\nopenibd restart\n"), KNOWN_NO,
+                     "a comment");
+        cr_assert_eq(entrypoint_loads_nvme("modprobe -r nvme\nrmmod nvme\n"), KNOWN_NO, "removals");
+        cr_assert_eq(entrypoint_loads_nvme("modprobe nvmet\nmodprobe rpcrdma\n"), KNOWN_NO, "nvmet is another module");
+        cr_assert_eq(entrypoint_loads_nvme("exec /usr/local/bin/entrypoint \"$@\"\n"), KNOWN_NO, "loader.sh");
+        cr_assert_eq(entrypoint_loads_nvme(""), KNOWN_NO);
+        cr_assert_eq(entrypoint_loads_nvme(NULL), KNOWN_UNKNOWN);
+}
