@@ -17,7 +17,8 @@
  *   UnloadAt=container-start            container-start: unload the in-tree stack as
  *                                       soon as the container runs (while it compiles);
  *                                       driver-ready: keep the drives up until the
- *                                       ready file appears
+ *                                       ready file appears; auto: one of the two per
+ *                                       swap, from the node and the image (swap-moment.c)
  *   ReadyFile=/run/mellanox/drivers/.driver-ready   created by the container when its
  *                                       drivers are loaded
  *   ReadyTimeoutSec=3600                no ready file this long after the container
@@ -286,7 +287,7 @@ static int handle_swap(ParseState *p, const char *key, const char *value) {
                 UnloadAt u = unload_at_from_string(value);
 
                 if (u < 0)
-                        return parse_error(p, "UnloadAt=: \"%s\" is not container-start or driver-ready", value);
+                        return parse_error(p, "UnloadAt=: \"%s\" is not container-start, driver-ready or auto", value);
                 c->unload_at = u;
                 return 1;
         }

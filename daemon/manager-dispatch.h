@@ -15,3 +15,6 @@ void manager_dispatch(Manager *m, SwapEvent ev);
 /* Makes the node match m->state on entering it (also at start, after the
  * reconcile sets the state without an event). */
 void manager_apply_state(Manager *m);
+/* A stack module came or went (or may have: a reload, a lost uevent): the
+ * stack is judged once the change settled (stack-judge.c). */
+void manager_stack_changed(Manager *m);

@@ -91,6 +91,9 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
          * (for operators who cleared them, and where no mount events come). */
         if (m->state == SWAP_STATE_BLOCKED)
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
+        /* ... and the stack is judged again, as after a module uevent (one
+         * lost, or none at all: a fake root's kernel sends none). */
+        manager_stack_changed(m);
         swap_pin_refresh(m);
         swap_status_update(m);
         return 0;

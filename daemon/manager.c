@@ -23,6 +23,7 @@
 #include "swap/reconcile.h"
 #include "swap/swap-metrics.h"
 #include "swap/reload-guard.h"
+#include "swap/stack-judge.h"
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
@@ -156,47 +157,21 @@ static void on_scope(ScopeWatch *w, const char *id, bool added, void *userdata) 
 
 /* ---- ready file, uevents, mounts -------------------------------------- */
 
-/* A stack module came or went: the stack is judged this long after the last
- * one, so that a modprobe or an `openibd restart` in progress (nvme_core
- * comes a moment before nvme, nvme goes a moment before nvme_core) is not
- * taken for a broken stack. */
-#define STACK_SETTLE_USEC (2ULL * 1000000ULL)
-
+/* A stack module came or went: the stack is judged once the change settled
+ * (a modprobe or an `openibd restart` in progress, a driver container's own
+ * loads: stack-judge.c), not in the middle of someone's work. */
 static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        SwapEvent ev;
+        SwapEvent ev = stack_judge_run(m, on_stack_settled);
 
-        m->stack_settle = sd_event_source_disable_unref(m->stack_settle);
-        if (m->state == SWAP_STATE_FAILED && m->restore_gave_up) {
-                /* The restore that brought us here failed with the kernel's
-                 * final answer (FAILED said which module and why); the module
-                 * uevents of that very attempt re-armed this timer. Trying the
-                 * same restore again on every settle would loop on it. A new
-                 * driver container or a restart of the daemon tries again. */
-                log_debug("The NVMe stack settled after a failed restore; not restoring again.");
-                return 0;
-        }
-        ev = lifecycle_stack_settled(m);
         if (ev >= 0)
                 manager_dispatch(m, ev);
         return 0;
 }
 
-static void stack_changed(Manager *m) {
-        int r;
-
+void manager_stack_changed(Manager *m) {
         pod_end_stack_changed(m); /* the ended container's cleanup may be at work */
-        if (m->stack_settle) {
-                (void) sd_event_source_set_time_relative(m->stack_settle, STACK_SETTLE_USEC);
-                return;
-        }
-        r = sd_event_add_time_relative(m->event, &m->stack_settle, CLOCK_MONOTONIC, STACK_SETTLE_USEC, 100000ULL,
-                                       on_stack_settled, m);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot arm the stack check, a broken stack will be seen late: %m");
-                return;
-        }
-        (void) sd_event_source_set_description(m->stack_settle, "stack-settle");
+        stack_judge_changed(m, on_stack_settled);
 }
 
 static void on_ready(PathWatch *w, bool exists, void *userdata) {
@@ -287,7 +262,7 @@ static void rescan_all(Manager *m) {
 
         log_warning("Kernel uevents were lost (ENOBUFS): rescanning modules, containers and devices.");
         (void) container_store_rescan(m->store);
-        stack_changed(m); /* a lost module uevent may hide a broken stack */
+        manager_stack_changed(m); /* a lost module uevent may hide a broken stack */
         lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going (issue 8) */
         if (swap_read_context(m, &ctx) < 0)
                 return;
@@ -308,7 +283,7 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
         switch (ev) {
         case UDEV_WATCH_MODULE_ADD:
                 if (nvme_stack_module(name)) {
-                        stack_changed(m);
+                        manager_stack_changed(m);
                         module_added(m, name);
                 } else if (streq(name, "nvidia_fs"))
                         lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
@@ -318,7 +293,7 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                         lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
                 if (!nvme_stack_module(name))
                         break;
-                stack_changed(m);
+                manager_stack_changed(m);
                 if (swap_read_context(m, &ctx) >= 0 && !ctx.stack_loaded)
                         manager_dispatch(m, SWAP_EVENT_STACK_GONE);
                 break;
@@ -525,7 +500,7 @@ int manager_start(Manager *m) {
         /* A stack left broken while we were down (a previous instance killed
          * mid-repair, with nvme_core back but not nvme: tests/faults, row
          * kill:repairing) sends no uevent: judge it as after one. */
-        stack_changed(m);
+        manager_stack_changed(m);
         swap_fabrics_start(m); /* a record left pending: asked for, READY=1 does not wait */
         /* Pinned again before READY=1: no window after it claims to be up (only the one while we were down). */
         swap_pin_refresh(m);

@@ -28,6 +28,10 @@
 #define SWAPGUARD_MESSAGE_EARLIER_BUILD          "d3322a26406e4cb0a41aa7fb1159b157"
 #define SWAPGUARD_MESSAGE_EARLIER_BUILD_BLOCKED  "adbd67853e784137868988641d7019cc"
 #define SWAPGUARD_MESSAGE_STACK_BROKEN           "a81ba0c10e82421d97e29bd6c629dd9a"
+/* A broken stack whose repair would take out a module in use: not repaired, waited on. */
+#define SWAPGUARD_MESSAGE_STACK_BROKEN_IN_USE    "df719088268a49d38fced14e4b4783e8"
+/* UnloadAt=auto: the moment chosen for a driver container, and why. */
+#define SWAPGUARD_MESSAGE_UNLOAD_MOMENT          "30f9407160bf46d9b71c7e43ec5a09cb"
 #define SWAPGUARD_MESSAGE_NO_BUILD               "dabe24b8d8c343048eb79349235b3955"
 #define SWAPGUARD_MESSAGE_READY_STALE            "da64cc3df69d42e9a148cb5be8ac23b1"
 #define SWAPGUARD_MESSAGE_ENV_NO_NFSRDMA         "054b86adf25a4f10a662535e9e900ff9"

@@ -30,7 +30,9 @@
 #include "guard/pin-holder.h"
 #include "watch/scope-watch.h"
 #include "publish/state-file.h"
+#include "swap/stack-settle.h"
 #include "swap/swap-state.h"
+#include "swap/unload-moment.h"
 #include "watch/udev-watch.h"
 #include "watch/usage-watch.h"
 
@@ -114,9 +116,12 @@ struct Manager {
         bool ready_stale;              /* the ready file exists but predates the followed container */
         uint64_t ended_ready_usec;     /* when the ready file there at the last container's end was
                                           made (0: none): that container's, never a later one's */
-        sd_event_source *stack_settle; /* (manager.c) judges the stack once module uevents settle */
+        sd_event_source *stack_settle; /* judges the stack once module changes settle (stack-judge.c) */
+        StackSettleState settle;       /* the settle's samples so far (stack-judge.c) */
         bool restore_gave_up;          /* the last action was a restore the kernel refused (swap-actions.c) */
         PodEnd pod_end;                /* the pod's end (issue 20, pod-end.c) */
         SwapFabrics fabrics;           /* NVMe over Fabrics (swap-fabrics.c, manager-fabrics.c) */
         SwapMetrics *metrics;          /* NULL until swap_metrics_start() */
+        UnloadMoment moment;           /* UnloadAt=auto: the moment chosen for the followed container */
+        bool moment_decided;           /* (swap-moment.c) */
 };

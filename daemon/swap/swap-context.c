@@ -2,6 +2,7 @@
 #include "publish/log.h"
 #include "swap/pod-end.h"
 #include "swap/swap-context.h"
+#include "swap/swap-moment.h"
 #include "util/strv.h"
 
 char *const *swap_modules_wanted(const Manager *m) {
@@ -38,7 +39,7 @@ int swap_read_context(Manager *m, SwapContext *ret) {
         if (r < 0)
                 return log_error_errno(r, "Cannot read the NVMe module stack: %m");
         *ret = (SwapContext) {
-                .unload_at = m->config->unload_at,
+                .unload_at = swap_moment_unload_at(m),
                 .load_from_container = m->config->load_from_container,
                 .ready_present = m->ready_present,
                 .stack_loaded = guard_stack_any_loaded(stack),

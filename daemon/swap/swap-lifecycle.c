@@ -18,6 +18,7 @@
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
+#include "swap/swap-moment.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
 #include "util/fileio.h"
@@ -191,6 +192,7 @@ void lifecycle_container_followed(Manager *m) {
         m->build_ruled_out = m->env.build_ruled_out;
         report_environment(m, build);
         swap_fabrics_container_followed(m, tree, build); /* issue 27: a transport it lacks */
+        swap_moment_decide(m);
 }
 
 /* ---- loading ---------------------------------------------------------- */
@@ -384,12 +386,22 @@ void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b) {
 
 /* ---- a stack broken behind our back ----------------------------------- */
 
+void lifecycle_report_broken(Manager *m, StackHealth h) {
+        _cleanup_free_ char *what = stack_health_describe(h);
+        char field[64];
+        char *extra[] = { field, NULL };
+
+        snprintf(field, sizeof(field), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));
+        report_event(LOG_ERR, SWAPGUARD_MESSAGE_STACK_BROKEN,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = h.module,
+                                       .container_id = followed_id(m), .extra = extra },
+                     "The NVMe stack is broken: %s. Putting the in-tree stack back.", what ?: "?");
+        swap_record_message(m, "stack broken: %s", what ?: "?");
+}
+
 SwapEvent lifecycle_stack_settled(Manager *m) {
         GuardStack *stack = NULL;
         StackHealth h;
-        _cleanup_free_ char *what = NULL;
-        char field[64];
-        char *extra[] = { field, NULL };
 
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return _SWAP_EVENT_INVALID;
@@ -397,13 +409,7 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
         guard_stack_free(stack);
         if (!stack_health_broken(h) || swap_fabrics_only_node(m, h))
                 return _SWAP_EVENT_INVALID;
-        what = stack_health_describe(h);
-        snprintf(field, sizeof(field), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));
-        report_event(LOG_ERR, SWAPGUARD_MESSAGE_STACK_BROKEN,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = h.module,
-                                       .container_id = followed_id(m), .extra = extra },
-                     "The NVMe stack is broken: %s. Putting the in-tree stack back.", what ?: "?");
-        swap_record_message(m, "stack broken: %s", what ?: "?");
+        lifecycle_report_broken(m, h);
         return SWAP_EVENT_STACK_BROKEN;
 }
 

@@ -9,6 +9,7 @@
  * stack-health.c, swap-state.c); this file gathers their inputs and reports. */
 
 #include "swap/manager-data.h"
+#include "swap/stack-health.h"
 
 /* The followed container ended: remembers the ready file there now (its
  * own, left behind after a crash) so that it never counts for a later one. */
@@ -35,10 +36,13 @@ void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev);
  * openibd restart will fail. */
 void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b);
 void lifecycle_report_stale_ready(Manager *m);
-/* The stack's module uevents settled: judges it; reports a broken stack and
- * returns SWAP_EVENT_STACK_BROKEN for the manager to dispatch, else
- * _SWAP_EVENT_INVALID. */
+/* Judges the stack now, at once: reports a broken stack and returns
+ * SWAP_EVENT_STACK_BROKEN for the manager to dispatch, else
+ * _SWAP_EVENT_INVALID. (The daemon judges through stack-judge.c, which
+ * waits for someone else's load in progress and confirms first.) */
 SwapEvent lifecycle_stack_settled(Manager *m);
+/* The journal's STACK_BROKEN entry and the record's message for h. */
+void lifecycle_report_broken(Manager *m, StackHealth h);
 /* nvidia_fs was loaded or removed: the GDS generation check again (swapped). */
 void lifecycle_nvfs_changed(Manager *m);
 void lifecycle_free(Manager *m);

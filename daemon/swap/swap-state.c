@@ -59,6 +59,7 @@ static const char *const action_names[_SWAP_ACTION_MAX] = {
 static const char *const unload_at_names[_UNLOAD_AT_MAX] = {
         [UNLOAD_AT_CONTAINER_START] = "container-start",
         [UNLOAD_AT_DRIVER_READY] = "driver-ready",
+        [UNLOAD_AT_AUTO] = "auto",
 };
 
 static const char *const mode_names[_SWAP_MODE_MAX] = {

@@ -308,3 +308,16 @@ Test(config, mode) {
         cr_assert_str_eq(swap_mode_to_string(SWAP_MODE_OBSERVE), "observe");
         cr_assert_eq(swap_mode_from_string("Observe"), _SWAP_MODE_INVALID, "values are exact, like UnloadAt=");
 }
+
+Test(config, unload_at_auto) {
+        char *p = write_file("auto.conf", "[Swap]\nUnloadAt=auto\n");
+        Config *c = NULL;
+        char **errors = NULL;
+
+        cr_assert_eq(config_load(p, false, &c, &errors), 0);
+        cr_assert_null(errors);
+        cr_assert_eq(c->unload_at, UNLOAD_AT_AUTO);
+        cr_assert_str_eq(unload_at_to_string(c->unload_at), "auto");
+        config_free(c);
+        free(p);
+}

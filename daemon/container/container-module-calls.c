@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "container/container-module-calls.h"
+#include "host/host-root.h"
+#include "usage/process-container.h"
+#include "util/fileio.h"
+#include "util/macro.h"
+#include "util/strv.h"
+
+bool syscall_text_is_module_call(const char *text) {
+        char *end = NULL;
+        long nr;
+
+        if (!text)
+                return false;
+        errno = 0;
+        nr = strtol(text, &end, 10);
+        if (errno != 0 || end == text || (*end != ' ' && *end != '\n' && *end != '\0'))
+                return false; /* "running", or not a number */
+        return nr == SYS_init_module || nr == SYS_finit_module || nr == SYS_delete_module;
+}
+
+bool comm_is_module_tool(const char *comm) {
+        /* kmod's tools (modprobe, insmod, rmmod are its links or busybox's
+         * applets), and the driver container's scripts around them
+         * (mlnx-ofa_kernel's openibd and mlnxofedctl). */
+        static const char *const tools[] = { "insmod", "modprobe", "rmmod", "kmod", "openibd", "mlnxofedctl", NULL };
+
+        return comm && strv_contains((char *const *) tools, comm);
+}
+
+static bool numeric(const char *s) {
+        if (!*s)
+                return false;
+        for (; *s; s++)
+                if (*s < '0' || *s > '9')
+                        return false;
+        return true;
+}
+
+static bool in_container(const char *pid, const char *id) {
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        char found[65];
+
+        if (host_pathf(&path, "/proc/%s/cgroup", pid) < 0 || read_full_file(path, &text, NULL) < 0)
+                return false;
+        return process_container_id_from_cgroup(text, found) && streq(found, id);
+}
+
+static bool in_module_work(const char *pid, char comm[static 16]) {
+        _cleanup_free_ char *path = NULL, *text = NULL;
+
+        comm[0] = '\0';
+        if (host_pathf(&path, "/proc/%s/comm", pid) >= 0 && read_one_line_file(path, &text) >= 0) {
+                strncpy(comm, text, 15);
+                comm[15] = '\0';
+        }
+        if (comm_is_module_tool(comm))
+                return true;
+        free(path);
+        free(text);
+        path = text = NULL;
+        /* Readable by root (the daemon) only: unreadable means unknown, not a call. */
+        return host_pathf(&path, "/proc/%s/syscall", pid) >= 0 && read_one_line_file(path, &text) >= 0 &&
+               syscall_text_is_module_call(text);
+}
+
+int container_module_calls(const char *id, ContainerModuleCalls *ret) {
+        _cleanup_free_ char *proc = NULL;
+        _cleanup_strv_free_ char **pids = NULL;
+        int r;
+
+        *ret = (ContainerModuleCalls) {};
+        if (!id)
+                return 0;
+        r = host_path("/proc", &proc);
+        if (r < 0)
+                return r;
+        r = read_dir_names(proc, &pids);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(p, pids) {
+                char comm[16];
+
+                if (!numeric(*p) || !in_container(*p, id) || !in_module_work(*p, comm))
+                        continue;
+                if (ret->n++ == 0) {
+                        ret->first_pid = (pid_t) atoi(*p);
+                        memcpy(ret->first_comm, comm, sizeof(comm));
+                }
+        }
+        return 0;
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "container/container-module-calls.h"
+#include "container/container-started.h"
+#include "modules/proc-modules.h"
+#include "publish/log.h"
+#include "publish/report.h"
+#include "swap/stack-health.h"
+#include "swap/stack-judge.h"
+#include "swap/swap-context.h"
+#include "swap/swap-fabrics.h"
+#include "swap/swap-lifecycle.h"
+#include "swap/swap-record.h"
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * STACK_SETTLE_USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000ULL;
+}
+
+static const char *followed_id(const Manager *m) {
+        return m->container.identity ? m->container.identity->id : NULL;
+}
+
+static void arm(Manager *m, uint64_t when, sd_event_time_handler_t handler) {
+        int r;
+
+        if (m->stack_settle) {
+                (void) sd_event_source_set_time(m->stack_settle, when);
+                (void) sd_event_source_set_enabled(m->stack_settle, SD_EVENT_ONESHOT);
+                return;
+        }
+        r = sd_event_add_time(m->event, &m->stack_settle, CLOCK_MONOTONIC, when, 100000ULL, handler, m);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot arm the stack check, a broken stack will be seen late: %m");
+                return;
+        }
+        (void) sd_event_source_set_description(m->stack_settle, "stack-settle");
+}
+
+void stack_judge_changed(Manager *m, sd_event_time_handler_t handler) {
+        uint64_t now = now_usec();
+
+        stack_settle_changed(&m->settle, now);
+        arm(m, now + STACK_SETTLE_QUIET_USEC, handler);
+}
+
+/* The followed container is at work on the node's modules: alive, and its
+ * ready file (the end of its openibd and of an older image's own loads)
+ * not there yet. */
+static bool container_working(Manager *m, ContainerModuleCalls *calls) {
+        int r;
+
+        *calls = (ContainerModuleCalls) {};
+        if (!driver_container_followed(&m->container) || m->ready_present ||
+            !container_pid_running(m->container.pid))
+                return false;
+        r = container_module_calls(followed_id(m), calls);
+        if (r < 0)
+                log_debug_errno(r, "Cannot list the driver container's processes, judging by the quiet window: %m");
+        return true;
+}
+
+/* Said once per wait, and only when the container's processes are seen in
+ * module calls: the daemon's own unload, made while the container
+ * compiles, is a change too. */
+static void report_wait(Manager *m, const ContainerModuleCalls *c, StackSettle d) {
+        if (d.why != STACK_SETTLE_WHY_CALLS) {
+                log_debug("The NVMe stack is judged later: %s.", stack_settle_why_to_string(d.why));
+                return;
+        }
+        if (m->settle.reported_wait)
+                return;
+        m->settle.reported_wait = true;
+        log_info("The NVMe stack changed while driver container %.12s works on modules (%s, pid %d): judging it "
+                 "once that settles.",
+                 followed_id(m) ?: "?", c->first_comm, (int) c->first_pid);
+}
+
+/* Broken, confirmed: the repair takes out what is loaded of another build.
+ * Something using one of those beyond its holders (a namespace open through
+ * the container's half-loaded build) is never pulled from under it. */
+static bool repair_in_use(Manager *m, const GuardStack *stack, StackHealth h) {
+        _cleanup_(proc_modules_freep) ProcModules *pm = NULL;
+        _cleanup_free_ char *what = NULL;
+        const char *name;
+        unsigned refs = 0;
+        char fb[64], fr[64];
+        char *extra[] = { fb, fr, NULL };
+
+        if (proc_modules_read(&pm) < 0)
+                return false;
+        name = stack_settle_repair_in_use(stack, pm, &refs);
+        if (!name)
+                return false;
+        if (m->settle.reported_in_use)
+                return true;
+        m->settle.reported_in_use = true;
+        what = stack_health_describe(h);
+        snprintf(fb, sizeof(fb), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));
+        snprintf(fr, sizeof(fr), "SWAPGUARD_REFS=%u", refs);
+        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_STACK_BROKEN_IN_USE,
+                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = name,
+                                       .container_id = followed_id(m), .extra = extra },
+                     "The NVMe stack looks broken (%s), but %s is in use (%u reference%s beyond its holders): "
+                     "not repairing it; looking again.",
+                     what ?: "?", name, refs, refs == 1 ? "" : "s");
+        swap_record_message(m, "stack broken but %s in use: not repaired, waiting", name);
+        return true;
+}
+
+SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler) {
+        GuardStack *stack = NULL;
+        ContainerModuleCalls calls;
+        StackSettleSample x;
+        StackSettle d;
+        StackHealth h;
+        SwapEvent ev = _SWAP_EVENT_INVALID;
+
+        if (m->state == SWAP_STATE_FAILED && m->restore_gave_up) {
+                /* The restore that brought us here failed with the kernel's
+                 * final answer (FAILED said which module and why); the module
+                 * uevents of that very attempt re-armed this timer. Trying the
+                 * same restore again on every settle would loop on it. A new
+                 * driver container or a restart of the daemon tries again. */
+                log_debug("The NVMe stack settled after a failed restore; not restoring again.");
+                stack_settle_reset(&m->settle);
+                return _SWAP_EVENT_INVALID;
+        }
+        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+                return _SWAP_EVENT_INVALID;
+        x = (StackSettleSample) {
+                .now = now_usec(),
+                .stack_sig = stack_settle_signature(stack),
+                .container_working = container_working(m, &calls),
+                .module_calls = calls.n,
+        };
+        d = stack_settle_step(&m->settle, &x);
+        if (d.verdict == STACK_SETTLE_WAIT) {
+                report_wait(m, &calls, d);
+                arm(m, d.next, handler);
+                goto finish;
+        }
+        m->settle.reported_wait = false; /* a wait ended: the next one is said again */
+        h = stack_health_check(stack, swap_modules_wanted(m));
+        if (!stack_health_broken(h) || swap_fabrics_only_node(m, h)) {
+                if (m->settle.suspect_at || m->settle.reported_in_use)
+                        log_info("The NVMe stack works now (%s).", stack_settle_why_to_string(d.why));
+                stack_settle_reset(&m->settle);
+                goto finish;
+        }
+        d = stack_settle_broken(&m->settle, &x);
+        if (d.verdict == STACK_SETTLE_WAIT) {
+                _cleanup_free_ char *what = stack_health_describe(h);
+
+                log_info("The NVMe stack looks broken (%s); judging it again before any repair.", what ?: "?");
+                arm(m, d.next, handler);
+                goto finish;
+        }
+        if (repair_in_use(m, stack, h)) {
+                arm(m, x.now + STACK_SETTLE_IN_USE_USEC, handler);
+                goto finish;
+        }
+        lifecycle_report_broken(m, h);
+        stack_settle_reset(&m->settle);
+        ev = SWAP_EVENT_STACK_BROKEN;
+finish:
+        guard_stack_free(stack);
+        return ev;
+}
