@@ -8,6 +8,7 @@
 #include "publish/log.h"
 #include "swap/pod-end.h"
 #include "swap/reload-guard.h"
+#include "swap/stack-judge.h"
 #include "swap/swap-actions.h"
 #include "swap/swap-context.h"
 #include "swap/swap-lifecycle.h"
@@ -129,4 +130,21 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
          * heap (main() keeps large buffers out of it). */
         if (acted)
                 (void) malloc_trim(0);
+}
+
+/* A stack module came or went: the stack is judged once the change settled
+ * (a modprobe or an `openibd restart` in progress, a driver container's own
+ * loads: stack-judge.c), not in the middle of someone's work. */
+static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        SwapEvent ev = stack_judge_run(m, on_stack_settled);
+
+        if (ev >= 0)
+                manager_dispatch(m, ev);
+        return 0;
+}
+
+void manager_stack_changed(Manager *m) {
+        pod_end_stack_changed(m); /* the ended container's cleanup may be at work */
+        stack_judge_changed(m, on_stack_settled);
 }

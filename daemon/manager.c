@@ -157,23 +157,6 @@ static void on_scope(ScopeWatch *w, const char *id, bool added, void *userdata) 
 
 /* ---- ready file, uevents, mounts -------------------------------------- */
 
-/* A stack module came or went: the stack is judged once the change settled
- * (a modprobe or an `openibd restart` in progress, a driver container's own
- * loads: stack-judge.c), not in the middle of someone's work. */
-static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        SwapEvent ev = stack_judge_run(m, on_stack_settled);
-
-        if (ev >= 0)
-                manager_dispatch(m, ev);
-        return 0;
-}
-
-void manager_stack_changed(Manager *m) {
-        pod_end_stack_changed(m); /* the ended container's cleanup may be at work */
-        stack_judge_changed(m, on_stack_settled);
-}
-
 static void on_ready(PathWatch *w, bool exists, void *userdata) {
         Manager *m = userdata;
 

@@ -55,8 +55,9 @@ const char *metrics_fabrics_bucket_to_string(MetricsFabricsBucket b) {
         return b >= 0 && b < _METRICS_FABRICS_MAX ? fabrics_buckets[b] : NULL;
 }
 
-/* A failed reconnect stays in the record and is tried again (at the next
- * load, or by a restart): pending, not lost, until the guard gives up on it. */
+/* A failed reconnect stays in the record and is tried again (every
+ * reconnect_delay, by the connect unit): pending, not lost, until its
+ * ctrl_loss_tmo has passed and it is given up. */
 MetricsFabricsBucket metrics_fabrics_bucket(GuardFabricsOutcome o) {
         switch (o) {
         case GUARD_FABRICS_LIVE:
@@ -68,6 +69,8 @@ MetricsFabricsBucket metrics_fabrics_bucket(GuardFabricsOutcome o) {
         case GUARD_FABRICS_FAILED:
         case GUARD_FABRICS_NAMESPACES_MISSING:
                 return METRICS_FABRICS_PENDING;
+        case GUARD_FABRICS_LOST:
+                return METRICS_FABRICS_LOST;
         default:
                 return _METRICS_FABRICS_INVALID;
         }

@@ -155,6 +155,7 @@ Test(metrics, fabrics_buckets) {
         cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_NAMESPACES_MISSING), METRICS_FABRICS_PENDING);
         cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_RECONNECTED), METRICS_FABRICS_BACK);
         cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_ALREADY_LIVE), METRICS_FABRICS_BACK);
+        cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_LOST), METRICS_FABRICS_LOST);
         cr_expect_lt(metrics_fabrics_bucket(_GUARD_FABRICS_OUTCOME_MAX), 0);
         for (int o = 0; o < _GUARD_FABRICS_OUTCOME_MAX; o++)
                 cr_expect_not_null(metrics_fabrics_bucket_to_string(metrics_fabrics_bucket(o)),
