@@ -118,6 +118,32 @@ def render_unit(unit_in):
     return text
 
 
+def unit_as_shipped(name, text):
+    """A unit as the MachineConfig carries it: its settings without the
+    comments. Units travel uncompressed in Ignition, and the comments (the
+    why of each sandbox setting, several times the settings' size) would be
+    a twentieth of our budget; they stay in the source the header names and
+    in the man pages. systemd reads both the same: comment lines only."""
+    kept, blank = [], True
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("#", ";")):
+            continue
+        if not stripped:
+            if not blank:
+                kept.append("")
+            blank = True
+            continue
+        kept.append(line)
+        blank = False
+    while kept and not kept[-1]:
+        kept.pop()
+    head = (f"# {name}: nvme-swapguard, rendered by machineconfig/render.py without the\n"
+            f"# source's comments (they say why each setting is there): systemd/ or machineconfig/\n"
+            f"# in the project, man nvme-swapguard(8).\n")
+    return head + "\n".join(kept) + "\n"
+
+
 def strip_copy(src, tmpdir):
     """The binary as shipped: without symbols or debug info (a fraction of
     the size; the release build strips too). Returns the stripped copy."""
@@ -198,7 +224,7 @@ def collect(bu, local):
     for u in bu.get("systemd", {}).get("units", []):
         src, origin = local[u["contents_local"]]
         units.append({"name": u["name"], "enabled": u.get("enabled", False),
-                      "contents": read(src).decode("utf-8")})
+                      "contents": unit_as_shipped(u["name"], read(src).decode("utf-8"))})
     return payloads, units
 
 
