@@ -147,7 +147,7 @@ Test(cli_fabrics, unload_then_load_reconnects_on_the_container_transport) {
         cr_assert_eq(r.exit_code, 0);
         cr_assert(strstr(r.klog, "init_module nvme_tcp flags=0x0 -> 0"), "the transport was not loaded");
         cr_assert(strstr(r.klog, "connect nqn=" NQN ",transport=tcp,traddr=127.0.0.1,trsvcid=4420,"));
-        cr_assert(strstr(r.out, "connected again as nvme1"), "the reconnect is not reported");
+        cr_assert(strstr(r.out, "reconnected as nvme1"), "the reconnect is not reported");
         cr_assert(exists("/sys/class/block/nvme1n1"), "the namespace is not back");
         taint = taint_of("nvme_tcp");
         cr_assert(taint && strstr(taint, "O"), "nvme_tcp is not the container's (taint %s)", taint ?: "?");
@@ -226,7 +226,7 @@ Test(cli_fabrics, connection_not_back_keeps_the_record_and_fails) {
         RUN(&r, NULL, "restore");
         dump(&r);
         cr_assert_eq(r.exit_code, 0);
-        cr_assert(strstr(r.out, "connected again as nvme1"));
+        cr_assert(strstr(r.out, "reconnected as nvme1"));
         cr_assert_not(exists(RECORD));
         cli_run_done(&r);
 }
@@ -290,7 +290,7 @@ Test(cli_fabrics, a_second_unload_keeps_the_pending_connections_and_their_secret
         RUN(&r, "connect " NQN " ECONNREFUSED\n", "restore");
         dump(&r);
         cr_assert_eq(r.exit_code, 1);
-        cr_assert(strstr(r.out, "nqn.2026-12.test:b: connected again as"));
+        cr_assert(strstr(r.out, "nqn.2026-12.test:b: reconnected as"));
         cli_run_done(&r);
 
         RUN(&r, NULL, "unload");
@@ -306,7 +306,7 @@ Test(cli_fabrics, a_second_unload_keeps_the_pending_connections_and_their_secret
         RUN(&r, NULL, "restore");
         dump(&r);
         cr_assert_eq(r.exit_code, 0);
-        cr_assert_eq(count_lines_with(r.out, ": connected again as"), 2);
+        cr_assert_eq(count_lines_with(r.out, ": reconnected as"), 2);
         cr_assert(strstr(r.klog, "nqn=" NQN ",") && strstr(r.klog, "dhchap_secret=" SECRET),
                   "the pending connection's secret was lost");
         cr_assert_not(exists(RECORD));
@@ -355,7 +355,7 @@ Test(cli_fabrics, a_failed_unload_that_dropped_connections_reconnects_at_once) {
         cr_assert(strstr(r.klog, "delete_module nvme_tcp flags=0x800 -> 0"));
         cr_assert(strstr(r.klog, "init_module nvme_tcp flags=0x0 -> 0"), "the transport was not put back");
         cr_assert(strstr(r.klog, "connect nqn=" NQN ","), "the dropped connection was not reconnected");
-        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": connected again as nvme1"));
+        cr_assert(strstr(r.out, "nvme1: tcp 127.0.0.1:4420 " NQN ": reconnected as nvme1"));
         cr_assert(exists("/sys/class/block/nvme1n1"));
         cr_assert_not(exists(RECORD), "everything is back: no record");
         cli_run_done(&r);
@@ -402,7 +402,7 @@ Test(cli_fabrics, fabrics_verbs_never_print_a_secret) {
         RUN(&r, NULL, "fabrics", "serve-request", "/run/nvme-swapguard/fabrics-request");
         dump(&r);
         cr_assert_eq(r.exit_code, 0);
-        cr_assert(strstr(r.out, "connected again as nvme1"), "%s", r.out);
+        cr_assert(strstr(r.out, "reconnected as nvme1"), "%s", r.out);
         cr_assert(strstr(r.klog, "dhchap_secret=" SECRET " -> 0 not-dumpable"),
                   "the secret did not reach the kernel, or from a dumpable process");
         cr_assert_null(strstr(r.out, "DHHC"));

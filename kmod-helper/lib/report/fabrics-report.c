@@ -38,7 +38,7 @@ static char *result_line(const FabricsController *c, const FabricsPassEntry *e) 
         case FABRICS_OUTCOME_CAPTURED:
                 return strdup_printf("%s: recorded", d);
         case FABRICS_OUTCOME_BACK:
-                return strdup_printf("%s: connected again as %s", d, e->controller ?: "?");
+                return strdup_printf("%s: reconnected as %s", d, e->controller ?: "?");
         case FABRICS_OUTCOME_ALREADY_LIVE:
                 return strdup_printf("%s: already connected as %s", d, e->controller ?: "?");
         case FABRICS_OUTCOME_SKIPPED_NO_TRANSPORT:

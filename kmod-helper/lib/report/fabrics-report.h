@@ -9,7 +9,7 @@
  * Lines, one per connection:
  *   plan        "nvme1: tcp 127.0.0.1:4420 nqn.2026-12.test:sub: disconnected by the
  *               unload, reconnected after the load"
- *   result      "nvme1: tcp 127.0.0.1:4420 nqn...: connected again as nvme3"
+ *   result      "nvme1: tcp 127.0.0.1:4420 nqn...: reconnected as nvme3"
  *               "nvme1: tcp ...: not back (refused: Connection refused); tried again ..."
  * JSON (field names are a contract; absent values are null):
  *   connection  the objects of fabrics_controller_to_json() (nvme/fabrics-json.h)

@@ -10,7 +10,8 @@
 # 4421 is a listener that accepts and never answers (the kernel's 10 s ICResp
 # timeout: EAGAIN, "no-answer"): result.json says so per connection within
 # about 10-12 s, both stay pending; with the targets back, `fabrics
-# connect` brings both back, the data intact, the record gone. Where the
+# connect` brings both back, the data intact, the record gone; then the
+# CLI's `unload` and `restore` do the same through the same passes. Where the
 # kernel has in-band authentication (6.12; Debian's 6.1 has none), the host
 # connects with a DH-HMAC-CHAP secret, which must be in secrets.json (0600)
 # and nowhere else: not in record.json, result.json or any output.
@@ -130,6 +131,18 @@ head=$(fabrics_wait_head 30) || vm_fail "no head after the connect"
 [ -n "$head" ] && assert_ok fabrics_verify "$head"
 assert_no_file $RUNDIR/record.json
 assert_no_file $RUNDIR/secrets.json
+
+# --- the CLI's own unload and restore: the same two passes -------------------------------
+kmod unload
+assert_eq 0 "$KMOD_RC" "unload"
+assert_eq absent "$(fabrics_ctrl_state)" "the connections after the unload"
+assert_eq 2 "$(json $RUNDIR/record.json 'len(j["connections"])')" "connections recorded by the unload"
+kmod restore
+assert_eq 0 "$KMOD_RC" "restore"
+assert_eq 2 "$(grep -c ': reconnected as nvme' <<<"$KMOD_OUT")" "restore reconnects both"
+assert_eq live "$(fabrics_ctrl_state)" "the connection after the restore"
+head=$(fabrics_wait_head 30) && assert_ok fabrics_verify "$head"
+assert_no_file $RUNDIR/record.json
 
 # --- the secret, nowhere but where it belongs ------------------------------------------
 if [ -n "$secret" ]; then

@@ -299,7 +299,7 @@ Test(fabrics, report_lines) {
         e->error_kind = FABRICS_ERROR_REFUSED, e->error = ECONNREFUSED, e->message = strdup("Connection refused");
         cr_assert_eq(fabrics_pass_result_settle(r), FABRICS_EXIT_PENDING);
         cr_assert_eq(fabrics_report_result_lines(r, &results), 0);
-        cr_assert_str_eq(results[0], "nvme1: tcp 127.0.0.1:4420 nqn.2026-12.test:sub: connected again as nvme3");
+        cr_assert_str_eq(results[0], "nvme1: tcp 127.0.0.1:4420 nqn.2026-12.test:sub: reconnected as nvme3");
         cr_assert_str_eq(results[1], "nvme1: tcp 127.0.0.1:4420 nqn.2026-12.test:sub: not back (refused: Connection "
                                      "refused); tried again after its reconnect_delay");
         fabrics_pass_result_add(r, c, FABRICS_OUTCOME_LOST);
