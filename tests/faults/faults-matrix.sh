@@ -706,22 +706,44 @@ fabrics_recorded() {
   [ -e "$root/sys/class/nvme/nvme2" ] && fail "the connection outlived nvme_tcp's removal"
   return 0
 }
-# The end: the restarted daemon connected the recorded connection again and
-# said so with the address; the record is gone.
+# The end: the restarted daemon had the recorded connection connected again
+# (by the fabrics unit, on its request) and said so with the address; the
+# record is gone.
 fabrics_reconnected_from_record() {
+  wait_log "nvme2: tcp 127.0.0.1:4420 $FABRICS_NQN: connected again (after the (load|restore)|on start)"
   slurp "$tmp/kernel.log"
   [[ $REPLY == *"connect nqn=$FABRICS_NQN,transport=tcp,traddr=127.0.0.1,trsvcid=4420"*"-> 0"* ]] ||
     fail "the restarted daemon did not reconnect from the record"
-  log_count "nvme2: tcp 127.0.0.1:4420 $FABRICS_NQN: reconnected after the (load|restore)"
+  log_count "nvme2: tcp 127.0.0.1:4420 $FABRICS_NQN: connected again (after the (load|restore)|on start)"
   [ "$REPLY" -ge 1 ] || fail "the reconnect is not in the journal with the address"
   [ -e "$root/run/nvme-swapguard-fabrics/record.json" ] && fail "the record outlived the reconnect"
   return 0
+}
+
+# nvme-swapguard-fabrics.path + .service, stood in for: on the daemon's
+# request file, one run at a time, the real CLI's serve-request under the
+# fake kernel (not the fault hooks: the faults here are the daemon's).
+start_fabrics_unit() {
+  (
+    while :; do
+      if [ -e "$root/run/nvme-swapguard/fabrics-request" ]; then
+        NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
+          ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+          LD_PRELOAD=$FAKE_KERNEL_SO "$SWAPGUARD_KMOD" --root "$root" fabrics serve-request \
+          /run/nvme-swapguard/fabrics-request >>"$tmp/fabrics-unit.log" 2>&1
+      else
+        nap 0.05
+      fi
+    done
+  ) &
+  fabrics_unit_pid=$!
 }
 
 run_fabrics_row() {
   local c=$1
   new_node
   fabrics_controller
+  start_fabrics_unit
   ns_count=3 # and the fabrics namespace nvme2n1
   : > "$tmp/fault.script"
   case $c in
@@ -746,6 +768,7 @@ run_fabrics_row() {
   esac
   fabrics_reconnected_from_record
   finish_daemon_row
+  kill "$fabrics_unit_pid" 2>/dev/null; wait "$fabrics_unit_pid" 2>/dev/null
 }
 
 # behind_the_back CMD...: someone else (an operator, a script) runs the CLI
