@@ -80,10 +80,10 @@ def main():
           f"the unit's StateDirectory= is {metrics_dir} (never removed at a stop)")
     check(not re.search(r"^RestrictAddressFamilies=.*AF_INET", unit, re.M),
           "the daemon opens no IP socket (it writes, the exporter serves)")
-    # The NVMe-oF reconnect moving to a unit of its own gives the daemon
-    # PrivateNetwork=yes back; nothing here needs the daemon's network.
-    if not re.search(r"^PrivateNetwork=yes", unit, re.M):
-        print("note: the daemon's unit has no PrivateNetwork=yes (yet); the metrics do not need the network")
+    # The daemon writes, a stock exporter serves: nothing here needs the
+    # daemon's network (the NVMe-oF connects run in their own unit).
+    check(re.search(r"^PrivateNetwork=yes", unit, re.M) and re.search(r"^IPAddressDeny=any", unit, re.M),
+          "the daemon's unit keeps PrivateNetwork=yes and IPAddressDeny=any")
 
     ds = docs["DaemonSet"][0]
     pod = ds["spec"]["template"]
