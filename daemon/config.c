@@ -14,7 +14,7 @@
  *                                       nothing (no module loaded or unloaded, no
  *                                       /run/modprobe.d file, no pin); switched by a
  *                                       restart of the unit
- *   UnloadAt=container-start            container-start: unload the in-tree stack as
+ *   UnloadAt=auto                       container-start: unload the in-tree stack as
  *                                       soon as the container runs (while it compiles);
  *                                       driver-ready: keep the drives up until the
  *                                       ready file appears; auto: one of the two per
@@ -91,7 +91,7 @@ int config_new_default(Config **ret) {
             !c->ready_file || !c->container_store)
                 return -ENOMEM;
         c->mode = SWAP_MODE_ENFORCE;
-        c->unload_at = UNLOAD_AT_CONTAINER_START;
+        c->unload_at = UNLOAD_AT_AUTO;
         c->ready_timeout_usec = 3600ULL * 1000000ULL;
         c->load_timeout_sec = LOAD_TIMEOUT_SEC_DEFAULT;
         c->load_from_container = true;

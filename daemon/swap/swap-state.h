@@ -84,9 +84,10 @@ typedef enum SwapAction {
 } SwapAction;
 
 typedef enum UnloadAt {
-        UNLOAD_AT_CONTAINER_START,   /* while the container compiles (default) */
+        UNLOAD_AT_CONTAINER_START,   /* while the container compiles */
         UNLOAD_AT_DRIVER_READY,      /* keep the drives up until the ready file */
-        UNLOAD_AT_AUTO,              /* one of the two per swap (swap-moment.c); never in a SwapContext */
+        UNLOAD_AT_AUTO,              /* (default) one of the two per swap (swap-moment.c); never in a
+                                        SwapContext */
         _UNLOAD_AT_MAX,
         _UNLOAD_AT_INVALID = -EINVAL,
 } UnloadAt;

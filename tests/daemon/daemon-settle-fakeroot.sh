@@ -15,7 +15,7 @@ set -uo pipefail
 : "${WAIT_STATE_SEC:=30}"
 . "$(dirname "$0")/lib-daemon-fakeroot.sh"
 
-start_container() { start_node_container "$@"; }
+start_container() { start_node_container; }
 
 MID_STACK_BROKEN=a81ba0c10e82421d97e29bd6c629dd9a
 MID_STACK_BROKEN_IN_USE=df719088268a49d38fced14e4b4783e8
@@ -27,12 +27,19 @@ FINIT_MODULE=$(printf '#include <sys/syscall.h>\nSYS_finit_module\n' | cc -E -P 
 container_proc() {
   sleep 600 &
   proc_pid=$!
-  pids+=("$proc_pid")
+  procs+=("$proc_pid")
   mkdir -p "$root/proc/$proc_pid"
   echo "0::/kubepods.slice/kubepods-pod1.slice/crio-$ID.scope" > "$root/proc/$proc_pid/cgroup"
   echo "$1" > "$root/proc/$proc_pid/comm"
   proc_call "$proc_pid" "${2:-}"
 }
+# (Not in $pids: stop_daemon would forget the container with them.)
+procs=()
+stop_procs() {
+  [ ${#procs[@]} -gt 0 ] || return 0
+  kill "${procs[@]}" 2>/dev/null; wait "${procs[@]}" 2>/dev/null; procs=()
+}
+trap 'stop_procs; cleanup' EXIT
 # The process $1 enters ("call") or leaves (anything else) finit_module.
 proc_call() {
   if [ "$2" = call ]; then
@@ -120,6 +127,8 @@ expect_no_log "MESSAGE_ID=$MID_STACK_BROKEN"
 [ "$(grep -cE 'init_module nvme_core .*-> 0' "$tmp/kernel.log")" -eq 1 ] && ok ||
   fail "nvme_core loaded more than once: $(cat "$tmp/kernel.log")"
 stop_daemon
+stop_container
+stop_procs
 }
 run_case older-image-interleaved
 
@@ -149,6 +158,8 @@ wait_log "delete_module nvme_core flags=.* -> 0.*" 20
 saw "-> (repairing|restoring)" || return 1
 [ "$(grep -cE "MESSAGE_ID=$MID_STACK_BROKEN_IN_USE" "$tmp/daemon.log")" -le 1 ] && ok || fail "in use said more than once"
 stop_daemon
+stop_container
+stop_procs
 }
 run_case half_loaded_in_use
 

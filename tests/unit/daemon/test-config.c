@@ -59,7 +59,7 @@ Test(config, defaults_match_a_real_cluster) {
         cr_assert_str_eq(c->pod_name_prefix, "mofed-");
         cr_assert_str_eq(c->ready_file, "/run/mellanox/drivers/.driver-ready");
         cr_assert_str_eq(c->container_store, "/run/containers/storage");
-        cr_assert_eq(c->unload_at, UNLOAD_AT_CONTAINER_START);
+        cr_assert_eq(c->unload_at, UNLOAD_AT_AUTO);
         cr_assert_eq(c->ready_timeout_usec, 3600ULL * 1000000ULL);
         cr_assert_eq(c->load_timeout_sec, 60);
         cr_assert(c->load_from_container);
