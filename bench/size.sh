@@ -29,8 +29,10 @@ for exe in daemon/nvme-swapguard kmod-helper/nvme-swapguard-kmod; do
 	rm -f "$work/$name.stripped" "$work/$name.stripped.gz"
 done
 
+# What the compiler was asked for (the project sets debug, optimization and
+# b_lto, so meson's "buildtype" alone would say "debug").
 printf 'buildtype\t%s\n' "$(meson introspect --buildoptions "$build" |
-	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "buildtype"))')"
+	python3 -c 'import json,sys; o={x["name"]: x["value"] for x in json.load(sys.stdin)}; print("-O%s%s%s" % (o["optimization"], " -g" if o["debug"] else "", " LTO" if o.get("b_lto") else ""))')"
 if meson compile -C "$build" machineconfig >"$work/machineconfig.log" 2>&1; then
 	mc=$build/machineconfig/99-worker-nvme-swapguard.yaml
 	bytes=$(stat -c %s "$mc")
