@@ -97,7 +97,7 @@ assert_eq 0 "$KMOD_RC" "unload"
 kmod load --from "$tree"
 assert_eq 0 "$KMOD_RC" "load --from the container's tree"
 assert_contains "$(module_taint nvme_tcp)" O "nvme_tcp taint after load --from"
-assert_contains "$KMOD_OUT" "connected again" "load --from reports the reconnect"
+assert_contains "$KMOD_OUT" "reconnected as" "load --from reports the reconnect"
 check_data "after the CLI's load --from"
 kmod status
 assert_contains "$KMOD_OUT" "tcp 127.0.0.1:4420 $NVMET_NQN" "status lists the connection"
