@@ -55,7 +55,7 @@ for line in sys.stdin:
     samples.setdefault(label, []).append(float(ms))
 def key(label):
     m = re.match(r"(floor|ours)-(\d+)(.*)", label)
-    parts = ["", "-trigger", "-exec", "-first", "-rest", "-tail"]
+    parts = ["", "-first", "-start", "-rest", "-tail"]
     rest = m.group(3) if m else label
     return (int(m.group(2)) if m else 0, m.group(1) != "floor" if m else 2,
             parts.index(rest) if rest in parts else 9, label)
