@@ -47,7 +47,10 @@ if [ $rc != 0 ]; then
 	grep -E '^(not ok|FAIL|run-vm)' "$out" | tail -20 >&2
 fi
 
-tr -d '\r' <"$out" | awk -F'\t' '$1 == "BENCH" { print $2 "\t" $4 }' | python3 -c '
+# systemd mode: the guest's lines come through the journal on the console,
+# "[   38.538910] bash[218]: " before each
+lines() { tr -d '\r' <"$out" | sed -E 's/^\[ *[0-9.]+\] [^ ]+\[[0-9]+\]: //'; }
+lines | awk -F'\t' '$1 == "BENCH" { print $2 "\t" $4 }' | python3 -c '
 import re, statistics, sys
 samples = {}
 for line in sys.stdin:
@@ -55,7 +58,7 @@ for line in sys.stdin:
     samples.setdefault(label, []).append(float(ms))
 def key(label):
     m = re.match(r"(floor|ours)-(\d+)(.*)", label)
-    parts = ["", "-first", "-start", "-rest", "-tail"]
+    parts = ["", "-start", "-first", "-rest", "-tail"]
     rest = m.group(3) if m else label
     return (int(m.group(2)) if m else 0, m.group(1) != "floor" if m else 2,
             parts.index(rest) if rest in parts else 9, label)
@@ -69,5 +72,5 @@ for label in sorted(med, key=key):
     if m and med.get(floor, 0) > 0:
         print(f"ratio\t{label}\t{floor}\t{med[label] / med[floor]:.2f}")
 '
-tr -d '\r' <"$out" | grep -E '^# timeline' || :
+lines | grep -E '^# timeline' || :
 exit $rc
