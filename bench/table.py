@@ -112,8 +112,9 @@ def fabrics_rows(work):
             continue
         _, n, med, mn, mx = stats[l[1]]
         f = stats[l[2]]
-        count = l[1].split("-")[1]
-        rows.append((f"{title}, {count} controller(s): request → result.json, all live (TCG)",
+        who, count = l[1].split("-")[:2]
+        what = "request → result.json, all live" if who == "ours" else "`fabrics connect` from a root shell, no unit"
+        rows.append((f"{title}, {count} controller(s): {what} (TCG)",
                      f"median (min–max) of {n}; floor `nvme connect` of each (n={f[1]})",
                      f"{ms(med)} ({ms(mn)}–{ms(mx)})", f"{ms(f[2])} ({ms(f[3])}–{ms(f[4])})", l[3]))
     return rows

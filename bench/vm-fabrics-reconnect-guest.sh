@@ -33,6 +33,10 @@
 #   ours-N-tail     last "new ctrl" -> finished_at
 #   floor-N-first   floor start -> its first "new ctrl" (the same first
 #                   connect, from a shell, for comparison with ours-N-first)
+#   cli-N           `nvme-swapguard-kmod fabrics connect` of the same record
+#                   from a root shell (the unit's connect pass without the
+#                   path unit, systemd's job and the sandbox): exec -> exit 0
+#   cli-N-first     its exec -> its first "new ctrl"
 # Arguments: ITERATIONS (5) COUNTS ("1 8") SOURCE_DIR (the units' sources).
 # shellcheck source=../tests/vm/lib.sh
 . "$VM_LIB"
@@ -230,6 +234,23 @@ print(m, r)' "$REQDIR/.fabrics-request.tmp" "$REQDIR/fabrics-request") || vm_fat
 			echo "$fin_mono result finished_at"
 			echo "$exec_exit ExecMainExit"
 		} | sort -n | awk -v a="$req_mono" -v l="$n/$i" '{ t = $1; $1 = ""; printf "# timeline ours-%s: +%8.1f ms%s\n", l, (t - a) / 1e3, $0 }'
+		disconnect_all
+
+		# the same connect pass run by hand (root shell, no unit, no
+		# sandbox): what the unit adds is ours-N - cli-N
+		"$VM_KMOD_HELPER" fabrics capture >"$work/capture.out" 2>&1 || { cat "$work/capture.out"; vm_fatal "capture exited $?"; }
+		disconnect_all
+		off=$(kmsg_mark)
+		mono0=$(python3 -c 'import time; print(time.monotonic_ns() // 1000 - time.time_ns() // 1000)')
+		t0=$EPOCHREALTIME
+		"$VM_KMOD_HELPER" fabrics connect >"$work/connect.out" 2>&1
+		rc=$?
+		t1=$EPOCHREALTIME
+		[ $rc = 0 ] || { cat "$work/connect.out"; vm_fail "cli-$n: fabrics connect exited $rc"; }
+		[ "$(live_count)" = "$n" ] || vm_fail "cli-$n: $(live_count) of $n live after fabrics connect"
+		bench "cli-$n" "$i" "$(ms "$(usec "$t0")" "$(usec "$t1")")"
+		first=$(new_ctrl_times "$(($(usec "$t0") + mono0))" "$off" | head -n 1)
+		[ -n "$first" ] && bench "cli-$n-first" "$i" "$(ms "$(($(usec "$t0") + mono0))" "$first")"
 		disconnect_all
 	done
 	vm_pass "$iterations iterations with $n controller(s)"

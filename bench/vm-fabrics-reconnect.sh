@@ -12,7 +12,7 @@
 # Knobs: BENCH_VM_ITERATIONS (5), BENCH_FABRICS_COUNTS ("1,8"), BENCH_VM_TIMEOUT.
 # Output, tab-separated, times in ms:
 #   label n median min max
-#   ratio ours-N floor-N median/median
+#   ratio ours-N|cli-N floor-N median/median
 # then the unit's timeline of each request ("# timeline"). The raw guest
 # output is kept in WORK_DIR/vm-fabrics-reconnect.out.
 set -uo pipefail
@@ -57,17 +57,17 @@ for line in sys.stdin:
     label, ms = line.rstrip("\n").split("\t")
     samples.setdefault(label, []).append(float(ms))
 def key(label):
-    m = re.match(r"(floor|ours)-(\d+)(.*)", label)
+    m = re.match(r"(floor|cli|ours)-(\d+)(.*)", label)
     parts = ["", "-start", "-first", "-rest", "-tail"]
     rest = m.group(3) if m else label
-    return (int(m.group(2)) if m else 0, m.group(1) != "floor" if m else 2,
+    return (int(m.group(2)) if m else 0, ["floor", "cli", "ours"].index(m.group(1)) if m else 3,
             parts.index(rest) if rest in parts else 9, label)
 for label in sorted(samples, key=key):
     v = samples[label]
     print(f"{label}\t{len(v)}\t{statistics.median(v):.1f}\t{min(v):.1f}\t{max(v):.1f}")
 med = {k: statistics.median(v) for k, v in samples.items()}
 for label in sorted(med, key=key):
-    m = re.fullmatch(r"ours-(\d+)", label)
+    m = re.fullmatch(r"(?:ours|cli)-(\d+)", label)
     floor = "floor-" + m.group(1) if m else ""
     if m and med.get(floor, 0) > 0:
         print(f"ratio\t{label}\t{floor}\t{med[label] / med[floor]:.2f}")
