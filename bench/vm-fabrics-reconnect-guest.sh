@@ -238,6 +238,7 @@ print(m, r)' "$REQDIR/.fabrics-request.tmp" "$REQDIR/fabrics-request") || vm_fat
 
 		# the same connect pass run by hand (root shell, no unit, no
 		# sandbox): what the unit adds is ours-N - cli-N
+		for k in $(seq 1 "$n"); do connect "$k" || vm_fatal "nvme connect $(nqn "$k")"; done
 		"$VM_KMOD_HELPER" fabrics capture >"$work/capture.out" 2>&1 || { cat "$work/capture.out"; vm_fatal "capture exited $?"; }
 		disconnect_all
 		off=$(kmsg_mark)
