@@ -8,6 +8,9 @@
 #                    against lsblk --json + findmnt --json on the same tree
 #   vm-reaction.sh   unload/load reaction on Debian's kernel under QEMU (root,
 #                    qemu; skipped without them, or with BENCH_SKIP_VM=1)
+#   vm-fabrics-reconnect.sh  NVMe/TCP reconnect by the connect unit against
+#                    bare `nvme connect`s, 1 and 8 controllers, systemd in a
+#                    VM (root, qemu; skipped like vm-reaction.sh)
 #   daemon-idle.sh   start-up to READY=1, a minute of idle: CPU, wake-ups, RSS
 #   size.sh          stripped binaries, rendered MachineConfig
 #
@@ -16,7 +19,7 @@
 # nodes (cached; 1-2 min to build the largest) go to BENCH_WORK
 # (default BUILD_DIR/bench-work). Knobs: BENCH_SIZES, BENCH_RUNS,
 # BENCH_RUNS_LARGEST, BENCH_IDLE_SECONDS, BENCH_STARTS, BENCH_VM_ITERATIONS,
-# BENCH_VM_DAEMON_ITERATIONS. A full run takes about an hour on 2 shared
+# BENCH_VM_DAEMON_ITERATIONS, BENCH_FABRICS_COUNTS. A full run takes about an hour on 2 shared
 # cores (the largest in-use size most of it): BENCH_SIZES="256/2500 1024/10000"
 # for a quick one.
 set -uo pipefail
@@ -43,8 +46,10 @@ step() {
 step "in-use check at scale" scale.tsv "$here/check-scale.sh" "$build" "$work"
 if [ -n "${BENCH_SKIP_VM:-}" ]; then
 	echo "SKIP: BENCH_SKIP_VM set" >"$work/vm.tsv"
+	echo "SKIP: BENCH_SKIP_VM set" >"$work/fabrics.tsv"
 else
 	step "reaction time in a VM" vm.tsv "$here/vm-reaction.sh" "$build" "$work"
+	step "NVMe/TCP reconnect in a VM" fabrics.tsv "$here/vm-fabrics-reconnect.sh" "$build" "$work"
 fi
 step "daemon start-up and idle" idle.tsv "$here/daemon-idle.sh" "$build" "$work"
 step "sizes" size.tsv "$here/size.sh" "$build" "$work"

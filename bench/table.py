@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """table.py WORK_DIR: the one table of run-all.sh, in Markdown, from what
 the benchmarks left in WORK_DIR: scale.tsv (check-scale.sh), vm.tsv
-(vm-reaction.sh), idle.tsv (daemon-idle.sh), size.tsv (size.sh). A missing
+(vm-reaction.sh), fabrics.tsv (vm-fabrics-reconnect.sh), idle.tsv (daemon-idle.sh), size.tsv (size.sh). A missing
 or empty file gives a row saying so."""
 
 import os
@@ -98,6 +98,28 @@ def vm_rows(work):
     return rows
 
 
+def fabrics_rows(work):
+    title = "NVMe/TCP reconnect by the connect unit"
+    lines = read_lines(work, "fabrics.tsv")
+    if not lines:
+        return [(title, "not run", "", "", "")]
+    if lines[0][0].startswith("SKIP"):
+        return [(title, lines[0][0], "", "", "")]
+    stats = {l[0]: l for l in lines if l[0] != "ratio" and len(l) == 5}
+    rows = []
+    for l in lines:
+        if l[0] != "ratio" or l[1] not in stats or l[2] not in stats:
+            continue
+        _, n, med, mn, mx = stats[l[1]]
+        f = stats[l[2]]
+        who, count = l[1].split("-")[:2]
+        what = "request → result.json, all live" if who == "ours" else "`fabrics connect` from a root shell, no unit"
+        rows.append((f"{title}, {count} controller(s): {what} (TCG)",
+                     f"median (min–max) of {n}; floor `nvme connect` of each (n={f[1]})",
+                     f"{ms(med)} ({ms(mn)}–{ms(mx)})", f"{ms(f[2])} ({ms(f[3])}–{ms(f[4])})", l[3]))
+    return rows
+
+
 def idle_rows(work):
     d = kv(read_lines(work, "idle.tsv"))
     if not d:
@@ -147,7 +169,7 @@ def size_rows(work):
 
 def main():
     work = sys.argv[1]
-    rows = scale_rows(work) + vm_rows(work) + idle_rows(work) + size_rows(work)
+    rows = scale_rows(work) + vm_rows(work) + fabrics_rows(work) + idle_rows(work) + size_rows(work)
     print("| Benchmark | Measure | nvme-swapguard | Alternative / floor | Ratio |")
     print("|---|---|---|---|---|")
     for r in rows:

@@ -29,6 +29,48 @@ wait_result() {
 	done
 	return 1
 }
+# nvme_cli_sees: nvme-cli's own view (list-subsys, list) of the connection
+# the unit made: the subsystem NQN with a live tcp path to 127.0.0.1:PORT
+# under the fixed host NQN, and its head among nvme list's devices. What
+# an operator's tools and nvme-cli's udev rules see must be a connection
+# like the ones `nvme connect` makes. Prints why on failure.
+nvme_cli_sees() {
+	nvme list-subsys -o json >/tmp/list-subsys.json 2>/tmp/list-subsys.err || { cat /tmp/list-subsys.err; return 1; }
+	nvme list -o json >/tmp/list.json 2>/tmp/list.err || { cat /tmp/list.err; return 1; }
+	/usr/bin/python3 - /tmp/list-subsys.json /tmp/list.json "$NVMET_NQN" "$NVMET_PORT" "$NVMET_HOSTNQN" "$1" <<'PY'
+import json, sys
+subsys, devices, nqn, port, hostnqn, head = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), *sys.argv[3:]
+# nvme-cli 2.x: [{"HostNQN", "HostID", "Subsystems": [{"Name", "NQN",
+# "Paths": [{"Name", "Transport", "Address", "State"}]}]}]; older ones
+# have no host level: walk whatever holds a "Subsystems" list
+def hosts(j):
+    if isinstance(j, dict):
+        if "Subsystems" in j:
+            yield j
+        for v in j.values():
+            yield from hosts(v)
+    elif isinstance(j, list):
+        for v in j:
+            yield from hosts(v)
+found = []
+for h in hosts(subsys):
+    for s in h["Subsystems"]:
+        if s.get("NQN") != nqn:
+            continue
+        for p in s.get("Paths", []):
+            addr = dict(kv.split("=", 1) for kv in p.get("Address", "").split(",") if "=" in kv)
+            found.append(p)
+            if (p.get("Transport") == "tcp" and p.get("State") == "live" and addr.get("traddr") == "127.0.0.1"
+                    and addr.get("trsvcid") == port and h.get("HostNQN", hostnqn) == hostnqn):
+                names = [d.get("DevicePath") for d in devices.get("Devices", [])]
+                if head not in names:
+                    sys.exit(f"nvme list -o json has no {head}: {names}")
+                print(f"{s.get('Name')} {p.get('Name')} {p.get('Transport')} {p.get('Address')} {p.get('State')}")
+                sys.exit(0)
+sys.exit(f"nvme list-subsys has no live tcp path to 127.0.0.1:{port} for {nqn} (host {hostnqn}); paths of it: {found}; "
+         + json.dumps(subsys)[:600])
+PY
+}
 show_journal() { journalctl -u "$UNIT" --no-pager -q -o cat | tail -n 20 | sed 's/^/#   /'; }
 
 assert_ok nvmet_tcp_target_up 64
@@ -63,6 +105,7 @@ show_journal
 assert_eq "0 back" "$(json $RUNDIR/result.json 'j["exit"]') $(json $RUNDIR/result.json 'j["connections"][0]["outcome"]')" "connect"
 assert_eq live "$(fabrics_ctrl_state)" "the connection"
 head=$(fabrics_wait_head 30) && assert_ok fabrics_verify "$head"
+if seen=$(nvme_cli_sees "$head" 2>&1); then vm_pass "nvme-cli sees the unit's connection: $seen"; else vm_fail "nvme-cli's view: $seen"; fi
 assert_no_file "$RUNDIR/record.json"
 assert_eq success "$(systemctl show -P Result "$UNIT")" "the unit's result"
 assert_eq 0 "$(systemctl show -P LimitCORE "$UNIT")" "the unit's LimitCORE"
