@@ -10,7 +10,7 @@
 # swapped (loaded by the daemon, or by an older image itself), the
 # counters after a restart, restored, Mode=observe, and an
 # NVMe over Fabrics connection pending across the unload.
-# Env (set by meson): SWAPGUARD_DAEMON, FAKE_KERNEL_SO, FAKE_NODE.
+# Env (set by meson): SWAPGUARD_DAEMON, NVME_SWAPGUARD_KMOD, FAKE_KERNEL_SO, FAKE_NODE.
 set -uo pipefail
 : "${WAIT_STATE_SEC:=20}"
 node_dirs=(/var/lib /var/log/nvme-swapguard /dev)
@@ -230,6 +230,9 @@ fn module nvme_fabrics -1 nvme_tcp
 fn module nvme_tcp 0 -
 fn fabrics 1 tcp 127.0.0.1 4420 "$NQN" 1:-:27270000-0000-4000-8000-00000000f001
 start_exporter || return 1
+# The capture before the unload is nvme-swapguard-fabrics.service's (its
+# stand-in runs the real CLI's serve-request on this node).
+start_fabrics_unit
 start_daemon
 start_container
 wait_state unloaded-waiting-driver || return 1
