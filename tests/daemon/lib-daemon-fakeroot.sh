@@ -188,9 +188,15 @@ stop_daemon() {
   daemon_pid=
   [ "$rc" -eq 0 ] && ok || fail "daemon exited $rc on SIGTERM"
   [ ${#pids[@]} -gt 0 ] || return 0
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  # The helpers started beside the daemon (a stand-in unit, a script's
+  # processes); the container is forgotten only if it was one of them,
+  # else stop_container (or cleanup) still has to end it.
+  for p in "${pids[@]}"; do
+    kill "$p" 2>/dev/null
+    [ "$p" != "$container_pid" ] || container_pid=
+  done
   wait "${pids[@]}" 2>/dev/null
-  pids=() container_pid=
+  pids=()
 }
 
 ready_path=/run/mellanox/drivers/.driver-ready
