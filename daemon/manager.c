@@ -450,9 +450,14 @@ static void reconcile(Manager *m) {
         m->record.modules_before = strv_free(m->record.modules_before);
         if (d.keep_record && previous) {
                 m->record.modules_before = TAKE_PTR(previous->modules_before);
+                /* (what the watches' first look set meanwhile, e.g. the
+                 * moment's message, gives way to what was recorded) */
+                guard_namespaces_free(m->record.namespaces_before);
                 m->record.namespaces_before = TAKE_PTR(previous->namespaces_before);
                 m->record.ready_deadline_usec = previous->ready_deadline_usec;
+                free(m->record.message);
                 m->record.message = TAKE_PTR(previous->message);
+                guard_fabrics_free(m->record.fabrics);
                 m->record.fabrics = TAKE_PTR(previous->fabrics); /* pending ones: the connect to come */
         }
         log_info("Start: previous state %s, container %.12s, stack %s, ready file %s: resuming in %s%s%s.",
