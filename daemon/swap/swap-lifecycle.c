@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,6 +235,22 @@ void lifecycle_load_no_build(Manager *m, const char *module, const char *reason)
         swap_record_message(m, "no-build: the container has no build of %s", module);
 }
 
+/* The followed container's init has exited (its pidfd polls readable from
+ * the moment it exits), though the loop may not have dispatched that yet. */
+static bool container_exited(Manager *m) {
+        int pidfd = m->container.exit_source ? sd_event_source_get_io_fd(m->container.exit_source) : -EBADF;
+        struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+        return pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/* A module missing from a tree that is going away (the container ended
+ * while we read its root: its files go first, the root last) says nothing
+ * about the container's build. */
+static bool tree_going(Manager *m, const char *path) {
+        return container_exited(m) || path_exists(path) <= 0;
+}
+
 bool lifecycle_tree_lacks_build(Manager *m, const char *tree) {
         static const char *const must[] = { "nvme_core", "nvme" };
         char *const *wanted = swap_modules_wanted(m);
@@ -247,6 +264,8 @@ bool lifecycle_tree_lacks_build(Manager *m, const char *tree) {
                 if (wanted && !strv_contains(wanted, must[i]))
                         continue;
                 if (container_tree_build(path, must[i]) == TREE_BUILD_ABSENT) {
+                        if (tree_going(m, path))
+                                return false; /* the load fails on it, or the exit restores first */
                         lifecycle_load_no_build(m, must[i], "neither extra/ nor updates/ of its module tree has it");
                         return true;
                 }
