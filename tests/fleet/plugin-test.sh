@@ -7,12 +7,14 @@
 # meets in a pool: a document from an earlier boot (stale), a node without the
 # daemon, an unreachable node, and a node of another role.
 # Env (set by meson): SWAPGUARD_DAEMON FAKE_KERNEL_SO FAKE_NODE SWAPGUARD_VERSION
-# FLEET_DOCUMENTS (where the documents are produced: kept in the build dir).
+# FLEET_DOCUMENTS (where the documents are produced: kept in the build dir)
+# SWAPGUARD_PLUGIN (the packed plugin, build/plugin/kubectl-swapguard).
 set -uo pipefail
 
 here=$(cd "${BASH_SOURCE[0]%/*}" && pwd)
 src=$(cd "$here/../.." && pwd)
-plugin=$src/plugin/kubectl-swapguard
+# the installed form (one file, packed by meson); the checkout's launcher without meson
+plugin=${SWAPGUARD_PLUGIN:-$src/plugin/kubectl-swapguard}
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed (the plugin is Python 3)"; exit 77; }
 docs=${FLEET_DOCUMENTS:-}
 [ -n "$docs" ] || { echo "SKIP: FLEET_DOCUMENTS not set (run through meson test)"; exit 77; }
