@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         const ModuleTreeEntry *e = &t->entries[i];
 
                         assert(e->name && e->path && e->depends);
-                        /* Never a path that leaves the tree (issue 10 row 4). */
+                        /* Never a path that leaves the tree (a hostile container's modules.dep). */
                         assert(module_relpath_valid(e->relpath));
                         assert(e->relpath[0] != '/' && strncmp(e->relpath, "../", 3) != 0 && !strstr(e->relpath, "/../"));
                         assert(module_tree_find(t, e->name));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the namespace scan reads from others (issue 28): the text of a
+/* What the namespace scan reads from others: the text of a
  * /proc/<pid>/ns/mnt link, a /proc/<pid>/cgroup file (which CRI-O scope)
  * and a container's config.json (its pod's annotations). The same input
  * goes to all three parsers. */

@@ -49,9 +49,9 @@ if setup "$asan_build" -Dwerror=true -Db_sanitize=address,undefined -Db_lto=fals
     meson test -C "$asan_build" --print-errorlogs --num-processes 2 \
       --suite unit --suite fakeroot --suite faults || fail "sanitizers"
   logs+=("$asan_build/meson-logs/testlog.json")
-  # The daemon's leak check over a node's life (issue 20): LeakSanitizer,
-  # since Debian 12's valgrind 3.19 cannot run it (no pidfd_open), so the
-  # plain build's run of this test skips.
+  # The daemon's leak check over a node's life (driver pods started and
+  # ended): LeakSanitizer, since Debian 12's valgrind 3.19 cannot run it (no
+  # pidfd_open), so the plain build's run of this test skips.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     meson test -C "$asan_build" --print-errorlogs --logbase leaks daemon-valgrind-fakeroot || fail "leak check"
   logs+=("$asan_build/meson-logs/leaks.json")

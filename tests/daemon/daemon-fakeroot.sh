@@ -90,7 +90,7 @@ stop_container
 }
 run_case blocked
 
-# --- issue 28: the host unmounted, a service's mount namespace kept a
+# --- the host unmounted, a service's mount namespace kept a
 # private copy: blocked, naming the namespace's process, not a bare kernel
 # claim; once that process has exited (its namespace and the copy go with
 # it) it proceeds. (On a real node the daemon looks again by itself at that
@@ -123,7 +123,7 @@ stop_container
 }
 run_case blocked-other-namespace
 
-# --- the watch's blind spot (issue 9): a namespace held only by a plain open
+# --- the watch's blind spot: a namespace held only by a plain open
 # (a process with /dev/nvme0n1 open) has no event the always-on watch could
 # see. A driver container's create (its config.json in the store, before
 # its pidfile: the start) runs the full usage check, and the pin is held
@@ -206,7 +206,7 @@ stop_container
 }
 run_case other-namespace
 
-# --- trust, issue 10 row 1: a matching container without CAP_SYS_MODULE ------
+# --- trust: a matching container without CAP_SYS_MODULE --------------------
 case_unprivileged_container() {
 new_node
 start_daemon
@@ -245,7 +245,7 @@ stop_container
 }
 run_case two-privileged
 
-# --- issue 20: kubelet's restart in the same pod (same pod uid) after the
+# --- kubelet's restart in the same pod (same pod uid) after the
 # first attempt exited is not a second driver container: no warning.
 case_restart_same_pod() {
 ID2=7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f
@@ -279,7 +279,7 @@ stop_container
 }
 run_case own-userns-container
 
-# --- trust, issue 10 row 5: SIGKILL while unloaded, container gone, state
+# --- trust: SIGKILL while unloaded, container gone, state
 # file truncated: the drives have no driver (a PCI NVMe function without a
 # driver link), so the restart restores whatever the file says.
 case_truncated_state() {
@@ -333,7 +333,7 @@ stop_container
 }
 run_case load-fails
 
-# --- issue 28: a kernel that loads only signed modules refuses NVIDIA's
+# --- a kernel that loads only signed modules refuses NVIDIA's
 # build: the daemon restores, and its FAILED entry says why and the remedies.
 case_load_signature_refused() {
 new_node

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The driver container's whole life (issue 8), against the daemon binary on a
+# The driver container's whole life, against the daemon binary on a
 # fake node (tests/fakeroot: fake-node + the fake kernel LD_PRELOAD shim), as
 # daemon-fakeroot.sh does (the helpers are lib-daemon-fakeroot.sh): a new
 # container over an earlier container's build, a ready file older than the
@@ -39,7 +39,7 @@ stop_daemon
 }
 run_case new-container-over-build
 
-# --- issue 26: the earlier build's own nvme_auth goes with it ---------------
+# --- the earlier build's own nvme_auth goes with it ------------------------
 # A 6.12-shaped node; A's build ships its own nvme_auth, which holds no
 # mlx_compat here: the record of A's load (state file build_modules) is
 # what makes it A's. B's start takes it out with A's nvme and nvme_core.
@@ -166,7 +166,7 @@ stop_daemon
 }
 run_case created-exe-unreadable
 
-# --- the start seen through the runtime's exec fifo (issue 22) -------------
+# --- the start seen through the runtime's exec fifo -------------
 # No 2 s looks while the fifo can be watched: the start is looked at when the
 # runtime removes it. runc 1.1 (container_linux.go, handleFifoResult) removes
 # it after the init's exec closed its write end: the process already runs the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Mode=observe (issue 23) on a fake node: the daemon binary with the fake
+# Mode=observe on a fake node: the daemon binary with the fake
 # kernel shim (tests/fakeroot), which logs every delete_module,
 # init_module and finit_module it is asked for. Observe must follow the
 # driver container through would-unload and would-swap with none of them,

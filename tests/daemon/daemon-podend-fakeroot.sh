@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The pod's end (issue 20), against the daemon binary on a fake node
+# The pod's end, against the daemon binary on a fake node
 # (tests/fakeroot: fake-node + the fake kernel LD_PRELOAD shim); the helpers
 # are lib-daemon-fakeroot.sh's. The driver container is killed while
 # swapped, before any cleanup of its own (kubelet's SIGKILL at the end of the

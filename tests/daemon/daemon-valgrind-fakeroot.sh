@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # What the daemon keeps per driver container is released when it is forgotten
-# (issue 20 item 4): the daemon under valgrind's leak check on a fake node
-# (tests/fakeroot; or LeakSanitizer, see below), over a node's life in small: a crash loop of driver
+# (nothing grows over a node's life): the daemon under valgrind's leak check
+# on a fake node (tests/fakeroot; or LeakSanitizer, see below), over a node's life in small: a crash loop of driver
 # containers in one pod (each restart a new swap to its own build), then the
 # pod's end taken back (RESTORE_DRIVER_ON_POD_TERMINATION=true), then a stop.
 # No error and no definite or indirect leak. The helpers are

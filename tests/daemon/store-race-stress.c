@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Stress for issue 18: a new driver container whose store entry is created
+/* Stress: a new driver container whose store entry is created
  * while the earlier one's vanishes must be followed, in every order.
  *
  * The ContainerStore (daemon/container/container-store.h) runs on its own
@@ -30,7 +30,7 @@
  *   7 gone-before-watch    as 0, and the first inotify_add_watch() of a path of
  *                          A fails with ENOENT, as when A's directory goes
  *                          between the look and the watch: the normal end of
- *                          a container, no "Cannot follow" warning (issue 20)
+ *                          a container, no "Cannot follow" warning
  *
  * After the steps, the loop is run until nothing is pending (no time in
  * the check: the kernel has queued every event by then, and what the store
@@ -376,7 +376,7 @@ static bool drain(sd_event *e) {
 }
 
 /* An iteration that never ends (the loop stuck inside sd-event, as the
- * store before issue 18's fix was with a watch that failed to re-arm) is a
+ * store once was with a watch that failed to re-arm) is a
  * failure that says where, not a hang until meson's timeout. */
 static char wedged_msg[160];
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The CLI with NVMe over Fabrics connections (issue 27), against a fake
+/* The CLI with NVMe over Fabrics connections, against a fake
  * node and the fake kernel: what check/plan/unload --dry-run say, the
  * record saved before the unload, the refusal of a tree without the
  * transport, the reconnect after load --from and after restore, status, and

@@ -412,9 +412,9 @@ static void earlier_build_loaded(bool own_auth, const char *const *auth_extra_ho
         module("nvme", 0, NULL, "OE");
 }
 
-/* Issue 26: the earlier container's own nvme_auth is part of its build and
- * goes with it, after the modules that hold it; openibd's mlx_compat is the
- * next container's business and is left as it is. */
+/* A driver upgrade: the earlier container's own nvme_auth is part of its
+ * build and goes with it, after the modules that hold it; openibd's
+ * mlx_compat is the next container's business and is left as it is. */
 Test(kernel612, unload_takes_an_earlier_containers_nvme_auth_with_its_build) {
         const char *n, *core, *auth;
         CliRun r;

@@ -315,7 +315,7 @@ Test(fakeroot, check_kernel_claim_only) {
 
 /* ---- plan ----------------------------------------------------------------- */
 
-/* Issue 28: a mount only another mount namespace holds (the host's umount
+/* A mount only another mount namespace holds (the host's umount
  * left a service's and a container's private copies): named with the
  * processes and the container, never a bare kernel claim. */
 #define NS_CONTAINER "0badc0ffee0ddf00d0badc0ffee0ddf00d0badc0ffee0ddf00d0badc0ffee0dd"
@@ -625,7 +625,7 @@ Test(fakeroot, load_refuses_vermagic_mismatch_before_any_load) {
 
 /* The in-tree stack was unloaded (the operator's `unload`), NVIDIA's
  * build is refused: the load rolls back what it inserted and puts the
- * in-tree stack back (issue 28). */
+ * in-tree stack back: the CLI never leaves a node without a driver. */
 static void node_file(const char *rel, const char *text) {
         char path[1024], cmd[1200];
         FILE *f;

@@ -218,7 +218,7 @@ struct udev_device *udev_monitor_receive_device(struct udev_monitor *m) {
         return next(m);
 }
 
-/* ---- inotify (issue 18) ---------------------------------------------------
+/* ---- inotify ---------------------------------------------------
  *
  * FAULT_INOTIFY_OVERFLOW=<file>: while <file> exists, the next read(2) of an
  *   inotify fd returns one IN_Q_OVERFLOW event in place of the events it

@@ -23,7 +23,7 @@
 #     RESTORED/FAILED/BLOCKED/STOP_RESTORED) and why (the module and the
 #     error of a fault that was not absorbed by a retry).
 #
-# podend rows (issue 20): the pod's end, the daemon taking its build back.
+# podend rows: the pod's end, the daemon taking its build back.
 # Usage: faults-matrix.sh            run every row (JOBS=3 at a time; ROWS=<regex> picks rows)
 #        faults-matrix.sh --list     print the rows
 #        faults-matrix.sh ROW...     run these rows, verbose (KEEP_TMP=1 keeps files)
@@ -84,7 +84,7 @@ list_rows() {
     for e in $ERRNOS; do echo "cli:load:$m:$e:free"; echo "cli:restore:$m:$e:free"; done
   done
   for m in nvme_tcp nvme_fabrics nvme; do echo "cli:midmount:$m:-:free"; done
-  # The CLI's own restore after a failed load --from (issue 28): the load
+  # The CLI's own restore after a failed load --from: the load
   # fails for good, and the in-tree stack is put back by the same command;
   # "unrestored": the restore meets the same refusal, exit 4 saying so, and
   # the operator's restore then brings the stack back.
@@ -113,14 +113,14 @@ list_rows() {
   for c in dir-then-kill kill-then-dir kill-and-ready during-load; do echo "vanish:$c"; done
   for c in root-gone tree-gone; do echo "noroot:$c"; done
   # A new driver container whose store entry comes while the earlier one's
-  # goes (issue 18), in each order, and with the inotify faults of a busy node.
+  # goes, in each order, and with the inotify faults of a busy node.
   for c in remove-then-create create-then-remove pidfile-first userdata-first overflow watch-fails-once \
            gone-before-watch; do
     echo "store:$c"
   done
   for c in container-start driver-ready blocked; do echo "noready:$c"; done
 
-  # pin (issue 9): a mount that appears during a retry's back-off and during
+  # pin: a mount that appears during a retry's back-off and during
   # a rollback, probe errors; none may end with a module removed under a user.
   for m in nvme_tcp nvme_fabrics nvme nvme_core; do echo "pin:cli:backoff:$m"; echo "pin:daemon:backoff:$m"; done
   echo "pin:cli:rollback:nvme_fabrics"; echo "pin:daemon:rollback:nvme_fabrics"
@@ -131,7 +131,7 @@ list_rows() {
   # open files cannot be read) when a driver container is created
   for c in open fd-dir; do echo "pin:daemon:create:$c"; done
 
-  # The driver container's whole life (issue 8).
+  # The driver container's whole life.
   for c in earlier-build earlier-build-driver-ready earlier-build-inuse stale-ready no-build no-nfsrdma \
            broken-behind kill-no-build; do
     echo "lifecycle:$c"
@@ -143,7 +143,7 @@ list_rows() {
   # nvidia_fs seen while swapped (its uevent lost: the overflow's rescan):
   # asks for the other hook generation; its file a FIFO; its file absent.
   for c in nvfs-mismatch nvfs-fifo nvfs-nofile; do echo "lifecycle:$c"; done
-  # Switching Mode= (issue 23) by a restart, here the harshest one (SIGKILL).
+  # Switching Mode= by a restart, here the harshest one (SIGKILL).
   for c in observe-enforce observe-ready-enforce observe-blocked-enforce enforce-unloaded-observe \
            enforce-swapped-observe; do
     echo "switch:$c"
@@ -158,13 +158,13 @@ list_rows() {
   for c in runc crun unreadable; do echo "lifecycle:created:$c"; done
   # Created, then started in its runtime's order (runc 1.1: the exec, then
   # the fifo goes; crun: the fifo goes, then the exec): the start is seen
-  # through the watched fifo, not a timer, and the swap follows (issue 22).
+  # through the watched fifo, not a timer, and the swap follows.
   for c in runc crun; do echo "lifecycle:fifo-start:$c"; done
   # nvme_rdma is loaded from the container's tree only with
   # UNLOAD_STORAGE_MODULES=true (the entrypoint refuses to start otherwise).
   for c in unset false true; do echo "lifecycle:nvme-rdma:$c"; done
 
-  # The pod's end (issue 20): the container whose build is loaded is killed
+  # The pod's end: the container whose build is loaded is killed
   # (RESTORE_DRIVER_ON_POD_TERMINATION=true): the daemon takes its build back;
   # a transient answer in the take-back's unload or in the in-tree load is
   # absorbed by the guard's retry; a namespace in use blocks it until the use
@@ -172,13 +172,13 @@ list_rows() {
   for c in take-back inuse false; do echo "podend:$c"; done
   echo "podend:take-back-unload:nvme:EAGAIN"; echo "podend:take-back-restore:nvme:EAGAIN"
 
-  # NVMe over Fabrics (issue 27): the node also has an NVMe/TCP connection;
+  # NVMe over Fabrics: the node also has an NVMe/TCP connection;
   # SIGKILL between the unload that dropped it and its reconnect (waiting for
   # the ready file, mid-load, mid-restore): the restarted daemon reconnects
   # from the record the unload left.
   for c in kill-unloaded kill-loading kill-restoring; do echo "fabrics:$c"; done
 
-  # The load's deadline (issue 10): the insert of the container's nvme_core
+  # The load's deadline: the insert of the container's nvme_core
   # takes 1.5 s (fault-hooks' FAULT_DELAY); past a deadline of 1 s the load
   # stops, rolls back, and the in-tree stack comes back. "within": the same
   # slow insert under a longer deadline is a swap.
@@ -315,7 +315,7 @@ kmod() {
 
 MODS=(--module nvme_core --module nvme --module nvme_fabrics --module nvme_tcp)
 
-# cli:load-restored|load-unrestored: the load's own restore (issue 28).
+# cli:load-restored|load-unrestored: the load's own restore.
 run_cli_restore_row() {
   local kind=$1 module=$2 err=$3
   local ctree=/proc/4242/root/lib/modules/$rel load_rc load_out
@@ -694,7 +694,7 @@ run_kill_row() {
   finish_daemon_row
 }
 
-# fabrics:<case> (issue 27). The connection is nvme2 (tcp 127.0.0.1:4420,
+# fabrics:<case>. The connection is nvme2 (tcp 127.0.0.1:4420,
 # one namespace), laid out as 6.1 shows it (fake-node `fabrics`); the fake
 # kernel deletes it with nvme_tcp and connects it again through its
 # /dev/nvme-fabrics (its log: "connect <options> -> 0").
@@ -864,7 +864,7 @@ run_vanish_row() {
 # exits, its store entry goes and $ID2's comes, in the row's order, the
 # daemon's inotify faulted as the row says (fault-hooks.c). Whatever the
 # order, the daemon follows $ID2: the earlier build out, swapped on $ID2's,
-# and no "Cannot follow" warning for an entry that only went (issue 20).
+# and no "Cannot follow" warning for an entry that only went.
 run_store_row() {
   local c=$1 a trigger=$tmp/inotify-fault
   local env=()
@@ -944,7 +944,7 @@ run_noready_row() {
   finish_daemon_row
 }
 
-# ---- pin (issue 9) -----------------------------------------------------------
+# ---- pin -----------------------------------------------------------
 
 # pin_world KIND ARG [cli|daemon]: the node and the fault script of a pin row. backoff: the
 # first removal of ARG answers EAGAIN and a mount of the multipath head
@@ -1151,7 +1151,7 @@ run_pin_daemon_row() {
   pin_invariant
 }
 
-# ---- lifecycle:<case>: the driver container's whole life (issue 8) -------
+# ---- lifecycle:<case>: the driver container's whole life -------
 
 # new_container ID [ENV_JSON] [notree|-] [NAME]: another driver container (a
 # pod restart, an upgrade): its own id, CRI-O's Created annotation, env.
@@ -1490,7 +1490,7 @@ run_lifecycle_row() {
   finish_daemon_row
 }
 
-# ---- podend:<case>: the pod's end (issue 20) --------------------------------
+# ---- podend:<case>: the pod's end --------------------------------
 
 MID_POD_END_STAYS=0122ca423e844086b82259791e4cd8d0
 MID_POD_END_TAKE_BACK=143e096990b049cdbf61c0fd633db3f8
@@ -1557,7 +1557,7 @@ run_podend_row() {
   finish_daemon_row
 }
 
-# ---- deadline:<cli|daemon>:<past|within>: the load's deadline (issue 10) ---
+# ---- deadline:<cli|daemon>:<past|within>: the load's deadline ---
 
 SLOW_INSERT="load nvme_core 1500" # FAULT_DELAY: the first stack module, 1.5 s
 
@@ -1599,8 +1599,8 @@ run_deadline_cli_row() {
       fail "the load's report does not say it took longer than 1 s: $kmod_out"
     grep -q "^removed again: nvme_core" <<<"$kmod_out" || fail "the report does not say nvme_core was removed again: $kmod_out"
     check_stopped_after_slow_insert
-    # The load cleans up after itself, then puts the in-tree stack back
-    # (issue 28); the operator's restore finds it there.
+    # The load cleans up after itself, then puts the in-tree stack back; the
+    # operator's restore finds it there.
     grep -q "^restored: the in-tree NVMe stack is loaded again" <<<"$kmod_out" ||
       fail "the late load did not put the in-tree stack back: $kmod_out"
     kmod restore "${MODS[@]}"
@@ -1638,7 +1638,7 @@ run_deadline_row() {
   esac
 }
 
-# Mode= switched by a restart (issue 23). Observe before the switch must have
+# Mode= switched by a restart. Observe before the switch must have
 # made no module call; after it, the node ends swapped or in-tree as always.
 no_module_call_yet() {
   grep -qE "^(delete_module|init_module|finit_module)" "$tmp/kernel.log" 2>/dev/null &&

@@ -10,7 +10,7 @@
 #   restored   the driver container exited before it was ready
 #   failed     the in-tree stack could not be unloaded (delete_module EPERM)
 #   idle       no driver container
-# and the phases of a rollout (Mode=, issue 23), same driver container:
+# and the phases of a rollout (Mode=), same driver container:
 #   observe-swap       Mode=observe, through its ready file: would swap
 #   observe-enforce    the same node restarted with Mode=enforce: swapped
 #                      (its journal holds both phases)

@@ -77,7 +77,7 @@ expect_out "^8 nodes: "
 expect_out "Blocked or failed: worker-1, worker-3 "
 expect_out "Not reporting a current status: worker-5, worker-6, worker-7"
 oc_asked '["get", "nodes", "-o", "json", "-l", "node-role.kubernetes.io/worker"]'
-# the documents of all eight in one call, by the selector the user gave (issue 29)
+# the documents of all eight in one call, by the selector the user gave
 oc_asked '["adm", "node-logs", "--role", "worker", "--path=nvme-swapguard/status.json"]'
 [ "$(wc -l < "$OC_STANDIN_LOG")" = 2 ] && ok || fail "expected 2 oc calls, got: $(cat "$OC_STANDIN_LOG")"
 
@@ -167,7 +167,7 @@ run logs worker-7
 expect_rc 1
 grep -q "error: error trying to reach service" <<<"$err" && ok || fail "stderr: $err"
 
-# --- a rollout (Mode=, issue 23): a pool observing, then one node enforcing ---
+# --- a rollout (Mode=): a pool observing, then one node enforcing ---
 case=observe-pool
 for n in 0 1 2; do node pool-$n "$(cat "$docs/observe-swap/boot_id")" worker pool=observe; serve pool-$n observe-swap; done
 node pool-3 "$(cat "$docs/observe-blocked/boot_id")" worker pool=observe; serve pool-3 observe-blocked
@@ -205,7 +205,7 @@ expect_out "notice +Swapped \(loaded by nvme-swapguard from the driver container
 run status -l gpu=true
 expect_no_out "MODE"
 
-# --- many nodes in one oc adm node-logs (issue 29): split by oc's prefix ---
+# --- many nodes in one oc adm node-logs: split by oc's prefix ---
 node_logs_calls() { grep -c '^\["adm", "node-logs"' "$OC_STANDIN_LOG"; }
 
 case=names-one-call
@@ -308,7 +308,7 @@ n_ok=$(grep -cE "^hang-[0-9] +swapped" <<<"$out")
 sleep 0.2
 for pid in $(cat "$OC_STANDIN_PIDS"); do kill -0 "$pid" 2>/dev/null && fail "oc $pid still running"; done; ok
 
-# --- status -w (issue 29): a line per node that changed, the summary kept current ---
+# --- status -w: a line per node that changed, the summary kept current ---
 case=watch
 node watch-0 "$(cat "$docs/observe-blocked/boot_id")" worker watch=yes; serve watch-0 observe-blocked
 node watch-1 "$(cat "$docs/observe-swap/boot_id")" worker watch=yes; serve watch-1 observe-swap
@@ -372,7 +372,7 @@ expect_rc 2
 run status -w --interval 0.1
 expect_rc 2
 
-# NVMe over Fabrics (issue 27): a swapped node whose dropped connection did not
+# NVMe over Fabrics: a swapped node whose dropped connection did not
 # come back says so in its row and in a pool line. The document is the daemon's
 # swapped one with the "fabrics_warnings" list the daemon writes (its own
 # writing of it is checked in tests/daemon/daemon-fabrics-fakeroot.sh).

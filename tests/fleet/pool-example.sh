@@ -31,7 +31,7 @@ if [ -e "$vmdocs/swapped/status.json" ]; then
   docs=$vmdocs cluster_serve gpu-worker-4 swapped
 fi
 cluster_node master-0 "$(cat /proc/sys/kernel/random/uuid)" master
-# a pool rolling out (Mode=, issue 23), role gpu: three nodes observing that
+# a pool rolling out (Mode=), role gpu: three nodes observing that
 # would swap, one whose container storage is on NVMe; README step 5
 if [ -e "$docs/observe-swap/status.json" ]; then
   for n in 0 1 2; do

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The hostile-container suite (issue 10), library and CLI side: the real
+/* The hostile-container suite, library and CLI side: the real
  * nvme-swapguard-kmod loads from a driver container's tree that tries to
  * get something else into the kernel, on the fake node under the fake
  * kernel. Each case asserts that the attempt is refused with a reason that
@@ -67,7 +67,7 @@ static void container_modules_dep(void) {
 
 /* The load from the container is refused for `reason`: with --no-restore
  * nothing reaches the kernel; without, the load's own restore then loads
- * the in-tree stack (issue 28: the CLI never leaves the node driverless). */
+ * the in-tree stack (the CLI never leaves the node driverless). */
 static void assert_refused_then_restored(const char *reason) {
         CliRun r;
 
@@ -163,7 +163,7 @@ Test(hostile, row4_dotdot_in_modules_dep) {
         assert_refused_then_restored("has no build of nvme");
 }
 
-/* Issue 8 item 4 / row 4: a stack module the container lacks is never
+/* A stack module the container lacks is never
  * taken from the host to complete NVIDIA's stack. */
 Test(hostile, stack_module_missing_from_container) {
         char *p = node_path(CONTAINER_TREE "/" NV "nvme-core.ko");

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""The house rules that a reader cannot keep by eye (issue 21):
+"""The house rules that a reader cannot keep by eye:
 
   * no include cycle among a component's files: foo.c and foo.h are one
     unit, and a unit that includes another depends on it;

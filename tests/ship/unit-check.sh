@@ -97,7 +97,7 @@ for name, want in need.items():
         print(f"ok: {name} protected={want}")
 sys.exit(bad)
 '
-# issue 10: what a compromised daemon would want is denied, and it cannot
+# What a compromised daemon would want is denied, and it cannot
 # take the node's memory or fork without bound.
 for sc in process_vm_readv process_vm_writev userfaultfd io_uring_setup @keyring kcmp; do
         grep -qE "^SystemCallFilter=~(.* )?$sc( |$)" "$unit" || { echo "FAIL: $sc is not denied"; exit 1; }

@@ -243,7 +243,7 @@ check_shape() {
 	done
 	# The fabrics transports the kernel builds are in the package too
 	# (mlnx-nvme ships nvme-fabrics, nvme-tcp, nvme-rdma beside nvme-core;
-	# issue 27): a node's NVMe/TCP connections come back on them.
+	# a node's NVMe/TCP connections come back on them).
 	for m in $fabrics_mods; do
 		[ -f "$tree/extra/mlnx-nvme/host/$m.ko" ] || die "no host/$m.ko (CONFIG of $kver builds it)"
 	done

@@ -3,7 +3,7 @@
 #
 # build-oot-nvmet.sh OUTDIR [KVER]
 #
-# A test target for the NVMe over Fabrics cases (issue 27), not a stand-in
+# A test target for the NVMe over Fabrics cases, not a stand-in
 # of anything NVIDIA ships: the kernel's own drivers/nvme/target nvmet and
 # nvmet-tcp (sources from Debian's linux-source-MAJOR.MINOR), built out of
 # tree without CONFIG_NVME_TARGET_PASSTHRU. Debian's 6.12 (and RHEL 9)

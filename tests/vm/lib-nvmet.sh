@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 #
-# NVMe over Fabrics inside the guest (issue 27): an NVMe/TCP target on
+# NVMe over Fabrics inside the guest: an NVMe/TCP target on
 # 127.0.0.1 served by the kernel's own nvmet_tcp, and a host connection to
 # it through nvme-cli, so that a case has a real fabrics controller (its
 # head nvmeXnY) beside or instead of the PCIe drives.  Source it after

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Real CRI-O 1.27.8 (lib-crio.sh), the shipped unit; one boot for a crash
-# loop (issue 20): ATTEMPTS (the first argument, default 3) attempts of
+# loop: ATTEMPTS (the first argument, default 3) attempts of
 # mofed-container in one pod with RESTORE_DRIVER_ON_POD_TERMINATION=true,
 # each killed (a crash) and restarted by kubelet at once: each attempt is a
 # new swap to its own build (not the pod's end: a new container came), and

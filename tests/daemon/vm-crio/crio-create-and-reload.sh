@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Real CRI-O 1.27.8 (lib-crio.sh), the shipped unit; one boot for the
-# scenarios where what the node shows is not what it seems (issue 8 item 7):
+# scenarios where what the node shows is not what it seems:
 #  1. "a pid" means "created": runc writes the pidfile at CreateContainer and
 #     its process waits in `runc init` until StartContainer. A created
 #     container has not started: the daemon must not unload for it. From
@@ -17,7 +17,7 @@
 #     UnitRemoved then UnitNew for every crio-*.scope, systemd#376): that is
 #     not an exit, the daemon goes on waiting and swaps at the ready file;
 #  4. a daemon-reload while swapped: the state file's container.id is still
-#     the followed container's (a reload used to empty it: issue 8 item 5);
+#     the followed container's (a reload must not empty it);
 #  5. kubelet then stops and removes the pod: the daemon sees the stop (the
 #     id a reload would have lost), forgets the container and stays swapped:
 #     RESTORE_DRIVER_ON_POD_TERMINATION=false, NVIDIA's build stays loaded.

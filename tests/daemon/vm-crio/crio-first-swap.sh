@@ -26,7 +26,7 @@ crio_footprint "$CRIO_CID"
 sg_wait_state unloaded-waiting-driver
 assert_not_loaded nvme
 assert_journal UNLOADED SWAPGUARD_CONTAINER_ID="$CRIO_CID"
-# The start seen when runc removes its exec fifo (issue 22), not by the
+# The start seen when runc removes its exec fifo, not by the
 # 2 s looks: the daemon names the fifo it watches and never falls back.
 journal=$(sg_journal_text)
 assert_contains "$journal" "Container ${CRIO_CID:0:12}: its start is watched on /run/runc/$CRIO_CID/exec.fifo" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Mode= on a real kernel through the real CRI-O (issue 23), one boot, one
+# Mode= on a real kernel through the real CRI-O, one boot, one
 # driver pod: the daemon first observes (Mode=observe): it follows
 # mofed-container through its compile and its ready file and says what it
 # would do, while the in-tree stack, its lines in /proc/modules (reference

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Real CRI-O 1.27.8 (lib-crio.sh), the shipped unit; one boot for the pod's
-# end (issue 20: who loaded it takes it back):
+# end (who loaded it takes it back):
 #  1. RESTORE_DRIVER_ON_POD_TERMINATION=true, the pod deleted while the
 #     container's cleanup outlasts the grace period (crictl stop --timeout,
 #     then stopp/rmp, as kubelet): killed before it touched a module. The

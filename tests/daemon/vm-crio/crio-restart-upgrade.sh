@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Real CRI-O 1.27.8 (lib-crio.sh), the shipped unit; one boot for the driver
-# container's life after the first swap (issue 8 item 2: a new driver
-# container is a new swap), with RESTORE_DRIVER_ON_POD_TERMINATION false and
+# container's life after the first swap (a new driver container is a new
+# swap), with RESTORE_DRIVER_ON_POD_TERMINATION false and
 # true, and a build that ships its own nvme_auth/nvme_keyring followed by one
-# that links the kernel's, and the other way round (issue 26). The boot's
+# that links the kernel's, and the other way round. The boot's
 # stand-in shape (--oot-shape) is S, the other one T (run-vm.sh --oot-both;
 # on a kernel with one shape both are the same):
 #  1. the first swap (S, runc, the OpenShift 4.14 default runtime);
@@ -14,9 +14,9 @@
 #     daemon must swap again, to the new container's build, at its ready
 #     file;
 #  3. that one (RESTORE true) dies too: the daemon starts the pod's-end wait
-#     (issue 20) and attempt 2 cancels it; swapped to attempt 2;
-#  4. the pod is replaced (a Network Operator upgrade) as in issue 26's
-#     report: the old container (RESTORE true) killed before its own
+#     and attempt 2 cancels it; swapped to attempt 2;
+#  4. the pod is replaced (a Network Operator upgrade) as seen on a real
+#     node: the old container (RESTORE true) killed before its own
 #     cleanup, the pod removed, a new pod with another hash 3 s later, under
 #     crun, its image built from T (RESTORE false). Swapped to it;
 #  5. that pod stopped the graceful way (RESTORE false: its build stays)

@@ -3,7 +3,7 @@
 # End to end on a real kernel (tests/vm, systemd mode, --oot): the daemon runs
 # as its shipped unit (sandbox included) under the host's systemd as PID 1,
 # with a real system bus; CRI-O is simulated faithfully (lib-swapguard.sh).
-# Current image, the first swap with the NVIDIA-shaped stand-in (issue 8):
+# Current image, the first swap with the NVIDIA-shaped stand-in:
 # the daemon unloads the in-tree stack while the container "compiles"; the
 # container's `openibd restart` loads mlx_compat from its tree; at the ready
 # file the daemon loads the container's build from /proc/<pid>/root and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# NVMe over Fabrics (issue 27) on a node without any PCIe NVMe (layout
+# NVMe over Fabrics on a node without any PCIe NVMe (layout
 # none), one boot of a real kernel (systemd mode, --oot, the shipped unit,
 # lib-swapguard.sh's driver container), its only NVMe an NVMe/TCP
 # connection to a target on 127.0.0.1 in the guest (tests/vm/lib-nvmet.sh):

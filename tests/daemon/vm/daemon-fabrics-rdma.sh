@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# NVMe/RDMA across the swap (issue 27; -Dvm_matrix=full), one boot of a
+# NVMe/RDMA across the swap (-Dvm_matrix=full), one boot of a
 # real kernel (--oot): the node's PCIe drive and an NVMe/RDMA connection
 # over soft-RoCE inside the guest (rdma_rxe on a veth, nvmet_rdma;
 # tests/vm/lib-nvmet.sh, FIELD-NOTES section 11), swapped by the CLI

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# NVMe over Fabrics across the swap (issue 27), on one boot of a real kernel
+# NVMe over Fabrics across the swap, on one boot of a real kernel
 # (tests/vm, systemd mode, --oot, the shipped unit, the NVIDIA-shaped
 # stand-in and its fake driver container, lib-swapguard.sh), a node with
 # its PCIe drive and an NVMe/TCP connection to a target on 127.0.0.1 inside

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The driver container's environment and a stack broken behind the daemon's
-# back (issue 8), on one boot of a real kernel (tests/vm, systemd mode,
+# back, on one boot of a real kernel (tests/vm, systemd mode,
 # --oot, the shipped unit, the NVIDIA-shaped stand-in and its fake driver
 # container, lib-swapguard.sh):
 #  1. ENABLE_NFSRDMA=false on a sources image: no NVMe build will come: the

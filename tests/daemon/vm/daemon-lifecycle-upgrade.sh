@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The driver container's life after the first swap (issue 8), on one boot of
+# The driver container's life after the first swap, on one boot of
 # a real kernel (tests/vm, systemd mode, --oot, the shipped unit, the
 # NVIDIA-shaped stand-in and its fake driver container, lib-swapguard.sh):
 #  1. the first swap, GDS hooks and their generation reported;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Issue 28, one boot, the daemon as its shipped unit:
+# Who holds a namespace, in every mount namespace, and a kernel that loads
+# only signed modules; one boot, the daemon as its shipped unit:
 # 1. A mount held only in another mount namespace: the namespace is mounted
 #    on the host, a service starts with PrivateMounts=yes while it is (this
 #    VM's / is still private, as on a machine whose / was not shared yet, so

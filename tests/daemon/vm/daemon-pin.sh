@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The pin (issue 9), on the real kernel with the shipped unit under systemd,
+# The pin, on the real kernel with the shipped unit under systemd,
 # after a swap to the NVIDIA-shaped stand-in (layout mixed: a
 # native-multipath head and a plain PCIe namespace; --oot: the stand-in and
 # the fake driver container of lib-swapguard.sh; one boot for every step).
@@ -45,7 +45,7 @@
 #  7. every use ends: the pin goes within seconds of the host unmount (the
 #     first event the watch sees; a stale pin only errs on the safe side),
 #     and C's swap proceeds on its own (the daemon was blocked, not done):
-#     A's build out, C's in (issue 8: a new driver container is a new swap).
+#     A's build out, C's in (a new driver container is a new swap).
 # Checked by mutation (the pin opening /dev/null instead of /dev/nvmeN):
 # step 2 reads refcnt 0, step 3's rmmod succeeds and the data is lost (14
 # lines of "Buffer I/O error"); with step 3's removers left out, B's openibd

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Issue 28, the node booted with module.sig_enforce=1 (run-vm.sh --append;
+# The node booted with module.sig_enforce=1 (run-vm.sh --append;
 # Secure Boot's lockdown does the same on RHCOS): the daemon unloads the
 # in-tree stack while the driver container compiles; the container's
 # `openibd restart` cannot load its own unsigned mlx_compat ("Key was

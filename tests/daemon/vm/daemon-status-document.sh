@@ -30,7 +30,7 @@ assert d["state"] == want, d["state"]
 assert d["boot_id"] == boot, (d["boot_id"], boot)
 assert d["schema"] == 1 and d["daemon"]["version"], d
 assert stat.S_IMODE(os.stat(path).st_mode) == 0o644, oct(os.stat(path).st_mode)
-# The pin is always on (issue 9): reported, [] here (nothing on NVMe is in use).
+# The pin is always on: reported, [] here (nothing on NVMe is in use).
 assert d["pins"] == [], d["pins"]
 exec(checks)
 PY
@@ -75,7 +75,7 @@ wait_for_block "$dev" 30
 doc_check swapped "m = {x['name']: x for x in d['modules']}
 assert d['live_build'] == 'nvidia' and m['nvme']['origin'] == 'nvidia', d['modules']
 assert d['gds_hooks']['present'] is True and m['nvme']['gds_hooks'] is True, d['gds_hooks']
-assert d['gds_hooks']['generation'] == 'v1', d['gds_hooks']  # was null after a swap to v1 (issue 8)
+assert d['gds_hooks']['generation'] == 'v1', d['gds_hooks']  # was null after a swap to v1
 assert d['gds_nvidia_fs'] == 'not-loaded' and d['gds_nvme'] == 'v1', d
 assert d['container']['pod'] == '$SG_POD', d['container']
 assert d['missing_namespaces'] == [] and len(d['namespaces_before']) >= 1, d"

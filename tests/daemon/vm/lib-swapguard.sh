@@ -67,7 +67,7 @@ sg_require() {
 		vm_fatal "$VM_OOT_ROOT is not the NVIDIA-shaped stand-in (no mlx_compat.ko)"
 }
 
-# sg_setup: the start every daemon VM case shares (issue 11): requirements,
+# sg_setup: the start every daemon VM case shares: requirements,
 # the first namespace (SG_DEV), the in-tree stack as at boot, CRI-O's store
 # (CRI-O runs before the daemon on a node), a system bus (SG_BUS=1 when
 # up), the shipped unit started and idle. A case that must prepare the node

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # run-fabrics-case.sh RUN-VM-ARGS...: tests/vm/run-vm.sh for a case with an
-# NVMe/TCP target in the guest (issue 27, tests/vm/lib-nvmet.sh). Where the
+# NVMe/TCP target in the guest (tests/vm/lib-nvmet.sh). Where the
 # kernel's own nvmet depends on nvme_core (6.12: passthru), the guest's
 # target must be the passthru-less build of tests/vm/build-oot-nvmet.sh:
 # built here first (cached in $VM_CACHE/oot-nvmet-<kver>), as run-vm.sh

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# Issue 10 row 4 on the real kernel, where /proc/<pid>/root is the kernel's
-# own resolution: a driver container (a process in its own root, the
-# out-of-tree build as NVIDIA's) whose tree tries to hand us a file from
+# A container's tree that leads out of it, on the real kernel, where
+# /proc/<pid>/root is the kernel's own resolution: a driver container (a
+# process in its own root, the out-of-tree build as NVIDIA's) whose tree tries to hand us a file from
 # outside it. Path resolution through /proc/<pid>/root follows an absolute
 # symlink from the *caller's* root, the host's: /tmp/elsewhere/nvme.ko on the
 # host would be loaded. With openat2(RESOLVE_IN_ROOT) it resolves inside the

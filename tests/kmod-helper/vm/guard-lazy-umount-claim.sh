@@ -25,7 +25,7 @@ assert_eq EBUSY "$(excl_open "$dev")" "exclusive open of $dev"
 
 assert_guard 3 check
 assert_contains "$(guard_output)" "$name is claimed in the kernel" "check text"
-# every mount namespace was read (issue 28): the kernel's answer is the last word
+# every mount namespace was read: the kernel's answer is the last word
 assert_contains "$(guard_output)" "no mount table of any mount namespace" "check text"
 assert_contains "$(guard_output)" "lazily unmounted (umount -l)" "check text"
 assert_guard 3 check --json

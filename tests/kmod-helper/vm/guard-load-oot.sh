@@ -74,7 +74,7 @@ assert_eq "${dev#/dev/}" "$(jget '" ".join(n["name"] for n in j["namespaces"])')
 assert_data "$dev"
 
 # What the unload takes out: the drivers/nvme/host modules (the kernel's
-# modules.dep gives their order) and then, issue 26, the shared modules of
+# modules.dep gives their order) and then the shared modules of
 # the build that went in with them (its own nvme_auth with --oot-shape own:
 # taint O, holding mlx_compat, read from the live kernel; after the modules
 # that hold them, the last in name order first, as the plan breaks ties).

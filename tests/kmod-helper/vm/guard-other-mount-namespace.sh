@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Mounts that only another mount namespace holds (issue 28), one boot:
+# Mounts that only another mount namespace holds, one boot:
 #
 # 1. A container's: the namespace is mounted only inside a namespace of its
 #    own (unshare -m, kept alive by a process in a crio-<id>.scope cgroup,

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # A kernel that loads only signed modules (booted with module.sig_enforce=1,
-# as Secure Boot's lockdown does on RHCOS; issue 28): the stand-in for
+# as Secure Boot's lockdown does on RHCOS): the stand-in for
 # NVIDIA's build is unsigned, so `load --from` its tree is refused by the
 # kernel ("Key was rejected by service"). The CLI says so, with the
 # remedies, puts the in-tree stack back by itself (Debian's modules are

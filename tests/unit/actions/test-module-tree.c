@@ -65,8 +65,8 @@ Test(module_tree, modules_dep_parse_and_rank) {
         module_tree_free(t);
 }
 
-/* Duplicates are settled once for the whole index (issue 22: a look-up per
- * line was quadratic): the better rank wins, at equal rank the first line,
+/* Duplicates are settled once for the whole index (a look-up per line
+ * would be quadratic): the better rank wins, at equal rank the first line,
  * and each name keeps the place of its first line. */
 Test(module_tree, modules_dep_duplicates_settled_once) {
         ModuleTree *t = tree("/c/lib/modules/6.1");

@@ -157,7 +157,7 @@ Test(config, bad_values_each_reported_with_line) {
         free(p);
 }
 
-/* Issue 10: the load's deadline. Its bound is the watchdog's (config.c). */
+/* The load's deadline. Its bound is the watchdog's (config.c). */
 Test(config, load_timeout_sec) {
         char *p = write_file("nvme-swapguard.conf", "[Swap]\nLoadTimeoutSec=5\n");
         char *d = write_file("conf.d/50-deadline.conf", "[Swap]\nLoadTimeoutSec=90\n");
@@ -231,7 +231,7 @@ Test(config, binary_or_huge_file_is_an_error_not_a_crash) {
         free(p);
 }
 
-/* Issue 10 row 9: an overlong value is one error on its own line only. */
+/* An overlong value (a hostile file) is one error on its own line only. */
 Test(config, overlong_line_is_one_error_on_its_line) {
         Config *c = NULL;
         char **errors = NULL, *text = NULL, value[509];
@@ -277,7 +277,7 @@ Test(config, directory_is_a_clear_error) {
         free(p);
 }
 
-/* Mode= (issue 23): enforce by default, observe when asked, a drop-in
+/* Mode=: enforce by default, observe when asked, a drop-in
  * switches it, anything else is an error that names the line. */
 Test(config, mode) {
         Config *c = NULL;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* "Started" is a process that exec'd its entrypoint (issue 8 item 7): what
+/* "Started" is a process that exec'd its entrypoint: what
  * each runtime's created container shows, as seen on Linux 6.1 from inside
  * the shipped unit (tests/daemon/vm-crio/crio-create-and-reload.sh) and read
  * in runc's and crun's sources (daemon/container-started.h). */

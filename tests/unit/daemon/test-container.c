@@ -178,7 +178,7 @@ Test(container, ids_and_scopes) {
         cr_assert_not(container_id_from_scope(NULL, id));
 }
 
-/* Issue 8: CRI-O's creation time and the container's environment. */
+/* CRI-O's creation time and the container's environment. */
 static const char created_config[] =
         "{\"process\":{\"env\":[\"PATH=/usr/bin\",\"ENABLE_NFSRDMA=true\",42,\"UNLOAD_STORAGE_MODULES=false\"]},"
         "\"annotations\":{\"io.kubernetes.container.name\":\"mofed-container\","
@@ -215,7 +215,7 @@ Test(container, newest_by_created) {
         cr_assert(container_newer(&old, NULL));
 }
 
-/* issue 20: kubelet's restart in the same pod is history, not a second driver. */
+/* Kubelet's restart in the same pod is history, not a second driver. */
 Test(container, restart_in_same_pod_is_not_a_conflict) {
         ContainerIdentity first = {
                 .id = (char *) ID, .pod_namespace = (char *) "nvidia-network-operator",

@@ -83,7 +83,7 @@ Test(reconcile, node_without_nvme_and_no_history_is_left_alone) {
         cr_assert_eq(d.event, _SWAP_EVENT_INVALID);
 }
 
-/* Issue 10 row 5: SIGKILL while unloaded, container gone, state file
+/* SIGKILL while unloaded, container gone, state file
  * truncated (previous NULL): the drives have no driver, so restore. */
 Test(reconcile, driverless_drives_restore_without_a_state_file) {
         ReconcileDecision d = reconcile_decide(&(ReconcileInput) { .nvme_driverless = true });

@@ -55,15 +55,15 @@ Test(state_file, round_trip_through_a_fake_root) {
         cr_assert_eq(back->namespaces_before->items[1].nsid, 3);
         cr_assert_eq(back->ready_deadline_usec, 99999);
         cr_assert_str_eq(back->message, "unloaded: nvme nvme_core");
-        /* the generation of each, for machines (issue 8) */
+        /* the generation of each, for machines */
         cr_assert_str_eq(back->gds_nvme, "v1");
         cr_assert_str_eq(back->gds_nvidia_fs, "v2");
         cr_assert_str_eq(back->gds_match, "different");
         cr_assert_null(back->gds, "not written when absent");
-        /* which build each module is (issue 19) */
+        /* which build each module is */
         cr_assert_eq(strv_length(back->module_builds), 2);
         cr_assert_str_eq(back->module_builds[1], "nvme_auth: shared-from-host");
-        /* what the build brought, recorded at load (issue 26), kept by a restart */
+        /* what the build brought, recorded at load, kept by a restart */
         cr_assert_eq(strv_length(back->build_modules), 3);
         cr_assert_str_eq(back->build_modules[0], "nvme_auth");
         {
@@ -108,7 +108,7 @@ Test(state_file, namespaces_missing) {
         cr_assert_null(missing);
 }
 
-/* Mode=observe (issue 23): the mode and the would-do line go through the
+/* Mode=observe: the mode and the would-do line go through the
  * file; a file from before them reads as enforce with nothing to say. */
 Test(state_file, mode_and_would) {
         StateFile s = { .state = SWAP_STATE_WOULD_UNLOAD, .mode = SWAP_MODE_OBSERVE,

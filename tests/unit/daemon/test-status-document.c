@@ -101,7 +101,7 @@ Test(status_document, the_state_file_facts_and_what_a_remote_reader_needs) {
         cr_assert_eq(json_object_array_length(get(o, "modules")), 4);
         cr_assert_str_eq(json_object_get_string(get(json_object_array_get_idx(get(o, "modules"), 1), "origin")),
                          "nvidia");
-        /* which build each is: the host's nvme_auth under NVIDIA's stack (issue 19) */
+        /* which build each is: the host's nvme_auth under NVIDIA's stack */
         cr_assert_str_eq(json_object_get_string(get(json_object_array_get_idx(get(o, "modules"), 3), "build")),
                          "shared-from-host");
         cr_assert(json_object_get_boolean(get(json_object_array_get_idx(get(o, "modules"), 3), "shared")));

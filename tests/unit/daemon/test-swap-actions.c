@@ -387,7 +387,7 @@ Test(swap_actions, nvme_core_alone_on_a_fabrics_node_stays_alone) {
         cr_assert_not(strv_contains(manager->record.modules_before, "nvme"));
 }
 
-/* Issue 20, seen under TCG: a restarted attempt's entrypoint removed the
+/* Seen under TCG: a restarted attempt's entrypoint removed the
  * ready file while the daemon unloaded for it; the removal's event was still
  * queued, so the path watch's flag said "there". What the table decides on
  * is asked of the disk: no load from a tree with no build yet. */
@@ -422,7 +422,7 @@ Test(swap_actions, a_ready_file_still_there_is_acted_on) {
         cr_assert(manager->ready_present);
 }
 
-/* Issue 26: what a load brought from the container's tree is recorded at
+/* What a load brought from the container's tree is recorded at
  * load (its shared modules included, never what was loaded before it, like
  * openibd's mlx_compat), and that record goes to the unload of the build. */
 Test(swap_actions, a_load_records_what_came_from_the_tree) {

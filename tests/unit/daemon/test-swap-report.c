@@ -6,7 +6,7 @@
 
 /* After a swap the journal named mlx_compat and t10_pi as loaded "from"
  * the container although openibd had loaded mlx_compat and t10_pi came from
- * the host's tree (issue 8): say where each one came from. */
+ * the host's tree: say where each one came from. */
 Test(swap_report, load_names_where_each_module_came_from) {
         char *from_tree[] = { (char *) "nvme_core", (char *) "nvme", NULL };
         char *from_host[] = { (char *) "t10_pi", NULL };
@@ -41,7 +41,7 @@ Test(swap_report, load_of_nothing_new) {
         cr_assert_null(swap_load_describe(NULL, "/t"));
 }
 
-/* 6.12 (issue 19): a shared module the container's build replaced, and one
+/* 6.12: a shared module the container's build replaced, and one
  * it could not because nvmet holds it. */
 Test(swap_report, load_names_replaced_and_kept_shared_modules) {
         char *from_tree[] = { (char *) "nvme_keyring", (char *) "nvme_core", (char *) "nvme", NULL };

@@ -66,7 +66,7 @@ typedef struct Row {
  *          UNLOAD_DONE UNLOAD_REFUSED UNLOAD_FAILED UNLOAD_FAILED_UNRESTORED
  *          LOAD_DONE LOAD_FAILED RESTORE_DONE RESTORE_FAILED
  *          STOP_REQUESTED STACK_BROKEN LOAD_NO_BUILD READY_STALE
- *          UNLOAD_WOULD LOAD_WOULD (observe, issue 23) POD_ENDED (issue 20) */
+ *          UNLOAD_WOULD LOAD_WOULD (observe) POD_ENDED */
 static const Row table[_SWAP_STATE_MAX] = {
         { IDLE, &ctx_in_tree, {
                 X(SEEN, UL), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(IDLE, N_), X(RSTG, RS),
@@ -178,7 +178,7 @@ Test(swap_state, invariants_over_all_contexts) {
                                 SwapTransition t = swap_state_next(s, e, &ctx);
 
                                 cr_assert(t.next >= 0 && t.next < _SWAP_STATE_MAX);
-                                /* (would-unload: observe's load is a rehearsal, issue 23) */
+                                /* (would-unload: observe's load is a rehearsal) */
                                 if (t.action == SWAP_ACTION_LOAD)
                                         cr_assert(t.next == SWAP_STATE_LOADING || t.next == SWAP_STATE_WOULD_UNLOAD);
                                 /* Observe's outcomes never reach a state that counts the stack
@@ -225,7 +225,7 @@ Test(swap_state, invariants_over_all_contexts) {
                                     e != SWAP_EVENT_LOAD_DONE)
                                         cr_assert(ctx.replacement_loaded);
                                 /* Observe never leaves a driverless node waiting for a load
-                                 * it only rehearses (issue 23). */
+                                 * it only rehearses. */
                                 if (ctx.observe && !ctx.stack_loaded)
                                         cr_assert(t.action != SWAP_ACTION_LOAD &&
                                                           (t.next != SWAP_STATE_UNLOADED_WAITING_DRIVER || s == t.next),
@@ -239,7 +239,7 @@ Test(swap_state, invariants_over_all_contexts) {
         }
 }
 
-/* Issue 8: a new driver container after a swap is a new swap. */
+/* A new driver container after a swap is a new swap. */
 Test(swap_state, new_container_over_earlier_build_container_start_mode) {
         SwapContext ctx = ctx_swapped;
 
@@ -447,7 +447,7 @@ Test(swap_state, stop_while_unloaded_restores_to_idle) {
         expect_transition(RSTG, SWAP_EVENT_RESTORE_FAILED, &ctx, FAIL, N_);
 }
 
-/* Issue 20: the pod ended (killed before its own cleanup, crashed) with
+/* The pod ended (killed before its own cleanup, crashed) with
  * RESTORE_DRIVER_ON_POD_TERMINATION=true, its build still loaded: the daemon
  * takes the build out (guarded) and puts the in-tree stack back. */
 Test(swap_state, pod_end_restores_what_the_daemon_loaded) {
@@ -489,7 +489,7 @@ Test(swap_state, pod_end_restores_what_the_daemon_loaded) {
                         expect_transition(st, SWAP_EVENT_POD_ENDED, &out, st, N_);
 }
 
-/* A crash loop (issue 20): the restarted attempt met the ready file its
+/* A crash loop: the restarted attempt met the ready file its
  * predecessor left, the load from its tree failed (no build yet), the
  * in-tree stack came back; its own ready file later swaps, through the
  * guard, and only when a build can come from it. */
@@ -531,7 +531,7 @@ Test(swap_state, names_round_trip) {
         cr_assert_eq(unload_at_from_string("later"), _UNLOAD_AT_INVALID);
 }
 
-/* Issue 23: observe never waits for a build with the node driverless (an
+/* Observe never waits for a build with the node driverless (an
  * enforce instance killed while unloaded, then restarted in observe): the
  * in-tree stack back at once. Its rehearsed unload still goes where enforce
  * would, waiting for the ready file in would-unload. */

@@ -204,7 +204,7 @@ Test(module_stack, name_normalize) {
         cr_assert_str_eq(n, "nvme_core");
 }
 
-/* Issue 22: decisions read the stack without /proc/kallsyms, which the
+/* Decisions read the stack without /proc/kallsyms, which the
  * kernel hands out one page per read(). kallsyms is a directory here, so
  * any attempt to read it fails the read (EISDIR): a read that succeeds did
  * not look. Everything a decision uses is still there. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The usage check in every mount namespace (issue 28): a fake root with
+/* The usage check in every mount namespace: a fake root with
  * several namespaces (/proc/<pid>/ns/mnt links with distinct mnt:[inode]
  * targets, as the kernel's ns links read), a mountinfo per pid, cgroup
  * files naming CRI-O scopes, and a container's config.json in the store. */

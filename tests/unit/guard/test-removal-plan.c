@@ -160,7 +160,7 @@ Test(removal_plan, shared_module_stays) {
         stack_free(s);
 }
 
-/* Issue 26: the shared modules of the out-of-tree build loaded over the
+/* The shared modules of the out-of-tree build loaded over the
  * stack (an earlier driver container's own nvme_auth): what the live module
  * says (taint, mlx_compat) and what was recorded at load. */
 static void shared_of(ModuleStack *s, size_t i, const char *taint, bool mlx_compat) {

@@ -37,7 +37,7 @@ void mlx_backport_dependency_symbol(void);
 /*
  * A module with no module_init() (drivers/nvme/common/auth.c on 6.12 has
  * none) would escape the redefinition above. NVIDIA's package has every
- * module of it hold mlx_compat (FIELD-NOTES section 8; the issue 26 report:
+ * module of it hold mlx_compat (FIELD-NOTES section 8; seen on a driver upgrade:
  * an earlier container's own nvme_auth lists in /sys/module/mlx_compat/
  * holders/). Each object compiled with this header takes the symbol's
  * address, so modpost records mlx_compat in every module's "depends".
