@@ -9,22 +9,37 @@
     made through a prototype in some shared header still counts);
   * no product .c file over 650 lines;
   * no cleanup helper (DEFINE_TRIVIAL_CLEANUP_FUNC, a static *_freep())
-    defined in a product .c file: the header of the type owns it, once.
+    defined in a product .c file: the header of the type owns it, once;
+  * no comment that names an issue by its number in the code files of the
+    --no-issue-refs folders: a comment says why the code is as it is, in
+    words a reader understands without the tracker; the history is in git
+    log. Code files: C, Python (its docstrings count as comments), shell,
+    meson, systemd units, configuration and YAML, scripts without a suffix.
 
   house-check.py --source-root DIR [--component DIR]... [--product DIR]...
                  [--archive LIB.a]... [--allow-long FILE]... [--allow-cleanup FILE]...
+                 [--no-issue-refs DIR]... [--allow-issue-refs FILE]...
 
 Exit 0 when all hold, 1 with one line per breach.
 """
 import argparse
+import io
 import os
 import re
 import subprocess
 import sys
+import tokenize
 
 MAX_LINES = 650
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 CLEANUP = re.compile(r'^(?:DEFINE_TRIVIAL_CLEANUP_FUNC\(|static\s+(?:inline\s+)?void\s+\w+_freep\()', re.M)
+# The word issue (or issues, any case) and a number, also with the number
+# wrapped onto the comment's next line; not another project's issue #N (a
+# citation, not our history).
+ISSUE_REF = re.compile(r'\bissues?(?:[ \t]+|[ \t]*\n[ \t]*(?:#|//|\*)?[ \t]*)([0-9]+)', re.I)
+HASH_SUFFIXES = ('.sh', '.in', '.service', '.path', '.socket', '.timer', '.conf', '.yaml', '.yml', '.bu',
+                 '.ini', '.catalog')
+HASH_NAMES = ('meson.build', 'meson_options.txt', 'Containerfile.rhel9')
 
 
 def unit_of(path):
@@ -76,6 +91,109 @@ def archive_graph(archive):
             defined[name] = obj
             used.setdefault(obj, set())
     return {o: {defined[s] for s in syms if s in defined and defined[s] != o} for o, syms in used.items()}
+
+
+def c_comments(text):
+    """[(line, comment text)] of a C file: /* */ and //, not inside string or character literals."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c and text[j] != '\n':
+                j += 2 if text[j] == '\\' else 1
+            i = j + 1
+        elif text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            out.append((text.count('\n', 0, i) + 1, text[i:j]))
+            i = j
+        elif text.startswith('//', i):
+            j = text.find('\n', i)
+            j = n if j < 0 else j
+            out.append((text.count('\n', 0, i) + 1, text[i:j]))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def python_comments(text):
+    """[(line, text)] of a Python file's comments and docstrings (a string that is a statement)."""
+    out, prev = [], tokenize.NEWLINE
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                out.append((tok.start[0], tok.string))
+            elif tok.type == tokenize.STRING and prev in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT,
+                                                          tokenize.DEDENT):
+                out.append((tok.start[0], tok.string))
+            if tok.type not in (tokenize.COMMENT, tokenize.NL):
+                prev = tok.type
+    except (tokenize.TokenError, SyntaxError):
+        return hash_comments(text)
+    return out
+
+
+def hash_comments(text):
+    """[(line, text)]: from a '#' that begins a word to the end of its line (shell, meson, units,
+    YAML), and whole lines that begin with ';' (units, ini); consecutive lines joined, so that a
+    number wrapped onto the comment's next line is seen."""
+    out = []
+    for no, line in enumerate(text.split('\n'), 1):
+        m = re.search(r'(?:^|(?<=\s))#.*', line) or re.match(r'\s*;.*', line)
+        if not m:
+            continue
+        if out and out[-1][0] + out[-1][1].count('\n') == no - 1:
+            out[-1] = (out[-1][0], out[-1][1] + '\n' + m.group(0))
+        else:
+            out.append((no, m.group(0)))
+    return out
+
+
+def comments_of(path):
+    """The comments of a code file, [(line, text)]; None for a file that is not code."""
+    name = os.path.basename(path)
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            text = f.read()
+    except OSError:
+        return None
+    if name.endswith(('.c', '.h')):
+        return c_comments(text)
+    if name.endswith('.py') or re.match(r'#![^\n]*python', text):
+        return python_comments(text)
+    if name.endswith(HASH_SUFFIXES) or name in HASH_NAMES or text.startswith('#!'):
+        return hash_comments(text)
+    return None
+
+
+def issue_refs(root, folders, allowed):
+    """(breaches, notes): one line per comment that names an issue, outside the allowed files."""
+    bad, notes, seen = [], [], set()
+    for folder in folders:
+        for d, dirs, names in os.walk(os.path.join(root, folder)):
+            dirs[:] = sorted(x for x in dirs if x != '__pycache__')
+            for n in sorted(names):
+                p = os.path.join(d, n)
+                rel = os.path.relpath(p, root)
+                comments = comments_of(p)
+                if comments is None:
+                    continue
+                hits = [(line + c.count('\n', 0, m.start()), m.group(1))
+                        for line, c in comments for m in ISSUE_REF.finditer(c)]
+                if rel in allowed:
+                    seen.add(rel)
+                    if hits:
+                        notes.append('note: %s: %d comment(s) naming an issue, allowed for now' % (rel, len(hits)))
+                    else:
+                        notes.append('note: %s names no issue any more: drop it from --allow-issue-refs' % rel)
+                    continue
+                bad += ['%s:%d: a comment names issue %s: say the reason in words (git log keeps the history)'
+                        % (rel, line, ref) for line, ref in hits]
+    notes += ['note: %s (--allow-issue-refs) is not a code file under %s' % (f, ', '.join(folders))
+              for f in sorted(set(allowed) - seen)]
+    return bad, notes
 
 
 def cycles(graph):
@@ -145,6 +263,11 @@ def main():
     ap.add_argument('--allow-cleanup', action='append', default=[],
                     help='a .c file (from the source root) that still defines a cleanup helper, being '
                          'changed elsewhere: named, not failed')
+    ap.add_argument('--no-issue-refs', action='append', default=[],
+                    help='folder (from the source root) whose code files\' comments must not name an issue')
+    ap.add_argument('--allow-issue-refs', action='append', default=[],
+                    help='a file (from the source root) whose comments still name issues, being rewritten '
+                         'elsewhere: named, not failed')
     a = ap.parse_args()
     bad = []
 
@@ -176,13 +299,20 @@ def main():
                     elif lines > MAX_LINES:
                         bad.append('%s: %d lines (at most %d)' % (os.path.relpath(p, a.source_root), lines,
                                                                   MAX_LINES))
+    refs, notes = issue_refs(a.source_root, a.no_issue_refs, a.allow_issue_refs)
+    bad += refs
+    for line in notes:
+        print(line)
     for b in bad:
         print(b)
-    if not bad:
+    if not bad and (a.component or a.archive or a.product):
         print('house: %s without include cycles, %s without call cycles, no .c over %d lines and no local '
               'cleanup helper in %s' %
               (', '.join(a.component) or '-', ', '.join(os.path.basename(x) for x in a.archive) or '-',
                MAX_LINES, ', '.join(a.product) or '-'))
+    if not bad and a.no_issue_refs:
+        print('house: no comment names an issue in %s%s' % (', '.join(a.no_issue_refs), ' (but the %d file(s) '
+              'allowed for now)' % len(a.allow_issue_refs) if a.allow_issue_refs else ''))
     return 1 if bad else 0
 
 
