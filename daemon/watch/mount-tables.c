@@ -23,8 +23,8 @@ struct MountTables {
         MountTablesSubscription *subscriptions;
 };
 
-/* Listen while someone does: the kernel keeps the change it has not told
- * this fd about, so nothing made while deaf is lost. */
+/* The source is on while someone listens; off, a busy node's container
+ * mounts wake nobody. */
 static int update_listening(MountTables *t) {
         bool any = false;
 

@@ -7,11 +7,12 @@
  *
  * The host's table (PID 1's mount namespace, also from our private one) is
  * one open /proc/1/mountinfo: the kernel signals POLLPRI on it when the
- * table changes, and remembers per open file the last change it told
- * about, so one fd serves every subscriber and a change made while nobody
- * listened is told at once when someone listens again. The table is read
- * through that same fd (mount_tables_fingerprint()), by the subscriber
- * that needs its content, once per change it was told of.
+ * table changes, once per change and open file, so one fd serves every
+ * subscriber. A change made while nobody listens is not told later (the
+ * kernel's poll as epoll adds the fd again takes it): a subscriber that
+ * stops listening reads the table after it listens again. The table is
+ * read through that same fd (mount_tables_fingerprint()), by the
+ * subscriber that needs its content, once per change it was told of.
  *
  * The other mount namespaces' tables are not opened: an open
  * /proc/<pid>/mountinfo would keep that namespace, and with it the very

@@ -77,11 +77,12 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         bool changed;
 
         w->stats.wakeups++;
-        summarise(w, &changed);
-        /* Listen again; a change made since the first event of this
-         * window is reported at once (the kernel keeps, per open file, the
-         * last change it told about). */
+        /* Listen again before the read: a change is then either in the
+         * read or told afterwards. (One made while deaf is not told when
+         * the fd is listened to again: the kernel's poll as epoll adds it
+         * takes the change; the read covers it.) */
         (void) mount_tables_listen(w->mounts, true);
+        summarise(w, &changed);
         if (!changed && !w->poked)
                 return 0;
         w->poked = false;

@@ -14,10 +14,10 @@
  * mount table; everything until the timer fires is one change. Then the
  * mount table is summarised (mount-fingerprint.h: which block devices are
  * mounted), the handler runs only when that summary changed, or after a
- * swap change or a poke, and the mount table is listened to again. No
- * change is lost: one made before the read is in it, and one the kernel
- * has not told the watched fd about is told at once (while blocked the
- * guard keeps listening meanwhile, and hears those itself).
+ * swap change or a poke. The mount table is listened to again just before
+ * that read, so no change is lost: it is in the read or told afterwards
+ * (while blocked, the guard keeps listening meanwhile and hears every
+ * change itself).
  *
  * The window adapts to the rate: the kernel producing mountinfo is the
  * cost (~12 ms at 10,000 mounts under emulation, docs/BENCHMARKS.md), so a
