@@ -105,6 +105,39 @@ static void toggle(const char *dir, const char *source, bool *mounted) {
         *mounted = !*mounted;
 }
 
+/* A private mount namespace, a host root in dir whose proc/1 is this
+ * process, a loop and the tables; skips when there can be no such
+ * namespace here. */
+static void setup(char *dir, sd_event **e, MountTables **t) {
+        const char *why;
+
+        cr_assert_not_null(mkdtemp(dir));
+        why = private_mounts();
+        if (why) {
+                rmdir(dir);
+                cr_skip_test("%s", why);
+        }
+        root_is_us(dir);
+        cr_assert_eq(sd_event_new(e), 0);
+        cr_assert_eq(mount_tables_new(*e, t), 0);
+}
+
+static void teardown(const char *dir, sd_event *e, bool mounted) {
+        char path[4096];
+
+        sd_event_unref(e);
+        host_root_set(NULL);
+        snprintf(path, sizeof(path), "%s/m", dir);
+        if (mounted)
+                (void) umount2(path, 0);
+        (void) rmdir(path);
+        snprintf(path, sizeof(path), "%s/proc/1", dir);
+        (void) unlink(path);
+        snprintf(path, sizeof(path), "%s/proc", dir);
+        (void) rmdir(path);
+        (void) rmdir(dir);
+}
+
 Test(mount_tables, each_listener_is_told_and_no_deaf_one) {
         char dir[] = "/tmp/sg-mount-tables-XXXXXX";
         MountTablesSubscription *a = NULL, *b = NULL;
@@ -112,15 +145,8 @@ Test(mount_tables, each_listener_is_told_and_no_deaf_one) {
         MountFingerprint fp;
         sd_event *e = NULL;
         bool mounted = false;
-        const char *why;
 
-        cr_assert_not_null(mkdtemp(dir));
-        why = private_mounts();
-        if (why)
-                cr_skip_test("%s", why);
-        root_is_us(dir);
-        cr_assert_eq(sd_event_new(&e), 0);
-        cr_assert_eq(mount_tables_new(e, &t), 0);
+        setup(dir, &e, &t);
         cr_assert_eq(mount_tables_subscribe(t, on_a, NULL, &a), 0);
         cr_assert_eq(mount_tables_subscribe(t, on_b, NULL, &b), 0);
 
@@ -148,8 +174,7 @@ Test(mount_tables, each_listener_is_told_and_no_deaf_one) {
         mount_tables_unsubscribe(a);
         mount_tables_unsubscribe(b);
         mount_tables_unref(t);
-        sd_event_unref(e);
-        host_root_set(NULL);
+        teardown(dir, e, mounted);
 }
 
 Test(mount_tables, the_usage_watch_reads_through_the_one_watch) {
@@ -159,15 +184,8 @@ Test(mount_tables, the_usage_watch_reads_through_the_one_watch) {
         UsageWatch *w = NULL;
         sd_event *e = NULL;
         bool mounted = false;
-        const char *why;
 
-        cr_assert_not_null(mkdtemp(dir));
-        why = private_mounts();
-        if (why)
-                cr_skip_test("%s", why);
-        root_is_us(dir);
-        cr_assert_eq(sd_event_new(&e), 0);
-        cr_assert_eq(mount_tables_new(e, &t), 0);
+        setup(dir, &e, &t);
         cr_assert_eq(usage_watch_new(e, t, on_usage, NULL, &w, NULL), 0);
         cr_assert_eq(usage_watch_stats(w)->summaries, 1, "the baseline");
 
@@ -190,6 +208,5 @@ Test(mount_tables, the_usage_watch_reads_through_the_one_watch) {
         usage_watch_free(w);
         mount_tables_unsubscribe(guard);
         mount_tables_unref(t);
-        sd_event_unref(e);
-        host_root_set(NULL);
+        teardown(dir, e, mounted);
 }
