@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bench-usage-watch N [CHANGES] [IDLE_SECONDS]: the cost of the daemon's
- * always-on usage watch (daemon/usage-watch.c, the shipped code) on a
+ * always-on usage watch (daemon/watch/usage-watch.c on the daemon's one
+ * mountinfo watch, daemon/watch/mount-tables.c: the shipped code) on a
  * mount table of N entries, in a private mount namespace of this process
  * (root needed: unshare + mount). The host root is pointed at a scratch
  * directory whose proc/1 is this process's /proc entry, so the watch polls
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include "host/host-root.h"
+#include "watch/mount-tables.h"
 #include "watch/usage-watch.h"
 #include "usage/mount-fingerprint.h"
 
@@ -159,6 +161,7 @@ int main(int argc, char *argv[]) {
         unsigned idle = argc > 3 ? (unsigned) atoi(argv[3]) : 60;
         char base[] = "/tmp/bench-usage-watch-XXXXXX", path[4096], link[4096];
         const char *missing = NULL;
+        MountTables *tables = NULL;
         UsageWatch *w = NULL;
         sd_event *e = NULL;
         double cpu = 0, t0;
@@ -211,7 +214,8 @@ int main(int argc, char *argv[]) {
         snprintf(path, sizeof(path), "%s/root", base);
         host_root_set(path);
 
-        if (sd_event_new(&e) < 0 || usage_watch_new(e, on_change, NULL, &w, &missing) < 0 || missing) {
+        if (sd_event_new(&e) < 0 || mount_tables_new(e, &tables) < 0 ||
+            usage_watch_new(e, tables, on_change, NULL, &w, &missing) < 0 || missing) {
                 fprintf(stderr, "bench-usage-watch: cannot watch (%s)\n", missing ?: "setup");
                 return 1;
         }
@@ -291,6 +295,7 @@ int main(int argc, char *argv[]) {
         printf("idle_seconds\t%u\nidle_wakeups\t%llu\n", idle,
                (unsigned long long) (usage_watch_stats(w)->wakeups - wake0));
         usage_watch_free(w);
+        mount_tables_unref(tables);
         sd_event_unref(e);
         return 0;
 }

@@ -308,6 +308,7 @@ Manager *manager_free(Manager *m) {
         scope_watch_free(m->scopes);
         mount_watch_free(m->mounts);
         usage_watch_free(m->usage);
+        mount_tables_unref(m->mount_tables);
         pin_holder_free(m->pin);
         sd_event_source_disable_unref(m->sig_term);
         sd_event_source_disable_unref(m->sig_int);
@@ -371,11 +372,13 @@ static void add_optional_watches(Manager *m) {
         } else
                 log_info("Fake root %s: not watching systemd scopes, relying on pidfiles and the container store.",
                          host_root());
-        r = mount_watch_new(m->event, on_mounts, m, &m->mounts);
+        r = mount_tables_new(m->event, &m->mount_tables);
+        if (r >= 0)
+                r = mount_watch_new(m->mount_tables, on_mounts, m, &m->mounts);
         if (r < 0)
                 log_info("Cannot poll /proc/1/mountinfo (%s): blocked swaps are re-checked on block uevents only.",
                          strerror(-r));
-        r = usage_watch_new(m->event, on_usage, m, &m->usage, &missing);
+        r = usage_watch_new(m->event, m->mount_tables, on_usage, m, &m->usage, &missing);
         if (r < 0)
                 log_warning_errno(r, "Cannot watch NVMe namespace use: the pin follows our own checks only: %m");
         else if (missing)

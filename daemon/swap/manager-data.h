@@ -25,6 +25,7 @@
 #include "container/driver-env.h"
 #include "guard/guard-ops.h"
 #include "watch/fabrics-watch.h"
+#include "watch/mount-tables.h"
 #include "watch/mount-watch.h"
 #include "watch/path-watch.h"
 #include "guard/pin-holder.h"
@@ -98,6 +99,7 @@ struct Manager {
         PathWatch *ready;
         UdevWatch *udev;
         ScopeWatch *scopes;
+        MountTables *mount_tables;   /* the one mountinfo watch: mounts and usage subscribe */
         MountWatch *mounts;
         sd_event_source *sig_term, *sig_int, *sig_hup;
         sd_event_source *deadline;

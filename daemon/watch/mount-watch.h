@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* Mount table changes of the host (PID 1's mount namespace): the kernel
- * signals POLLPRI on an open /proc/1/mountinfo when it changes. Used only
- * while blocked, to see a blocking mount go away; disabled otherwise so a
- * busy node's container mounts do not wake us.
+/* What may end a blocked swap's blockers, for the guard's re-check: a
+ * change of the host's mount table (a subscription to the daemon's one
+ * mountinfo watch, mount-tables.h). Used only while blocked, to see a
+ * blocking mount go away; deaf otherwise so a busy node's container mounts
+ * do not wake us.
  *
  * A mount that only another mount namespace holds goes away with that
  * namespace's processes, which the host's table does not show: the watch
@@ -15,15 +16,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include <systemd/sd-event.h>
 
 #include "util/macro.h"
+#include "watch/mount-tables.h"
 
 typedef struct MountWatch MountWatch;
 typedef void (*MountWatchHandler)(MountWatch *w, void *userdata);
 
-/* -EPERM when the file cannot be polled (a regular file in a fake root). */
-int mount_watch_new(sd_event *e, MountWatchHandler handler, void *userdata, MountWatch **ret);
+/* Deaf until mount_watch_set_enabled(). 0 or -errno. */
+int mount_watch_new(MountTables *t, MountWatchHandler handler, void *userdata, MountWatch **ret);
 MountWatch *mount_watch_free(MountWatch *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(MountWatch *, mount_watch_free);
 int mount_watch_set_enabled(MountWatch *w, bool enabled);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Why this holds whatever the order of the kernel's events (issue 18):
+/* Why this holds whatever the order of the kernel's events (a new entry
+ * made right after an old one was removed, as at every pod restart, must
+ * never go unseen):
  *
  * - Its own inotify fd, not sd-event's inotify sources: sd-event 252 keeps
  *   one kernel watch per (device, inode number) for all its sources and

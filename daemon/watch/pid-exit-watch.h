@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The exit of the processes that block a swap (issue 28): a mount held only
- * in another mount namespace, or a device held open by a process, goes
- * away when that process exits, and nothing in the host's mount table or
- * in udev says so. While blocked, the mount watch (mount-watch.h) gives
- * this watch the pids its blockers named; a pidfd per pid (it pins only the pid, never the
- * process's mount namespace, which would keep the very mount alive; an
- * open /proc/<pid>/mountinfo would) wakes the manager when one exits, and
- * the guard looks again. No timer, no wake-up while nothing exits. */
+/* The exit of the processes that block a swap: a mount held only in
+ * another mount namespace, or a device held open by a process, goes away
+ * when that process exits, and nothing in the host's mount table or in
+ * udev says so. While blocked, the mount watch (mount-watch.h) gives this
+ * watch the pids its blockers named; a pidfd per pid (it pins only the
+ * pid, never the process's mount namespace, which would keep the very
+ * mount alive; an open /proc/<pid>/mountinfo would) wakes the manager when
+ * one exits, and the guard looks again. No timer, no wake-up while nothing
+ * exits. */
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -12,8 +12,10 @@
 
 struct UsageWatch {
         sd_event *event;
-        int mountinfo_fd, swaps_fd;
-        sd_event_source *mountinfo, *swaps, *timer;
+        MountTables *tables;           /* NULL: the host's table cannot be polled */
+        MountTablesSubscription *mounts;
+        int swaps_fd;
+        sd_event_source *swaps, *timer;
         sd_event_source *open_recheck; /* while an open holds the pin: usage_watch_recheck_opens() */
         uint64_t open_recheck_usec;    /* its next back-off step; 0: not armed */
         MountFingerprint last;
@@ -51,12 +53,12 @@ static void summarise(UsageWatch *w, bool *ret_changed) {
         int r;
 
         *ret_changed = false;
-        if (w->mountinfo_fd < 0) {
+        if (!w->tables) {
                 *ret_changed = true; /* cannot tell: let the handler look */
                 return;
         }
         w->last_start_usec = clock_usec(CLOCK_MONOTONIC);
-        r = mount_fingerprint_read_fd(w->mountinfo_fd, &now);
+        r = mount_tables_fingerprint(w->tables, &now);
         w->last_cost_usec = clock_usec(CLOCK_THREAD_CPUTIME_ID) - cpu0;
         w->stats.summary_cpu_usec += w->last_cost_usec;
         if (r < 0) {
@@ -75,12 +77,12 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         bool changed;
 
         w->stats.wakeups++;
+        /* Listen again before the read: a change is then either in the
+         * read or told afterwards. (One made while deaf is not told when
+         * the fd is listened to again: the kernel's poll as epoll adds it
+         * takes the change; the read covers it.) */
+        (void) mount_tables_listen(w->mounts, true);
         summarise(w, &changed);
-        /* Listen again; a change made since the first event of this
-         * window is reported at once (the kernel keeps, per open file, the
-         * last change it told about). */
-        if (w->mountinfo)
-                (void) sd_event_source_set_enabled(w->mountinfo, SD_EVENT_ON);
         if (!changed && !w->poked)
                 return 0;
         w->poked = false;
@@ -103,18 +105,16 @@ static void arm(UsageWatch *w) {
         (void) sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
 }
 
-static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+static void on_mount_table(MountTables *t, void *userdata) {
         UsageWatch *w = userdata;
 
-        /* Polling cleared the condition for this open file; the table is
-         * read once the window closes. */
+        /* The table is read once the window closes. */
         w->stats.wakeups++;
         w->stats.mount_events++;
         /* Deaf until the window closes: churn costs one wake-up a window,
-         * not one a mount. */
-        (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+         * not one a mount (unless the guard listens too, while blocked). */
+        (void) mount_tables_listen(w->mounts, false);
         arm(w);
-        return 0;
 }
 
 static int on_swaps(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -173,11 +173,11 @@ const UsageWatchStats *usage_watch_stats(const UsageWatch *w) {
 UsageWatch *usage_watch_free(UsageWatch *w) {
         if (!w)
                 return NULL;
-        sd_event_source_disable_unref(w->mountinfo);
+        mount_tables_unsubscribe(w->mounts);
+        mount_tables_unref(w->tables);
         sd_event_source_disable_unref(w->swaps);
         sd_event_source_disable_unref(w->timer);
         sd_event_source_disable_unref(w->open_recheck);
-        closep(&w->mountinfo_fd);
         closep(&w->swaps_fd);
         sd_event_unref(w->event);
         free(w);
@@ -206,7 +206,7 @@ static int add_proc_source(UsageWatch *w, const char *path, int *fd, sd_event_so
         return 0;
 }
 
-int usage_watch_new(sd_event *e, UsageWatchHandler handler, void *userdata, UsageWatch **ret,
+int usage_watch_new(sd_event *e, MountTables *tables, UsageWatchHandler handler, void *userdata, UsageWatch **ret,
                     const char **ret_missing) {
         _cleanup_(usage_watch_freep) UsageWatch *w = calloc(1, sizeof(UsageWatch));
         const char *missing = NULL;
@@ -215,7 +215,7 @@ int usage_watch_new(sd_event *e, UsageWatchHandler handler, void *userdata, Usag
         if (!w)
                 return -ENOMEM;
         w->event = sd_event_ref(e);
-        w->mountinfo_fd = w->swaps_fd = -EBADF;
+        w->swaps_fd = -EBADF;
         w->handler = handler;
         w->userdata = userdata;
         r = sd_event_add_time_relative(e, &w->timer, CLOCK_MONOTONIC, USAGE_WATCH_COALESCE_USEC, 10 * 1000,
@@ -224,11 +224,15 @@ int usage_watch_new(sd_event *e, UsageWatchHandler handler, void *userdata, Usag
                 return r;
         (void) sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
         (void) sd_event_source_set_description(w->timer, "usage-coalesce");
-        if (add_proc_source(w, "/proc/1/mountinfo", &w->mountinfo_fd, &w->mountinfo, on_mountinfo,
-                            "usage-mountinfo") < 0)
-                missing = "/proc/1/mountinfo";
-        else
+        if (tables) {
+                r = mount_tables_subscribe(tables, on_mount_table, w, &w->mounts);
+                if (r < 0)
+                        return r;
+                w->tables = mount_tables_ref(tables);
+                (void) mount_tables_listen(w->mounts, true);
                 summarise(w, &(bool) { false }); /* the baseline */
+        } else
+                missing = "/proc/1/mountinfo";
         if (add_proc_source(w, "/proc/swaps", &w->swaps_fd, &w->swaps, on_swaps, "usage-swaps") < 0)
                 missing = missing ? "/proc/1/mountinfo and /proc/swaps" : "/proc/swaps";
         if (ret_missing)

@@ -5,16 +5,19 @@
  * namespaces may have changed, so that the pin is taken and let go in
  * time, at a cost a node whose pods mount and unmount all day does not
  * feel. Sources:
- *   - the host's mount table: POLLPRI on an open /proc/1/mountinfo (PID 1's
- *     mount namespace, also from our private one);
+ *   - the host's mount table: a subscription to the daemon's one mountinfo
+ *     watch (mount-tables.h: POLLPRI on an open /proc/1/mountinfo, PID 1's
+ *     mount namespace, also from our private one), read through its fd;
  *   - swap: POLLPRI on an open /proc/swaps (swapon/swapoff);
  *   - block and holder uevents: the manager's udev watch pokes us.
  * Coalesced: the first event arms a timer and stops listening to the
  * mount table; everything until the timer fires is one change. Then the
  * mount table is summarised (mount-fingerprint.h: which block devices are
  * mounted), the handler runs only when that summary changed, or after a
- * swap change or a poke, and the mount table is listened to again (the
- * kernel remembers a change made meanwhile: POLLPRI at once).
+ * swap change or a poke. The mount table is listened to again just before
+ * that read, so no change is lost: it is in the read or told afterwards
+ * (while blocked, the guard keeps listening meanwhile and hears every
+ * change itself).
  *
  * The window adapts to the rate: the kernel producing mountinfo is the
  * cost (~12 ms at 10,000 mounts under emulation, docs/BENCHMARKS.md), so a
@@ -31,6 +34,7 @@
 #include <systemd/sd-event.h>
 
 #include "util/macro.h"
+#include "watch/mount-tables.h"
 
 typedef struct UsageWatch UsageWatch;
 typedef void (*UsageWatchHandler)(UsageWatch *w, void *userdata);
@@ -40,7 +44,7 @@ typedef void (*UsageWatchHandler)(UsageWatch *w, void *userdata);
 /* The pin's bound: first event to the end of its summary. */
 #define USAGE_WATCH_MAX_WINDOW_USEC (1000 * 1000ULL)
 /* The share of one core the summaries may take under churn, in percent
- * (the issue allows 2 % for the whole watch: the wake-ups and the timer
+ * (the watch's whole budget is 2 % of a core: the wake-ups and the timer
  * have the rest). */
 #define USAGE_WATCH_CPU_SHARE_PERCENT 1.5
 
@@ -52,17 +56,18 @@ uint64_t usage_watch_next_summary(uint64_t now_usec, uint64_t last_start_usec, u
 
 typedef struct UsageWatchStats {
         uint64_t wakeups;          /* every dispatch of any of our sources */
-        uint64_t mount_events;     /* POLLPRI on mountinfo */
+        uint64_t mount_events;     /* mount table changes told (POLLPRI on mountinfo) */
         uint64_t summaries;        /* mount tables read and summarised */
         uint64_t changes;          /* handler calls */
         uint64_t summary_cpu_usec; /* CPU time of the summaries (the kernel's read included) */
         uint64_t last_window_usec; /* the last coalescing window */
 } UsageWatchStats;
 
-/* Sources that cannot be set up (a fake root's regular files cannot be
- * polled) are left out; *ret_missing (may be NULL) then names them, for the
- * caller to log once. 0 or -errno. */
-int usage_watch_new(sd_event *e, UsageWatchHandler handler, void *userdata, UsageWatch **ret,
+/* tables: the daemon's mountinfo watch, NULL when the host's table cannot
+ * be polled. Sources that cannot be set up (a fake root's regular files
+ * cannot be polled) are left out; *ret_missing (may be NULL) then names
+ * them, for the caller to log once. 0 or -errno. */
+int usage_watch_new(sd_event *e, MountTables *tables, UsageWatchHandler handler, void *userdata, UsageWatch **ret,
                     const char **ret_missing);
 UsageWatch *usage_watch_free(UsageWatch *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(UsageWatch *, usage_watch_free);

@@ -68,7 +68,7 @@ Test(usage_watch, an_open_in_the_pin_is_looked_at_again_without_an_event) {
         cr_assert_not_null(mkdtemp(dir));
         cr_assert_eq(host_root_set(dir), 0);
         cr_assert_eq(sd_event_new(&e), 0);
-        cr_assert_eq(usage_watch_new(e, on_change, NULL, &w, NULL), 0);
+        cr_assert_eq(usage_watch_new(e, NULL, on_change, NULL, &w, NULL), 0);
 
         usage_watch_recheck_opens(w, true);
         run_for(e, USAGE_WATCH_OPEN_RECHECK_FIRST_USEC + 500 * MS);
