@@ -11,6 +11,7 @@
 #include "host/host-root.h"
 #include "nvme/fabrics-topology.h"
 #include "nvme/nvme-controllers.h"
+#include "nvme/nvme-sysfs.h"
 #include "nvme/nvme-unbound.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -58,15 +59,6 @@ static int fabrics_from(const FabricsTopology *t, GuardFabricsOutcome outcome, G
         return 0;
 }
 
-static bool is_controller_name(const char *s) {
-        if (strncmp(s, "nvme", 4) != 0 || !s[4])
-                return false;
-        for (const char *p = s + 4; *p; p++)
-                if (*p < '0' || *p > '9')
-                        return false;
-        return true;
-}
-
 /* One controller's public attributes (mode 0444): 0 and nothing added when
  * it is not fabrics or went away. Deliberately not the library's
  * fabrics_topology_read(): that one looks at dhchap_secret and
@@ -77,17 +69,15 @@ static int read_controller(FabricsTopology *t, const char *class_dir, const char
         _cleanup_free_ char *dir = NULL, *transport = NULL, *address = NULL;
         const char *module;
         FabricsController *c;
+        int r;
 
         if (asprintf(&dir, "%s/%s", class_dir, name) < 0)
                 return -ENOMEM;
-        {
-                _cleanup_free_ char *p = NULL;
-
-                if (asprintf(&p, "%s/transport", dir) < 0)
-                        return -ENOMEM;
-                if (read_one_line_file(p, &transport) < 0)
-                        return 0; /* gone, or not a controller */
-        }
+        r = nvme_sysfs_read(dir, "transport", &transport);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0; /* gone, or not a controller */
         module = nvme_transport_module(transport);
         if (!module || streq(module, "nvme"))
                 return 0; /* pcie, or a transport we do not know: not fabrics */
@@ -95,19 +85,19 @@ static int read_controller(FabricsTopology *t, const char *class_dir, const char
         if (!c || !(c->name = strdup(name)))
                 return -ENOMEM;
         c->transport = TAKE_PTR(transport);
-        {
-                _cleanup_free_ char *p = NULL, *q = NULL;
-
-                if (asprintf(&p, "%s/subsysnqn", dir) < 0 || asprintf(&q, "%s/address", dir) < 0)
-                        return -ENOMEM;
-                if (read_one_line_file(p, &c->subsysnqn) < 0) {
-                        fabrics_topology_drop_last(t); /* half gone: not a connection we can name */
-                        return 0;
-                }
-                /* an address we cannot parse still names the connection (its NQN) */
-                if (read_one_line_file(q, &address) >= 0)
-                        (void) fabrics_parse_address(address, c);
+        r = nvme_sysfs_read(dir, "subsysnqn", &c->subsysnqn);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                fabrics_topology_drop_last(t); /* half gone: not a connection we can name */
+                return 0;
         }
+        /* an address we cannot parse still names the connection (its NQN) */
+        r = nvme_sysfs_read(dir, "address", &address);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0)
+                (void) fabrics_parse_address(address, c);
         return 0;
 }
 
@@ -121,14 +111,10 @@ static int topology_read_public(FabricsTopology **ret) {
                 return -ENOMEM;
         if (host_path("/sys/class/nvme", &class_dir) < 0)
                 return -ENOMEM;
-        r = read_dir_names(class_dir, &names);
-        if (r == -ENOENT)
-                r = 0; /* no NVMe at all */
+        r = nvme_sysfs_controllers(class_dir, &names); /* no NVMe at all: none */
         if (r < 0)
                 return r;
         STRV_FOREACH(n, names) {
-                if (!is_controller_name(*n))
-                        continue;
                 r = read_controller(t, class_dir, *n);
                 if (r < 0)
                         return r;
