@@ -7,6 +7,7 @@
 #include "host/host-root.h"
 #include "nvme/fabrics-record.h"
 #include "nvme/fabrics-secrets.h"
+#include "nvme/fabrics-topology-sysfs.h"
 #include "util/string-util.h"
 
 static int fail_path(FabricsPassResult *r, const char *path, int error) {

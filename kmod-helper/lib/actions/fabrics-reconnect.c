@@ -11,6 +11,7 @@
 #include "host/kernel-target.h"
 #include "nvme/fabrics-record.h"
 #include "nvme/fabrics-secrets.h"
+#include "nvme/fabrics-topology-sysfs.h"
 #include "nvme/nvme-controllers.h"
 #include "util/fileio.h"
 #include "util/string-util.h"

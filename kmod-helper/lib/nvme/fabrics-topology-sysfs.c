@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "host/host-root.h"
+#include "nvme/fabrics-topology-sysfs.h"
 #include "nvme/fabrics-topology.h"
 #include "nvme/nvme-controllers.h"
 #include "nvme/nvme-names.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "host/host-root.h"
-#include "nvme/nvme-inventory-sources.h"
+#include "nvme/nvme-inventory-sysfs.h"
 #include "nvme/nvme-names.h"
 #include "nvme/nvme-sysfs.h"
 #include "util/fileio.h"
