@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The container store, watched. How it stays right whatever the kernel's
- * order of events (issue 18):
+ * order of events:
  *
  * - The store has its own inotify fd, not sd-event's inotify sources.
  *   sd-event (252, src/libsystemd/sd-event/sd-event.c) keeps one watch per

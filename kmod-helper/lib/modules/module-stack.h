@@ -55,7 +55,7 @@ ModuleBuild module_stack_build_of(const ModuleStack *s, const ModuleInfo *m);
 
 /* Pure: whether m, a shared module (nvme_auth, nvme_keyring: role SHARED),
  * belongs to the out-of-tree build loaded over it, so that it goes with
- * that build's stack (issue 26: left behind, an earlier container's
+ * that build's stack (left behind, an earlier container's
  * nvme_auth holds mlx_compat and the next container's `openibd restart`
  * cannot remove it). Both must hold:
  *   - the kernel says it is not its own build: taint O (kernel/module/main.c
