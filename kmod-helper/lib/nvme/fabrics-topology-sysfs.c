@@ -9,6 +9,7 @@
 
 #include "host/host-root.h"
 #include "nvme/fabrics-topology-sysfs.h"
+#include "nvme/fabrics-topology-public.h"
 #include "nvme/fabrics-topology.h"
 #include "nvme/nvme-controllers.h"
 #include "nvme/nvme-names.h"
@@ -212,23 +213,5 @@ static int read_controller(FabricsTopology *t, const char *class_dir, const char
 }
 
 int fabrics_topology_read(FabricsTopology **ret) {
-        _cleanup_(fabrics_topology_freep) FabricsTopology *t = calloc(1, sizeof(FabricsTopology));
-        _cleanup_strv_free_ char **names = NULL;
-        _cleanup_free_ char *class_dir = NULL;
-        int r;
-
-        if (!t)
-                return -ENOMEM;
-        r = host_path("/sys/class/nvme", &class_dir);
-        if (r < 0)
-                return r;
-        r = nvme_sysfs_controllers(class_dir, &names);
-        if (r < 0)
-                return r;
-        STRV_FOREACH(n, names)
-                if ((r = read_controller(t, class_dir, *n)) < 0)
-                        return r;
-        fabrics_topology_sort(t);
-        *ret = TAKE_PTR(t);
-        return 0;
+        return fabrics_controllers_read_each(read_controller, ret);
 }
