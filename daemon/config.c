@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "actions/stack-load.h"
+#include "host/crio.h"
 #include "daemon-config.h"
 #include "util/macro.h"
 #include "util/parse-util.h"
@@ -86,7 +87,7 @@ int config_new_default(Config **ret) {
         c->container_name = strdup("mofed-container");
         c->pod_name_prefix = strdup("mofed-");
         c->ready_file = strdup("/run/mellanox/drivers/.driver-ready");
-        c->container_store = strdup("/run/containers/storage");
+        c->container_store = strdup(CRIO_STORE_DEFAULT);
         if (!c->container_namespace || !c->container_name || !c->pod_name_prefix ||
             !c->ready_file || !c->container_store)
                 return -ENOMEM;

@@ -7,6 +7,7 @@
 
 #include "container/container-match.h"
 #include "container/container-store.h"
+#include "host/crio.h"
 #include "fuzz-util.h"
 
 static const char id[] = "3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3";
@@ -24,9 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 (void) container_match(c, c->pod_namespace, c->container_name, c->pod_name);
                 container_identity_free(c);
         }
-        (void) container_id_valid(text);
-        if (container_id_from_scope(text, scope_id))
-                assert(strlen(scope_id) == 64 && container_id_valid(scope_id));
+        (void) crio_id_valid(text);
+        if (crio_id_from_scope(text, scope_id))
+                assert(strlen(scope_id) == 64 && crio_id_valid(scope_id));
         free(text);
         return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "actions/fabrics-options.h"
 #include "fuzz-util.h"
+#include "nvme/fabrics-record-json.h"
 #include "nvme/fabrics-record.h"
 #include "util/json-util.h"
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "fuzz-util.h"
+#include "host/crio.h"
 #include "usage/mount-namespace-set.h"
 #include "usage/process-container.h"
 
@@ -18,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!text)
                 return 0;
         (void) mount_namespace_parse_link(text, &inode);
-        (void) process_container_id_from_cgroup(text, id);
+        (void) crio_id_from_cgroup(text, id);
         (void) process_container_parse_config(text, &c);
         free(c.pod_namespace);
         free(c.pod_name);

@@ -4,7 +4,6 @@
  * container-store.c, which keeps the watching. */
 #include <dirent.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,96 +11,29 @@
 #include "container/container-config.h"
 #include "container/container-started.h"
 #include "container/container-time.h"
+#include "host/crio.h"
 #include "util/fileio.h"
-#include "util/json-util.h"
 #include "util/macro.h"
-#include "util/strv.h"
-
-static int annotation(json_object *annotations, const char *key, bool required, char **ret) {
-        json_object *v = NULL;
-
-        if (!json_object_object_get_ex(annotations, key, &v) || !json_object_is_type(v, json_type_string)) {
-                if (required)
-                        return -ENODATA;
-                *ret = NULL;
-                return 0;
-        }
-        *ret = strdup(json_object_get_string(v));
-        return *ret ? 0 : -ENOMEM;
-}
-
-/* Length of the trailing whitespace: allowed after the document. */
-static size_t strspn_tail(const char *s, size_t len) {
-        size_t n = 0;
-
-        while (n < len && strchr(" \t\r\n", s[len - 1 - n]) && s[len - 1 - n] != '\0')
-                n++;
-        return n;
-}
-
-/* process.env: the strings only; anything else in the array is not ours to judge. */
-static int process_env(json_object *root, char ***ret) {
-        json_object *process = NULL, *env = NULL;
-        char **l = NULL;
-
-        *ret = NULL;
-        if (!json_object_object_get_ex(root, "process", &process) || !json_object_is_type(process, json_type_object) ||
-            !json_object_object_get_ex(process, "env", &env) || !json_object_is_type(env, json_type_array))
-                return 0;
-        for (size_t i = 0; i < json_object_array_length(env); i++) {
-                json_object *v = json_object_array_get_idx(env, i);
-
-                if (!json_object_is_type(v, json_type_string))
-                        continue;
-                if (strv_extend(&l, json_object_get_string(v)) < 0) {
-                        strv_free(l);
-                        return -ENOMEM;
-                }
-        }
-        *ret = l;
-        return 0;
-}
 
 /* CRI-O's creation time; an unparsable one is unknown (0), not an error. */
-static int created_annotation(json_object *annotations, uint64_t *ret) {
-        _cleanup_free_ char *created = NULL;
-        int r;
+static uint64_t created_usec(const char *created) {
+        uint64_t usec = 0;
 
-        *ret = 0;
-        r = annotation(annotations, "io.kubernetes.cri-o.Created", false, &created);
-        if (r < 0)
-                return r;
-        if (created && rfc3339_parse_usec(created, ret) < 0)
-                *ret = 0;
-        return 0;
+        if (created && rfc3339_parse_usec(created, &usec) < 0)
+                usec = 0;
+        return usec;
 }
 
 int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret) {
-        _cleanup_json_ json_object *root = NULL;
+        _cleanup_(crio_config_freep) CrioConfig *cfg = NULL;
         _cleanup_(container_identity_freep) ContainerIdentity *c = NULL;
-        json_tokener *tok;
-        json_object *annotations = NULL;
         int r;
 
-        if (len > CONTAINER_CONFIG_MAX || len > INT32_MAX)
-                return -EFBIG;
-        tok = json_tokener_new();
-        if (!tok)
-                return -ENOMEM;
-        root = json_tokener_parse_ex(tok, json, (int) len);
-        /* A truncated document (a half-written file) or trailing garbage is not
-         * a config. json-c 0.14 (RHEL 9) has no json_tokener_get_parse_end():
-         * char_offset is its spelling there. */
-        if (!root || json_tokener_get_error(tok) != json_tokener_success ||
-            tok->char_offset < 0 || (size_t) tok->char_offset < len - strspn_tail(json, len)) {
-                json_tokener_free(tok);
-                return -EBADMSG;
-        }
-        json_tokener_free(tok);
-        if (!json_object_is_type(root, json_type_object))
-                return -EBADMSG;
-        if (!json_object_object_get_ex(root, "annotations", &annotations) ||
-            !json_object_is_type(annotations, json_type_object))
+        r = crio_config_parse(json, len, &cfg);
+        if (r < 0)
+                return r;
+        /* Who the container is: without these it cannot be matched. */
+        if (!cfg->pod_namespace || !cfg->pod_name || !cfg->container_name)
                 return -ENODATA;
 
         c = calloc(1, sizeof(*c));
@@ -110,19 +42,12 @@ int container_config_parse(const char *id, const char *json, size_t len, Contain
         c->id = strdup(id ?: "");
         if (!c->id)
                 return -ENOMEM;
-        r = annotation(annotations, "io.kubernetes.pod.namespace", true, &c->pod_namespace);
-        if (r >= 0)
-                r = annotation(annotations, "io.kubernetes.pod.name", true, &c->pod_name);
-        if (r >= 0)
-                r = annotation(annotations, "io.kubernetes.container.name", true, &c->container_name);
-        if (r >= 0)
-                r = annotation(annotations, "io.kubernetes.pod.uid", false, &c->pod_uid);
-        if (r >= 0)
-                r = created_annotation(annotations, &c->created_usec);
-        if (r >= 0)
-                r = process_env(root, &c->env);
-        if (r < 0)
-                return r;
+        c->pod_namespace = TAKE_PTR(cfg->pod_namespace);
+        c->pod_name = TAKE_PTR(cfg->pod_name);
+        c->container_name = TAKE_PTR(cfg->container_name);
+        c->pod_uid = TAKE_PTR(cfg->pod_uid);
+        c->env = TAKE_PTR(cfg->env);
+        c->created_usec = created_usec(cfg->created);
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -132,7 +57,7 @@ int container_config_read(const char *path, const char *id, ContainerIdentity **
         size_t len;
         int r;
 
-        r = read_regular_file(path, CONTAINER_CONFIG_MAX, &text, &len);
+        r = read_regular_file(path, CRIO_CONFIG_MAX, &text, &len);
         if (r < 0)
                 return r;
         return container_config_parse(id, text, len, ret);
@@ -163,7 +88,7 @@ int container_store_find_running(const char *store_dir, const char *container_na
         pid_t best = 0;
         struct dirent *de;
 
-        if (asprintf(&dir, "%s/overlay-containers", store_dir) < 0)
+        if (crio_containers_dir(store_dir, &dir) < 0)
                 return -ENOMEM;
         d = opendir(dir);
         if (!d)
@@ -173,10 +98,10 @@ int container_store_find_running(const char *store_dir, const char *container_na
                 _cleanup_(container_identity_freep) ContainerIdentity *c = NULL;
                 pid_t pid;
 
-                if (!container_id_valid(de->d_name))
+                if (!crio_id_valid(de->d_name))
                         continue;
-                if (asprintf(&config, "%s/%s/userdata/config.json", dir, de->d_name) < 0 ||
-                    asprintf(&pidfile, "%s/%s/userdata/pidfile", dir, de->d_name) < 0)
+                if (crio_userdata_file(dir, de->d_name, CRIO_CONFIG_FILE, &config) < 0 ||
+                    crio_userdata_file(dir, de->d_name, CRIO_PIDFILE, &pidfile) < 0)
                         return -ENOMEM;
                 if (container_config_read(config, de->d_name, &c) < 0 || !streq(c->container_name, container_name))
                         continue;

@@ -3,23 +3,21 @@
 
 /* Reading CRI-O's container store, <store>/overlay-containers/<64 hex
  * id>/userdata/{config.json,pidfile}: config.json (the OCI spec) carries the
- * io.kubernetes.* annotations that say who a container is; the pidfile its
- * init's pid. No watching here (container-store.h). */
+ * io.kubernetes.* annotations that say who a container is (their names and
+ * the file's layout: host/crio.h); the pidfile its init's pid. No watching
+ * here (container-store.h). */
 
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "container/container-match.h"
-
-/* config.json of a real container is tens of KiB; anything past this is not
- * one, and must not make us allocate without bound. */
-#define CONTAINER_CONFIG_MAX (16U * 1024U * 1024U)
+#include "host/crio.h"
 
 /* Pure: parses config.json text. 0 with *ret; -EBADMSG when it is not JSON
  * or not an object, -ENODATA when an annotation we need is missing or not a
  * string, -ENOMEM. */
 int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret);
-/* Reads and parses <path>; -EFBIG past CONTAINER_CONFIG_MAX, -errno from open. */
+/* Reads and parses <path>; -EFBIG past CRIO_CONFIG_MAX, -errno from open. */
 int container_config_read(const char *path, const char *id, ContainerIdentity **ret);
 /* Reads a pidfile: 0 with *ret > 0; -EBADMSG when it holds no pid. */
 int container_pidfile_read(const char *path, pid_t *ret);

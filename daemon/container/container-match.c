@@ -77,29 +77,3 @@ bool container_match(const ContainerIdentity *c, const char *pod_namespace, cons
                 return false;
         return !pod_name_prefix || strneq(c->pod_name, pod_name_prefix, strlen(pod_name_prefix));
 }
-
-bool container_id_valid(const char *id) {
-        size_t n = 0;
-
-        if (!id)
-                return false;
-        for (; id[n]; n++)
-                if (!((id[n] >= '0' && id[n] <= '9') || (id[n] >= 'a' && id[n] <= 'f')))
-                        return false;
-        return n == 64;
-}
-
-bool container_id_from_scope(const char *unit, char ret[static 65]) {
-        const char *prefix = "crio-", *suffix = ".scope";
-        size_t n;
-
-        if (!unit)
-                return false;
-        n = strlen(unit);
-        if (n != strlen(prefix) + 64 + strlen(suffix) || !strneq(unit, prefix, strlen(prefix)) ||
-            !streq(unit + n - strlen(suffix), suffix))
-                return false;
-        memcpy(ret, unit + strlen(prefix), 64);
-        ret[64] = '\0';
-        return container_id_valid(ret);
-}

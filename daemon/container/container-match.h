@@ -48,8 +48,3 @@ bool container_pair_conflicts(const ContainerIdentity *a, bool a_running, const 
 /* pod_name_prefix NULL or "" matches any pod name. */
 bool container_match(const ContainerIdentity *c, const char *pod_namespace, const char *container_name,
                      const char *pod_name_prefix);
-
-/* "crio-<64 hex>.scope" and "<64 hex>" checks. */
-bool container_id_valid(const char *id);
-/* If unit is crio-<id>.scope, copies the id into ret (65 bytes) and returns true. */
-bool container_id_from_scope(const char *unit, char ret[static 65]);

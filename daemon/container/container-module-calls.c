@@ -6,7 +6,7 @@
 
 #include "container/container-module-calls.h"
 #include "host/host-root.h"
-#include "usage/process-container.h"
+#include "host/crio.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -48,7 +48,7 @@ static bool in_container(const char *pid, const char *id) {
 
         if (host_pathf(&path, "/proc/%s/cgroup", pid) < 0 || read_full_file(path, &text, NULL) < 0)
                 return false;
-        return process_container_id_from_cgroup(text, found) && streq(found, id);
+        return crio_id_from_cgroup(text, found) && streq(found, id);
 }
 
 static bool in_module_work(const char *pid, char comm[static 16]) {

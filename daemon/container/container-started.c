@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "container/container-started.h"
+#include "host/crio.h"
 #include "host/host-root.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -154,23 +155,17 @@ static void read_comm(pid_t pid, ContainerStartEvidence *ev) {
         ev->comm = comm_is_runtime_init(ev->name) ? START_SIGN_RUNTIME : START_SIGN_OTHER;
 }
 
-/* CRI-O's default runtime_root for runc and crun; the OCI runtimes keep
- * exec.fifo in <root>/<id>/ until the start. */
-static const char *const runtime_roots[] = { "/run/runc", "/run/crun" };
-
-const char *container_runtime_root(size_t i) {
-        return i < ELEMENTSOF(runtime_roots) ? runtime_roots[i] : NULL;
-}
-
 static bool exec_fifo_exists(const char *id) {
+        const char *root;
+
         if (!id)
                 return false;
-        for (size_t i = 0; i < ELEMENTSOF(runtime_roots); i++) {
+        for (size_t i = 0; (root = crio_runtime_root(i)); i++) {
                 _cleanup_free_ char *p = NULL;
 
                 /* Anything but "no such file" counts as present: started is
                  * decided on positive evidence only (fail closed). */
-                if (host_pathf(&p, "%s/%s/exec.fifo", runtime_roots[i], id) >= 0 && path_exists(p) != 0)
+                if (host_pathf(&p, "%s/%s/exec.fifo", root, id) >= 0 && path_exists(p) != 0)
                         return true;
         }
         return false;

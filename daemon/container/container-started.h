@@ -107,11 +107,6 @@ void container_start_evidence_describe(const ContainerStartEvidence *ev, char *b
  * -EBADMSG without one. */
 int proc_status_name(const char *status, char *ret, size_t n);
 
-/* The i-th OCI runtime state root CRI-O uses by default (its runtime_root
- * for runc and crun), where <root>/<id>/exec.fifo waits for the start; NULL
- * past the last. */
-const char *container_runtime_root(size_t i);
-
 /* Reads host_path("/proc/<pid>/exe"), /proc/<pid>/status and the exec
  * fifos under CRI-O's default runtime roots (/run/runc, /run/crun) for
  * container id (may be NULL), fills *ret_ev if not NULL, and classifies.

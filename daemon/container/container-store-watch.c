@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The container store, watched. How it stays right whatever the kernel's
- * order of events (issue 18):
+ * order of events:
  *
  * - The store has its own inotify fd, not sd-event's inotify sources.
  *   sd-event (252, src/libsystemd/sd-event/sd-event.c) keeps one watch per
@@ -25,7 +25,8 @@
  *   entries against the directory, each entry re-armed and re-read. A watch
  *   that cannot be had is retried by a scan every second, never given up.
  * - A directory that goes is the end of a container, not an error: no
- *   warning for it. */#include <dirent.h>
+ *   warning for it. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 #include "container/container-store-internal.h"
+#include "host/crio.h"
 #include "publish/log.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -128,7 +130,7 @@ static void look_at(ContainerStore *s, const char *name) {
         char id[65];
         Entry **i;
 
-        if (!container_id_valid(name))
+        if (!crio_id_valid(name))
                 return;
         memcpy(id, name, 65); /* name may live in a buffer the handler's work outlives */
         if (asprintf(&p, "%s/%s", s->dir, id) < 0) {
@@ -349,10 +351,9 @@ int container_store_new(sd_event *e, const char *store_dir, ContainerStoreWant w
         s->want = want;
         s->handler = handler;
         s->userdata = userdata;
-        if (asprintf(&s->dir, "%s/overlay-containers", store_dir) < 0) {
-                s->dir = NULL;
-                return -ENOMEM;
-        }
+        r = crio_containers_dir(store_dir, &s->dir);
+        if (r < 0)
+                return r;
         s->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         if (s->inotify_fd < 0)
                 return -errno;

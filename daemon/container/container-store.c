@@ -11,6 +11,7 @@
 #include "container/container-privilege.h"
 #include "container/container-started.h"
 #include "container/container-store-internal.h"
+#include "host/crio.h"
 #include "publish/log.h"
 #include "util/macro.h"
 
@@ -33,7 +34,7 @@ Entry *store_entry_free(Entry *e) {
 }
 
 static int entry_path(const Entry *e, const char *file, char **ret) {
-        return asprintf(ret, "%s/%s/userdata/%s", e->store->dir, e->id, file) < 0 ? -ENOMEM : 0;
+        return crio_userdata_file(e->store->dir, e->id, file, ret);
 }
 
 /* Without CRI-O's Created annotation, the directory made at CreateContainer
@@ -53,7 +54,7 @@ static void entry_read_identity(Entry *e) {
         _cleanup_free_ char *p = NULL;
         int r;
 
-        r = entry_path(e, "config.json", &p);
+        r = entry_path(e, CRIO_CONFIG_FILE, &p);
         if (r >= 0)
                 r = container_config_read(p, e->id, &e->identity);
         if (r == -ENOENT || r == -EBADMSG)
@@ -220,7 +221,7 @@ static void entry_read_pid(Entry *e) {
         pid_t pid;
         int r;
 
-        r = entry_path(e, "pidfile", &p);
+        r = entry_path(e, CRIO_PIDFILE, &p);
         if (r >= 0)
                 r = container_pidfile_read(p, &pid);
         if (r < 0) {

@@ -8,13 +8,10 @@
 #include <string.h>
 
 #include "guard/guard-ops-real-fabrics.h"
-#include "host/host-root.h"
+#include "nvme/fabrics-topology-public.h"
 #include "nvme/fabrics-topology.h"
-#include "nvme/nvme-controllers.h"
 #include "nvme/nvme-unbound.h"
-#include "util/fileio.h"
 #include "util/macro.h"
-#include "util/strv.h"
 
 static int dup_or_null(const char *s, char **ret) {
         *ret = NULL;
@@ -58,91 +55,13 @@ static int fabrics_from(const FabricsTopology *t, GuardFabricsOutcome outcome, G
         return 0;
 }
 
-static bool is_controller_name(const char *s) {
-        if (strncmp(s, "nvme", 4) != 0 || !s[4])
-                return false;
-        for (const char *p = s + 4; *p; p++)
-                if (*p < '0' || *p > '9')
-                        return false;
-        return true;
-}
-
-/* One controller's public attributes (mode 0444): 0 and nothing added when
- * it is not fabrics or went away. Deliberately not the library's
- * fabrics_topology_read(): that one looks at dhchap_secret and
- * dhchap_ctrl_secret to tell whether a connection has them, and this
- * daemon's CAP_DAC_READ_SEARCH would let it read those 0600 files. Whether
- * a secret exists is the capture's business, in its own unit. */
-static int read_controller(FabricsTopology *t, const char *class_dir, const char *name) {
-        _cleanup_free_ char *dir = NULL, *transport = NULL, *address = NULL;
-        const char *module;
-        FabricsController *c;
-
-        if (asprintf(&dir, "%s/%s", class_dir, name) < 0)
-                return -ENOMEM;
-        {
-                _cleanup_free_ char *p = NULL;
-
-                if (asprintf(&p, "%s/transport", dir) < 0)
-                        return -ENOMEM;
-                if (read_one_line_file(p, &transport) < 0)
-                        return 0; /* gone, or not a controller */
-        }
-        module = nvme_transport_module(transport);
-        if (!module || streq(module, "nvme"))
-                return 0; /* pcie, or a transport we do not know: not fabrics */
-        c = fabrics_topology_add_controller(t);
-        if (!c || !(c->name = strdup(name)))
-                return -ENOMEM;
-        c->transport = TAKE_PTR(transport);
-        {
-                _cleanup_free_ char *p = NULL, *q = NULL;
-
-                if (asprintf(&p, "%s/subsysnqn", dir) < 0 || asprintf(&q, "%s/address", dir) < 0)
-                        return -ENOMEM;
-                if (read_one_line_file(p, &c->subsysnqn) < 0) {
-                        fabrics_topology_drop_last(t); /* half gone: not a connection we can name */
-                        return 0;
-                }
-                /* an address we cannot parse still names the connection (its NQN) */
-                if (read_one_line_file(q, &address) >= 0)
-                        (void) fabrics_parse_address(address, c);
-        }
-        return 0;
-}
-
-static int topology_read_public(FabricsTopology **ret) {
-        _cleanup_(fabrics_topology_freep) FabricsTopology *t = calloc(1, sizeof(FabricsTopology));
-        _cleanup_strv_free_ char **names = NULL;
-        _cleanup_free_ char *class_dir = NULL;
-        int r;
-
-        if (!t)
-                return -ENOMEM;
-        if (host_path("/sys/class/nvme", &class_dir) < 0)
-                return -ENOMEM;
-        r = read_dir_names(class_dir, &names);
-        if (r == -ENOENT)
-                r = 0; /* no NVMe at all */
-        if (r < 0)
-                return r;
-        STRV_FOREACH(n, names) {
-                if (!is_controller_name(*n))
-                        continue;
-                r = read_controller(t, class_dir, *n);
-                if (r < 0)
-                        return r;
-        }
-        fabrics_topology_sort(t);
-        *ret = TAKE_PTR(t);
-        return 0;
-}
-
 int guard_fabrics_read_real(void *userdata, GuardFabrics **ret) {
         _cleanup_(fabrics_topology_freep) FabricsTopology *t = NULL;
         int r;
 
-        r = topology_read_public(&t);
+        /* Public attributes only: never the library's fabrics_topology_read(),
+         * which looks at the secrets' files (fabrics-topology-public.h). */
+        r = fabrics_topology_public_read(&t);
         if (r < 0)
                 return r;
         return fabrics_from(t, GUARD_FABRICS_LIVE, ret);

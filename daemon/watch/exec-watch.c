@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "container/container-started.h"
+#include "host/crio.h"
 #include "host/host-root.h"
 #include "publish/log.h"
 #include "util/fileio.h"
@@ -162,7 +162,7 @@ int exec_watch_follow(ExecWatch *w, const char *id, pid_t pid) {
         f->watch = w;
         f->pid = pid;
         snprintf(f->id, sizeof(f->id), "%s", id);
-        for (size_t i = 0; (root = container_runtime_root(i)); i++) {
+        for (size_t i = 0; (root = crio_runtime_root(i)); i++) {
                 r = follow_root(w, root, id, &f->fifo, f);
                 if (r > 0)
                         break;

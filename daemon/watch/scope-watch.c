@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <systemd/sd-bus.h>
 
-#include "container/container-match.h"
+#include "host/crio.h"
 #include "publish/log.h"
 #include "watch/scope-watch.h"
 #include "util/macro.h"
@@ -22,7 +22,7 @@ struct ScopeWatch {
 static void unit_seen(ScopeWatch *w, const char *unit, bool added) {
         char id[65];
 
-        if (!container_id_from_scope(unit, id))
+        if (!crio_id_from_scope(unit, id))
                 return;
         /* `systemctl daemon-reload` sends UnitRemoved, then UnitNew, for every
          * unit, crio scopes included (systemd#376): not an exit. */
@@ -120,7 +120,7 @@ int scope_watch_new(sd_event *e, ScopeWatchHandler handler, void *userdata, Scop
                                              w, NULL);
         if (r >= 0)
                 r = sd_bus_call_method_async(w->bus, NULL, SD_DEST, SD_PATH, SD_MANAGER, "ListUnitsByPatterns",
-                                             on_list_units, w, "asas", 0, 1, "crio-*.scope");
+                                             on_list_units, w, "asas", 0, 1, CRIO_SCOPE_PATTERN);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(w);

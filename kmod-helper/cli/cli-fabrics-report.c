@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "cli-fabrics.h"
+#include "cli-fabrics-report.h"
 #include "nvme/fabrics-record.h"
 #include "report/fabrics-report.h"
 #include "report/report-json.h"

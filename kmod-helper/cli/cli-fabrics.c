@@ -12,6 +12,7 @@
 #include "cli-fabrics.h"
 #include "host/host-root.h"
 #include "nvme/fabrics-record.h"
+#include "nvme/fabrics-topology-sysfs.h"
 #include "util/parse-util.h"
 #include "report/fabrics-report.h"
 #include "report/report-json.h"

@@ -19,18 +19,16 @@
  *   restore             loads the in-tree transports and runs the connect pass
  * The process is made non-dumpable before a pass reads a secret.
  * Messages go to stderr here (the caller's report is stdout); --json gets
- * the "fabrics" object of cli_fabrics_json(), never a secret. */
+ * the "fabrics" object of cli_fabrics_json() (cli-fabrics-report.h), never a
+ * secret. */
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "actions/fabrics-pass.h"
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
 #include "nvme/fabrics-topology.h"
-
-struct json_object;
 
 typedef enum CliFabricsStage {
         CLI_FABRICS_STATUS,
@@ -78,14 +76,6 @@ int cli_fabrics_check_tree(CliFabrics *f, const char *tree);
 void cli_fabrics_after_load(CliFabrics *f, const char *tree);
 /* Whether every connection that should be back is. */
 bool cli_fabrics_ok(const CliFabrics *f);
-
-/* Adds "fabrics" to o: {"connections","record","record_error","plan",
- * "record_saved","record_removed","missing_transports","transports",
- * "capture","reconnect"} (null when not part of this command); "capture" and
- * "reconnect" are result objects (actions/fabrics-result.h). */
-int cli_fabrics_json(const CliFabrics *f, struct json_object *o);
-/* The text lines for this stage (nothing when there are no connections). */
-int cli_fabrics_text(const CliFabrics *f, FILE *out);
 
 /* prctl(PR_SET_DUMPABLE, 0): no core dump, no ptrace by the same uid, before
  * anything reads a DH-HMAC-CHAP secret into this process. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "actions/stack-load.h"
+#include "cli-fabrics-report.h"
 #include "load-fallback.h"
 #include "report/report-json.h"
 #include "report/report-text.h"

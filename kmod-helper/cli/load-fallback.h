@@ -29,7 +29,7 @@ typedef struct LoadFallbackOptions {
         unsigned timeout_sec;  /* the load's deadline; 0: the library's default */
         bool json;
         bool no_restore;
-        CliFabrics *fabrics;   /* reconnected after the load, or after the restore (issue 27) */
+        CliFabrics *fabrics;   /* the dropped connections: back after the load, or after the restore */
 } LoadFallbackOptions;
 
 /* Runs the load (and the restore), prints the report; returns the exit

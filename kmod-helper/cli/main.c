@@ -14,6 +14,7 @@
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
 #include "cli-fabrics-verbs.h"
+#include "cli-fabrics-report.h"
 #include "cli-fabrics.h"
 #include "config.h"
 #include "host/host-root.h"

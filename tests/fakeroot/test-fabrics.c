@@ -20,6 +20,7 @@
 #include "host/host-root.h"
 #include "nvme/fabrics-lock.h"
 #include "nvme/fabrics-record.h"
+#include "nvme/fabrics-topology-sysfs.h"
 #include "util/fileio.h"
 #include "util/json-util.h"
 #include "util/strv.h"

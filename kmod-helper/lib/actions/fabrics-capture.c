@@ -7,6 +7,7 @@
 #include "host/host-root.h"
 #include "nvme/fabrics-record.h"
 #include "nvme/fabrics-secrets.h"
+#include "nvme/fabrics-topology-sysfs.h"
 #include "util/string-util.h"
 
 static int fail_path(FabricsPassResult *r, const char *path, int error) {
@@ -51,23 +52,22 @@ static int merge(FabricsPassResult *r, const FabricsTopology *live, const Fabric
 }
 
 int fabrics_capture_pass(uint64_t now_usec, FabricsPassResult **ret) {
-        _cleanup_(fabrics_pass_result_freep) FabricsPassResult *r = fabrics_pass_result_new(FABRICS_VERB_CAPTURE);
-        _cleanup_(fabrics_topology_freep) FabricsTopology *old = NULL, *live = NULL, *record = NULL;
-        _cleanup_close_ int lock = -EBADF;
+        _cleanup_(fabrics_pass_done) FabricsPass p = FABRICS_PASS_NULL;
+        _cleanup_(fabrics_topology_freep) FabricsTopology *live = NULL, *record = NULL;
+        FabricsPassResult *r;
         int k;
 
-        if (!r)
-                return -ENOMEM;
-        k = fabrics_pass_begin(r, &lock, &old);
+        k = fabrics_pass_begin(FABRICS_VERB_CAPTURE, &p);
         if (k < 0)
                 return k;
+        r = p.result;
         if (k == 0) {
                 k = fabrics_topology_read(&live);
                 if (k < 0)
                         k = fail_path(r, "/sys/class/nvme", k);
                 else if (!(record = calloc(1, sizeof(FabricsTopology))))
                         return -ENOMEM;
-                else if ((k = merge(r, live, old, now_usec, record)) < 0)
+                else if ((k = merge(r, live, p.record, now_usec, record)) < 0)
                         return k;
                 /* Secrets first: a record is never on disk without the
                  * secrets it needs. */
@@ -79,21 +79,21 @@ int fabrics_capture_pass(uint64_t now_usec, FabricsPassResult **ret) {
                         return k;
         }
         fabrics_pass_result_settle(r);
-        *ret = TAKE_PTR(r);
+        *ret = TAKE_PTR(p.result);
         return 0;
 }
 
 int fabrics_forget_pass(FabricsPassResult **ret) {
-        _cleanup_(fabrics_pass_result_freep) FabricsPassResult *r = fabrics_pass_result_new(FABRICS_VERB_CONNECT);
-        _cleanup_(fabrics_topology_freep) FabricsTopology *old = NULL;
-        _cleanup_close_ int lock = -EBADF;
+        _cleanup_(fabrics_pass_done) FabricsPass p = FABRICS_PASS_NULL;
+        const FabricsTopology *old;
+        FabricsPassResult *r;
         int k;
 
-        if (!r)
-                return -ENOMEM;
-        k = fabrics_pass_begin(r, &lock, &old);
+        k = fabrics_pass_begin(FABRICS_VERB_CONNECT, &p);
         if (k < 0)
                 return k;
+        r = p.result;
+        old = p.record;
         for (size_t i = 0; k == 0 && i < old->n_controllers; i++)
                 if (!fabrics_pass_result_add(r, &old->controllers[i],
                                              old->controllers[i].entry.state == FABRICS_ENTRY_LOST
@@ -107,6 +107,6 @@ int fabrics_forget_pass(FabricsPassResult **ret) {
         if (k < 0)
                 return k;
         r->exit_code = r->error ? FABRICS_EXIT_ERROR : FABRICS_EXIT_OK;
-        *ret = TAKE_PTR(r);
+        *ret = TAKE_PTR(p.result);
         return 0;
 }

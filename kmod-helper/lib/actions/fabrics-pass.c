@@ -114,7 +114,7 @@ static int fail_errno(FabricsPassResult *r, const char *path, int error) {
         return fabrics_pass_result_fail(r, "%s: %s", full, strerror(-error)) < 0 ? -ENOMEM : 1;
 }
 
-int fabrics_pass_begin(FabricsPassResult *r, int *ret_lock_fd, FabricsTopology **ret_record) {
+static int pass_lock_and_load(FabricsPassResult *r, int *ret_lock_fd, FabricsTopology **ret_record) {
         _cleanup_(fabrics_topology_freep) FabricsTopology *record = NULL;
         _cleanup_free_ char *error = NULL, *aside = NULL;
         _cleanup_close_ int lock = -EBADF;
@@ -144,4 +144,18 @@ int fabrics_pass_begin(FabricsPassResult *r, int *ret_lock_fd, FabricsTopology *
         *ret_lock_fd = TAKE_FD(lock);
         *ret_record = TAKE_PTR(record);
         return 0;
+}
+
+int fabrics_pass_begin(FabricsVerb verb, FabricsPass *p) {
+        p->result = fabrics_pass_result_new(verb);
+        if (!p->result)
+                return -ENOMEM;
+        return pass_lock_and_load(p->result, &p->lock_fd, &p->record);
+}
+
+void fabrics_pass_done(FabricsPass *p) {
+        p->result = fabrics_pass_result_free(p->result);
+        p->record = fabrics_topology_free(p->record);
+        closep(&p->lock_fd);
+        p->lock_fd = -EBADF;
 }

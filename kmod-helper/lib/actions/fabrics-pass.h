@@ -6,6 +6,7 @@
  * text and --json and for result.json (actions/fabrics-result.h). Never a
  * secret. */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,10 +82,21 @@ FabricsVerb fabrics_verb_from_string(const char *s);
 /* "captured", "back", "already-live", "failed", "skipped-no-transport", "lost". */
 const char *fabrics_outcome_to_string(FabricsOutcome o);
 
-/* The start every pass shares: the lock (fabrics-lock.h, waiting up to
- * FABRICS_LOCK_WAIT_MSEC) and the record under it (an empty topology when
- * there is none). A record that does not parse is set aside
- * (fabrics_record_set_aside()) and the verb fails, naming the file, the
- * field and where it was kept. 0 with *ret_lock_fd and *ret_record; 1 when
- * the verb failed as a whole (r->error says why); -ENOMEM. */
-int fabrics_pass_begin(FabricsPassResult *r, int *ret_lock_fd, FabricsTopology **ret_record);
+/* A pass under way: its result, the lock and the record read under it. */
+typedef struct FabricsPass {
+        FabricsPassResult *result;
+        int lock_fd;
+        FabricsTopology *record;
+} FabricsPass;
+#define FABRICS_PASS_NULL { .lock_fd = -EBADF }
+
+/* The start every pass shares: the result for verb, the lock
+ * (fabrics-lock.h, waiting up to FABRICS_LOCK_WAIT_MSEC) and the record
+ * under it (an empty topology when there is none). A record that does not
+ * parse is set aside (fabrics_record_set_aside()) and the verb fails,
+ * naming the file, the field and where it was kept. 0 with all three; 1
+ * when the verb failed as a whole (p->result->error says why; no lock, no
+ * record); -ENOMEM. */
+int fabrics_pass_begin(FabricsVerb verb, FabricsPass *p);
+/* Releases what p still holds (the lock last). */
+void fabrics_pass_done(FabricsPass *p);

@@ -11,6 +11,7 @@
 #include "host/kernel-target.h"
 #include "nvme/fabrics-record.h"
 #include "nvme/fabrics-secrets.h"
+#include "nvme/fabrics-topology-sysfs.h"
 #include "nvme/nvme-controllers.h"
 #include "util/fileio.h"
 #include "util/string-util.h"
@@ -165,19 +166,15 @@ static int run(FabricsPassResult *r, FabricsTopology *record, uint64_t now) {
 }
 
 int fabrics_connect_pass(uint64_t now_usec, FabricsPassResult **ret) {
-        _cleanup_(fabrics_pass_result_freep) FabricsPassResult *r = fabrics_pass_result_new(FABRICS_VERB_CONNECT);
-        _cleanup_(fabrics_topology_freep) FabricsTopology *record = NULL;
-        _cleanup_close_ int lock = -EBADF;
+        _cleanup_(fabrics_pass_done) FabricsPass p = FABRICS_PASS_NULL;
         int k;
 
-        if (!r)
-                return -ENOMEM;
-        k = fabrics_pass_begin(r, &lock, &record);
+        k = fabrics_pass_begin(FABRICS_VERB_CONNECT, &p);
         if (k == 0)
-                k = run(r, record, now_usec);
+                k = run(p.result, p.record, now_usec);
         if (k < 0)
                 return k;
-        fabrics_pass_result_settle(r);
-        *ret = TAKE_PTR(r);
+        fabrics_pass_result_settle(p.result);
+        *ret = TAKE_PTR(p.result);
         return 0;
 }

@@ -16,7 +16,8 @@
  *      container's nvme_auth, nvme_keyring: removal-plan.h), each only when
  *      nothing holds or uses it; one that stays is named in `kept` and does
  *      not fail the unload (the stack is gone, the host's build of it loads
- *      when wanted; left loaded it would hold mlx_compat, issue 26).
+ *      when wanted; left loaded it would hold mlx_compat, which the next
+ *      driver container's `openibd restart` must remove).
  * Every libnvme handle is closed before step 3 (libnvme 1.3 keeps namespace
  * descriptors open, which pin the modules): this layer holds none, and the
  * usage check it runs reads sysfs and /proc only.

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <string.h>
 
-#include "modules/module-stack.h"
+#include "modules/module-origin.h"
 #include "util/macro.h"
-#include "util/strv.h"
 
 static const char *const origin_names[_MODULE_ORIGIN_MAX] = {
         [MODULE_ORIGIN_ABSENT] = "absent",
@@ -64,10 +63,4 @@ ModuleBuild module_build_from_string(const char *s) {
                 if (streq(build_names[b], s))
                         return (ModuleBuild) b;
         return _MODULE_BUILD_INVALID;
-}
-
-bool module_shared_of_build(const ModuleInfo *m, char *const *recorded) {
-        if (!m || !m->loaded || m->role != MODULE_ROLE_SHARED || !m->taint || !strchr(m->taint, 'O'))
-                return false;
-        return m->depends_on_mlx_compat || m->has_gds_hooks || strv_contains(recorded, m->name);
 }

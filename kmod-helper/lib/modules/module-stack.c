@@ -416,3 +416,9 @@ ModuleBuild module_stack_build_of(const ModuleStack *s, const ModuleInfo *m) {
         }
         return MODULE_BUILD_IN_TREE;
 }
+
+bool module_shared_of_build(const ModuleInfo *m, char *const *recorded) {
+        if (!m || !m->loaded || m->role != MODULE_ROLE_SHARED || !m->taint || !strchr(m->taint, 'O'))
+                return false;
+        return m->depends_on_mlx_compat || m->has_gds_hooks || strv_contains(recorded, m->name);
+}

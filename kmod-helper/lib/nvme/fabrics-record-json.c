@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "nvme/fabrics-record-json.h"
 #include "nvme/fabrics-record.h"
 #include "nvme/nvme-controllers.h"
 #include "util/json-util.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "host/host-root.h"
+#include "nvme/fabrics-record-json.h"
 #include "nvme/fabrics-record.h"
 #include "util/fileio.h"
 #include "util/json-util.h"

@@ -31,8 +31,6 @@
 
 #define FABRICS_RECORD_VERSION 2
 
-struct json_object;
-
 /* Writes t as the record, atomically (temp, fsync, rename), mode 0644,
  * creating the directory (0755) when missing; an empty t removes the
  * record instead. 0 or -errno. */
@@ -54,9 +52,3 @@ int fabrics_record_exists(void);
 
 /* Removes the record (not the secrets); an absent one is fine. 0 or -errno. */
 int fabrics_record_remove(void);
-
-/* Pure: the record's text into a topology; path names the file in the
- * error (the fuzzer's entry point). As fabrics_record_load(). */
-int fabrics_record_parse(const char *text, const char *path, FabricsTopology **ret, char **ret_error);
-/* Pure: the record's JSON object. 0 or -ENOMEM. */
-int fabrics_record_to_json(const FabricsTopology *t, struct json_object **ret);

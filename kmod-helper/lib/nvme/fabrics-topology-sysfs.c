@@ -8,29 +8,16 @@
 #include <string.h>
 
 #include "host/host-root.h"
+#include "nvme/fabrics-topology-sysfs.h"
+#include "nvme/fabrics-topology-public.h"
 #include "nvme/fabrics-topology.h"
-#include "nvme/nvme-block-devices.h"
 #include "nvme/nvme-controllers.h"
+#include "nvme/nvme-names.h"
+#include "nvme/nvme-sysfs.h"
 #include "util/fileio.h"
 #include "util/parse-util.h"
 #include "util/string-util.h"
 #include "util/strv.h"
-
-/* An optional attribute of an open directory: NULL (and 0) when absent. A
- * controller being deleted under us reads as absent too (ENODEV). */
-static int read_opt_at(int dfd, const char *attr, char **ret) {
-        int r = read_one_line_file_at(dfd, attr, ret);
-
-        if (r == -ENOENT || r == -ENOTDIR || r == -ENODEV) {
-                *ret = NULL;
-                return 0;
-        }
-        return r;
-}
-
-static bool is_controller_name(const char *s) {
-        return strneq(s, "nvme", 4) && s[4] && is_all_digits(s + 4);
-}
 
 /* tcp, rdma, fc, loop: the fabrics transports (pcie and anything we do not
  * know, such as Apple's, are not fabrics). */
@@ -42,7 +29,7 @@ static bool is_fabrics_transport(const char *transport) {
 
 static int read_option(int dfd, const char *attr, int *ret) {
         _cleanup_free_ char *text = NULL;
-        int r = read_opt_at(dfd, attr, &text);
+        int r = nvme_sysfs_read_opt_at(dfd, attr, &text);
 
         if (r < 0)
                 return r;
@@ -55,7 +42,7 @@ static int read_option(int dfd, const char *attr, int *ret) {
  * core.c 6.1 / sysfs.c 6.12); the value is dropped at once. */
 static int read_secret_present(int dfd, const char *attr, bool *ret) {
         _cleanup_free_ char *text = NULL;
-        int r = read_opt_at(dfd, attr, &text);
+        int r = nvme_sysfs_read_opt_at(dfd, attr, &text);
 
         if (r == -EACCES || r == -EPERM) /* not root: we cannot know; say so by "present" */
                 return *ret = true, 0;
@@ -88,9 +75,9 @@ static int read_tls(int dfd, FabricsController *c) {
         _cleanup_free_ char *key = NULL;
         int r;
 
-        if ((r = read_opt_at(dfd, "tls_keyring", &c->tls_keyring)) < 0 ||
-            (r = read_opt_at(dfd, "tls_configured_key", &c->tls_configured_key)) < 0 ||
-            (r = read_opt_at(dfd, "tls_key", &key)) < 0)
+        if ((r = nvme_sysfs_read_opt_at(dfd, "tls_keyring", &c->tls_keyring)) < 0 ||
+            (r = nvme_sysfs_read_opt_at(dfd, "tls_configured_key", &c->tls_configured_key)) < 0 ||
+            (r = nvme_sysfs_read_opt_at(dfd, "tls_key", &key)) < 0)
                 return r;
         drop_empty(&c->tls_keyring);
         drop_empty(&c->tls_configured_key);
@@ -135,8 +122,8 @@ static int read_namespace(const char *name, FabricsController *c) {
         n = fabrics_controller_add_namespace(c);
         if (!n || !(n->name = strdup(name)))
                 return -ENOMEM;
-        if ((r = read_opt_at(dfd, "nsid", &nsid)) < 0 || (r = read_opt_at(dfd, "nguid", &n->nguid)) < 0 ||
-            (r = read_opt_at(dfd, "uuid", &n->uuid)) < 0 || (r = read_opt_at(dfd, "eui", &n->eui)) < 0)
+        if ((r = nvme_sysfs_read_opt_at(dfd, "nsid", &nsid)) < 0 || (r = nvme_sysfs_read_opt_at(dfd, "nguid", &n->nguid)) < 0 ||
+            (r = nvme_sysfs_read_opt_at(dfd, "uuid", &n->uuid)) < 0 || (r = nvme_sysfs_read_opt_at(dfd, "eui", &n->eui)) < 0)
                 return r;
         if (nsid)
                 (void) safe_atou(nsid, &n->nsid);
@@ -185,9 +172,9 @@ static int read_identity(int dfd, FabricsController *c) {
         _cleanup_free_ char *address = NULL;
         int r;
 
-        if ((r = read_opt_at(dfd, "subsysnqn", &c->subsysnqn)) < 0 || (r = read_opt_at(dfd, "hostnqn", &c->hostnqn)) < 0 ||
-            (r = read_opt_at(dfd, "hostid", &c->hostid)) < 0 || (r = read_opt_at(dfd, "state", &c->state)) < 0 ||
-            (r = read_opt_at(dfd, "address", &address)) < 0)
+        if ((r = nvme_sysfs_read_opt_at(dfd, "subsysnqn", &c->subsysnqn)) < 0 || (r = nvme_sysfs_read_opt_at(dfd, "hostnqn", &c->hostnqn)) < 0 ||
+            (r = nvme_sysfs_read_opt_at(dfd, "hostid", &c->hostid)) < 0 || (r = nvme_sysfs_read_opt_at(dfd, "state", &c->state)) < 0 ||
+            (r = nvme_sysfs_read_opt_at(dfd, "address", &address)) < 0)
                 return r;
         if (!c->subsysnqn)
                 return -ENOENT; /* half gone: not a connection we can name */
@@ -206,7 +193,7 @@ static int read_controller(FabricsTopology *t, const char *class_dir, const char
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-        r = read_opt_at(dfd, "transport", &transport);
+        r = nvme_sysfs_read_opt_at(dfd, "transport", &transport);
         if (r < 0 || !transport || !is_fabrics_transport(transport))
                 return r;
         c = fabrics_topology_add_controller(t);
@@ -226,25 +213,5 @@ static int read_controller(FabricsTopology *t, const char *class_dir, const char
 }
 
 int fabrics_topology_read(FabricsTopology **ret) {
-        _cleanup_(fabrics_topology_freep) FabricsTopology *t = calloc(1, sizeof(FabricsTopology));
-        _cleanup_strv_free_ char **names = NULL;
-        _cleanup_free_ char *class_dir = NULL;
-        int r;
-
-        if (!t)
-                return -ENOMEM;
-        r = host_path("/sys/class/nvme", &class_dir);
-        if (r < 0)
-                return r;
-        r = read_dir_names(class_dir, &names);
-        if (r == -ENOENT || r == -ENOTDIR)
-                r = strv_copy(NULL, &names);
-        if (r < 0)
-                return r;
-        STRV_FOREACH(n, names)
-                if (is_controller_name(*n) && (r = read_controller(t, class_dir, *n)) < 0)
-                        return r;
-        fabrics_topology_sort(t);
-        *ret = TAKE_PTR(t);
-        return 0;
+        return fabrics_controllers_read_each(read_controller, ret);
 }

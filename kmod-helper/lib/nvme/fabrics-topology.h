@@ -6,8 +6,9 @@
  * its namespaces with the ids that find them again after a reconnect
  * (device names may change).
  *
- * Read from sysfs through host-root (libnvme 1.3 cannot be pointed at a fake
- * sysfs), the attributes of drivers/nvme/host/core.c (6.1) and sysfs.c (6.12):
+ * Read from sysfs (fabrics-topology-sysfs.h) through host-root (libnvme 1.3
+ * cannot be pointed at a fake sysfs), the attributes of
+ * drivers/nvme/host/core.c (6.1) and sysfs.c (6.12):
  *   /sys/class/nvme/nvmeN/transport         tcp, rdma, fc, loop
  *   /sys/class/nvme/nvmeN/address           nvmf_get_address() (fabrics.c):
  *                                            "traddr=..,trsvcid=..,host_traddr=..,host_iface=.."
@@ -118,12 +119,6 @@ typedef struct FabricsTopology {
         FabricsController *controllers; /* sorted by name (natural order) */
         size_t n_controllers;
 } FabricsTopology;
-
-/* Every fabrics controller (transport other than pcie) of /sys/class/nvme.
- * No NVMe at all, or none over fabrics, is an empty topology. A controller
- * that goes away while it is read is left out. 0 or -errno; *ret untouched
- * on failure. */
-int fabrics_topology_read(FabricsTopology **ret);
 
 FabricsTopology *fabrics_topology_free(FabricsTopology *t);
 DEFINE_TRIVIAL_CLEANUP_FUNC(FabricsTopology *, fabrics_topology_free);

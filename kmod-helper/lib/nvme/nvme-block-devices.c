@@ -8,6 +8,7 @@
 
 #include "host/host-root.h"
 #include "nvme/nvme-block-devices.h"
+#include "nvme/nvme-names.h"
 #include "util/alloc-util.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -195,7 +196,7 @@ static int first_subsystem_controller(int dfd, char **ret) {
                 return 0;
         }
         STRV_FOREACH(e, entries)
-                if (strneq(*e, "nvme", 4) && is_all_digits(*e + 4) && safe_atou(*e + 4, &n) >= 0 &&
+                if (nvme_name_is_controller(*e) && safe_atou(*e + 4, &n) >= 0 &&
                     (!best || n < best_n)) {
                         best = *e;
                         best_n = n;

@@ -41,15 +41,3 @@ int nvme_block_devices_scan(NvmeBlockDevices **ret);
 NvmeBlockDevices *nvme_block_devices_free(NvmeBlockDevices *d);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NvmeBlockDevices *, nvme_block_devices_free);
 const NvmeBlockDevice *nvme_block_devices_find(const NvmeBlockDevices *d, const char *name);
-
-/* Pure name checks, kernel naming (drivers/nvme/host/core.c, multipath.c):
- * "nvme<ctrl>n<ns>" namespace, "nvme<subsys>c<ctrl>n<ns>" hidden path device,
- * "...p<part>" partition. */
-bool nvme_name_is_hidden_path(const char *name);
-bool nvme_name_is_namespace(const char *name);
-/* "nvme0n1p2" -> "nvme0n1" (malloc'd); -EINVAL when name is no partition name. */
-int nvme_partition_parent_name(const char *name, char **ret);
-/* Whether `device` is the namespace `namespace_name` itself or one of its
- * partitions ("nvme0n1p2" belongs to "nvme0n1"), by name alone: no lookup,
- * so reports can match usages to devices in constant time. */
-bool nvme_name_belongs_to(const char *device, const char *namespace_name);

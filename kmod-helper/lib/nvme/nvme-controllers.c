@@ -7,14 +7,11 @@
 
 #include "host/host-root.h"
 #include "nvme/nvme-controllers.h"
+#include "nvme/nvme-names.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/parse-util.h"
 #include "util/strv.h"
-
-static bool is_controller_name(const char *s) {
-        return strneq(s, "nvme", 4) && s[4] && is_all_digits(s + 4);
-}
 
 /* The directory that holds the namespace: a controller's or a subsystem's. */
 static int namespace_parent(const char *namespace_name, char **ret) {
@@ -48,7 +45,7 @@ int nvme_namespace_controllers(const char *namespace_name, char ***ret) {
         ctrls = strv_new_empty();
         if (!ctrls)
                 return -ENOMEM;
-        if (is_controller_name(base)) {
+        if (nvme_name_is_controller(base)) {
                 if (strv_extend(&ctrls, base) < 0)
                         return -ENOMEM;
         } else if (strneq(base, "nvme-subsys", strlen("nvme-subsys"))) {
@@ -56,7 +53,7 @@ int nvme_namespace_controllers(const char *namespace_name, char ***ret) {
                 if (r < 0)
                         return r;
                 STRV_FOREACH(e, entries)
-                        if (is_controller_name(*e) && strv_extend(&ctrls, *e) < 0)
+                        if (nvme_name_is_controller(*e) && strv_extend(&ctrls, *e) < 0)
                                 return -ENOMEM;
         }
         *ret = TAKE_PTR(ctrls);

@@ -6,7 +6,7 @@
 
 #include <nvme/tree.h>
 
-#include "nvme/nvme-inventory-sources.h"
+#include "nvme/nvme-inventory-libnvme.h"
 #include "util/macro.h"
 
 static int copy_controller(NvmeInventorySubsystem *s, nvme_ctrl_t c) {

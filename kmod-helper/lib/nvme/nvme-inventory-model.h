@@ -2,8 +2,8 @@
 #pragma once
 
 /* The NVMe topology of the node as plain data: subsystems, their controllers
- * and namespaces. The data model only: nvme-inventory-sources.h builds it
- * (libnvme, sysfs), nvme-inventory.h chooses the source. The builders below
+ * and namespaces. The data model only: nvme-inventory-libnvme.h and
+ * nvme-inventory-sysfs.h build it, nvme-inventory.h chooses the source. The builders below
  * are for the sources: each appends one zeroed element and returns it, or
  * NULL on ENOMEM; the caller fills it with malloc'd strings that the
  * inventory then owns. */

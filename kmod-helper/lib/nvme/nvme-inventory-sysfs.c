@@ -4,8 +4,9 @@
 #include <string.h>
 
 #include "host/host-root.h"
-#include "nvme/nvme-block-devices.h"
-#include "nvme/nvme-inventory-sources.h"
+#include "nvme/nvme-inventory-sysfs.h"
+#include "nvme/nvme-names.h"
+#include "nvme/nvme-sysfs.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/parse-util.h"
@@ -14,32 +15,6 @@
 /* The sysfs layout libnvme itself reads:
  *   /sys/class/nvme-subsystem/nvme-subsys0/{subsysnqn, nvme0 -> ctrl, nvme0n1 (a head)}
  *   /sys/class/nvme/nvme0/{transport, address, serial, model, state, nvme0n1 (plain ns)} */
-
-/* An optional attribute: NULL (and 0) when absent. */
-static int read_opt(const char *dir, const char *attr, char **ret) {
-        _cleanup_free_ char *path = NULL;
-        int r;
-
-        if (asprintf(&path, "%s/%s", dir, attr) < 0)
-                return -ENOMEM;
-        r = read_one_line_file(path, ret);
-        if (r == -ENOENT || r == -ENOTDIR) {
-                *ret = NULL;
-                return 0;
-        }
-        return r;
-}
-
-/* Directory names; an absent directory has none. */
-static int list_dir(const char *dir, char ***ret) {
-        int r = read_dir_names(dir, ret);
-
-        return r == -ENOENT || r == -ENOTDIR ? strv_copy(NULL, ret) : r;
-}
-
-static bool is_controller_name(const char *name) {
-        return strneq(name, "nvme", 4) && is_all_digits(name + 4);
-}
 
 static int add_namespace(NvmeInventorySubsystem *s, const char *parent_dir, const char *name,
                          const char *controller) {
@@ -50,7 +25,7 @@ static int add_namespace(NvmeInventorySubsystem *s, const char *parent_dir, cons
 
         if (asprintf(&dir, "%s/%s", parent_dir, name) < 0)
                 return -ENOMEM;
-        if ((r = read_opt(dir, "size", &size)) < 0 || (r = read_opt(dir, "nsid", &nsid)) < 0)
+        if ((r = nvme_sysfs_read_opt(dir, "size", &size)) < 0 || (r = nvme_sysfs_read_opt(dir, "nsid", &nsid)) < 0)
                 return r;
         n = nvme_inventory_add_namespace(s);
         if (!n || !(n->name = strdup(name)) || (controller && !(n->controller = strdup(controller))))
@@ -80,9 +55,9 @@ static int add_controller(NvmeInventorySubsystem *s, const char *name) {
         fields[0] = &c->transport, fields[1] = &c->address, fields[2] = &c->serial;
         fields[3] = &c->model, fields[4] = &c->state;
         for (size_t i = 0; i < ELEMENTSOF(attrs); i++)
-                if ((r = read_opt(dir, attrs[i], fields[i])) < 0)
+                if ((r = nvme_sysfs_read_opt(dir, attrs[i], fields[i])) < 0)
                         return r;
-        r = list_dir(dir, &entries);
+        r = nvme_sysfs_list(dir, &entries);
         if (r < 0)
                 return r;
         STRV_FOREACH(e, entries)
@@ -102,10 +77,10 @@ static int add_subsystem(NvmeInventory *inv, const char *class_dir, const char *
         s = nvme_inventory_add_subsystem(inv);
         if (!s || !(s->name = strdup(name)))
                 return -ENOMEM;
-        if ((r = read_opt(dir, "subsysnqn", &s->nqn)) < 0 || (r = list_dir(dir, &entries)) < 0)
+        if ((r = nvme_sysfs_read_opt(dir, "subsysnqn", &s->nqn)) < 0 || (r = nvme_sysfs_list(dir, &entries)) < 0)
                 return r;
         STRV_FOREACH(e, entries)
-                if (is_controller_name(*e) && (r = add_controller(s, *e)) < 0)
+                if (nvme_name_is_controller(*e) && (r = add_controller(s, *e)) < 0)
                         return r;
         STRV_FOREACH(e, entries)
                 if (nvme_name_is_namespace(*e) && (r = add_namespace(s, dir, *e, NULL)) < 0)
@@ -125,7 +100,7 @@ int nvme_inventory_read_sysfs(NvmeInventory **ret) {
         r = host_path("/sys/class/nvme-subsystem", &class_dir);
         if (r < 0)
                 return r;
-        r = list_dir(class_dir, &names);
+        r = nvme_sysfs_list(class_dir, &names);
         if (r < 0)
                 return r;
         STRV_FOREACH(n, names)

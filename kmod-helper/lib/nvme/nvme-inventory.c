@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "host/host-root.h"
+#include "nvme/nvme-inventory-libnvme.h"
+#include "nvme/nvme-inventory-sysfs.h"
 #include "nvme/nvme-inventory.h"
 
 int nvme_inventory_read(NvmeInventory **ret) {

@@ -11,7 +11,6 @@
  * /sys/class/nvme-subsystem and /sys/class/nvme; `source` says which. */
 
 #include "nvme/nvme-inventory-model.h"
-#include "nvme/nvme-inventory-sources.h"
 
 /* 0 or -errno; no NVMe at all (modules not loaded) is an empty inventory.
  * *ret untouched on failure. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvme/nvme-block-devices.h"
+#include "nvme/nvme-names.h"
 #include "util/macro.h"
 #include "util/parse-util.h"
 
@@ -34,6 +34,10 @@ static bool parse_nvme_name(const char *name, bool *has_ctrl, bool *has_part) {
                 return false;
         *has_part = skip_tagged_number(&p, 'p');
         return *p == '\0';
+}
+
+bool nvme_name_is_controller(const char *name) {
+        return name && strneq(name, "nvme", 4) && is_all_digits(name + 4);
 }
 
 bool nvme_name_is_hidden_path(const char *name) {

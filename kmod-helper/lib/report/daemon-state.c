@@ -60,7 +60,7 @@ int daemon_state_print(const struct json_object *state, FILE *f) {
                         if (json_object_is_type(p, json_type_string))
                                 fprintf(f, "  %s\n", json_object_get_string(p));
                 }
-        /* The driver container's whole life (issue 8). */
+        /* Where the loaded build came from: the driver container and what it gave. */
         if (json_get_string(state, DAEMON_STATE_KEY_BUILD_CONTAINER))
                 fprintf(f, "  loaded build from container %s\n", json_get_string(state, DAEMON_STATE_KEY_BUILD_CONTAINER));
         if (json_get_string(state, DAEMON_STATE_KEY_GDS))

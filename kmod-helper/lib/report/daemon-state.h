@@ -35,10 +35,11 @@
 #define DAEMON_STATE_KEY_MODULE_BUILDS      "module_builds"       /* [string]: "nvme: container", "nvme_auth:
                                                                      shared-from-host", as of the last swap or
                                                                      restore (module_build_to_string) */
-/* The driver container's whole life (issue 8). */
+/* Where the loaded build came from: the driver container and what it gave. */
 #define DAEMON_STATE_KEY_BUILD_CONTAINER    "build_container"     /* the container the loaded build came from */
 #define DAEMON_STATE_KEY_BUILD_MODULES      "build_modules"       /* [string]: what the last load inserted from that
-                                                                     container's tree (recorded at load, issue 26):
+                                                                     container's tree (recorded at load: the kernel
+                                                                     does not say who inserted a module):
                                                                      its shared ones go with its stack */
 #define DAEMON_STATE_KEY_GDS                "gds"                 /* GDS hook generations, one line */
 #define DAEMON_STATE_KEY_GDS_NVME           "gds_nvme"            /* the hooks nvme exports: "v1", "v1,v2", "none" */
@@ -46,12 +47,12 @@
                                                                      "not-loaded", "unknown" */
 #define DAEMON_STATE_KEY_GDS_MATCH          "gds_match"           /* same, different, no-hooks, unknown */
 #define DAEMON_STATE_KEY_CONTAINER_NOTES    "container_notes"     /* [string]: environment decisions, assumptions */
-/* Mode=observe (issue 23). */
+/* Mode=observe: the daemon says what it would do and does none of it. */
 #define DAEMON_STATE_KEY_MODE               "mode"                /* "enforce" or "observe"; absent: enforce */
 #define DAEMON_STATE_KEY_WOULD              "would"               /* observe: what it would do now, one line
                                                                      ("would unload nvme nvme_core for <id>") */
 
-/* NVMe over Fabrics across the swap (issue 27): one object per connection
+/* NVMe over Fabrics across the swap: one object per connection
  * the last unload dropped, with its outcome; absent when none. Never a secret. */
 #define DAEMON_STATE_KEY_FABRICS            "fabrics"             /* [object]: */
 #define DAEMON_STATE_KEY_FABRICS_DESCRIPTION "description"        /* "nvme1: tcp 127.0.0.1:4420 nqn..." */

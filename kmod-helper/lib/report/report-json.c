@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvme/nvme-names.h"
 #include "report/report-json.h"
 #include "util/json-util.h"
 #include "util/macro.h"

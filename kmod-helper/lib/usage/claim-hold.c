@@ -7,6 +7,7 @@
 
 #include "host/host-root.h"
 #include "nvme/nvme-controllers.h"
+#include "nvme/nvme-names.h"
 #include "usage/claim-hold.h"
 #include "util/fileio.h"
 #include "util/macro.h"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "host/host-root.h"
+#include "nvme/nvme-names.h"
 #include "usage/exclusive-open.h"
 #include "util/fileio.h"
 #include "util/macro.h"

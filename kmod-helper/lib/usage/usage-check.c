@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvme/nvme-names.h"
 #include "usage/exclusive-open.h"
 #include "usage/mount-namespaces.h"
 #include "usage/mount-users.h"

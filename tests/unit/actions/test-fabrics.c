@@ -15,6 +15,7 @@
 #include "host/host-root.h"
 #include "host/kernel-log.h"
 #include "nvme/fabrics-json.h"
+#include "nvme/fabrics-record-json.h"
 #include "nvme/fabrics-record.h"
 #include "report/fabrics-report.h"
 #include "util/strv.h"

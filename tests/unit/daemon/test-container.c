@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "container/container-store.h"
+#include "host/crio.h"
 #include "util/strv.h"
 
 #define ID "3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3"
@@ -132,7 +133,7 @@ Test(container, huge_file_is_refused_before_reading) {
 
         cr_assert(fd >= 0);
         /* Sparse: costs no disk, but says 17 MiB. */
-        cr_assert_eq(ftruncate(fd, CONTAINER_CONFIG_MAX + 1024 * 1024), 0);
+        cr_assert_eq(ftruncate(fd, CRIO_CONFIG_MAX + 1024 * 1024), 0);
         close(fd);
         cr_assert_eq(container_config_read(path, ID, &c), -EFBIG);
         cr_assert_null(c);
@@ -166,16 +167,16 @@ Test(container, pidfile) {
 Test(container, ids_and_scopes) {
         char id[65];
 
-        cr_assert(container_id_valid(ID));
-        cr_assert_not(container_id_valid("abc"));
-        cr_assert_not(container_id_valid(ID "0"));
-        cr_assert_not(container_id_valid("3F1C2A9B8E7D6C5B4A39281706F5E4D3C2B1A09F8E7D6C5B4A3928170615E4D3"));
-        cr_assert(container_id_from_scope("crio-" ID ".scope", id));
+        cr_assert(crio_id_valid(ID));
+        cr_assert_not(crio_id_valid("abc"));
+        cr_assert_not(crio_id_valid(ID "0"));
+        cr_assert_not(crio_id_valid("3F1C2A9B8E7D6C5B4A39281706F5E4D3C2B1A09F8E7D6C5B4A3928170615E4D3"));
+        cr_assert(crio_id_from_scope("crio-" ID ".scope", id));
         cr_assert_str_eq(id, ID);
-        cr_assert_not(container_id_from_scope("crio-conmon-" ID ".scope", id));
-        cr_assert_not(container_id_from_scope("crio-" ID ".service", id));
-        cr_assert_not(container_id_from_scope("docker-" ID ".scope", id));
-        cr_assert_not(container_id_from_scope(NULL, id));
+        cr_assert_not(crio_id_from_scope("crio-conmon-" ID ".scope", id));
+        cr_assert_not(crio_id_from_scope("crio-" ID ".service", id));
+        cr_assert_not(crio_id_from_scope("docker-" ID ".scope", id));
+        cr_assert_not(crio_id_from_scope(NULL, id));
 }
 
 /* CRI-O's creation time and the container's environment. */

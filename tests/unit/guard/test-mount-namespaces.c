@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fake-tree.h"
+#include "host/crio.h"
 #include "host/host-root.h"
 #include "report/report-json.h"
 #include "util/json-util.h"
@@ -100,19 +101,19 @@ Test(mount_namespaces, parse_link) {
 Test(mount_namespaces, cgroup_names_the_crio_scope) {
         char id[65];
 
-        cr_assert(process_container_id_from_cgroup(
+        cr_assert(crio_id_from_cgroup(
                 "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234.slice/crio-" ID ".scope\n", id));
         cr_assert_str_eq(id, ID);
-        cr_assert(process_container_id_from_cgroup("12:memory:/x\n11:pids:/kubepods.slice/crio-" ID ".scope\n", id),
+        cr_assert(crio_id_from_cgroup("12:memory:/x\n11:pids:/kubepods.slice/crio-" ID ".scope\n", id),
                   "cgroup v1: any hierarchy line");
-        cr_assert(process_container_id_from_cgroup("0::/crio-" ID ".scope/container\n", id), "a sub-cgroup of the scope");
-        cr_assert_not(process_container_id_from_cgroup("0::/machine.slice/crio-conmon-" ID ".scope\n", id),
+        cr_assert(crio_id_from_cgroup("0::/crio-" ID ".scope/container\n", id), "a sub-cgroup of the scope");
+        cr_assert_not(crio_id_from_cgroup("0::/machine.slice/crio-conmon-" ID ".scope\n", id),
                       "conmon is not the container");
-        cr_assert_not(process_container_id_from_cgroup("0::/crio-" ID "0.scope\n", id), "65 hex");
-        cr_assert_not(process_container_id_from_cgroup("0::/crio-3F1C.scope\n", id));
-        cr_assert_not(process_container_id_from_cgroup("0::/system.slice/crio.service\n", id));
-        cr_assert_not(process_container_id_from_cgroup("", id));
-        cr_assert_not(process_container_id_from_cgroup("crio-" ID ".scope\n", id), "not a path");
+        cr_assert_not(crio_id_from_cgroup("0::/crio-" ID "0.scope\n", id), "65 hex");
+        cr_assert_not(crio_id_from_cgroup("0::/crio-3F1C.scope\n", id));
+        cr_assert_not(crio_id_from_cgroup("0::/system.slice/crio.service\n", id));
+        cr_assert_not(crio_id_from_cgroup("", id));
+        cr_assert_not(crio_id_from_cgroup("crio-" ID ".scope\n", id), "not a path");
 }
 
 Test(mount_namespaces, config_annotations) {

@@ -9,6 +9,7 @@
 #include "host/host-root.h"
 #include "nvme-fixtures.h"
 #include "nvme/nvme-block-devices.h"
+#include "nvme/nvme-names.h"
 #include "util/strv.h"
 
 static void setup(void) {
