@@ -27,7 +27,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         m->deadline = sd_event_source_disable_unref(m->deadline);
         log_warning("No ready file %s within ReadyTimeoutSec=%llu.", m->config->ready_file,
                     (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
-        if (swap_state_waits_for_ready(m->state) && m->state != SWAP_STATE_UNLOADED_WAITING_DRIVER)
+        if (swap_state_waits_for_ready(m->swap.state) && m->swap.state != SWAP_STATE_UNLOADED_WAITING_DRIVER)
                 swap_report_failure(m, NULL,
                                     "The driver container did not become ready within %llu s; nothing was changed.",
                                     (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
@@ -40,16 +40,16 @@ static void apply_deadline(Manager *m) {
         int r;
 
         /* Blocked on the pod's end (issue 20): no ready file is awaited. */
-        if (!swap_state_waits_for_ready(m->state) || m->ready_present || pod_end_active(m)) {
+        if (!swap_state_waits_for_ready(m->swap.state) || m->ready_present || pod_end_active(m)) {
                 m->deadline = sd_event_source_disable_unref(m->deadline);
-                m->record.ready_deadline_usec = 0;
+                m->swap.record.ready_deadline_usec = 0;
                 return;
         }
         if (m->deadline)
                 return;
-        if (m->record.ready_deadline_usec == 0)
-                m->record.ready_deadline_usec = now + m->config->ready_timeout_usec;
-        left = m->record.ready_deadline_usec > now ? m->record.ready_deadline_usec - now : 0;
+        if (m->swap.record.ready_deadline_usec == 0)
+                m->swap.record.ready_deadline_usec = now + m->config->ready_timeout_usec;
+        left = m->swap.record.ready_deadline_usec > now ? m->swap.record.ready_deadline_usec - now : 0;
         /* The one timer of the daemon: a deadline that means something. */
         r = sd_event_add_time_relative(m->event, &m->deadline, CLOCK_BOOTTIME, left, 1000000ULL, on_deadline, m);
         if (r < 0) {
@@ -65,7 +65,7 @@ void manager_apply_state(Manager *m) {
         if (m->ops->observe) {
                 /* Observe writes nothing to /run/modprobe.d (issue 23), nor
                  * removes a file another instance left. */
-        } else if (swap_state_is_unloaded(m->state)) {
+        } else if (swap_state_is_unloaded(m->swap.state)) {
                 if (!reload_guard_installed()) {
                         r = reload_guard_install(nvme_stack_modules);
                         if (r < 0)
@@ -78,8 +78,8 @@ void manager_apply_state(Manager *m) {
                         log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ": %m");
         }
         apply_deadline(m);
-        (void) mount_watch_set_enabled(m->mounts, m->state == SWAP_STATE_BLOCKED);
-        if (m->state != SWAP_STATE_BLOCKED)
+        (void) mount_watch_set_enabled(m->mounts, m->swap.state == SWAP_STATE_BLOCKED);
+        if (m->swap.state != SWAP_STATE_BLOCKED)
                 swap_record_forget_blockers(m);
 }
 
@@ -91,7 +91,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
         for (unsigned n = 0; ev >= 0 && n < MAX_CHAIN; n++) {
                 SwapContext ctx;
                 SwapTransition t;
-                SwapState old = m->state;
+                SwapState old = m->swap.state;
 
                 /* The ready file's event may still be queued behind this
                  * one (it was removed during an unload that took seconds):
@@ -100,14 +100,14 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                         m->ready_present = false;
                 if (swap_read_context(m, &ctx) < 0)
                         return;
-                t = swap_state_next(m->state, ev, &ctx);
+                t = swap_state_next(m->swap.state, ev, &ctx);
                 if (t.next < 0)
                         return;
                 if (t.next != old && t.next != SWAP_STATE_FAILED) {
-                        free(m->failure);
-                        m->failure = NULL;
+                        free(m->swap.failure);
+                        m->swap.failure = NULL;
                 }
-                m->state = t.next;
+                m->swap.state = t.next;
                 manager_apply_state(m);
                 swap_report_entered(m, old, ev);
                 swap_metrics_entered(m, old, ev, t.action);
@@ -123,7 +123,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
         swap_status_update(m);
         /* Blocked: the mount watch also follows the exit of the processes
          * the blockers named. */
-        (void) mount_watch_follow(m->mounts, m->blocker_pids, m->state == SWAP_STATE_BLOCKED ? m->n_blocker_pids : 0);
+        (void) mount_watch_follow(m->mounts, m->swap.blocker_pids, m->swap.state == SWAP_STATE_BLOCKED ? m->swap.n_blocker_pids : 0);
         /* Issue 20: an action's transient memory (module files, the usage
          * scan, libkmod's and libnvme's trees) is freed by now; give the
          * free pages back before weeks of idling, wherever they sit in the

@@ -40,9 +40,9 @@
 static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
-        if (m->stopping)
+        if (m->swap.stopping)
                 return 0;
-        m->stopping = true;
+        m->swap.stopping = true;
         (void) sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         log_info("Stopping on %s.", strsignal((int) si->ssi_signo));
         /* The table restores when the stack is unloaded (and ends in idle, so
@@ -89,7 +89,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         (void) sd_notify(0, "READY=1");
         /* A reload is also "look again": a blocked swap re-checks its blockers
          * (for operators who cleared them, and where no mount events come). */
-        if (m->state == SWAP_STATE_BLOCKED)
+        if (m->swap.state == SWAP_STATE_BLOCKED)
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
         /* ... and the stack is judged again, as after a module uevent (one
          * lost, or none at all: a fake root's kernel sends none). */

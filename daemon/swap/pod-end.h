@@ -16,7 +16,7 @@
  *
  * The manager owns the wait's event source through the handler it passes
  * (it dispatches what pod_end_waited() returns); this file decides and
- * reports. Its data (PodEnd) is in manager-data.h. */
+ * reports. Its data (PodEnd) is the followed container's (swap-follow.h). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,7 +42,7 @@ SwapEvent pod_end_waited(Manager *m);
 void pod_end_stack_changed(Manager *m);
 /* The context's pod_end_restore. */
 void pod_end_context(const Manager *m, SwapContext *ctx);
-/* Entering m->state from old: the restore's cause and its last word. */
+/* Entering m->swap.state from old: the restore's cause and its last word. */
 void pod_end_entered(Manager *m, SwapState old);
 /* A driver container is followed again: its swap, not the pod's end. */
 void pod_end_container_followed(Manager *m);

@@ -3,7 +3,7 @@
 
 /* Judging the NVMe stack after it changed, the manager's part: samples what
  * stack-settle.c decides on (the clock, the loaded set, the followed driver
- * container's module calls), keeps m->stack_settle armed while someone's
+ * container's module calls), keeps m->stack.timer armed while someone's
  * load is in progress, confirms a broken judgment, and never hands a repair
  * a module in use (it reports and waits instead). */
 

@@ -6,7 +6,7 @@
 #include "util/strv.h"
 
 char *const *swap_modules_wanted(const Manager *m) {
-        return m->config->modules ?: m->record.modules_before;
+        return m->config->modules ?: m->swap.record.modules_before;
 }
 
 /* The replacement counts as loaded only once it drives the PCIe namespaces:
@@ -24,10 +24,10 @@ static bool replacement_complete(const Manager *m, const GuardStack *stack) {
 /* The driver container's part (issue 8, swap-lifecycle.c decides it). */
 static void lifecycle_context(Manager *m, SwapContext *ctx) {
         if (!ctx->replacement_loaded)
-                m->earlier_build = false; /* taken out (or never there) */
-        ctx->container_running = driver_container_followed(&m->container);
-        ctx->build_ruled_out = ctx->container_running && m->build_ruled_out;
-        ctx->earlier_build_loaded = ctx->container_running && m->earlier_build && ctx->replacement_loaded;
+                m->follow.earlier_build = false; /* taken out (or never there) */
+        ctx->container_running = driver_container_followed(&m->follow.container);
+        ctx->build_ruled_out = ctx->container_running && m->follow.build_ruled_out;
+        ctx->earlier_build_loaded = ctx->container_running && m->follow.earlier_build && ctx->replacement_loaded;
         pod_end_context(m, ctx); /* issue 20 */
 }
 
@@ -44,7 +44,7 @@ int swap_read_context(Manager *m, SwapContext *ret) {
                 .ready_present = m->ready_present,
                 .stack_loaded = guard_stack_any_loaded(stack),
                 .replacement_loaded = replacement_complete(m, stack),
-                .stopping = m->stopping,
+                .stopping = m->swap.stopping,
                 .observe = m->ops->observe,
         };
         guard_stack_free(stack);

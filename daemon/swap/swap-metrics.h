@@ -19,7 +19,7 @@
 int swap_metrics_start(Manager *m);
 SwapMetrics *swap_metrics_free(SwapMetrics *s);
 
-/* m->state was entered from old through ev, and action runs next. */
+/* m->swap.state was entered from old through ev, and action runs next. */
 void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction action);
 /* What blocks the unload now. */
 void swap_metrics_blockers(Manager *m, const GuardBlockers *b);

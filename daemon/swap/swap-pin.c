@@ -14,9 +14,9 @@ void swap_pin_refresh(Manager *m) {
         if (changed <= 0)
                 return;
         reasons = pin_holder_reasons(m->pin);
-        m->record.pins = strv_free(m->record.pins);
+        m->swap.record.pins = strv_free(m->swap.record.pins);
         if (reasons)
-                (void) strv_copy(reasons, &m->record.pins);
+                (void) strv_copy(reasons, &m->swap.record.pins);
         report_status_suffix(pin_holder_summary(m->pin));
         swap_record_persist(m);
         swap_status_update(m);

@@ -35,5 +35,5 @@ char *swap_load_describe(const GuardLoadResult *l, const char *tree);
 void swap_report_loaded(Manager *m, const GuardLoadResult *l, const char *tree);
 /* Sets the failure (the "why" of FAILED) and reports it. */
 void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) _printf_(3, 4);
-/* The reports of entering m->state from old on ev. */
+/* The reports of entering m->swap.state from old on ev. */
 void swap_report_entered(Manager *m, SwapState old, SwapEvent ev);
