@@ -39,7 +39,7 @@ static void apply_deadline(Manager *m) {
         uint64_t now = now_realtime_usec(), left;
         int r;
 
-        /* Blocked on the pod's end (issue 20): no ready file is awaited. */
+        /* Blocked on the pod's end: no ready file is awaited. */
         if (!swap_state_waits_for_ready(m->swap.state) || m->ready_present || pod_end_active(m)) {
                 m->deadline = sd_event_source_disable_unref(m->deadline);
                 m->swap.record.ready_deadline_usec = 0;
@@ -63,7 +63,7 @@ void manager_apply_state(Manager *m) {
         int r;
 
         if (m->ops->observe) {
-                /* Observe writes nothing to /run/modprobe.d (issue 23), nor
+                /* Observe writes nothing to /run/modprobe.d, nor
                  * removes a file another instance left. */
         } else if (swap_state_is_unloaded(m->swap.state)) {
                 if (!reload_guard_installed()) {
@@ -124,7 +124,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
         /* Blocked: the mount watch also follows the exit of the processes
          * the blockers named. */
         (void) mount_watch_follow(m->mounts, m->swap.blocker_pids, m->swap.state == SWAP_STATE_BLOCKED ? m->swap.n_blocker_pids : 0);
-        /* Issue 20: an action's transient memory (module files, the usage
+        /* An action's transient memory (module files, the usage
          * scan, libkmod's and libnvme's trees) is freed by now; give the
          * free pages back before weeks of idling, wherever they sit in the
          * heap (main() keeps large buffers out of it). */

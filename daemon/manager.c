@@ -87,7 +87,7 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
         /* The followed one exited, its pidfd's event still pending (sd-event
          * may run the store's event first: seen on 6.12 under load). Its end
          * comes first, as it happened, so what it left (the ready file of a
-         * killed attempt, issue 20) is never taken for the next one's. */
+         * killed attempt) is never taken for the next one's. */
         if (driver_container_followed(&m->follow.container) && !driver_container_is(&m->follow.container, c->id) &&
             container_gone(m))
                 container_exited(m, "its process exited");
@@ -246,7 +246,7 @@ static void rescan_all(Manager *m) {
         log_warning("Kernel uevents were lost (ENOBUFS): rescanning modules, containers and devices.");
         (void) container_store_rescan(m->store);
         manager_stack_changed(m); /* a lost module uevent may hide a broken stack */
-        lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going (issue 8) */
+        lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going */
         if (swap_read_context(m, &ctx) < 0)
                 return;
         if (swap_state_is_unloaded(m->swap.state) && ctx.stack_loaded)
@@ -269,11 +269,11 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                         manager_stack_changed(m);
                         module_added(m, name);
                 } else if (streq(name, "nvidia_fs"))
-                        lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
+                        lifecycle_nvfs_changed(m); /* the GDS hook generation may change */
                 break;
         case UDEV_WATCH_MODULE_REMOVE:
                 if (streq(name, "nvidia_fs"))
-                        lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
+                        lifecycle_nvfs_changed(m); /* the GDS hook generation may change */
                 if (!nvme_stack_module(name))
                         break;
                 manager_stack_changed(m);
@@ -426,7 +426,7 @@ static void reconcile(Manager *m) {
         /* Which container the loaded build came from and what it brought are
          * facts about the kernel, kept whatever is decided below; they tell a
          * new container's start over an earlier build from a restart of the
-         * daemon, and what that build's unload takes out (issue 26). */
+         * daemon, and what that build's unload takes out. */
         state_file_keep_build(&m->swap.record, previous);
         lifecycle_container_followed(m);
         if (swap_read_context(m, &ctx) < 0) {
@@ -436,7 +436,8 @@ static void reconcile(Manager *m) {
                 return;
         }
         /* trust: drives left without a driver mean restore, whatever the
-         * state file says (issue 10 row 5). */
+         * state file says: a lost or truncated one must not leave the
+         * node driverless. */
         if (!ctx.stack_loaded && m->ops->nvme_driverless &&
             (r = m->ops->nvme_driverless(m->ops->userdata, &driverless)) < 0)
                 log_warning_errno(r, "Cannot tell whether NVMe controllers lack a driver, ignoring: %m");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The pod's end (issue 20): see pod-end.h.
+/* The pod's end: see pod-end.h.
  *
  * Why wait at all, and how long. The exit we see (the pidfd of the
  * container's init, its store entry or crio scope going) is not always the

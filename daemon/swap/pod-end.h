@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The pod's end (issue 20): who loaded it takes it back. The followed
+/* The pod's end: who loaded it takes it back. The followed
  * driver container ended while its NVMe build is loaded (swapped): killed
  * at the end of its grace period, crashed, OOM-killed. With
  * RESTORE_DRIVER_ON_POD_TERMINATION=true the admin asked for the in-tree

@@ -151,7 +151,7 @@ static SwapEvent action_unload(Manager *m) {
 
         build = record_before_unload(m, &r);
         if (r < 0) {
-                /* Connections nobody could bring back: not a swap (issue 27). */
+                /* Connections nobody could bring back: not a swap. */
                 swap_report_failure(m, NULL,
                                     "Cannot record the node's NVMe over Fabrics connections before the unload (%s): "
                                     "not unloading the %s NVMe stack, it would drop them with nothing to reconnect "
@@ -228,7 +228,7 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        /* lifecycle (issue 8): stack modules come only from the container's
+        /* lifecycle: stack modules come only from the container's
          * tree: none there is not a swap, whatever the host's tree has. */
         if (lifecycle_tree_lacks_build(m, tree) || swap_fabrics_tree_lacks_transport(m, tree))
                 return SWAP_EVENT_LOAD_NO_BUILD;

@@ -21,14 +21,14 @@ static bool replacement_complete(const Manager *m, const GuardStack *stack) {
         return !strv_contains(swap_modules_wanted(m), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
 }
 
-/* The driver container's part (issue 8, swap-lifecycle.c decides it). */
+/* The driver container's part (swap-lifecycle.c decides it). */
 static void lifecycle_context(Manager *m, SwapContext *ctx) {
         if (!ctx->replacement_loaded)
                 m->follow.earlier_build = false; /* taken out (or never there) */
         ctx->container_running = driver_container_followed(&m->follow.container);
         ctx->build_ruled_out = ctx->container_running && m->follow.build_ruled_out;
         ctx->earlier_build_loaded = ctx->container_running && m->follow.earlier_build && ctx->replacement_loaded;
-        pod_end_context(m, ctx); /* issue 20 */
+        pod_end_context(m, ctx); /* the pod's end */
 }
 
 int swap_read_context(Manager *m, SwapContext *ret) {

@@ -62,14 +62,14 @@ bool lifecycle_ready_counts(Manager *m) {
         /* Asked of the disk, not of the path watch: its flag lags behind a
          * removal whose event is still queued (a restarted attempt's
          * entrypoint removes the file first thing, while the daemon is busy
-         * following it: issue 20, seen under TCG), and a file that is gone
+         * following it: seen in the emulated VM tests), and a file that is gone
          * must never count. */
         r = file_made_usec(path, &made);
         if (r == -ENOENT || r == -ENOTDIR)
                 return false;
         if (r < 0 || !c)
                 return true; /* there, of unknown age, or no container to judge it by */
-        /* Issue 20: the file a crashed container left (the entrypoint removes
+        /* The file a crashed container left (the entrypoint removes
          * it only in its cleanup) was there when it ended: never the next
          * attempt's, whatever its creation time says. */
         if (made != m->follow.ended_ready_usec && ready_file_freshness(made, c->created_usec) != READY_STALE)
@@ -192,7 +192,7 @@ void lifecycle_container_followed(Manager *m) {
         m->follow.env = driver_env_decide(m->follow.container.identity->env, build);
         m->follow.build_ruled_out = m->follow.env.build_ruled_out;
         report_environment(m, build);
-        swap_fabrics_container_followed(m, tree, build); /* issue 27: a transport it lacks */
+        swap_fabrics_container_followed(m, tree, build); /* a transport it lacks */
         swap_moment_decide(m);
 }
 

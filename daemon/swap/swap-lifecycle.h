@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The driver container's whole life (issue 8), the manager's part: what a
+/* The driver container's whole life, the manager's part: what a
  * newly followed container means (its environment, a build from before it,
  * a ready file older than it), the modules its build may bring, the stack
  * broken behind our back, and the GDS hook generation after a swap. The

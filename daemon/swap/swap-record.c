@@ -82,7 +82,7 @@ static int on_publish(sd_event_source *s, void *userdata) {
 /* The status document is for people and `oc swapguard status`, never read
  * back on a restart (the state file is): it is written when the loop is
  * otherwise idle, so once after a whole chain of transitions and after the
- * module calls they ran, not before them (issue 22: a swap rewrote it and
+ * module calls they ran, not before them (a swap used to rewrite it and
  * read the stack for it at every one of some 15 transitions, each time an
  * atomic write with two fsyncs). Written at once without a loop (tests) and
  * when stopping (the loop dispatches nothing after its exit). */

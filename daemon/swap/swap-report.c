@@ -253,7 +253,7 @@ void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
                 break;
         case SWAP_STATE_SWAPPED:
                 /* The driver container loaded its own build after our unload:
-                 * its transports are there now (issue 27). */
+                 * its transports are there now. */
                 if (old != SWAP_STATE_LOADING)
                         swap_fabrics_connect(m, "after the driver container's load");
                 swap_report_swapped(m, old == SWAP_STATE_LOADING ? "loaded by nvme-swapguard from the driver container"

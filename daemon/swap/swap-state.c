@@ -111,7 +111,7 @@ static SwapTransition ready_appeared(SwapState state, const SwapContext *ctx) {
         return stack_absent_and_ready(ctx);
 }
 
-/* Observe (issue 23): the unload was only rehearsed. Go where enforce would
+/* Observe: the unload was only rehearsed. Go where enforce would
  * go after the unload, with the states that wait for a driver replaced by
  * would-unload: the in-tree stack is still loaded for real, so nothing that
  * keys on the stack being gone (the reload guard, a stop's restore,
@@ -287,7 +287,7 @@ static SwapTransition next_restoring(SwapState state, SwapEvent event, const Swa
         return T(state, SWAP_ACTION_NONE);
 }
 
-/* SWAPPED, the pod's end (issue 20): the bounded wait for the container's
+/* SWAPPED, the pod's end: the bounded wait for the container's
  * own cleanup is over. Its build still loaded and the restore asked for:
  * take the build out through the guard (refused while a namespace is in
  * use: blocked, retried when the use ends), then the in-tree stack back.

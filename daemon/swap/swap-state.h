@@ -30,17 +30,17 @@ typedef enum SwapEvent {
         SWAP_EVENT_RESTORE_DONE,
         SWAP_EVENT_RESTORE_FAILED,
         SWAP_EVENT_STOP_REQUESTED,           /* SIGTERM/SIGINT: the daemon is about to exit */
-        /* The driver container's whole life (issue 8), in their own block: */
+        /* The driver container's whole life, in their own block: */
         SWAP_EVENT_STACK_BROKEN,             /* the loaded stack stays incomplete or mixed:
                                                 nvme_core without nvme, a transport without
                                                 its core, builds of two origins */
         SWAP_EVENT_LOAD_NO_BUILD,            /* result of a load: the container's tree has no
                                                 build of a stack module, nothing was loaded */
         SWAP_EVENT_READY_STALE,              /* a ready file that predates the container */
-        /* Mode=observe (issue 23): results of the rehearsed actions. */
+        /* Mode=observe: results of the rehearsed actions. */
         SWAP_EVENT_UNLOAD_WOULD,             /* the unload would have removed the stack */
         SWAP_EVENT_LOAD_WOULD,               /* the load would have loaded the container's build */
-        /* The pod's end (issue 20): */
+        /* The pod's end: */
         SWAP_EVENT_POD_ENDED,                /* the bounded wait after the followed container's
                                                 exit is over (its own cleanup had its chance) */
         _SWAP_EVENT_MAX,
@@ -67,7 +67,7 @@ typedef struct SwapContext {
         bool stack_loaded;           /* any module of the stack is loaded */
         bool replacement_loaded;     /* nvme is loaded and is not the in-tree build */
         bool stopping;               /* stop-requested came: a restore ends in idle */
-        /* The driver container's whole life (issue 8): */
+        /* The driver container's whole life: */
         bool earlier_build_loaded;   /* the replacement loaded came from an earlier driver
                                         container (or was there before this one started):
                                         this container's openibd restart would trip on it */
@@ -75,8 +75,8 @@ typedef struct SwapContext {
         bool build_ruled_out;        /* this container will give no NVMe build: its environment
                                         rules one out (ENABLE_NFSRDMA) or its tree was found
                                         lacking a stack module. Only with container_running. */
-        bool observe;                /* Mode=observe (issue 23): the guard only rehearses */
-        /* The pod's end (issue 20): */
+        bool observe;                /* Mode=observe: the guard only rehearses */
+        /* The pod's end: */
         bool pod_end_restore;        /* the container whose build is loaded ended (none is
                                         followed now), it asked for
                                         RESTORE_DRIVER_ON_POD_TERMINATION=true and did not

@@ -19,12 +19,12 @@ typedef enum SwapState {
         SWAP_STATE_RESTORING,                /* putting the in-tree stack back */
         SWAP_STATE_RESTORED,                 /* in-tree stack back after an abandoned swap */
         SWAP_STATE_FAILED,                   /* gave up; see the journal */
-        /* The driver container's whole life (issue 8): */
+        /* The driver container's whole life: */
         SWAP_STATE_REPAIRING,                /* putting the in-tree stack back while a driver
                                                 container is still expected (then container-seen) */
         SWAP_STATE_NO_BUILD,                 /* the container has (or will have) no NVMe build:
                                                 not a swap, in-tree stack kept */
-        /* Mode=observe (issue 23): reached only through the rehearsals'
+        /* Mode=observe: reached only through the rehearsals'
          * outcomes (guard-ops-observe.c), never in enforce. */
         SWAP_STATE_WOULD_UNLOAD,             /* the unload would have gone ahead; nothing
                                                 touched, in-tree stack still loaded; the load
