@@ -11,6 +11,7 @@
 #include "swap/stack-judge.h"
 #include "swap/swap-actions.h"
 #include "swap/swap-context.h"
+#include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
@@ -40,7 +41,7 @@ static void apply_deadline(Manager *m) {
         int r;
 
         /* Blocked on the pod's end: no ready file is awaited. */
-        if (!swap_state_waits_for_ready(m->swap.state) || m->ready_present || pod_end_active(m)) {
+        if (!swap_state_waits_for_ready(m->swap.state) || m->ready_present || pod_end_active(&m->follow.pod_end)) {
                 m->deadline = sd_event_source_disable_unref(m->deadline);
                 m->swap.record.ready_deadline_usec = 0;
                 return;
@@ -80,7 +81,7 @@ void manager_apply_state(Manager *m) {
         apply_deadline(m);
         (void) mount_watch_set_enabled(m->mounts, m->swap.state == SWAP_STATE_BLOCKED);
         if (m->swap.state != SWAP_STATE_BLOCKED)
-                swap_record_forget_blockers(m);
+                swap_record_forget_blockers(&m->swap);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -109,6 +110,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                 }
                 m->swap.state = t.next;
                 manager_apply_state(m);
+                swap_fabrics_entered(m, old);
                 swap_report_entered(m, old, ev);
                 swap_metrics_entered(m, old, ev, t.action);
                 lifecycle_entered(m, old, ev);

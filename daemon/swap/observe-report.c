@@ -22,7 +22,7 @@ static void record_would(Manager *m, const char *fmt, ...) {
                 return;
         free(m->swap.record.would);
         m->swap.record.would = s;
-        swap_record_message(m, "%s", s);
+        swap_record_message(&m->swap, "%s", s);
 }
 
 void observe_report_would_unload(Manager *m, const char *build, char *const *removed) {

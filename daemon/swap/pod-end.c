@@ -33,9 +33,7 @@
 #include "swap/swap-record.h"
 #include "util/macro.h"
 
-static void forget(Manager *m) {
-        PodEnd *p = &m->follow.pod_end;
-
+static void forget(PodEnd *p) {
         p->wait = sd_event_source_disable_unref(p->wait);
         free(p->container_id);
         free(p->pod);
@@ -64,7 +62,7 @@ static void report_build_stays(Manager *m, EnvFlag restore) {
                      "NVMe build from it stays loaded (swapped) until the next driver container; "
                      "`nvme-swapguard-kmod restore` puts the in-tree stack back by hand.",
                      m->follow.pod_end.container_id, m->follow.pod_end.pod ?: "?", env_flag_to_string(restore));
-        swap_record_message(m, "pod ended: RESTORE_DRIVER_ON_POD_TERMINATION=%s, the build stays",
+        swap_record_message(&m->swap, "pod ended: RESTORE_DRIVER_ON_POD_TERMINATION=%s, the build stays",
                             env_flag_to_string(restore));
 }
 
@@ -92,7 +90,7 @@ void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited) {
         if (!c || m->swap.state != SWAP_STATE_SWAPPED || !m->swap.record.build_container_id ||
             !streq(m->swap.record.build_container_id, c->id))
                 return;
-        forget(m);
+        forget(&m->follow.pod_end);
         m->follow.pod_end.container_id = strdup(c->id);
         m->follow.pod_end.pod = c->pod_name ? strdup(c->pod_name) : NULL;
         if (!m->follow.pod_end.container_id) {
@@ -102,7 +100,7 @@ void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited) {
         restore = restore_flag(m, c->id);
         if (restore != ENV_FLAG_TRUE) {
                 report_build_stays(m, restore);
-                forget(m);
+                forget(&m->follow.pod_end);
                 return;
         }
         r = arm(m, on_waited);
@@ -110,14 +108,14 @@ void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited) {
                 /* Without the wait we would race its cleanup: keep the build, say so. */
                 log_error_errno(r, "Cannot arm the wait for driver container %.12s's own cleanup; its NVMe build "
                                 "stays loaded: %m", c->id);
-                forget(m);
+                forget(&m->follow.pod_end);
                 return;
         }
         log_info("Driver container %.12s ended with RESTORE_DRIVER_ON_POD_TERMINATION=true: giving its own cleanup "
                  "%llu s of quiet (at most %llu s) to take NVIDIA's NVMe modules out.",
                  c->id, (unsigned long long) (POD_END_WAIT_USEC / 1000000ULL),
                  (unsigned long long) (POD_END_WAIT_MAX_USEC / 1000000ULL));
-        swap_record_message(m, "pod ended: waiting for its own cleanup");
+        swap_record_message(&m->swap, "pod ended: waiting for its own cleanup");
 }
 
 void pod_end_stack_changed(Manager *m) {
@@ -146,14 +144,14 @@ SwapEvent pod_end_waited(Manager *m) {
                  * stack back on the modules' removal (or broke it: the journal has it). */
                 log_info("Driver container %.12s's own cleanup changed the NVMe stack: state %s, nothing more to do.",
                          p->container_id, swap_state_to_string(m->swap.state));
-                forget(m);
+                forget(&m->follow.pod_end);
                 return _SWAP_EVENT_INVALID;
         }
         replacement = guard_stack_replacement_loaded(stack);
         guard_stack_free(stack);
         if (!replacement) {
                 log_info("Driver container %.12s took NVIDIA's NVMe modules out itself.", p->container_id);
-                forget(m);
+                forget(&m->follow.pod_end);
                 return _SWAP_EVENT_INVALID;
         }
         p->restoring = true;
@@ -163,12 +161,12 @@ SwapEvent pod_end_waited(Manager *m) {
                      "nvme-swapguard, which loaded them, takes them out once no namespace is in use and puts the "
                      "in-tree stack back.",
                      p->container_id, p->pod ?: "?");
-        swap_record_message(m, "pod ended: taking NVIDIA's build back");
+        swap_record_message(&m->swap, "pod ended: taking NVIDIA's build back");
         return SWAP_EVENT_POD_ENDED;
 }
 
-void pod_end_context(const Manager *m, SwapContext *ctx) {
-        ctx->pod_end_restore = m->follow.pod_end.restoring && !ctx->container_running;
+void pod_end_context(const PodEnd *p, SwapContext *ctx) {
+        ctx->pod_end_restore = p->restoring && !ctx->container_running;
 }
 
 void pod_end_entered(Manager *m, SwapState old) {
@@ -187,32 +185,32 @@ void pod_end_entered(Manager *m, SwapState old) {
                              "nvme-swapguard took NVIDIA's NVMe build out, which the container had not done, and "
                              "loaded the in-tree stack.",
                              m->follow.pod_end.container_id, m->follow.pod_end.pod ?: "?");
-                forget(m);
+                forget(&m->follow.pod_end);
                 break;
         case SWAP_STATE_BLOCKED:
-                swap_record_message(m, "pod ended: NVIDIA's build goes once the namespaces are unused");
+                swap_record_message(&m->swap, "pod ended: NVIDIA's build goes once the namespaces are unused");
                 break;
         case SWAP_STATE_SWAPPED:
                 break;
         default:
                 /* failed (reported where it failed), idle (a stop): no longer ours. */
-                forget(m);
+                forget(&m->follow.pod_end);
                 break;
         }
 }
 
-void pod_end_container_followed(Manager *m) {
-        if (!m->follow.pod_end.container_id)
+void pod_end_container_followed(PodEnd *p) {
+        if (!p->container_id)
                 return;
         log_info("A driver container runs again: the end of %.12s's pod is its swap's business now.",
-                 m->follow.pod_end.container_id);
-        forget(m);
+                 p->container_id);
+        forget(p);
 }
 
-bool pod_end_active(const Manager *m) {
-        return m->follow.pod_end.restoring;
+bool pod_end_active(const PodEnd *p) {
+        return p->restoring;
 }
 
-void pod_end_free(Manager *m) {
-        forget(m);
+void pod_end_free(PodEnd *p) {
+        forget(p);
 }

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "swap/swap-follow.h"
 #include "swap/swap-state.h"
 
 typedef struct Manager Manager;
@@ -41,11 +42,11 @@ SwapEvent pod_end_waited(Manager *m);
  * wait starts again (up to its cap). */
 void pod_end_stack_changed(Manager *m);
 /* The context's pod_end_restore. */
-void pod_end_context(const Manager *m, SwapContext *ctx);
+void pod_end_context(const PodEnd *p, SwapContext *ctx);
 /* Entering m->swap.state from old: the restore's cause and its last word. */
 void pod_end_entered(Manager *m, SwapState old);
 /* A driver container is followed again: its swap, not the pod's end. */
-void pod_end_container_followed(Manager *m);
+void pod_end_container_followed(PodEnd *p);
 /* Whether the pod's end is in progress (no ready file is awaited then). */
-bool pod_end_active(const Manager *m);
-void pod_end_free(Manager *m);
+bool pod_end_active(const PodEnd *p);
+void pod_end_free(PodEnd *p);

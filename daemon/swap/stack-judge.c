@@ -109,7 +109,7 @@ static bool repair_in_use(Manager *m, const GuardStack *stack, StackHealth h) {
                      "The NVMe stack looks broken (%s), but %s is in use (%u reference%s beyond its holders): "
                      "not repairing it; looking again.",
                      what ?: "?", name, refs, refs == 1 ? "" : "s");
-        swap_record_message(m, "stack broken but %s in use: not repaired, waiting", name);
+        swap_record_message(&m->swap, "stack broken but %s in use: not repaired, waiting", name);
         return true;
 }
 

@@ -28,7 +28,7 @@ static void lifecycle_context(Manager *m, SwapContext *ctx) {
         ctx->container_running = driver_container_followed(&m->follow.container);
         ctx->build_ruled_out = ctx->container_running && m->follow.build_ruled_out;
         ctx->earlier_build_loaded = ctx->container_running && m->follow.earlier_build && ctx->replacement_loaded;
-        pod_end_context(m, ctx); /* the pod's end */
+        pod_end_context(&m->follow.pod_end, ctx); /* the pod's end */
 }
 
 int swap_read_context(Manager *m, SwapContext *ret) {
@@ -39,7 +39,7 @@ int swap_read_context(Manager *m, SwapContext *ret) {
         if (r < 0)
                 return log_error_errno(r, "Cannot read the NVMe module stack: %m");
         *ret = (SwapContext) {
-                .unload_at = swap_moment_unload_at(m),
+                .unload_at = swap_moment_unload_at(m->config, &m->follow),
                 .load_from_container = m->config->load_from_container,
                 .ready_present = m->ready_present,
                 .stack_loaded = guard_stack_any_loaded(stack),

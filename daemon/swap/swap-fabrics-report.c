@@ -249,7 +249,7 @@ void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const c
                 return;
         }
         if (pending + lost > 0)
-                swap_record_message(m, "%zu NVMe over Fabrics connections not back %s (%zu pending, %zu lost)",
+                swap_record_message(&m->swap, "%zu NVMe over Fabrics connections not back %s (%zu pending, %zu lost)",
                                     pending + lost, after, pending, lost);
 }
 

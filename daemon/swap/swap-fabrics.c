@@ -177,6 +177,13 @@ void swap_fabrics_connect(Manager *m, const char *after) {
         connect_as(m, after, false);
 }
 
+void swap_fabrics_entered(Manager *m, SwapState old) {
+        /* The driver container loaded its own build after our unload: its
+         * transports are there now. After our own load, the load asked. */
+        if (m->swap.state == SWAP_STATE_SWAPPED && old != SWAP_STATE_SWAPPED && old != SWAP_STATE_LOADING)
+                swap_fabrics_connect(m, "after the driver container's load");
+}
+
 void swap_fabrics_start(Manager *m) {
         _cleanup_free_ char *record = NULL, *status = swap_fabrics_status(m);
 
@@ -203,7 +210,7 @@ static SwapFabricsNext capture_answered(Manager *m, const FabricsResult *res, co
                              "No capture of the NVMe over Fabrics connections: %s. Not unloading (it would drop "
                              "them with nothing to connect them again); tried again in %llu s.",
                              error ?: "no answer", (unsigned long long) (RETRY_NO_ANSWER_USEC / 1000000ULL));
-                swap_record_message(m, "waiting: no answer from " FABRICS_UNIT ".service to the capture (journalctl "
+                swap_record_message(&m->swap, "waiting: no answer from " FABRICS_UNIT ".service to the capture (journalctl "
                                        "-u " FABRICS_UNIT ")");
                 return SWAP_FABRICS_NEXT_RECHECK_LATER;
         }
@@ -292,7 +299,7 @@ static void report_no_transport(Manager *m, const char *module, const GuardFabri
                      "(%s): not a swap, the in-tree NVMe stack stays. Fix: a driver image whose NVMe build ships %s, "
                      "or disconnect those connections before the swap.",
                      id ?: "?", module, which ?: "?", module);
-        swap_record_message(m, "no-build: the container has no build of %s, which the NVMe over Fabrics "
+        swap_record_message(&m->swap, "no-build: the container has no build of %s, which the NVMe over Fabrics "
                                "connections need", module);
 }
 

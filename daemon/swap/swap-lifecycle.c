@@ -92,7 +92,7 @@ void lifecycle_report_stale_ready(Manager *m) {
                      "Ignoring the ready file %s: it is older than driver container %.12s (left by an earlier "
                      "instance); waiting for this container's.",
                      m->config->ready_file, followed_id(m) ?: "?");
-        swap_record_message(m, "ignoring a ready file older than the container");
+        swap_record_message(&m->swap, "ignoring a ready file older than the container");
 }
 
 /* ---- a newly followed container -------------------------------------- */
@@ -173,7 +173,7 @@ void lifecycle_container_followed(Manager *m) {
 
         if (!id)
                 return;
-        pod_end_container_followed(m);
+        pod_end_container_followed(&m->follow.pod_end);
         m->ready_present = lifecycle_ready_counts(m);
         m->follow.earlier_build = build_is_earlier(m);
         if (m->follow.earlier_build)
@@ -232,7 +232,7 @@ void lifecycle_load_no_build(Manager *m, const char *module, const char *reason)
                      "Driver container %.12s has no build of %s (%s): not a swap; the in-tree stack stays or is "
                      "put back.",
                      followed_id(m) ?: "?", module, reason);
-        swap_record_message(m, "no-build: the container has no build of %s", module);
+        swap_record_message(&m->swap, "no-build: the container has no build of %s", module);
 }
 
 /* The followed container's init has exited (its pidfd polls readable from
@@ -377,7 +377,7 @@ void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
         case SWAP_STATE_REPAIRING:
                 log_info("Putting the in-tree NVMe stack back while driver container %.12s is expected (%s).",
                          followed_id(m) ?: "?", swap_event_to_string(ev));
-                swap_record_message(m, "repairing: in-tree stack back until the ready file (%s)",
+                swap_record_message(&m->swap, "repairing: in-tree stack back until the ready file (%s)",
                                     swap_event_to_string(ev));
                 break;
         default:
@@ -415,7 +415,7 @@ void lifecycle_report_broken(Manager *m, StackHealth h) {
                      &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = h.module,
                                        .container_id = followed_id(m), .extra = extra },
                      "The NVMe stack is broken: %s. Putting the in-tree stack back.", what ?: "?");
-        swap_record_message(m, "stack broken: %s", what ?: "?");
+        swap_record_message(&m->swap, "stack broken: %s", what ?: "?");
 }
 
 SwapEvent lifecycle_stack_settled(Manager *m) {
@@ -433,7 +433,7 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
 }
 
 void lifecycle_free(Manager *m) {
-        pod_end_free(m);
+        pod_end_free(&m->follow.pod_end);
         free(m->follow.env_reported_for);
         m->follow.env_reported_for = NULL;
 }

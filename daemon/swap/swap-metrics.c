@@ -70,8 +70,8 @@ void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction ac
                 s->unload_started_usec = s->driverless_since_usec = 0;
 }
 
-void swap_metrics_blockers(Manager *m, const GuardBlockers *b) {
-        SwapMetrics *s = m->publish.metrics;
+void swap_metrics_blockers(SwapPublish *p, const GuardBlockers *b) {
+        SwapMetrics *s = p->metrics;
 
         if (!s)
                 return;

@@ -139,12 +139,12 @@ void swap_moment_decide(Manager *m) {
                                                             : "at its start (drives down through its compile)",
                      unload_moment_why_to_string(m->follow.moment.why), openibd ? "; openibd read from " : "",
                      openibd ?: "");
-        swap_record_message(m, "UnloadAt=auto: %s (%s)", unload_at_to_string(m->follow.moment.at),
+        swap_record_message(&m->swap, "UnloadAt=auto: %s (%s)", unload_at_to_string(m->follow.moment.at),
                             unload_moment_why_to_string(m->follow.moment.why));
 }
 
-UnloadAt swap_moment_unload_at(const Manager *m) {
-        if (m->config->unload_at != UNLOAD_AT_AUTO)
-                return m->config->unload_at;
-        return m->follow.moment_decided ? m->follow.moment.at : UNLOAD_AT_CONTAINER_START;
+UnloadAt swap_moment_unload_at(const Config *c, const SwapFollow *f) {
+        if (c->unload_at != UNLOAD_AT_AUTO)
+                return c->unload_at;
+        return f->moment_decided ? f->moment.at : UNLOAD_AT_CONTAINER_START;
 }

@@ -25,35 +25,35 @@ const char *swap_record_container_id(const Manager *m) {
         return m->follow.container.identity ? m->follow.container.identity->id : m->swap.record.container_id;
 }
 
-void swap_record_message(Manager *m, const char *fmt, ...) {
-        char *s;
+void swap_record_message(SwapMachine *s, const char *fmt, ...) {
+        char *text;
         va_list ap;
 
         va_start(ap, fmt);
-        s = strdup_vprintf(fmt, ap);
+        text = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (s) {
-                free(m->swap.record.message);
-                m->swap.record.message = s;
+        if (text) {
+                free(s->record.message);
+                s->record.message = text;
         }
 }
 
-void swap_record_forget_blockers(Manager *m) {
-        free(m->swap.last_blockers);
-        m->swap.last_blockers = NULL;
-        m->swap.n_blocker_pids = 0;
-        strv_free(m->swap.record.blockers);
-        m->swap.record.blockers = NULL;
+void swap_record_forget_blockers(SwapMachine *s) {
+        free(s->last_blockers);
+        s->last_blockers = NULL;
+        s->n_blocker_pids = 0;
+        strv_free(s->record.blockers);
+        s->record.blockers = NULL;
 }
 
-void swap_record_forget_swap(Manager *m) {
-        free(m->swap.failure);
-        m->swap.failure = NULL;
-        strv_free(m->swap.record.modules_before);
-        m->swap.record.modules_before = NULL;
-        m->swap.record.namespaces_before = guard_namespaces_free(m->swap.record.namespaces_before);
-        free(m->swap.record.would);
-        m->swap.record.would = NULL;
+void swap_record_forget_swap(SwapMachine *s) {
+        free(s->failure);
+        s->failure = NULL;
+        strv_free(s->record.modules_before);
+        s->record.modules_before = NULL;
+        s->record.namespaces_before = guard_namespaces_free(s->record.namespaces_before);
+        free(s->record.would);
+        s->record.would = NULL;
 }
 
 /* The status document next to the state file (status-document.h): the same

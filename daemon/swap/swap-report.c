@@ -7,7 +7,6 @@
 #include "publish/log.h"
 #include "swap/observe-report.h"
 #include "publish/report.h"
-#include "swap/swap-fabrics.h"
 #include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
@@ -105,7 +104,7 @@ void swap_report_swapped(Manager *m, const char *by) {
         }
         swap_record_builds(m, stack);
         guard_stack_free(stack);
-        swap_record_message(m, "swapped (%s)", by);
+        swap_record_message(&m->swap, "swapped (%s)", by);
         swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the swap");
 }
 
@@ -139,7 +138,7 @@ static void remember_blocker_pids(Manager *m, const GuardBlockers *b) {
 void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b) {
         char *joined = guard_blockers_join(b);
 
-        swap_metrics_blockers(m, b);
+        swap_metrics_blockers(&m->publish, b);
         remember_blocker_pids(m, b);
         if (!joined)
                 return;
@@ -155,7 +154,7 @@ void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b)
                 (void) strv_extend(&m->swap.record.blockers, b->items[i].description ?: "");
                 report_blocker(m, build, &b->items[i]);
         }
-        swap_record_message(m, "blocked: %s", joined);
+        swap_record_message(&m->swap, "blocked: %s", joined);
         if (m->config->mode == SWAP_MODE_OBSERVE)
                 observe_report_would_refuse(m, joined);
 }
@@ -176,7 +175,7 @@ void swap_report_unloaded(Manager *m, const char *build, char *const *removed, c
                                        .container_id = swap_record_container_id(m), .pid = m->follow.container.pid },
                      "Unloaded the %s NVMe stack (%s) for driver container %.12s.", build,
                      list && *list ? list : "nothing was loaded", swap_record_container_id(m) ?: "?");
-        swap_record_message(m, "unloaded: %s", list ?: "");
+        swap_record_message(&m->swap, "unloaded: %s", list ?: "");
 }
 
 void swap_report_reload(Manager *m) {
@@ -200,7 +199,7 @@ void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) {
                      &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = module,
                                        .container_id = swap_record_container_id(m), .pid = m->follow.container.pid },
                      "%s", m->swap.failure ?: "failure");
-        swap_record_message(m, "%s", m->swap.failure ?: "failure");
+        swap_record_message(&m->swap, "%s", m->swap.failure ?: "failure");
 }
 
 static void report_container_seen(Manager *m) {
@@ -223,7 +222,7 @@ static void report_restored(Manager *m, SwapEvent ev) {
                      &(ReportFields) { .state = "restored", .origin = "in-tree",
                                        .container_id = swap_record_container_id(m) ?: m->swap.restore_container },
                      "Restored the in-tree NVMe stack (%s).", why);
-        swap_record_message(m, "restored after %s", why);
+        swap_record_message(&m->swap, "restored after %s", why);
         swap_report_builds(m);
         swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the restore");
 }
@@ -237,7 +236,7 @@ static void report_stop_restored(Manager *m, bool restored) {
                      "Stopping while the in-tree NVMe stack was unloaded: %s.",
                      restored ? "restored it; the next start swaps again" : "restoring it failed");
         if (restored)
-                swap_record_message(m, "restored because the daemon stopped");
+                swap_record_message(&m->swap, "restored because the daemon stopped");
 }
 
 void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
@@ -252,10 +251,6 @@ void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
                         report_container_seen(m);
                 break;
         case SWAP_STATE_SWAPPED:
-                /* The driver container loaded its own build after our unload:
-                 * its transports are there now. */
-                if (old != SWAP_STATE_LOADING)
-                        swap_fabrics_connect(m, "after the driver container's load");
                 swap_report_swapped(m, old == SWAP_STATE_LOADING ? "loaded by nvme-swapguard from the driver container"
                                                                  : "loaded by the driver container");
                 break;
@@ -279,7 +274,7 @@ void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
                         report_stop_restored(m, true);
                         break;
                 }
-                swap_record_forget_swap(m);
+                swap_record_forget_swap(&m->swap);
                 break;
         default:
                 break;
