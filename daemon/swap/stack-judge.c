@@ -146,7 +146,7 @@ SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler) {
                 goto finish;
         }
         m->stack.settle.reported_wait = false; /* a wait ended: the next one is said again */
-        h = stack_health_check(stack, swap_modules_wanted(m));
+        h = stack_health_check(stack, swap_modules_wanted(m->config, &m->swap));
         if (!stack_health_broken(h) || swap_fabrics_only_node(m, h)) {
                 if (m->stack.settle.suspect_at || m->stack.settle.reported_in_use)
                         log_info("The NVMe stack works now (%s).", stack_settle_why_to_string(d.why));

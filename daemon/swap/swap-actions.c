@@ -346,7 +346,7 @@ static SwapEvent action_restore(Manager *m) {
                                     why && *why ? "; it stays loaded and keeps driving the namespaces" : "");
                 return SWAP_EVENT_RESTORE_FAILED;
         }
-        r = m->ops->restore(m->ops->userdata, swap_modules_wanted(m), &l);
+        r = m->ops->restore(m->ops->userdata, swap_modules_wanted(m->config, &m->swap), &l);
         if (r < 0) {
                 swap_report_failure(m, NULL, "Cannot restore the in-tree NVMe stack: %s. The node has no NVMe driver.",
                                     strerror(-r));

@@ -5,8 +5,8 @@
 #include "swap/swap-moment.h"
 #include "util/strv.h"
 
-char *const *swap_modules_wanted(const Manager *m) {
-        return m->config->modules ?: m->swap.record.modules_before;
+char *const *swap_modules_wanted(const Config *c, const SwapMachine *s) {
+        return c->modules ?: s->record.modules_before;
 }
 
 /* The replacement counts as loaded only once it drives the PCIe namespaces:
@@ -18,7 +18,7 @@ static bool replacement_complete(const Manager *m, const GuardStack *stack) {
 
         if (!guard_stack_replacement_loaded(stack))
                 return false;
-        return !strv_contains(swap_modules_wanted(m), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
+        return !strv_contains(swap_modules_wanted(m->config, &m->swap), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
 }
 
 /* The driver container's part (swap-lifecycle.c decides it). */

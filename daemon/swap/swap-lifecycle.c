@@ -199,7 +199,7 @@ void lifecycle_container_followed(Manager *m) {
 /* ---- loading ---------------------------------------------------------- */
 
 int lifecycle_modules_to_load(Manager *m, char ***ret) {
-        char *const *wanted = swap_modules_wanted(m);
+        char *const *wanted = swap_modules_wanted(m->config, &m->swap);
         char **l = NULL;
 
         *ret = NULL;
@@ -253,7 +253,7 @@ static bool tree_going(Manager *m, const char *path) {
 
 bool lifecycle_tree_lacks_build(Manager *m, const char *tree) {
         static const char *const must[] = { "nvme_core", "nvme" };
-        char *const *wanted = swap_modules_wanted(m);
+        char *const *wanted = swap_modules_wanted(m->config, &m->swap);
         _cleanup_free_ char *path = NULL;
 
         /* No tree at all (the root went with the container): a load failure
@@ -424,7 +424,7 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
 
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return _SWAP_EVENT_INVALID;
-        h = stack_health_check(stack, swap_modules_wanted(m));
+        h = stack_health_check(stack, swap_modules_wanted(m->config, &m->swap));
         guard_stack_free(stack);
         if (!stack_health_broken(h) || swap_fabrics_only_node(m, h))
                 return _SWAP_EVENT_INVALID;
