@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "manager-dispatch.h"
+#include "manager-sources.h"
 #include "modules/module-stack.h"
 #include "publish/log.h"
 #include "swap/pod-end.h"
@@ -25,7 +26,7 @@
 static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
-        m->deadline = sd_event_source_disable_unref(m->deadline);
+        m->sources->deadline = sd_event_source_disable_unref(m->sources->deadline);
         log_warning("No ready file %s within ReadyTimeoutSec=%llu.", m->config->ready_file,
                     (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
         if (swap_state_waits_for_ready(m->swap.state) && m->swap.state != SWAP_STATE_UNLOADED_WAITING_DRIVER)
@@ -42,22 +43,22 @@ static void apply_deadline(Manager *m) {
 
         /* Blocked on the pod's end: no ready file is awaited. */
         if (!swap_state_waits_for_ready(m->swap.state) || m->ready_present || pod_end_active(&m->follow.pod_end)) {
-                m->deadline = sd_event_source_disable_unref(m->deadline);
+                m->sources->deadline = sd_event_source_disable_unref(m->sources->deadline);
                 m->swap.record.ready_deadline_usec = 0;
                 return;
         }
-        if (m->deadline)
+        if (m->sources->deadline)
                 return;
         if (m->swap.record.ready_deadline_usec == 0)
                 m->swap.record.ready_deadline_usec = now + m->config->ready_timeout_usec;
         left = m->swap.record.ready_deadline_usec > now ? m->swap.record.ready_deadline_usec - now : 0;
         /* The one timer of the daemon: a deadline that means something. */
-        r = sd_event_add_time_relative(m->event, &m->deadline, CLOCK_BOOTTIME, left, 1000000ULL, on_deadline, m);
+        r = sd_event_add_time_relative(m->event, &m->sources->deadline, CLOCK_BOOTTIME, left, 1000000ULL, on_deadline, m);
         if (r < 0) {
                 log_error_errno(r, "Cannot arm the ready deadline: %m");
                 return;
         }
-        (void) sd_event_source_set_description(m->deadline, "ready-deadline");
+        (void) sd_event_source_set_description(m->sources->deadline, "ready-deadline");
 }
 
 void manager_apply_state(Manager *m) {
@@ -79,7 +80,7 @@ void manager_apply_state(Manager *m) {
                         log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ": %m");
         }
         apply_deadline(m);
-        (void) mount_watch_set_enabled(m->mounts, m->swap.state == SWAP_STATE_BLOCKED);
+        (void) mount_watch_set_enabled(m->sources->mounts, m->swap.state == SWAP_STATE_BLOCKED);
         if (m->swap.state != SWAP_STATE_BLOCKED)
                 swap_record_forget_blockers(&m->swap);
 }
@@ -125,7 +126,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
         swap_status_update(m);
         /* Blocked: the mount watch also follows the exit of the processes
          * the blockers named. */
-        (void) mount_watch_follow(m->mounts, m->swap.blocker_pids, m->swap.state == SWAP_STATE_BLOCKED ? m->swap.n_blocker_pids : 0);
+        (void) mount_watch_follow(m->sources->mounts, m->swap.blocker_pids, m->swap.state == SWAP_STATE_BLOCKED ? m->swap.n_blocker_pids : 0);
         /* An action's transient memory (module files, the usage
          * scan, libkmod's and libnvme's trees) is freed by now; give the
          * free pages back before weeks of idling, wherever they sit in the

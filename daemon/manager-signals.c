@@ -7,6 +7,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "manager-dispatch.h"
+#include "manager-sources.h"
 #include "manager-signals.h"
 #include "publish/log.h"
 #include "publish/report.h"
@@ -102,15 +103,15 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 int manager_signals_add(Manager *m) {
         int r;
 
-        r = sd_event_add_signal(m->event, &m->sig_term, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
+        r = sd_event_add_signal(m->event, &m->sources->sig_term, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
         if (r >= 0)
-                r = sd_event_add_signal(m->event, &m->sig_int, SIGINT | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
+                r = sd_event_add_signal(m->event, &m->sources->sig_int, SIGINT | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
         if (r >= 0)
-                r = sd_event_add_signal(m->event, &m->sig_hup, SIGHUP | SD_EVENT_SIGNAL_PROCMASK, on_reload, m);
+                r = sd_event_add_signal(m->event, &m->sources->sig_hup, SIGHUP | SD_EVENT_SIGNAL_PROCMASK, on_reload, m);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up signal handling: %m");
-        (void) sd_event_source_set_description(m->sig_term, "signal-term");
-        (void) sd_event_source_set_description(m->sig_int, "signal-int");
-        (void) sd_event_source_set_description(m->sig_hup, "signal-hup");
+        (void) sd_event_source_set_description(m->sources->sig_term, "signal-term");
+        (void) sd_event_source_set_description(m->sources->sig_int, "signal-int");
+        (void) sd_event_source_set_description(m->sources->sig_hup, "signal-hup");
         return 0;
 }

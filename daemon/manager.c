@@ -12,6 +12,7 @@
 #include "container/container-started.h"
 #include "host/host-root.h"
 #include "manager-dispatch.h"
+#include "manager-sources.h"
 #include "manager-fabrics.h"
 #include "manager-signals.h"
 #include "manager.h"
@@ -209,7 +210,7 @@ static void schedule_recheck(Manager *m) {
         if (m->swap.state != SWAP_STATE_BLOCKED &&
             !((m->swap.state == SWAP_STATE_SWAPPED || m->swap.state == SWAP_STATE_RESTORED) && m->swap.record.missing_namespaces))
                 return;
-        (void) sd_event_source_set_enabled(m->recheck, SD_EVENT_ONESHOT);
+        (void) sd_event_source_set_enabled(m->sources->recheck, SD_EVENT_ONESHOT);
 }
 
 static void on_mounts(MountWatch *w, void *userdata) {
@@ -244,7 +245,7 @@ static void rescan_all(Manager *m) {
         SwapContext ctx;
 
         log_warning("Kernel uevents were lost (ENOBUFS): rescanning modules, containers and devices.");
-        (void) container_store_rescan(m->store);
+        (void) container_store_rescan(m->sources->store);
         manager_stack_changed(m); /* a lost module uevent may hide a broken stack */
         lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going */
         if (swap_read_context(m, &ctx) < 0)
@@ -302,19 +303,25 @@ Manager *manager_free(Manager *m) {
         /* Every exit path: the guard must not keep the host from loading nvme. */
         if (m->swap.started)
                 (void) reload_guard_remove();
-        container_store_free(m->store);
-        path_watch_free(m->ready);
-        udev_watch_free(m->udev);
-        scope_watch_free(m->scopes);
-        mount_watch_free(m->mounts);
+        if (m->sources) {
+                container_store_free(m->sources->store);
+                path_watch_free(m->sources->ready);
+                udev_watch_free(m->sources->udev);
+                scope_watch_free(m->sources->scopes);
+                mount_watch_free(m->sources->mounts);
+        }
         usage_watch_free(m->usage);
         pin_holder_free(m->pin);
-        sd_event_source_disable_unref(m->sig_term);
-        sd_event_source_disable_unref(m->sig_int);
-        sd_event_source_disable_unref(m->sig_hup);
+        if (m->sources) {
+                sd_event_source_disable_unref(m->sources->sig_term);
+                sd_event_source_disable_unref(m->sources->sig_int);
+                sd_event_source_disable_unref(m->sources->sig_hup);
+        }
         swap_fabrics_free(m); /* a capture or a connect still running goes on in its own unit */
-        sd_event_source_disable_unref(m->deadline);
-        sd_event_source_disable_unref(m->recheck);
+        if (m->sources) {
+                sd_event_source_disable_unref(m->sources->deadline);
+                sd_event_source_disable_unref(m->sources->recheck);
+        }
         sd_event_source_disable_unref(m->stack.timer);
         lifecycle_free(m);
         sd_event_unref(m->event);
@@ -326,6 +333,7 @@ Manager *manager_free(Manager *m) {
         free(m->swap.last_blockers);
         free(m->swap.restore_container);
         swap_metrics_free(m->publish.metrics);
+        free(m->sources);
         free(m);
         return NULL;
 }
@@ -335,6 +343,9 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         int r;
 
         if (!m)
+                return -ENOMEM;
+        m->sources = calloc(1, sizeof(*m->sources));
+        if (!m->sources)
                 return -ENOMEM;
         m->config_path = strdup(opts->config_path);
         if (!m->config_path)
@@ -360,18 +371,18 @@ static void add_optional_watches(Manager *m) {
         const char *missing = NULL;
         int r;
 
-        r = udev_watch_new(m->event, on_uevent, m, &m->udev);
+        r = udev_watch_new(m->event, on_uevent, m, &m->sources->udev);
         if (r < 0)
                 log_warning_errno(r, "Cannot listen to kernel uevents, module reloads will be seen late: %m");
         if (host_root_is_real()) {
-                r = scope_watch_new(m->event, on_scope, m, &m->scopes);
+                r = scope_watch_new(m->event, on_scope, m, &m->sources->scopes);
                 if (r < 0)
                         log_warning_errno(r, "Cannot watch crio-*.scope units over the system bus, "
                                           "relying on pidfiles and the container store: %m");
         } else
                 log_info("Fake root %s: not watching systemd scopes, relying on pidfiles and the container store.",
                          host_root());
-        r = mount_watch_new(m->event, on_mounts, m, &m->mounts);
+        r = mount_watch_new(m->event, on_mounts, m, &m->sources->mounts);
         if (r < 0)
                 log_info("Cannot poll /proc/1/mountinfo (%s): blocked swaps are re-checked on block uevents only.",
                          strerror(-r));
@@ -390,19 +401,19 @@ static int add_watches(Manager *m) {
         if (r < 0)
                 return r;
         manager_fabrics_setup(m);
-        r = sd_event_add_defer(m->event, &m->recheck, on_recheck, m);
+        r = sd_event_add_defer(m->event, &m->sources->recheck, on_recheck, m);
         if (r < 0)
                 return log_error_errno(r, "Cannot create the re-check source: %m");
-        (void) sd_event_source_set_enabled(m->recheck, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(m->recheck, "usage-recheck");
+        (void) sd_event_source_set_enabled(m->sources->recheck, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->sources->recheck, "usage-recheck");
 
         if (host_path(m->config->ready_file, &ready) < 0 || host_path(m->config->container_store, &store) < 0)
                 return log_oom();
-        r = path_watch_new(m->event, ready, "ready-file", on_ready, m, &m->ready);
+        r = path_watch_new(m->event, ready, "ready-file", on_ready, m, &m->sources->ready);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch the ready file %s: %m", ready);
-        m->ready_present = path_watch_exists(m->ready);
-        r = container_store_new(m->event, store, want_container, on_store, m, &m->store);
+        m->ready_present = path_watch_exists(m->sources->ready);
+        r = container_store_new(m->event, store, want_container, on_store, m, &m->sources->store);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch the container store %s: %m", store);
         add_optional_watches(m);

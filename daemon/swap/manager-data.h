@@ -3,7 +3,8 @@
 
 /* The daemon's data (struct Manager): a composition of the swap's owners,
  * each in its own header with its own data, and the event sources that
- * feed them. manager.c owns it (creates, frees, feeds events):
+ * feed them (an opaque ManagerSources: only the manager's files see into
+ * it). manager.c owns it (creates, frees, feeds events):
  *   m->swap     the state machine and its persisted record   swap-machine.h
  *   m->follow   the driver container followed                swap-follow.h
  *   m->stack    the stack's health: settle, refused restore  swap-stack.h
@@ -18,7 +19,6 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "container/container-store.h"
 #include "daemon-config.h"
 #include "guard/guard-ops.h"
 #include "guard/pin-holder.h"
@@ -27,13 +27,10 @@
 #include "swap/swap-machine.h"
 #include "swap/swap-publish.h"
 #include "swap/swap-stack.h"
-#include "watch/mount-watch.h"
-#include "watch/path-watch.h"
-#include "watch/scope-watch.h"
-#include "watch/udev-watch.h"
 #include "watch/usage-watch.h"
 
 typedef struct Manager Manager;
+typedef struct ManagerSources ManagerSources;
 
 struct Manager {
         sd_event *event;
@@ -48,16 +45,10 @@ struct Manager {
         SwapPublish publish;
         SwapFabrics fabrics;
 
-        /* Event sources (manager.c, manager-dispatch.c). */
+        /* The event sources (the manager's own: manager-sources.h) and
+         * what the ready file's watch last saw. */
+        ManagerSources *sources;
         bool ready_present;
-        ContainerStore *store;
-        PathWatch *ready;
-        UdevWatch *udev;
-        ScopeWatch *scopes;
-        MountWatch *mounts;
-        sd_event_source *sig_term, *sig_int, *sig_hup;
-        sd_event_source *deadline;
-        sd_event_source *recheck;    /* deferred, coalesced usage re-check */
 
         /* The pin and its always-on watch (swap-pin.c). */
         PinHolder *pin;

@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "container/container-store.h"
 #include "container/container-time.h"
 #include "container/container-tree.h"
 #include "host/host-kernel.h"
