@@ -149,5 +149,5 @@ static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
 
 void manager_stack_changed(Manager *m) {
         pod_end_stack_changed(m); /* the ended container's cleanup may be at work */
-        stack_judge_changed(m, on_stack_settled);
+        stack_judge_changed(&m->stack, m->event, on_stack_settled, m);
 }

@@ -26,27 +26,31 @@ static const char *followed_id(const Manager *m) {
         return m->follow.container.identity ? m->follow.container.identity->id : NULL;
 }
 
-static void arm(Manager *m, uint64_t when, sd_event_time_handler_t handler) {
+static void arm_timer(SwapStack *s, sd_event *e, uint64_t when, sd_event_time_handler_t handler, void *userdata) {
         int r;
 
-        if (m->stack.timer) {
-                (void) sd_event_source_set_time(m->stack.timer, when);
-                (void) sd_event_source_set_enabled(m->stack.timer, SD_EVENT_ONESHOT);
+        if (s->timer) {
+                (void) sd_event_source_set_time(s->timer, when);
+                (void) sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
                 return;
         }
-        r = sd_event_add_time(m->event, &m->stack.timer, CLOCK_MONOTONIC, when, 100000ULL, handler, m);
+        r = sd_event_add_time(e, &s->timer, CLOCK_MONOTONIC, when, 100000ULL, handler, userdata);
         if (r < 0) {
                 log_warning_errno(r, "Cannot arm the stack check, a broken stack will be seen late: %m");
                 return;
         }
-        (void) sd_event_source_set_description(m->stack.timer, "stack-settle");
+        (void) sd_event_source_set_description(s->timer, "stack-settle");
 }
 
-void stack_judge_changed(Manager *m, sd_event_time_handler_t handler) {
+static void arm(Manager *m, uint64_t when, sd_event_time_handler_t handler) {
+        arm_timer(&m->stack, m->event, when, handler, m);
+}
+
+void stack_judge_changed(SwapStack *s, sd_event *e, sd_event_time_handler_t handler, void *userdata) {
         uint64_t now = now_usec();
 
-        stack_settle_changed(&m->stack.settle, now);
-        arm(m, now + STACK_SETTLE_QUIET_USEC, handler);
+        stack_settle_changed(&s->settle, now);
+        arm_timer(s, e, now + STACK_SETTLE_QUIET_USEC, handler, userdata);
 }
 
 /* The followed container is at work on the node's modules: alive, and its

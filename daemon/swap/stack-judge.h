@@ -12,9 +12,9 @@
 #include "swap/manager-data.h"
 
 /* A stack module came or went (a uevent, a lost one, the start, a reload):
- * the judgment is (re)armed QUIET from now; handler is the manager's timer
- * callback, which calls stack_judge_run(). */
-void stack_judge_changed(Manager *m, sd_event_time_handler_t handler);
+ * the judgment is (re)armed QUIET from now on e; handler (with userdata) is
+ * the manager's timer callback, which calls stack_judge_run(). */
+void stack_judge_changed(SwapStack *s, sd_event *e, sd_event_time_handler_t handler, void *userdata);
 /* The timer fired: SWAP_EVENT_STACK_BROKEN (reported) for the manager to
  * dispatch, or _SWAP_EVENT_INVALID (working, or re-armed to look again). */
 SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler);
