@@ -17,6 +17,9 @@
 #include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
+#include "watch/mount-watch.h"
+
+_Static_assert(SWAP_BLOCKER_PIDS_MAX <= MOUNT_WATCH_PIDS_MAX, "the mount watch follows every blocker's process");
 
 /* More than this many chained transitions for one event is a bug in the table. */
 #define MAX_CHAIN 16

@@ -4,6 +4,7 @@
 #include "manager-dispatch.h"
 #include "manager-fabrics.h"
 #include "publish/log.h"
+#include "watch/fabrics-watch.h"
 #include "swap/swap-fabrics.h"
 
 #define CAPTURE_RETRY_USEC (60ULL * 1000000ULL)

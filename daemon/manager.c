@@ -10,6 +10,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "container/container-started.h"
+#include "guard/pin-holder.h"
 #include "host/host-root.h"
 #include "manager-dispatch.h"
 #include "manager-sources.h"
@@ -32,6 +33,7 @@
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
 #include "util/strv.h"
+#include "watch/usage-watch.h"
 
 /* ---- the driver container --------------------------------------------- */
 

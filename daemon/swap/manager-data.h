@@ -21,16 +21,17 @@
 
 #include "daemon-config.h"
 #include "guard/guard-ops.h"
-#include "guard/pin-holder.h"
 #include "swap/swap-fabrics-data.h"
 #include "swap/swap-follow.h"
 #include "swap/swap-machine.h"
 #include "swap/swap-publish.h"
 #include "swap/swap-stack.h"
-#include "watch/usage-watch.h"
 
 typedef struct Manager Manager;
 typedef struct ManagerSources ManagerSources;
+/* The pin and its watch (guard/pin-holder.h, watch/usage-watch.h: swap-pin.c). */
+typedef struct PinHolder PinHolder;
+typedef struct UsageWatch UsageWatch;
 
 struct Manager {
         sd_event *event;

@@ -17,6 +17,7 @@
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
 #include "util/strv.h"
+#include "watch/fabrics-watch.h"
 
 /* Which build the unload takes out, for the journal: after a swap (a new
  * driver container) it is an earlier container's build, not the in-tree one. */

@@ -8,7 +8,9 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "watch/fabrics-watch.h"
+
+/* The request file and its answer (watch/fabrics-watch.h, used by swap-fabrics.c). */
+typedef struct FabricsWatch FabricsWatch;
 
 typedef struct SwapFabrics {
         FabricsWatch *watch;      /* the request and its answer; NULL: no fabrics handling */

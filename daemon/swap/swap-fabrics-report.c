@@ -9,6 +9,7 @@
 #include "swap/swap-fabrics-report.h"
 #include "swap/swap-record.h"
 #include "util/strv.h"
+#include "watch/fabrics-watch.h"
 
 #define FIELD_MAX 12
 

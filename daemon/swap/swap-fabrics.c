@@ -14,6 +14,7 @@
 #include "swap/swap-fabrics.h"
 #include "swap/swap-record.h"
 #include "util/fileio.h"
+#include "watch/fabrics-watch.h"
 #include "util/strv.h"
 
 /* A connect the unit never answered is asked for again after this; a

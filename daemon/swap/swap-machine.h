@@ -14,7 +14,10 @@
 
 #include "publish/state-file.h"
 #include "swap/swap-state.h"
-#include "watch/mount-watch.h"
+
+/* The blockers' processes followed at most (the mount watch follows as
+ * many: manager-dispatch.c checks that it can). */
+#define SWAP_BLOCKER_PIDS_MAX 16
 
 typedef struct SwapMachine {
         SwapState state;
@@ -23,7 +26,7 @@ typedef struct SwapMachine {
         bool stopping;
         char *failure;               /* why we are FAILED, for the report */
         char *last_blockers;         /* to report a block once, not on every re-check */
-        pid_t blocker_pids[MOUNT_WATCH_PIDS_MAX]; /* processes the blockers named (a mount in their
+        pid_t blocker_pids[SWAP_BLOCKER_PIDS_MAX]; /* processes the blockers named (a mount in their
                                                      mount namespace, a device open): the mount
                                                      watch follows their exit, since no mount-table
                                                      event tells when their namespace goes */

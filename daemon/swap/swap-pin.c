@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include "guard/pin-holder.h"
 #include "publish/report.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
 #include "util/strv.h"
+#include "watch/usage-watch.h"
 
 void swap_pin_refresh(Manager *m) {
         int changed = pin_holder_refresh(m->pin);

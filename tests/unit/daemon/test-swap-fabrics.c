@@ -34,6 +34,7 @@
 #include "swap/swap-record.h"
 #include "util/fileio.h"
 #include "util/strv.h"
+#include "watch/fabrics-watch.h"
 
 typedef struct Script {
         GuardOrigin nvme_core, nvme, nvme_fabrics;
