@@ -114,6 +114,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                 }
                 m->swap.state = t.next;
                 manager_apply_state(m);
+                swap_report_transition(m, old, ev);
                 swap_fabrics_entered(m, old);
                 swap_report_entered(m, old, ev);
                 swap_metrics_entered(m, old, ev, t.action);

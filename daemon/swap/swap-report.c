@@ -239,11 +239,16 @@ static void report_stop_restored(Manager *m, bool restored) {
                 swap_record_message(&m->swap, "restored because the daemon stopped");
 }
 
-void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
+void swap_report_transition(const Manager *m, SwapState old, SwapEvent ev) {
         if (m->swap.state == old)
                 return;
         log_info("State %s -> %s (%s).", swap_state_to_string(old), swap_state_to_string(m->swap.state),
                  swap_event_to_string(ev));
+}
+
+void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
+        if (m->swap.state == old)
+                return;
         switch (m->swap.state) {
         case SWAP_STATE_CONTAINER_SEEN:
                 if (old == SWAP_STATE_IDLE || old == SWAP_STATE_RESTORED || old == SWAP_STATE_FAILED ||
