@@ -99,7 +99,7 @@ int main(int argc, char **argv) {
         const char *path;
         int r;
 
-        /* Issue 20: a swap reads whole module files for their .modinfo (a .ko
+        /* A swap reads whole module files for their .modinfo (a .ko
          * with its debug info is megabytes; up to MODULE_FILE_MAX), then the
          * daemon idles for weeks. glibc's dynamic threshold would grow to the
          * largest such buffer once it was freed, serve the next ones from the
@@ -140,7 +140,7 @@ int main(int argc, char **argv) {
                 return EXIT_SUCCESS;
         }
 
-        /* Mode=observe (issue 23): the same daemon over a guard that only
+        /* Mode=observe: the same daemon over a guard that only
          * rehearses; every entry from here on carries the mode. */
         report_set_mode(swap_mode_to_string(config->mode));
         if (config->mode == SWAP_MODE_OBSERVE && guard_ops_observe_new(&guard_ops_real, &observe_ops) < 0) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "manager-dispatch.h"
+#include "manager-sources.h"
 #include "modules/module-stack.h"
 #include "publish/log.h"
 #include "swap/pod-end.h"
@@ -11,10 +12,14 @@
 #include "swap/stack-judge.h"
 #include "swap/swap-actions.h"
 #include "swap/swap-context.h"
+#include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
+#include "watch/mount-watch.h"
+
+_Static_assert(SWAP_BLOCKER_PIDS_MAX <= MOUNT_WATCH_PIDS_MAX, "the mount watch follows every blocker's process");
 
 /* More than this many chained transitions for one event is a bug in the table. */
 #define MAX_CHAIN 16
@@ -24,10 +29,10 @@
 static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
-        m->deadline = sd_event_source_disable_unref(m->deadline);
+        m->sources->deadline = sd_event_source_disable_unref(m->sources->deadline);
         log_warning("No ready file %s within ReadyTimeoutSec=%llu.", m->config->ready_file,
                     (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
-        if (swap_state_waits_for_ready(m->state) && m->state != SWAP_STATE_UNLOADED_WAITING_DRIVER)
+        if (swap_state_waits_for_ready(m->swap.state) && m->swap.state != SWAP_STATE_UNLOADED_WAITING_DRIVER)
                 swap_report_failure(m, NULL,
                                     "The driver container did not become ready within %llu s; nothing was changed.",
                                     (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
@@ -39,33 +44,33 @@ static void apply_deadline(Manager *m) {
         uint64_t now = now_realtime_usec(), left;
         int r;
 
-        /* Blocked on the pod's end (issue 20): no ready file is awaited. */
-        if (!swap_state_waits_for_ready(m->state) || m->ready_present || pod_end_active(m)) {
-                m->deadline = sd_event_source_disable_unref(m->deadline);
-                m->record.ready_deadline_usec = 0;
+        /* Blocked on the pod's end: no ready file is awaited. */
+        if (!swap_state_waits_for_ready(m->swap.state) || m->ready_present || pod_end_active(&m->follow.pod_end)) {
+                m->sources->deadline = sd_event_source_disable_unref(m->sources->deadline);
+                m->swap.record.ready_deadline_usec = 0;
                 return;
         }
-        if (m->deadline)
+        if (m->sources->deadline)
                 return;
-        if (m->record.ready_deadline_usec == 0)
-                m->record.ready_deadline_usec = now + m->config->ready_timeout_usec;
-        left = m->record.ready_deadline_usec > now ? m->record.ready_deadline_usec - now : 0;
+        if (m->swap.record.ready_deadline_usec == 0)
+                m->swap.record.ready_deadline_usec = now + m->config->ready_timeout_usec;
+        left = m->swap.record.ready_deadline_usec > now ? m->swap.record.ready_deadline_usec - now : 0;
         /* The one timer of the daemon: a deadline that means something. */
-        r = sd_event_add_time_relative(m->event, &m->deadline, CLOCK_BOOTTIME, left, 1000000ULL, on_deadline, m);
+        r = sd_event_add_time_relative(m->event, &m->sources->deadline, CLOCK_BOOTTIME, left, 1000000ULL, on_deadline, m);
         if (r < 0) {
                 log_error_errno(r, "Cannot arm the ready deadline: %m");
                 return;
         }
-        (void) sd_event_source_set_description(m->deadline, "ready-deadline");
+        (void) sd_event_source_set_description(m->sources->deadline, "ready-deadline");
 }
 
 void manager_apply_state(Manager *m) {
         int r;
 
         if (m->ops->observe) {
-                /* Observe writes nothing to /run/modprobe.d (issue 23), nor
+                /* Observe writes nothing to /run/modprobe.d, nor
                  * removes a file another instance left. */
-        } else if (swap_state_is_unloaded(m->state)) {
+        } else if (swap_state_is_unloaded(m->swap.state)) {
                 if (!reload_guard_installed()) {
                         r = reload_guard_install(nvme_stack_modules);
                         if (r < 0)
@@ -78,9 +83,9 @@ void manager_apply_state(Manager *m) {
                         log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ": %m");
         }
         apply_deadline(m);
-        (void) mount_watch_set_enabled(m->mounts, m->state == SWAP_STATE_BLOCKED);
-        if (m->state != SWAP_STATE_BLOCKED)
-                swap_record_forget_blockers(m);
+        (void) mount_watch_set_enabled(m->sources->mounts, m->swap.state == SWAP_STATE_BLOCKED);
+        if (m->swap.state != SWAP_STATE_BLOCKED)
+                swap_record_forget_blockers(&m->swap);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -91,7 +96,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
         for (unsigned n = 0; ev >= 0 && n < MAX_CHAIN; n++) {
                 SwapContext ctx;
                 SwapTransition t;
-                SwapState old = m->state;
+                SwapState old = m->swap.state;
 
                 /* The ready file's event may still be queued behind this
                  * one (it was removed during an unload that took seconds):
@@ -100,15 +105,17 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                         m->ready_present = false;
                 if (swap_read_context(m, &ctx) < 0)
                         return;
-                t = swap_state_next(m->state, ev, &ctx);
+                t = swap_state_next(m->swap.state, ev, &ctx);
                 if (t.next < 0)
                         return;
                 if (t.next != old && t.next != SWAP_STATE_FAILED) {
-                        free(m->failure);
-                        m->failure = NULL;
+                        free(m->swap.failure);
+                        m->swap.failure = NULL;
                 }
-                m->state = t.next;
+                m->swap.state = t.next;
                 manager_apply_state(m);
+                swap_report_transition(m, old, ev);
+                swap_fabrics_entered(m, old);
                 swap_report_entered(m, old, ev);
                 swap_metrics_entered(m, old, ev, t.action);
                 lifecycle_entered(m, old, ev);
@@ -123,8 +130,8 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
         swap_status_update(m);
         /* Blocked: the mount watch also follows the exit of the processes
          * the blockers named. */
-        (void) mount_watch_follow(m->mounts, m->blocker_pids, m->state == SWAP_STATE_BLOCKED ? m->n_blocker_pids : 0);
-        /* Issue 20: an action's transient memory (module files, the usage
+        (void) mount_watch_follow(m->sources->mounts, m->swap.blocker_pids, m->swap.state == SWAP_STATE_BLOCKED ? m->swap.n_blocker_pids : 0);
+        /* An action's transient memory (module files, the usage
          * scan, libkmod's and libnvme's trees) is freed by now; give the
          * free pages back before weeks of idling, wherever they sit in the
          * heap (main() keeps large buffers out of it). */
@@ -146,5 +153,5 @@ static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
 
 void manager_stack_changed(Manager *m) {
         pod_end_stack_changed(m); /* the ended container's cleanup may be at work */
-        stack_judge_changed(m, on_stack_settled);
+        stack_judge_changed(&m->stack, m->event, on_stack_settled, m);
 }

@@ -12,7 +12,7 @@
 
 /* Feeds ev, and the outcomes of the actions it leads to, through the table. */
 void manager_dispatch(Manager *m, SwapEvent ev);
-/* Makes the node match m->state on entering it (also at start, after the
+/* Makes the node match m->swap.state on entering it (also at start, after the
  * reconcile sets the state without an event). */
 void manager_apply_state(Manager *m);
 /* A stack module came or went (or may have: a reload, a lost uevent): the

@@ -4,6 +4,7 @@
 #include "manager-dispatch.h"
 #include "manager-fabrics.h"
 #include "publish/log.h"
+#include "watch/fabrics-watch.h"
 #include "swap/swap-fabrics.h"
 
 #define CAPTURE_RETRY_USEC (60ULL * 1000000ULL)
@@ -11,7 +12,7 @@
 static void recheck(Manager *m) {
         /* Only a blocked unload waits on a capture; any other state has
          * moved on (a container gone, a stop) and needs nothing. */
-        if (m->started && !m->stopping && m->state == SWAP_STATE_BLOCKED)
+        if (m->swap.started && !m->swap.stopping && m->swap.state == SWAP_STATE_BLOCKED)
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
         else
                 m->fabrics.captured = false; /* a later unload captures anew, never from this one */

@@ -7,6 +7,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "manager-dispatch.h"
+#include "manager-sources.h"
 #include "manager-signals.h"
 #include "publish/log.h"
 #include "publish/report.h"
@@ -40,9 +41,9 @@
 static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
-        if (m->stopping)
+        if (m->swap.stopping)
                 return 0;
-        m->stopping = true;
+        m->swap.stopping = true;
         (void) sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         log_info("Stopping on %s.", strsignal((int) si->ssi_signo));
         /* The table restores when the stack is unloaded (and ends in idle, so
@@ -89,7 +90,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         (void) sd_notify(0, "READY=1");
         /* A reload is also "look again": a blocked swap re-checks its blockers
          * (for operators who cleared them, and where no mount events come). */
-        if (m->state == SWAP_STATE_BLOCKED)
+        if (m->swap.state == SWAP_STATE_BLOCKED)
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
         /* ... and the stack is judged again, as after a module uevent (one
          * lost, or none at all: a fake root's kernel sends none). */
@@ -102,15 +103,15 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 int manager_signals_add(Manager *m) {
         int r;
 
-        r = sd_event_add_signal(m->event, &m->sig_term, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
+        r = sd_event_add_signal(m->event, &m->sources->sig_term, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
         if (r >= 0)
-                r = sd_event_add_signal(m->event, &m->sig_int, SIGINT | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
+                r = sd_event_add_signal(m->event, &m->sources->sig_int, SIGINT | SD_EVENT_SIGNAL_PROCMASK, on_terminate, m);
         if (r >= 0)
-                r = sd_event_add_signal(m->event, &m->sig_hup, SIGHUP | SD_EVENT_SIGNAL_PROCMASK, on_reload, m);
+                r = sd_event_add_signal(m->event, &m->sources->sig_hup, SIGHUP | SD_EVENT_SIGNAL_PROCMASK, on_reload, m);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up signal handling: %m");
-        (void) sd_event_source_set_description(m->sig_term, "signal-term");
-        (void) sd_event_source_set_description(m->sig_int, "signal-int");
-        (void) sd_event_source_set_description(m->sig_hup, "signal-hup");
+        (void) sd_event_source_set_description(m->sources->sig_term, "signal-term");
+        (void) sd_event_source_set_description(m->sources->sig_int, "signal-int");
+        (void) sd_event_source_set_description(m->sources->sig_hup, "signal-hup");
         return 0;
 }

@@ -10,8 +10,10 @@
 #include <systemd/sd-daemon.h>
 
 #include "container/container-started.h"
+#include "guard/pin-holder.h"
 #include "host/host-root.h"
 #include "manager-dispatch.h"
+#include "manager-sources.h"
 #include "manager-fabrics.h"
 #include "manager-signals.h"
 #include "manager.h"
@@ -31,6 +33,7 @@
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
 #include "util/strv.h"
+#include "watch/usage-watch.h"
 
 /* ---- the driver container --------------------------------------------- */
 
@@ -39,7 +42,7 @@ static int on_pod_end_waited(sd_event_source *s, uint64_t usec, void *userdata) 
         Manager *m = userdata;
         SwapEvent ev = pod_end_waited(m);
 
-        if (ev >= 0 && m->started)
+        if (ev >= 0 && m->swap.started)
                 manager_dispatch(m, ev);
         return 0;
 }
@@ -49,9 +52,9 @@ static int on_pod_end_waited(sd_event_source *s, uint64_t usec, void *userdata) 
 static bool container_alive(const Manager *m) {
         struct pollfd p = { .events = POLLIN };
 
-        if (!m->container.exit_source)
+        if (!m->follow.container.exit_source)
                 return false;
-        p.fd = sd_event_source_get_io_fd(m->container.exit_source);
+        p.fd = sd_event_source_get_io_fd(m->follow.container.exit_source);
         return p.fd >= 0 && poll(&p, 1, 0) == 0;
 }
 
@@ -59,20 +62,20 @@ static bool container_alive(const Manager *m) {
  * there is one (a zombie not yet reaped still answers kill(2)), else
  * whether its pid answers at all. */
 static bool container_gone(const Manager *m) {
-        if (m->container.exit_source)
+        if (m->follow.container.exit_source)
                 return !container_alive(m);
-        return !container_pid_running(m->container.pid);
+        return !container_pid_running(m->follow.container.pid);
 }
 
 static void container_exited(Manager *m, const char *why) {
-        if (!driver_container_followed(&m->container))
+        if (!driver_container_followed(&m->follow.container))
                 return;
-        log_info("Driver container %.12s is gone (%s).", m->container.identity->id, why);
+        log_info("Driver container %.12s is gone (%s).", m->follow.container.identity->id, why);
         pod_end_container_exited(m, on_pod_end_waited);
         lifecycle_container_exited(m);
-        pin_holder_driver_container(m->pin, m->container.identity->id, m->container.identity->pod_name, false);
-        driver_container_forget(&m->container);
-        if (m->started)
+        pin_holder_driver_container(m->pin, m->follow.container.identity->id, m->follow.container.identity->pod_name, false);
+        driver_container_forget(&m->follow.container);
+        if (m->swap.started)
                 manager_dispatch(m, SWAP_EVENT_CONTAINER_EXITED);
 }
 
@@ -87,30 +90,30 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
         /* The followed one exited, its pidfd's event still pending (sd-event
          * may run the store's event first: seen on 6.12 under load). Its end
          * comes first, as it happened, so what it left (the ready file of a
-         * killed attempt, issue 20) is never taken for the next one's. */
-        if (driver_container_followed(&m->container) && !driver_container_is(&m->container, c->id) &&
+         * killed attempt) is never taken for the next one's. */
+        if (driver_container_followed(&m->follow.container) && !driver_container_is(&m->follow.container, c->id) &&
             container_gone(m))
                 container_exited(m, "its process exited");
 
-        r = driver_container_follow(&m->container, m->event, c, pid, on_container_exit, m);
+        r = driver_container_follow(&m->follow.container, m->event, c, pid, on_container_exit, m);
         if (r == -ENOMEM) {
                 log_oom();
                 return;
         }
-        if (r == DRIVER_CONTAINER_NOT_RUNNING && driver_container_is(&m->container, c->id))
+        if (r == DRIVER_CONTAINER_NOT_RUNNING && driver_container_is(&m->follow.container, c->id))
                 container_exited(m, "its process is gone");
         if (r != DRIVER_CONTAINER_FOLLOWED)
                 return;
         /* Again at the start (a store seen late, a rescan, a use begun since
          * the create): what we tell the container must be true now. */
-        if (m->started)
+        if (m->swap.started)
                 swap_pin_refresh(m);
         pin_holder_driver_container(m->pin, c->id, c->pod_name, true);
         lifecycle_container_followed(m);
-        if (!m->started)
+        if (!m->swap.started)
                 return;
         manager_dispatch(m, SWAP_EVENT_CONTAINER_STARTED);
-        if (m->ready_stale)
+        if (m->follow.ready_stale)
                 manager_dispatch(m, SWAP_EVENT_READY_STALE);
 }
 
@@ -126,7 +129,7 @@ static bool want_container(const ContainerIdentity *c, void *userdata) {
         Manager *m = userdata;
         bool wanted = driver_container_wanted(m->config, c);
 
-        if (wanted && m->started)
+        if (wanted && m->swap.started)
                 swap_pin_refresh(m);
         return wanted;
 }
@@ -136,14 +139,14 @@ static void on_store(ContainerStore *s, ContainerStoreEvent ev, const ContainerI
 
         if (ev == CONTAINER_STORE_PID)
                 container_running(m, c, pid);
-        else if (driver_container_is(&m->container, c->id))
+        else if (driver_container_is(&m->follow.container, c->id))
                 container_exited(m, "removed from the container store");
 }
 
 static void on_scope(ScopeWatch *w, const char *id, bool added, void *userdata) {
         Manager *m = userdata;
 
-        if (added || !driver_container_is(&m->container, id))
+        if (added || !driver_container_is(&m->follow.container, id))
                 return;
         /* A UnitRemoved is a hint (systemd sends one for every unit on
          * daemon-reload, systemd#376): the pidfd says whether it exited. */
@@ -161,19 +164,19 @@ static void on_ready(PathWatch *w, bool exists, void *userdata) {
         Manager *m = userdata;
 
         /* Only one made for the followed container counts; one removed since is gone. */
-        if (exists && !lifecycle_ready_counts(m) && !m->ready_stale)
+        if (exists && !lifecycle_ready_counts(m) && !m->follow.ready_stale)
                 exists = false;
         if (!exists) {
-                if (m->ready_present || m->ready_stale)
+                if (m->ready_present || m->follow.ready_stale)
                         log_info("Ready file %s is gone.", m->config->ready_file);
-                m->ready_present = m->ready_stale = false;
+                m->ready_present = m->follow.ready_stale = false;
                 return;
         }
-        if (m->ready_stale) {
+        if (m->follow.ready_stale) {
                 log_info("Ready file %s appeared but predates driver container %.12s.", m->config->ready_file,
-                         m->container.identity ? m->container.identity->id : "?");
+                         m->follow.container.identity ? m->follow.container.identity->id : "?");
                 m->ready_present = false;
-                if (m->started)
+                if (m->swap.started)
                         manager_dispatch(m, SWAP_EVENT_READY_STALE);
                 return;
         }
@@ -181,20 +184,20 @@ static void on_ready(PathWatch *w, bool exists, void *userdata) {
                 return;
         m->ready_present = true;
         log_info("Ready file %s appeared.", m->config->ready_file);
-        if (m->started)
+        if (m->swap.started)
                 manager_dispatch(m, SWAP_EVENT_READY_APPEARED);
 }
 
 static int on_recheck(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
 
-        if (m->state == SWAP_STATE_BLOCKED) {
+        if (m->swap.state == SWAP_STATE_BLOCKED) {
                 /* The mount watch may come first, and the unload lets go of
                  * the pin without a word: match the pin (and say UNPINNED)
                  * at the moment the use ended, not after the unload. */
                 swap_pin_refresh(m);
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
-        } else if ((m->state == SWAP_STATE_SWAPPED || m->state == SWAP_STATE_RESTORED) && m->record.missing_namespaces) {
+        } else if ((m->swap.state == SWAP_STATE_SWAPPED || m->swap.state == SWAP_STATE_RESTORED) && m->swap.record.missing_namespaces) {
                 swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
                 swap_record_persist(m);
                 swap_status_update(m);
@@ -204,12 +207,12 @@ static int on_recheck(sd_event_source *s, void *userdata) {
 
 /* Coalesce bursts (a mount storm, a partition table re-read) into one check. */
 static void schedule_recheck(Manager *m) {
-        if (!m->started)
+        if (!m->swap.started)
                 return;
-        if (m->state != SWAP_STATE_BLOCKED &&
-            !((m->state == SWAP_STATE_SWAPPED || m->state == SWAP_STATE_RESTORED) && m->record.missing_namespaces))
+        if (m->swap.state != SWAP_STATE_BLOCKED &&
+            !((m->swap.state == SWAP_STATE_SWAPPED || m->swap.state == SWAP_STATE_RESTORED) && m->swap.record.missing_namespaces))
                 return;
-        (void) sd_event_source_set_enabled(m->recheck, SD_EVENT_ONESHOT);
+        (void) sd_event_source_set_enabled(m->sources->recheck, SD_EVENT_ONESHOT);
 }
 
 static void on_mounts(MountWatch *w, void *userdata) {
@@ -220,7 +223,7 @@ static void on_mounts(MountWatch *w, void *userdata) {
 static void on_usage(UsageWatch *w, void *userdata) {
         Manager *m = userdata;
 
-        if (!m->started)
+        if (!m->swap.started)
                 return;
         swap_pin_refresh(m);
         schedule_recheck(m);
@@ -244,12 +247,12 @@ static void rescan_all(Manager *m) {
         SwapContext ctx;
 
         log_warning("Kernel uevents were lost (ENOBUFS): rescanning modules, containers and devices.");
-        (void) container_store_rescan(m->store);
+        (void) container_store_rescan(m->sources->store);
         manager_stack_changed(m); /* a lost module uevent may hide a broken stack */
-        lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going (issue 8) */
+        lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going */
         if (swap_read_context(m, &ctx) < 0)
                 return;
-        if (swap_state_is_unloaded(m->state) && ctx.stack_loaded)
+        if (swap_state_is_unloaded(m->swap.state) && ctx.stack_loaded)
                 manager_dispatch(m, ctx.replacement_loaded ? SWAP_EVENT_MODULE_ADDED_OTHER
                                                            : SWAP_EVENT_MODULE_ADDED_IN_TREE);
         else if (!ctx.stack_loaded)
@@ -261,7 +264,7 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
         Manager *m = userdata;
         SwapContext ctx;
 
-        if (!m->started)
+        if (!m->swap.started)
                 return;
         switch (ev) {
         case UDEV_WATCH_MODULE_ADD:
@@ -269,11 +272,11 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                         manager_stack_changed(m);
                         module_added(m, name);
                 } else if (streq(name, "nvidia_fs"))
-                        lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
+                        lifecycle_nvfs_changed(m); /* the GDS hook generation may change */
                 break;
         case UDEV_WATCH_MODULE_REMOVE:
                 if (streq(name, "nvidia_fs"))
-                        lifecycle_nvfs_changed(m); /* issue 8: GDS generation */
+                        lifecycle_nvfs_changed(m); /* the GDS hook generation may change */
                 if (!nvme_stack_module(name))
                         break;
                 manager_stack_changed(m);
@@ -300,33 +303,41 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         /* Every exit path: the guard must not keep the host from loading nvme. */
-        if (m->started)
+        if (m->swap.started)
                 (void) reload_guard_remove();
-        container_store_free(m->store);
-        path_watch_free(m->ready);
-        udev_watch_free(m->udev);
-        scope_watch_free(m->scopes);
-        mount_watch_free(m->mounts);
+        if (m->sources) {
+                container_store_free(m->sources->store);
+                path_watch_free(m->sources->ready);
+                udev_watch_free(m->sources->udev);
+                scope_watch_free(m->sources->scopes);
+                mount_watch_free(m->sources->mounts);
+        }
         usage_watch_free(m->usage);
-        mount_tables_unref(m->mount_tables);
+        if (m->sources) /* after both subscribers */
+                mount_tables_unref(m->sources->mount_tables);
         pin_holder_free(m->pin);
-        sd_event_source_disable_unref(m->sig_term);
-        sd_event_source_disable_unref(m->sig_int);
-        sd_event_source_disable_unref(m->sig_hup);
+        if (m->sources) {
+                sd_event_source_disable_unref(m->sources->sig_term);
+                sd_event_source_disable_unref(m->sources->sig_int);
+                sd_event_source_disable_unref(m->sources->sig_hup);
+        }
         swap_fabrics_free(m); /* a capture or a connect still running goes on in its own unit */
-        sd_event_source_disable_unref(m->deadline);
-        sd_event_source_disable_unref(m->recheck);
-        sd_event_source_disable_unref(m->stack_settle);
+        if (m->sources) {
+                sd_event_source_disable_unref(m->sources->deadline);
+                sd_event_source_disable_unref(m->sources->recheck);
+        }
+        sd_event_source_disable_unref(m->stack.timer);
         lifecycle_free(m);
         sd_event_unref(m->event);
-        driver_container_forget(&m->container);
+        driver_container_forget(&m->follow.container);
         config_free(m->config);
-        state_file_clear(&m->record);
+        state_file_clear(&m->swap.record);
         free(m->config_path);
-        free(m->failure);
-        free(m->last_blockers);
-        free(m->restore_container);
-        swap_metrics_free(m->metrics);
+        free(m->swap.failure);
+        free(m->swap.last_blockers);
+        free(m->swap.restore_container);
+        swap_metrics_free(m->publish.metrics);
+        free(m->sources);
         free(m);
         return NULL;
 }
@@ -337,6 +348,9 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
 
         if (!m)
                 return -ENOMEM;
+        m->sources = calloc(1, sizeof(*m->sources));
+        if (!m->sources)
+                return -ENOMEM;
         m->config_path = strdup(opts->config_path);
         if (!m->config_path)
                 return -ENOMEM;
@@ -345,9 +359,9 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m->pin = pin_holder_new(m->ops);
         if (!m->pin)
                 return -ENOMEM;
-        m->state = SWAP_STATE_IDLE;
-        m->record.state = SWAP_STATE_IDLE;
-        m->restore_cause = _SWAP_EVENT_INVALID;
+        m->swap.state = SWAP_STATE_IDLE;
+        m->swap.record.state = SWAP_STATE_IDLE;
+        m->swap.restore_cause = _SWAP_EVENT_INVALID;
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
@@ -361,24 +375,24 @@ static void add_optional_watches(Manager *m) {
         const char *missing = NULL;
         int r;
 
-        r = udev_watch_new(m->event, on_uevent, m, &m->udev);
+        r = udev_watch_new(m->event, on_uevent, m, &m->sources->udev);
         if (r < 0)
                 log_warning_errno(r, "Cannot listen to kernel uevents, module reloads will be seen late: %m");
         if (host_root_is_real()) {
-                r = scope_watch_new(m->event, on_scope, m, &m->scopes);
+                r = scope_watch_new(m->event, on_scope, m, &m->sources->scopes);
                 if (r < 0)
                         log_warning_errno(r, "Cannot watch crio-*.scope units over the system bus, "
                                           "relying on pidfiles and the container store: %m");
         } else
                 log_info("Fake root %s: not watching systemd scopes, relying on pidfiles and the container store.",
                          host_root());
-        r = mount_tables_new(m->event, &m->mount_tables);
+        r = mount_tables_new(m->event, &m->sources->mount_tables);
         if (r >= 0)
-                r = mount_watch_new(m->mount_tables, on_mounts, m, &m->mounts);
+                r = mount_watch_new(m->sources->mount_tables, on_mounts, m, &m->sources->mounts);
         if (r < 0)
                 log_info("Cannot poll /proc/1/mountinfo (%s): blocked swaps are re-checked on block uevents only.",
                          strerror(-r));
-        r = usage_watch_new(m->event, m->mount_tables, on_usage, m, &m->usage, &missing);
+        r = usage_watch_new(m->event, m->sources->mount_tables, on_usage, m, &m->usage, &missing);
         if (r < 0)
                 log_warning_errno(r, "Cannot watch NVMe namespace use: the pin follows our own checks only: %m");
         else if (missing)
@@ -393,19 +407,19 @@ static int add_watches(Manager *m) {
         if (r < 0)
                 return r;
         manager_fabrics_setup(m);
-        r = sd_event_add_defer(m->event, &m->recheck, on_recheck, m);
+        r = sd_event_add_defer(m->event, &m->sources->recheck, on_recheck, m);
         if (r < 0)
                 return log_error_errno(r, "Cannot create the re-check source: %m");
-        (void) sd_event_source_set_enabled(m->recheck, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(m->recheck, "usage-recheck");
+        (void) sd_event_source_set_enabled(m->sources->recheck, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->sources->recheck, "usage-recheck");
 
         if (host_path(m->config->ready_file, &ready) < 0 || host_path(m->config->container_store, &store) < 0)
                 return log_oom();
-        r = path_watch_new(m->event, ready, "ready-file", on_ready, m, &m->ready);
+        r = path_watch_new(m->event, ready, "ready-file", on_ready, m, &m->sources->ready);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch the ready file %s: %m", ready);
-        m->ready_present = path_watch_exists(m->ready);
-        r = container_store_new(m->event, store, want_container, on_store, m, &m->store);
+        m->ready_present = path_watch_exists(m->sources->ready);
+        r = container_store_new(m->event, store, want_container, on_store, m, &m->sources->store);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch the container store %s: %m", store);
         add_optional_watches(m);
@@ -424,55 +438,56 @@ static void reconcile(Manager *m) {
                 log_warning_errno(r, "Ignoring the unreadable state file " STATE_FILE ": %m");
         /* What the previous instance meant to load tells whether a replacement
          * is complete (replacement_complete()); dropped below unless kept. */
-        if (previous && previous->modules_before && !m->record.modules_before)
-                (void) strv_copy(previous->modules_before, &m->record.modules_before);
+        if (previous && previous->modules_before && !m->swap.record.modules_before)
+                (void) strv_copy(previous->modules_before, &m->swap.record.modules_before);
         /* Which container the loaded build came from and what it brought are
          * facts about the kernel, kept whatever is decided below; they tell a
          * new container's start over an earlier build from a restart of the
-         * daemon, and what that build's unload takes out (issue 26). */
-        state_file_keep_build(&m->record, previous);
+         * daemon, and what that build's unload takes out. */
+        state_file_keep_build(&m->swap.record, previous);
         lifecycle_container_followed(m);
         if (swap_read_context(m, &ctx) < 0) {
                 /* Cannot see the modules: do nothing rather than guess. */
-                m->state = SWAP_STATE_FAILED;
+                m->swap.state = SWAP_STATE_FAILED;
                 state_file_free(previous);
                 return;
         }
         /* trust: drives left without a driver mean restore, whatever the
-         * state file says (issue 10 row 5). */
+         * state file says: a lost or truncated one must not leave the
+         * node driverless. */
         if (!ctx.stack_loaded && m->ops->nvme_driverless &&
             (r = m->ops->nvme_driverless(m->ops->userdata, &driverless)) < 0)
                 log_warning_errno(r, "Cannot tell whether NVMe controllers lack a driver, ignoring: %m");
         d = reconcile_decide(&(ReconcileInput) {
                 .previous = previous,
-                .container_id = m->container.identity ? m->container.identity->id : NULL,
+                .container_id = m->follow.container.identity ? m->follow.container.identity->id : NULL,
                 .stack_loaded = ctx.stack_loaded,
                 .replacement_loaded = ctx.replacement_loaded,
                 .nvme_driverless = driverless,
         });
-        m->record.modules_before = strv_free(m->record.modules_before);
+        m->swap.record.modules_before = strv_free(m->swap.record.modules_before);
         if (d.keep_record && previous) {
-                m->record.modules_before = TAKE_PTR(previous->modules_before);
+                m->swap.record.modules_before = TAKE_PTR(previous->modules_before);
                 /* (what the watches' first look set meanwhile, e.g. the
                  * moment's message, gives way to what was recorded) */
-                guard_namespaces_free(m->record.namespaces_before);
-                m->record.namespaces_before = TAKE_PTR(previous->namespaces_before);
-                m->record.ready_deadline_usec = previous->ready_deadline_usec;
-                free(m->record.message);
-                m->record.message = TAKE_PTR(previous->message);
-                guard_fabrics_free(m->record.fabrics);
-                m->record.fabrics = TAKE_PTR(previous->fabrics); /* pending ones: the connect to come */
+                guard_namespaces_free(m->swap.record.namespaces_before);
+                m->swap.record.namespaces_before = TAKE_PTR(previous->namespaces_before);
+                m->swap.record.ready_deadline_usec = previous->ready_deadline_usec;
+                free(m->swap.record.message);
+                m->swap.record.message = TAKE_PTR(previous->message);
+                guard_fabrics_free(m->swap.record.fabrics);
+                m->swap.record.fabrics = TAKE_PTR(previous->fabrics); /* pending ones: the connect to come */
         }
         log_info("Start: previous state %s, container %.12s, stack %s, ready file %s: resuming in %s%s%s.",
                  previous ? swap_state_to_string(previous->state) : "none",
-                 m->container.identity ? m->container.identity->id : "none",
+                 m->follow.container.identity ? m->follow.container.identity->id : "none",
                  ctx.replacement_loaded ? "replaced" : ctx.stack_loaded ? "in-tree" : "absent",
                  m->ready_present ? "present" : "absent", swap_state_to_string(d.state),
                  d.event >= 0 ? " then " : "", d.event >= 0 ? swap_event_to_string(d.event) : "");
         observe_report_start(m, previous, d.state);
         state_file_free(previous);
-        m->state = d.state;
-        m->started = true;
+        m->swap.state = d.state;
+        m->swap.started = true;
         manager_apply_state(m);
         swap_record_persist(m);
         if (d.event >= 0)
@@ -496,9 +511,9 @@ int manager_start(Manager *m) {
         /* Pinned again before READY=1: no window after it claims to be up (only the one while we were down). */
         swap_pin_refresh(m);
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_STARTED,
-                     &(ReportFields) { .state = swap_state_to_string(m->state),
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state),
                                        .container_id = swap_record_container_id(m) },
-                     "nvme-swapguard started in state %s.", swap_state_to_string(m->state));
+                     "nvme-swapguard started in state %s.", swap_state_to_string(m->swap.state));
         /* Pings only from the loop: a stuck loop is a dead daemon. */
         r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
@@ -516,5 +531,5 @@ int manager_run(Manager *m) {
 }
 
 SwapState manager_get_state(const Manager *m) {
-        return m->state;
+        return m->swap.state;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 
-/* The daemon's NVMe over Fabrics types (guard-ops.h, issue 27): names of
+/* The daemon's NVMe over Fabrics types (guard-ops.h): names of
  * the outcomes, and the list's memory. */
 
 #include <stdlib.h>

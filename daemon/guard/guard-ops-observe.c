@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 
-/* Observe at the guard seam (issue 23): the manager and its state table run
+/* Observe at the guard seam: the manager and its state table run
  * unchanged; what changes is that every action comes back as what it would
  * have done. The table turns those outcomes (GUARD_UNLOAD_WOULD_REMOVE, a
  * load result with `would`) into its observe states, would-unload and

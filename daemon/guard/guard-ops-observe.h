@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* Mode=observe (issue 23): GuardOps that answer every read for real and
+/* Mode=observe: GuardOps that answer every read for real and
  * turn every change into a rehearsal. Wraps another GuardOps (the real one
  * in the daemon, a scripted one in tests):
  *   read_stack, check_usage, scan_namespaces, nvme_driverless, check_gds

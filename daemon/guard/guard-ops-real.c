@@ -429,7 +429,7 @@ static int real_check_gds(void *userdata, char *const *trees, GuardGds **ret) {
         return 0;
 }
 
-/* Observe's unload (issue 23): the library's own dry run, the same stack
+/* Observe's unload: the library's own dry run, the same stack
  * read, removal plan and usage check as the unload, and nothing more. */
 static int real_unload_plan(void *userdata, char *const *recorded, GuardUnloadResult **ret) {
         _cleanup_(unload_result_freep) UnloadResult *u = NULL;

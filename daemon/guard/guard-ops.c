@@ -72,7 +72,7 @@ int guard_stack_loaded_names(const GuardStack *s, char ***ret) {
         for (size_t i = 0; s && i < s->n_modules; i++)
                 /* The stack's: a shared module (nvme_auth, t10_pi) is never asked
                  * for by name; the host's stays loaded, and when the unload took an
-                 * earlier build's own out (issue 26), the host's comes back with
+                 * earlier build's own out, the host's comes back with
                  * the member that needs it. */
                 if (s->modules[i].origin != GUARD_ORIGIN_ABSENT && !s->modules[i].shared &&
                     strv_push(&l, strdup(s->modules[i].name)) < 0) {

@@ -118,7 +118,7 @@ typedef struct GuardPin {
         char **devices;  /* the devices in use ("nvme1n1"), one per reason */
         size_t n_opens;  /* of those, plain opens by a process: no event tells when they end */
 } GuardPin;
-/* GDS hook generations (issue 8): what nvme exports and what the loaded
+/* GDS hook generations: what nvme exports and what the loaded
  * nvidia-fs asks for (gds-nvidia-fs #87). */
 typedef enum GuardGdsMatch {
         GUARD_GDS_UNKNOWN,     /* nvidia_fs not loaded, or its file not found/readable */
@@ -138,7 +138,7 @@ typedef struct GuardGds {
 GuardGds *guard_gds_free(GuardGds *g);
 DEFINE_TRIVIAL_CLEANUP_FUNC(GuardGds *, guard_gds_free);
 
-/* One NVMe over Fabrics connection (issue 27), as the daemon shows it: the
+/* One NVMe over Fabrics connection, as the daemon shows it: the
  * library's FabricsController / FabricsReconnectEntry cut to what the
  * journal, the state file and the status document say. Never a secret. */
 typedef enum GuardFabricsOutcome {
@@ -193,7 +193,7 @@ typedef struct GuardOps {
         /* recorded (may be NULL): the modules the record says the last load
          * inserted from the container's tree (StateFile.build_modules). Those
          * of them that are shared (nvme_auth, nvme_keyring) and out-of-tree by
-         * the live module's taint go with the build (issue 26; removal-plan.h). */
+         * the live module's taint go with the build (removal-plan.h). */
         int (*unload)(void *userdata, char *const *recorded, GuardUnloadResult **ret);
         /* modules NULL: the library's default (nvme, and through it nvme_core).
          * root_fd >= 0: module_tree is a path inside that directory (the driver
@@ -226,8 +226,8 @@ typedef struct GuardOps {
         void (*pin_release)(void *userdata);
         /* trees: more module trees (host paths) to find nvidia_fs in; NULL op: not checked. */
         int (*check_gds)(void *userdata, char *const *trees, GuardGds **ret);
-        /* Read-only rehearsals of unload and load_from for observe (issue 23;
-         * may be NULL, then guard-ops-observe.c rehearses with the reads above):
+        /* Read-only rehearsals of unload and load_from for observe (may
+         * be NULL, then guard-ops-observe.c rehearses with the reads above):
          * the unload's own plan and usage check, outcome WOULD_REMOVE when it
          * would go ahead; the load's modules looked up in the tree, `would` set. */
         int (*unload_plan)(void *userdata, char *const *recorded, GuardUnloadResult **ret);

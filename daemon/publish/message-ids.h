@@ -16,7 +16,7 @@
 #define SWAPGUARD_MESSAGE_RELOAD_DETECTED  "33be6ddb5194470aa0a57242da70fff5"
 #define SWAPGUARD_MESSAGE_CONFIG_INVALID   "fe059e9bddeb411f9d74061da2390426"
 #define SWAPGUARD_MESSAGE_STOP_RESTORED    "7bc368d6005b4d99b5e15d0902c4c229"
-/* trust (issue 10): a matching container that may not give us kernel code */
+/* trust: a matching container that may not give us kernel code */
 #define SWAPGUARD_MESSAGE_CONTAINER_REFUSED "fd5fb014bc8b4c0199cdd59500d8f8b6"
 /* The pin (pin-holder.c). */
 #define SWAPGUARD_MESSAGE_PINNED           "a4e7c19ea7fa4bbda25cd3fc5b2dd7cf"
@@ -24,7 +24,7 @@
 #define SWAPGUARD_MESSAGE_PIN_PROBLEM      "57288b6f2d4d4a92807f04f728fc4259"
 #define SWAPGUARD_MESSAGE_PIN_BLOCKS_DRIVER "4706cc61103247d4bfb4e6dc8c3f3de3"
 
-/* The driver container's whole life (issue 8). */
+/* The driver container's whole life. */
 #define SWAPGUARD_MESSAGE_EARLIER_BUILD          "d3322a26406e4cb0a41aa7fb1159b157"
 #define SWAPGUARD_MESSAGE_EARLIER_BUILD_BLOCKED  "adbd67853e784137868988641d7019cc"
 #define SWAPGUARD_MESSAGE_STACK_BROKEN           "a81ba0c10e82421d97e29bd6c629dd9a"
@@ -40,17 +40,17 @@
 #define SWAPGUARD_MESSAGE_ENV_ASSUMED            "b04f49eafd25476a88a3ebd98a66aad2"
 #define SWAPGUARD_MESSAGE_GDS_GENERATION         "47164c2a2fe04b3884cd7ef0c9273611"
 
-/* Mode=observe (issue 23): what an observing node would do. */
+/* Mode=observe: what an observing node would do. */
 #define SWAPGUARD_MESSAGE_MODE                   "b2e45a2e64314c86be896e05b361ebb8"
 #define SWAPGUARD_MESSAGE_WOULD_UNLOAD           "bd1424dce765462cb9474e8320270a45"
 #define SWAPGUARD_MESSAGE_WOULD_REFUSE           "bc48985a4fb9495b8a0c188ecbb629bc"
 #define SWAPGUARD_MESSAGE_WOULD_LOAD             "ee696b163748439c9b124d18ee368dc3"
 #define SWAPGUARD_MESSAGE_WOULD_RESTORE          "b7923664260f48399fd3e76fbfe82fd9"
-/* The pod's end (issue 20, swap/pod-end.c). */
+/* The pod's end (swap/pod-end.c). */
 #define SWAPGUARD_MESSAGE_POD_END_BUILD_STAYS    "0122ca423e844086b82259791e4cd8d0"
 #define SWAPGUARD_MESSAGE_POD_END_TAKE_BACK      "143e096990b049cdbf61c0fd633db3f8"
 #define SWAPGUARD_MESSAGE_POD_END_RESTORED       "2f196a6be30a4229ac05caa9322f6a37"
-/* NVMe over Fabrics across the swap (issue 27, swap/swap-fabrics.c). */
+/* NVMe over Fabrics across the swap (swap/swap-fabrics.c). */
 #define SWAPGUARD_MESSAGE_FABRICS_DROP           "3e7d56b3e107443d94539a8b86848780"
 #define SWAPGUARD_MESSAGE_FABRICS_RECONNECTED    "6cb81c07790f45d5888c8cc768ad5921"
 #define SWAPGUARD_MESSAGE_FABRICS_LOST           "98602a2a4eb24d3d9c5ea421a33e2210" /* given up */

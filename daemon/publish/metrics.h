@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "guard/guard-ops.h"
-#include "swap/swap-state.h"
+#include "swap/swap-view.h"
 
 #define METRICS_DIR "/var/lib/nvme-swapguard"
 #define METRICS_FILE METRICS_DIR "/nvme-swapguard.prom"

@@ -21,7 +21,7 @@ typedef struct ReportFields {
         char *const *extra;       /* more "SWAPGUARD_KEY=value" fields, NULL-terminated */
 } ReportFields;
 
-/* The mode (issue 23): every journal entry from now on carries
+/* The mode: every journal entry from now on carries
  * SWAPGUARD_MODE=<mode>, and in observe every STATUS= starts with
  * "observe: ", so no line of an observing node reads like a swap done. */
 void report_set_mode(const char *mode);

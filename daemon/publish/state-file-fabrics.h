@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The state file's "fabrics" list (issue 27; keys in report/daemon-state.h),
+/* The state file's "fabrics" list (keys in report/daemon-state.h),
  * shared by the state file and the status document. */
 
 #include <json-c/json.h>

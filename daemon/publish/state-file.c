@@ -266,7 +266,7 @@ static int state_file_from_object(json_object *o, StateFile **ret) {
                 r = copy_string(o, DAEMON_STATE_KEY_WOULD, &s->would);
         if (r < 0)
                 return r;
-        /* Absent (a file from before issue 23): that instance enforced. */
+        /* Absent (a file written before Mode= existed): that instance enforced. */
         s->mode = json_get_string(o, DAEMON_STATE_KEY_MODE) ? swap_mode_from_string(json_get_string(o, DAEMON_STATE_KEY_MODE))
                                                             : SWAP_MODE_ENFORCE;
         if (s->mode < 0)

@@ -11,7 +11,7 @@
 
 #include "guard/guard-ops.h"
 #include "report/daemon-state.h"
-#include "swap/swap-state.h"
+#include "swap/swap-view.h"
 #include "util/macro.h"
 
 /* One definition for the daemon that writes it and the CLI that shows it. */
@@ -32,10 +32,10 @@ typedef struct StateFile {
         char **missing_namespaces;    /* after a swap or restore: not back (yet) */
         char **pins;                  /* what the pin holds now: "nvme pinned: /dev/nvme1n1
                                          mounted at /data (ext4)" (pin-holder.h) */
-        /* The driver container's whole life (issue 8): */
+        /* The driver container's whole life: */
         char *build_container_id;     /* the container the loaded build came from; NULL: none/unknown */
         char **build_modules;         /* what the last load inserted from that container's tree, recorded
-                                         at load (issue 26): an unload takes its shared modules out with
+                                         at load: an unload takes its shared modules out with
                                          the stack when the live module confirms (taint O) */
         char *gds;                    /* the GDS hook generation report, one line; NULL: none */
         char *gds_nvme;               /* the generation of each, for machines (NULL: not */
@@ -43,10 +43,10 @@ typedef struct StateFile {
         char *gds_match;              /* for, and whether they match (daemon-state.h) */
         char **container_notes;       /* what the container's environment decided or left assumed */
         char **module_builds;         /* "<module>: <build>" after the last swap or restore */
-        /* Mode=observe (issue 23): */
+        /* Mode=observe: */
         SwapMode mode;                /* the mode of the instance that wrote it */
         char *would;                  /* observe: the last "would ..." report, one line; NULL: none */
-        /* NVMe over Fabrics (issue 27): */
+        /* NVMe over Fabrics: */
         GuardFabrics *fabrics;        /* the connections the last unload dropped (or would), with
                                          their outcome; NULL: none */
 } StateFile;

@@ -178,7 +178,7 @@ static int add_pending_facts(json_object *o, const StatusFacts *f) {
         return r;
 }
 
-/* NVMe over Fabrics (issue 27): the connections the swap dropped that are
+/* NVMe over Fabrics: the connections the swap dropped that are
  * not back, one warning line each with the address and the kernel's error,
  * so the fleet view need not interpret the record's "fabrics" list; []
  * when none. */
@@ -303,7 +303,7 @@ int status_document_publish(const StateFile *record, const GuardStack *stack) {
                 .version = PACKAGE_VERSION,
                 .pid = getpid(),
                 .written_at_usec = realtime_usec(),
-                /* The pin (issue 9) is always on: what it holds now, [] when nothing. */
+                /* The pin is always on: what it holds now, [] when nothing. */
                 .pins_reported = true,
                 .pins = record->pins,
                 .hooks_generation = status_hooks_generation(stack),

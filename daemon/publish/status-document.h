@@ -45,9 +45,9 @@ typedef struct StatusFacts {
          * this daemon does not report them, so a reader can tell "none" from
          * "not reported by this version":
          *  - hooks_generation: which GDS hook interface the live build
-         *    exports ("v1", "v2", "none"; issue 8, lifecycle):
+         *    exports ("v1", "v2", "none"):
          *    status_document_publish reports it (status_hooks_generation);
-         *  - pins: what the pin holds (issue 9; status_document_publish reports it);
+         *  - pins: what the pin holds (status_document_publish reports it);
          *    reported only when pins_reported, then [] means none. */
         const char *hooks_generation;
         bool pins_reported;

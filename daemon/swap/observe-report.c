@@ -20,9 +20,9 @@ static void record_would(Manager *m, const char *fmt, ...) {
         va_end(ap);
         if (!s)
                 return;
-        free(m->record.would);
-        m->record.would = s;
-        swap_record_message(m, "%s", s);
+        free(m->swap.record.would);
+        m->swap.record.would = s;
+        swap_record_message(&m->swap, "%s", s);
 }
 
 void observe_report_would_unload(Manager *m, const char *build, char *const *removed) {
@@ -31,7 +31,7 @@ void observe_report_would_unload(Manager *m, const char *build, char *const *rem
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_UNLOAD,
                      &(ReportFields) { .state = "would-unload", .module = list, .container_id = id,
-                                       .pid = m->container.pid },
+                                       .pid = m->follow.container.pid },
                      "Observe: would unload the %s NVMe stack (%s) for driver container %.12s; no namespace "
                      "is in use. Nothing was unloaded.",
                      build, list && *list ? list : "nothing loaded", id ?: "?");
@@ -47,7 +47,7 @@ void observe_report_would_load(Manager *m, const GuardLoadResult *l, const char 
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_LOAD,
                      &(ReportFields) { .state = "would-swap", .module = list, .origin = "nvidia",
-                                       .container_id = swap_record_container_id(m), .pid = m->container.pid },
+                                       .container_id = swap_record_container_id(m), .pid = m->follow.container.pid },
                      "Observe: would load %s from the driver container's tree %s; every module is there. "
                      "Nothing was loaded.",
                      list ?: "the stack", tree ?: "?");
@@ -56,10 +56,10 @@ void observe_report_would_load(Manager *m, const GuardLoadResult *l, const char 
 
 void observe_report_would_restore(Manager *m, const GuardLoadResult *l) {
         _cleanup_free_ char *list = l && l->loaded ? strv_join(l->loaded, " ") : NULL;
-        const char *why = swap_event_to_string(m->restore_cause) ?: "?";
+        const char *why = swap_event_to_string(m->swap.restore_cause) ?: "?";
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_RESTORE,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = list,
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = list,
                                        .origin = "in-tree", .container_id = swap_record_container_id(m) },
                      "Observe: would restore the in-tree NVMe stack (%s) after %s; it never left. "
                      "Nothing was loaded.",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* What an observing node tells (Mode=observe, issue 23): each rehearsed
+/* What an observing node tells (Mode=observe): each rehearsed
  * action as a journal entry of its own MESSAGE_ID ("would unload", "would
  * refuse", "would load", "would restore"), the same line in the record's
  * `would` (state file, status document, `oc swapguard status`), and the mode

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The pod's end (issue 20): see pod-end.h.
+/* The pod's end: see pod-end.h.
  *
  * Why wait at all, and how long. The exit we see (the pidfd of the
  * container's init, its store entry or crio scope going) is not always the
@@ -33,9 +33,7 @@
 #include "swap/swap-record.h"
 #include "util/macro.h"
 
-static void forget(Manager *m) {
-        PodEnd *p = &m->pod_end;
-
+static void forget(PodEnd *p) {
         p->wait = sd_event_source_disable_unref(p->wait);
         free(p->container_id);
         free(p->pod);
@@ -44,16 +42,16 @@ static void forget(Manager *m) {
 }
 
 static const ReportFields *fields(Manager *m, ReportFields *f) {
-        *f = (ReportFields) { .state = swap_state_to_string(m->state), .container_id = m->pod_end.container_id,
-                              .pod = m->pod_end.pod };
+        *f = (ReportFields) { .state = swap_state_to_string(m->swap.state), .container_id = m->follow.pod_end.container_id,
+                              .pod = m->follow.pod_end.pod };
         return f;
 }
 
 /* The container's environment, as decided when it was followed. */
 static EnvFlag restore_flag(const Manager *m, const char *id) {
-        if (!m->env_reported_for || !streq(m->env_reported_for, id))
+        if (!m->follow.env_reported_for || !streq(m->follow.env_reported_for, id))
                 return ENV_FLAG_UNSET;
-        return m->env.restore_on_termination;
+        return m->follow.env.restore_on_termination;
 }
 
 static void report_build_stays(Manager *m, EnvFlag restore) {
@@ -63,13 +61,13 @@ static void report_build_stays(Manager *m, EnvFlag restore) {
                      "Driver container %.12s (pod %s) is gone and RESTORE_DRIVER_ON_POD_TERMINATION is %s: NVIDIA's "
                      "NVMe build from it stays loaded (swapped) until the next driver container; "
                      "`nvme-swapguard-kmod restore` puts the in-tree stack back by hand.",
-                     m->pod_end.container_id, m->pod_end.pod ?: "?", env_flag_to_string(restore));
-        swap_record_message(m, "pod ended: RESTORE_DRIVER_ON_POD_TERMINATION=%s, the build stays",
+                     m->follow.pod_end.container_id, m->follow.pod_end.pod ?: "?", env_flag_to_string(restore));
+        swap_record_message(&m->swap, "pod ended: RESTORE_DRIVER_ON_POD_TERMINATION=%s, the build stays",
                             env_flag_to_string(restore));
 }
 
 static int arm(Manager *m, sd_event_time_handler_t on_waited) {
-        PodEnd *p = &m->pod_end;
+        PodEnd *p = &m->follow.pod_end;
         int r;
 
         r = sd_event_now(m->event, CLOCK_MONOTONIC, &p->exited_usec);
@@ -83,26 +81,26 @@ static int arm(Manager *m, sd_event_time_handler_t on_waited) {
 }
 
 void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited) {
-        const ContainerIdentity *c = m->container.identity;
+        const ContainerIdentity *c = m->follow.container.identity;
         EnvFlag restore;
         int r;
 
         /* Only the container whose build is loaded: an earlier container's
          * build is the new one's business (swap-lifecycle.c). */
-        if (!c || m->state != SWAP_STATE_SWAPPED || !m->record.build_container_id ||
-            !streq(m->record.build_container_id, c->id))
+        if (!c || m->swap.state != SWAP_STATE_SWAPPED || !m->swap.record.build_container_id ||
+            !streq(m->swap.record.build_container_id, c->id))
                 return;
-        forget(m);
-        m->pod_end.container_id = strdup(c->id);
-        m->pod_end.pod = c->pod_name ? strdup(c->pod_name) : NULL;
-        if (!m->pod_end.container_id) {
+        forget(&m->follow.pod_end);
+        m->follow.pod_end.container_id = strdup(c->id);
+        m->follow.pod_end.pod = c->pod_name ? strdup(c->pod_name) : NULL;
+        if (!m->follow.pod_end.container_id) {
                 log_oom();
                 return;
         }
         restore = restore_flag(m, c->id);
         if (restore != ENV_FLAG_TRUE) {
                 report_build_stays(m, restore);
-                forget(m);
+                forget(&m->follow.pod_end);
                 return;
         }
         r = arm(m, on_waited);
@@ -110,18 +108,18 @@ void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited) {
                 /* Without the wait we would race its cleanup: keep the build, say so. */
                 log_error_errno(r, "Cannot arm the wait for driver container %.12s's own cleanup; its NVMe build "
                                 "stays loaded: %m", c->id);
-                forget(m);
+                forget(&m->follow.pod_end);
                 return;
         }
         log_info("Driver container %.12s ended with RESTORE_DRIVER_ON_POD_TERMINATION=true: giving its own cleanup "
                  "%llu s of quiet (at most %llu s) to take NVIDIA's NVMe modules out.",
                  c->id, (unsigned long long) (POD_END_WAIT_USEC / 1000000ULL),
                  (unsigned long long) (POD_END_WAIT_MAX_USEC / 1000000ULL));
-        swap_record_message(m, "pod ended: waiting for its own cleanup");
+        swap_record_message(&m->swap, "pod ended: waiting for its own cleanup");
 }
 
 void pod_end_stack_changed(Manager *m) {
-        PodEnd *p = &m->pod_end;
+        PodEnd *p = &m->follow.pod_end;
         uint64_t now, until;
 
         if (!p->wait || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
@@ -133,7 +131,7 @@ void pod_end_stack_changed(Manager *m) {
 }
 
 SwapEvent pod_end_waited(Manager *m) {
-        PodEnd *p = &m->pod_end;
+        PodEnd *p = &m->follow.pod_end;
         GuardStack *stack = NULL;
         bool replacement;
         ReportFields f;
@@ -141,19 +139,19 @@ SwapEvent pod_end_waited(Manager *m) {
         p->wait = sd_event_source_disable_unref(p->wait);
         if (!p->container_id)
                 return _SWAP_EVENT_INVALID;
-        if (m->state != SWAP_STATE_SWAPPED || m->ops->read_stack(m->ops->userdata, &stack) < 0) {
+        if (m->swap.state != SWAP_STATE_SWAPPED || m->ops->read_stack(m->ops->userdata, &stack) < 0) {
                 /* Its cleanup took the build out and the daemon put the in-tree
                  * stack back on the modules' removal (or broke it: the journal has it). */
                 log_info("Driver container %.12s's own cleanup changed the NVMe stack: state %s, nothing more to do.",
-                         p->container_id, swap_state_to_string(m->state));
-                forget(m);
+                         p->container_id, swap_state_to_string(m->swap.state));
+                forget(&m->follow.pod_end);
                 return _SWAP_EVENT_INVALID;
         }
         replacement = guard_stack_replacement_loaded(stack);
         guard_stack_free(stack);
         if (!replacement) {
                 log_info("Driver container %.12s took NVIDIA's NVMe modules out itself.", p->container_id);
-                forget(m);
+                forget(&m->follow.pod_end);
                 return _SWAP_EVENT_INVALID;
         }
         p->restoring = true;
@@ -163,56 +161,56 @@ SwapEvent pod_end_waited(Manager *m) {
                      "nvme-swapguard, which loaded them, takes them out once no namespace is in use and puts the "
                      "in-tree stack back.",
                      p->container_id, p->pod ?: "?");
-        swap_record_message(m, "pod ended: taking NVIDIA's build back");
+        swap_record_message(&m->swap, "pod ended: taking NVIDIA's build back");
         return SWAP_EVENT_POD_ENDED;
 }
 
-void pod_end_context(const Manager *m, SwapContext *ctx) {
-        ctx->pod_end_restore = m->pod_end.restoring && !ctx->container_running;
+void pod_end_context(const PodEnd *p, SwapContext *ctx) {
+        ctx->pod_end_restore = p->restoring && !ctx->container_running;
 }
 
 void pod_end_entered(Manager *m, SwapState old) {
         ReportFields f;
 
-        if (!m->pod_end.restoring || m->state == old)
+        if (!m->follow.pod_end.restoring || m->swap.state == old)
                 return;
-        switch (m->state) {
+        switch (m->swap.state) {
         case SWAP_STATE_RESTORING:
                 /* The reason restored gives: the pod's end, not the unload's outcome. */
-                m->restore_cause = SWAP_EVENT_POD_ENDED;
+                m->swap.restore_cause = SWAP_EVENT_POD_ENDED;
                 break;
         case SWAP_STATE_RESTORED:
                 report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_RESTORED, fields(m, &f),
                              "The in-tree NVMe stack is back after the end of driver container %.12s (pod %s): "
                              "nvme-swapguard took NVIDIA's NVMe build out, which the container had not done, and "
                              "loaded the in-tree stack.",
-                             m->pod_end.container_id, m->pod_end.pod ?: "?");
-                forget(m);
+                             m->follow.pod_end.container_id, m->follow.pod_end.pod ?: "?");
+                forget(&m->follow.pod_end);
                 break;
         case SWAP_STATE_BLOCKED:
-                swap_record_message(m, "pod ended: NVIDIA's build goes once the namespaces are unused");
+                swap_record_message(&m->swap, "pod ended: NVIDIA's build goes once the namespaces are unused");
                 break;
         case SWAP_STATE_SWAPPED:
                 break;
         default:
                 /* failed (reported where it failed), idle (a stop): no longer ours. */
-                forget(m);
+                forget(&m->follow.pod_end);
                 break;
         }
 }
 
-void pod_end_container_followed(Manager *m) {
-        if (!m->pod_end.container_id)
+void pod_end_container_followed(PodEnd *p) {
+        if (!p->container_id)
                 return;
         log_info("A driver container runs again: the end of %.12s's pod is its swap's business now.",
-                 m->pod_end.container_id);
-        forget(m);
+                 p->container_id);
+        forget(p);
 }
 
-bool pod_end_active(const Manager *m) {
-        return m->pod_end.restoring;
+bool pod_end_active(const PodEnd *p) {
+        return p->restoring;
 }
 
-void pod_end_free(Manager *m) {
-        forget(m);
+void pod_end_free(PodEnd *p) {
+        forget(p);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The pod's end (issue 20): who loaded it takes it back. The followed
+/* The pod's end: who loaded it takes it back. The followed
  * driver container ended while its NVMe build is loaded (swapped): killed
  * at the end of its grace period, crashed, OOM-killed. With
  * RESTORE_DRIVER_ON_POD_TERMINATION=true the admin asked for the in-tree
@@ -16,12 +16,13 @@
  *
  * The manager owns the wait's event source through the handler it passes
  * (it dispatches what pod_end_waited() returns); this file decides and
- * reports. Its data (PodEnd) is in manager-data.h. */
+ * reports. Its data (PodEnd) is the followed container's (swap-follow.h). */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "swap/swap-follow.h"
 #include "swap/swap-state.h"
 
 typedef struct Manager Manager;
@@ -41,11 +42,11 @@ SwapEvent pod_end_waited(Manager *m);
  * wait starts again (up to its cap). */
 void pod_end_stack_changed(Manager *m);
 /* The context's pod_end_restore. */
-void pod_end_context(const Manager *m, SwapContext *ctx);
-/* Entering m->state from old: the restore's cause and its last word. */
+void pod_end_context(const PodEnd *p, SwapContext *ctx);
+/* Entering m->swap.state from old: the restore's cause and its last word. */
 void pod_end_entered(Manager *m, SwapState old);
 /* A driver container is followed again: its swap, not the pod's end. */
-void pod_end_container_followed(Manager *m);
+void pod_end_container_followed(PodEnd *p);
 /* Whether the pod's end is in progress (no ready file is awaited then). */
-bool pod_end_active(const Manager *m);
-void pod_end_free(Manager *m);
+bool pod_end_active(const PodEnd *p);
+void pod_end_free(PodEnd *p);

@@ -22,8 +22,7 @@ static ReconcileDecision no_container(const ReconcileInput *in) {
         if (!in->stack_loaded && in->nvme_driverless)
                 /* The node's drives have no driver and no container is coming
                  * to give one: restore, whatever the state file says (a
-                 * truncated or lost one must not leave the node driverless;
-                 * issue 10 row 5). */
+                 * truncated or lost one must not leave the node driverless). */
                 return D(SWAP_STATE_UNLOADED_WAITING_DRIVER, SWAP_EVENT_CONTAINER_EXITED, p != NULL);
         if (p && p->state == SWAP_STATE_LOADING && !in->replacement_loaded)
                 /* We died half-way through loading the container's build and the

@@ -23,30 +23,34 @@ static uint64_t now_usec(void) {
 }
 
 static const char *followed_id(const Manager *m) {
-        return m->container.identity ? m->container.identity->id : NULL;
+        return m->follow.container.identity ? m->follow.container.identity->id : NULL;
 }
 
-static void arm(Manager *m, uint64_t when, sd_event_time_handler_t handler) {
+static void arm_timer(SwapStack *s, sd_event *e, uint64_t when, sd_event_time_handler_t handler, void *userdata) {
         int r;
 
-        if (m->stack_settle) {
-                (void) sd_event_source_set_time(m->stack_settle, when);
-                (void) sd_event_source_set_enabled(m->stack_settle, SD_EVENT_ONESHOT);
+        if (s->timer) {
+                (void) sd_event_source_set_time(s->timer, when);
+                (void) sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
                 return;
         }
-        r = sd_event_add_time(m->event, &m->stack_settle, CLOCK_MONOTONIC, when, 100000ULL, handler, m);
+        r = sd_event_add_time(e, &s->timer, CLOCK_MONOTONIC, when, 100000ULL, handler, userdata);
         if (r < 0) {
                 log_warning_errno(r, "Cannot arm the stack check, a broken stack will be seen late: %m");
                 return;
         }
-        (void) sd_event_source_set_description(m->stack_settle, "stack-settle");
+        (void) sd_event_source_set_description(s->timer, "stack-settle");
 }
 
-void stack_judge_changed(Manager *m, sd_event_time_handler_t handler) {
+static void arm(Manager *m, uint64_t when, sd_event_time_handler_t handler) {
+        arm_timer(&m->stack, m->event, when, handler, m);
+}
+
+void stack_judge_changed(SwapStack *s, sd_event *e, sd_event_time_handler_t handler, void *userdata) {
         uint64_t now = now_usec();
 
-        stack_settle_changed(&m->settle, now);
-        arm(m, now + STACK_SETTLE_QUIET_USEC, handler);
+        stack_settle_changed(&s->settle, now);
+        arm_timer(s, e, now + STACK_SETTLE_QUIET_USEC, handler, userdata);
 }
 
 /* The followed container is at work on the node's modules: alive, and its
@@ -56,8 +60,8 @@ static bool container_working(Manager *m, ContainerModuleCalls *calls) {
         int r;
 
         *calls = (ContainerModuleCalls) {};
-        if (!driver_container_followed(&m->container) || m->ready_present ||
-            !container_pid_running(m->container.pid))
+        if (!driver_container_followed(&m->follow.container) || m->ready_present ||
+            !container_pid_running(m->follow.container.pid))
                 return false;
         r = container_module_calls(followed_id(m), calls);
         if (r < 0)
@@ -73,9 +77,9 @@ static void report_wait(Manager *m, const ContainerModuleCalls *c, StackSettle d
                 log_debug("The NVMe stack is judged later: %s.", stack_settle_why_to_string(d.why));
                 return;
         }
-        if (m->settle.reported_wait)
+        if (m->stack.settle.reported_wait)
                 return;
-        m->settle.reported_wait = true;
+        m->stack.settle.reported_wait = true;
         log_info("The NVMe stack changed while driver container %.12s works on modules (%s, pid %d): judging it "
                  "once that settles.",
                  followed_id(m) ?: "?", c->first_comm, (int) c->first_pid);
@@ -97,19 +101,19 @@ static bool repair_in_use(Manager *m, const GuardStack *stack, StackHealth h) {
         name = stack_settle_repair_in_use(stack, pm, &refs);
         if (!name)
                 return false;
-        if (m->settle.reported_in_use)
+        if (m->stack.settle.reported_in_use)
                 return true;
-        m->settle.reported_in_use = true;
+        m->stack.settle.reported_in_use = true;
         what = stack_health_describe(h);
         snprintf(fb, sizeof(fb), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));
         snprintf(fr, sizeof(fr), "SWAPGUARD_REFS=%u", refs);
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_STACK_BROKEN_IN_USE,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = name,
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = name,
                                        .container_id = followed_id(m), .extra = extra },
                      "The NVMe stack looks broken (%s), but %s is in use (%u reference%s beyond its holders): "
                      "not repairing it; looking again.",
                      what ?: "?", name, refs, refs == 1 ? "" : "s");
-        swap_record_message(m, "stack broken but %s in use: not repaired, waiting", name);
+        swap_record_message(&m->swap, "stack broken but %s in use: not repaired, waiting", name);
         return true;
 }
 
@@ -121,14 +125,14 @@ SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler) {
         StackHealth h;
         SwapEvent ev = _SWAP_EVENT_INVALID;
 
-        if (m->state == SWAP_STATE_FAILED && m->restore_gave_up) {
+        if (m->swap.state == SWAP_STATE_FAILED && m->stack.restore_gave_up) {
                 /* The restore that brought us here failed with the kernel's
                  * final answer (FAILED said which module and why); the module
                  * uevents of that very attempt re-armed this timer. Trying the
                  * same restore again on every settle would loop on it. A new
                  * driver container or a restart of the daemon tries again. */
                 log_debug("The NVMe stack settled after a failed restore; not restoring again.");
-                stack_settle_reset(&m->settle);
+                stack_settle_reset(&m->stack.settle);
                 return _SWAP_EVENT_INVALID;
         }
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
@@ -139,21 +143,21 @@ SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler) {
                 .container_working = container_working(m, &calls),
                 .module_calls = calls.n,
         };
-        d = stack_settle_step(&m->settle, &x);
+        d = stack_settle_step(&m->stack.settle, &x);
         if (d.verdict == STACK_SETTLE_WAIT) {
                 report_wait(m, &calls, d);
                 arm(m, d.next, handler);
                 goto finish;
         }
-        m->settle.reported_wait = false; /* a wait ended: the next one is said again */
-        h = stack_health_check(stack, swap_modules_wanted(m));
+        m->stack.settle.reported_wait = false; /* a wait ended: the next one is said again */
+        h = stack_health_check(stack, swap_modules_wanted(m->config, &m->swap));
         if (!stack_health_broken(h) || swap_fabrics_only_node(m, h)) {
-                if (m->settle.suspect_at || m->settle.reported_in_use)
+                if (m->stack.settle.suspect_at || m->stack.settle.reported_in_use)
                         log_info("The NVMe stack works now (%s).", stack_settle_why_to_string(d.why));
-                stack_settle_reset(&m->settle);
+                stack_settle_reset(&m->stack.settle);
                 goto finish;
         }
-        d = stack_settle_broken(&m->settle, &x);
+        d = stack_settle_broken(&m->stack.settle, &x);
         if (d.verdict == STACK_SETTLE_WAIT) {
                 _cleanup_free_ char *what = stack_health_describe(h);
 
@@ -166,7 +170,7 @@ SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler) {
                 goto finish;
         }
         lifecycle_report_broken(m, h);
-        stack_settle_reset(&m->settle);
+        stack_settle_reset(&m->stack.settle);
         ev = SWAP_EVENT_STACK_BROKEN;
 finish:
         guard_stack_free(stack);

@@ -17,6 +17,7 @@
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
 #include "util/strv.h"
+#include "watch/fabrics-watch.h"
 
 /* Which build the unload takes out, for the journal: after a swap (a new
  * driver container) it is an earlier container's build, not the in-tree one. */
@@ -51,10 +52,10 @@ static const char *loaded_build(Manager *m) {
 static void record_driverless_nvme(Manager *m, char *const *loaded) {
         bool driverless = false;
 
-        if (!strv_contains(loaded, "nvme_core") || strv_contains(m->record.modules_before, "nvme") ||
+        if (!strv_contains(loaded, "nvme_core") || strv_contains(m->swap.record.modules_before, "nvme") ||
             !m->ops->nvme_driverless || m->ops->nvme_driverless(m->ops->userdata, &driverless) < 0 || !driverless)
                 return;
-        (void) strv_extend(&m->record.modules_before, "nvme");
+        (void) strv_extend(&m->swap.record.modules_before, "nvme");
 }
 
 /* What we unload is what we must be able to put back: note it first, and
@@ -73,17 +74,17 @@ static const char *record_before_unload(Manager *m, int *ret_fabrics) {
         if (m->ops->read_stack(m->ops->userdata, &stack) >= 0 && guard_stack_loaded_names(stack, &names) >= 0 &&
             names) {
                 for (char **i = names; *i; i++)
-                        if (!strv_contains(m->record.modules_before, *i))
-                                (void) strv_extend(&m->record.modules_before, *i);
+                        if (!strv_contains(m->swap.record.modules_before, *i))
+                                (void) strv_extend(&m->swap.record.modules_before, *i);
                 record_driverless_nvme(m, names);
                 strv_free(names);
         }
         build = stack_build(stack);
         guard_stack_free(stack);
-        if ((!m->record.namespaces_before || m->record.namespaces_before->n == 0) &&
+        if ((!m->swap.record.namespaces_before || m->swap.record.namespaces_before->n == 0) &&
             m->ops->scan_namespaces(m->ops->userdata, &ns) >= 0) {
-                guard_namespaces_free(m->record.namespaces_before);
-                m->record.namespaces_before = ns;
+                guard_namespaces_free(m->swap.record.namespaces_before);
+                m->swap.record.namespaces_before = ns;
         }
         *ret_fabrics = swap_fabrics_before_unload(m); /* the connections it drops, captured first */
         swap_record_persist(m);
@@ -94,13 +95,13 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
         switch (u->outcome) {
         case GUARD_UNLOAD_REMOVED:
         case GUARD_UNLOAD_NOT_LOADED:
-                free(m->last_blockers);
-                m->last_blockers = NULL;
+                free(m->swap.last_blockers);
+                m->swap.last_blockers = NULL;
                 swap_report_unloaded(m, build, u->removed, u->kept);
                 return SWAP_EVENT_UNLOAD_DONE;
         case GUARD_UNLOAD_WOULD_REMOVE: /* observe (guard-ops-observe.c) */
-                free(m->last_blockers);
-                m->last_blockers = NULL;
+                free(m->swap.last_blockers);
+                m->swap.last_blockers = NULL;
                 observe_report_would_unload(m, build, u->removed);
                 return SWAP_EVENT_UNLOAD_WOULD;
         case GUARD_UNLOAD_REFUSED:
@@ -135,10 +136,10 @@ static SwapEvent unload_waits_for_capture(Manager *m, const char *build) {
         }
         guard_blockers_free(b);
         swap_fabrics_capture(m);
-        if (m->last_blockers && streq(m->last_blockers, WAITING_FOR_CAPTURE))
+        if (m->swap.last_blockers && streq(m->swap.last_blockers, WAITING_FOR_CAPTURE))
                 return SWAP_EVENT_UNLOAD_REFUSED;
-        free(m->last_blockers);
-        m->last_blockers = strdup(WAITING_FOR_CAPTURE);
+        free(m->swap.last_blockers);
+        m->swap.last_blockers = strdup(WAITING_FOR_CAPTURE);
         log_info("Unload of the NVMe stack %s: it drops live connections.", WAITING_FOR_CAPTURE);
         return SWAP_EVENT_UNLOAD_REFUSED;
 }
@@ -151,7 +152,7 @@ static SwapEvent action_unload(Manager *m) {
 
         build = record_before_unload(m, &r);
         if (r < 0) {
-                /* Connections nobody could bring back: not a swap (issue 27). */
+                /* Connections nobody could bring back: not a swap. */
                 swap_report_failure(m, NULL,
                                     "Cannot record the node's NVMe over Fabrics connections before the unload (%s): "
                                     "not unloading the %s NVMe stack, it would drop them with nothing to reconnect "
@@ -161,7 +162,7 @@ static SwapEvent action_unload(Manager *m) {
         }
         if (r > 0) /* the capture is awaited: blocked on it, its answer re-checks */
                 return unload_waits_for_capture(m, build);
-        r = m->ops->unload(m->ops->userdata, m->record.build_modules, &u);
+        r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
                 swap_fabrics_unload_over(m, false);
@@ -199,12 +200,12 @@ static SwapEvent action_recheck(Manager *m) {
 /* 0 with *ret_fd (or -EBADF when there is no pidfd to confirm it with),
  * -ESRCH when the container's init is gone, -errno. */
 static int open_container_root(Manager *m, int *ret_fd) {
-        int pidfd = m->container.exit_source ? sd_event_source_get_io_fd(m->container.exit_source) : -EBADF;
+        int pidfd = m->follow.container.exit_source ? sd_event_source_get_io_fd(m->follow.container.exit_source) : -EBADF;
 
         *ret_fd = -EBADF;
         if (pidfd < 0)
                 return 0;
-        return container_root_open(m->container.pid, pidfd, ret_fd);
+        return container_root_open(m->follow.container.pid, pidfd, ret_fd);
 }
 
 static SwapEvent action_load(Manager *m) {
@@ -214,7 +215,7 @@ static SwapEvent action_load(Manager *m) {
         GuardLoadResult *l = NULL;
         int r;
 
-        if (!driver_container_followed(&m->container) || m->container.pid <= 0) {
+        if (!driver_container_followed(&m->follow.container) || m->follow.container.pid <= 0) {
                 swap_report_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
@@ -223,12 +224,12 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "Cannot tell the running kernel's release: %s.", strerror(-r));
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        r = driver_container_module_tree(&m->container, release, &tree);
+        r = driver_container_module_tree(&m->follow.container, release, &tree);
         if (r < 0) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        /* lifecycle (issue 8): stack modules come only from the container's
+        /* lifecycle: stack modules come only from the container's
          * tree: none there is not a swap, whatever the host's tree has. */
         if (lifecycle_tree_lacks_build(m, tree) || swap_fabrics_tree_lacks_transport(m, tree))
                 return SWAP_EVENT_LOAD_NO_BUILD;
@@ -247,7 +248,7 @@ static SwapEvent action_load(Manager *m) {
         }
         if (r < 0) {
                 swap_report_failure(m, NULL, "Cannot open the driver container's root /proc/%d/root: %s.",
-                                    (int) m->container.pid, strerror(-r));
+                                    (int) m->follow.container.pid, strerror(-r));
                 return SWAP_EVENT_LOAD_FAILED;
         }
         if (root_fd >= 0 && asprintf(&in_root, "lib/modules/%s", release) < 0) {
@@ -313,7 +314,7 @@ static int remove_partial_replacement(Manager *m, char **ret_why) {
         if (!foreign)
                 return 0;
         log_info("Removing the half-loaded out-of-tree NVMe stack before restoring the in-tree one.");
-        r = m->ops->unload(m->ops->userdata, m->record.build_modules, &u);
+        r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
         swap_pin_refresh(m);
         if (r < 0)
                 return r;
@@ -346,7 +347,7 @@ static SwapEvent action_restore(Manager *m) {
                                     why && *why ? "; it stays loaded and keeps driving the namespaces" : "");
                 return SWAP_EVENT_RESTORE_FAILED;
         }
-        r = m->ops->restore(m->ops->userdata, swap_modules_wanted(m), &l);
+        r = m->ops->restore(m->ops->userdata, swap_modules_wanted(m->config, &m->swap), &l);
         if (r < 0) {
                 swap_report_failure(m, NULL, "Cannot restore the in-tree NVMe stack: %s. The node has no NVMe driver.",
                                     strerror(-r));
@@ -358,7 +359,7 @@ static SwapEvent action_restore(Manager *m) {
                                     l->failed_module, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
                 ev = SWAP_EVENT_RESTORE_FAILED;
         }
-        m->restore_rehearsed = l->would;
+        m->swap.restore_rehearsed = l->would;
         if (l->would) /* observe (guard-ops-observe.c) */
                 observe_report_would_restore(m, l);
         else if (ev == SWAP_EVENT_RESTORE_DONE)
@@ -372,18 +373,18 @@ SwapEvent swap_actions_run(Manager *m, SwapAction a) {
 
         switch (a) {
         case SWAP_ACTION_UNLOAD:
-                m->restore_gave_up = false;
+                m->stack.restore_gave_up = false;
                 return action_unload(m);
         case SWAP_ACTION_RECHECK_USAGE:
                 return action_recheck(m);
         case SWAP_ACTION_LOAD:
-                m->restore_gave_up = false;
+                m->stack.restore_gave_up = false;
                 return action_load(m);
         case SWAP_ACTION_RESTORE:
                 ev = action_restore(m);
                 /* Remembered so that the stack's next settle does not try the
                  * same restore again (manager.c, on_stack_settled()). */
-                m->restore_gave_up = ev == SWAP_EVENT_RESTORE_FAILED;
+                m->stack.restore_gave_up = ev == SWAP_EVENT_RESTORE_FAILED;
                 return ev;
         case SWAP_ACTION_REPORT_RELOAD:
                 swap_report_reload(m);

@@ -5,8 +5,8 @@
 #include "swap/swap-moment.h"
 #include "util/strv.h"
 
-char *const *swap_modules_wanted(const Manager *m) {
-        return m->config->modules ?: m->record.modules_before;
+char *const *swap_modules_wanted(const Config *c, const SwapMachine *s) {
+        return c->modules ?: s->record.modules_before;
 }
 
 /* The replacement counts as loaded only once it drives the PCIe namespaces:
@@ -18,17 +18,17 @@ static bool replacement_complete(const Manager *m, const GuardStack *stack) {
 
         if (!guard_stack_replacement_loaded(stack))
                 return false;
-        return !strv_contains(swap_modules_wanted(m), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
+        return !strv_contains(swap_modules_wanted(m->config, &m->swap), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
 }
 
-/* The driver container's part (issue 8, swap-lifecycle.c decides it). */
+/* The driver container's part (swap-lifecycle.c decides it). */
 static void lifecycle_context(Manager *m, SwapContext *ctx) {
         if (!ctx->replacement_loaded)
-                m->earlier_build = false; /* taken out (or never there) */
-        ctx->container_running = driver_container_followed(&m->container);
-        ctx->build_ruled_out = ctx->container_running && m->build_ruled_out;
-        ctx->earlier_build_loaded = ctx->container_running && m->earlier_build && ctx->replacement_loaded;
-        pod_end_context(m, ctx); /* issue 20 */
+                m->follow.earlier_build = false; /* taken out (or never there) */
+        ctx->container_running = driver_container_followed(&m->follow.container);
+        ctx->build_ruled_out = ctx->container_running && m->follow.build_ruled_out;
+        ctx->earlier_build_loaded = ctx->container_running && m->follow.earlier_build && ctx->replacement_loaded;
+        pod_end_context(&m->follow.pod_end, ctx); /* the pod's end */
 }
 
 int swap_read_context(Manager *m, SwapContext *ret) {
@@ -39,12 +39,12 @@ int swap_read_context(Manager *m, SwapContext *ret) {
         if (r < 0)
                 return log_error_errno(r, "Cannot read the NVMe module stack: %m");
         *ret = (SwapContext) {
-                .unload_at = swap_moment_unload_at(m),
+                .unload_at = swap_moment_unload_at(m->config, &m->follow),
                 .load_from_container = m->config->load_from_container,
                 .ready_present = m->ready_present,
                 .stack_loaded = guard_stack_any_loaded(stack),
                 .replacement_loaded = replacement_complete(m, stack),
-                .stopping = m->stopping,
+                .stopping = m->swap.stopping,
                 .observe = m->ops->observe,
         };
         guard_stack_free(stack);

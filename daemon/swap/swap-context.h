@@ -12,4 +12,4 @@
 int swap_read_context(Manager *m, SwapContext *ret);
 /* The stack modules to load or restore: the configuration's, else those
  * loaded before the unload; NULL for the library's default. */
-char *const *swap_modules_wanted(const Manager *m);
+char *const *swap_modules_wanted(const Config *c, const SwapMachine *s);

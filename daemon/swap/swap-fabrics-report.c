@@ -9,6 +9,7 @@
 #include "swap/swap-fabrics-report.h"
 #include "swap/swap-record.h"
 #include "util/strv.h"
+#include "watch/fabrics-watch.h"
 
 #define FIELD_MAX 12
 
@@ -53,14 +54,14 @@ static void fields_clear(Fields *f) {
 
 static ReportFields report_fields(const Manager *m, const GuardFabricsConnection *c, Fields *x) {
         fields_fill(x, c);
-        return (ReportFields) { .state = swap_state_to_string(m->state), .device = c->controller,
+        return (ReportFields) { .state = swap_state_to_string(m->swap.state), .device = c->controller,
                                 .container_id = swap_record_container_id(m), .extra = x->items };
 }
 
 void swap_fabrics_report_drop(Manager *m, const GuardFabrics *f) {
         const bool observe = m->ops->observe;
 
-        if (!f || (m->fabrics.drop_said && f == m->record.fabrics))
+        if (!f || (m->fabrics.drop_said && f == m->swap.record.fabrics))
                 return;
         for (size_t i = 0; i < f->n; i++) {
                 Fields x = {};
@@ -74,7 +75,7 @@ void swap_fabrics_report_drop(Manager *m, const GuardFabrics *f) {
                              f->items[i].description ?: "?");
                 fields_clear(&x);
         }
-        if (f == m->record.fabrics)
+        if (f == m->swap.record.fabrics)
                 m->fabrics.drop_said = true;
 }
 
@@ -123,8 +124,8 @@ void swap_fabrics_record_captured(Manager *m, const FabricsResult *res) {
         }
         if (!f)
                 log_oom();
-        guard_fabrics_free(m->record.fabrics);
-        m->record.fabrics = f && f->n > 0 ? f : guard_fabrics_free(f);
+        guard_fabrics_free(m->swap.record.fabrics);
+        m->swap.record.fabrics = f && f->n > 0 ? f : guard_fabrics_free(f);
         m->fabrics.drop_said = false;
 }
 
@@ -216,21 +217,21 @@ void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const c
         const uint64_t now = now_realtime_usec();
         size_t back, pending, lost;
 
-        if (!m->record.fabrics && res->n_connections > 0) {
-                m->record.fabrics = calloc(1, sizeof(GuardFabrics));
-                if (!m->record.fabrics) {
+        if (!m->swap.record.fabrics && res->n_connections > 0) {
+                m->swap.record.fabrics = calloc(1, sizeof(GuardFabrics));
+                if (!m->swap.record.fabrics) {
                         log_oom();
                         return;
                 }
         }
         for (size_t i = 0; i < res->n_connections; i++) {
                 const FabricsResultConnection *c = &res->connections[i];
-                GuardFabricsConnection *x = find(m->record.fabrics, c);
+                GuardFabricsConnection *x = find(m->swap.record.fabrics, c);
 
                 if (c->outcome == FABRICS_RESULT_CAPTURED)
                         continue;
                 if (!x) {
-                        x = guard_fabrics_add(m->record.fabrics);
+                        x = guard_fabrics_add(m->swap.record.fabrics);
                         if (!x || connection_set(x, c) < 0) {
                                 log_oom();
                                 return;
@@ -245,16 +246,16 @@ void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const c
         fabrics_result_count(res, &back, &pending, &lost);
         if (quiet && pending == 0 && lost == 0) {
                 /* a tidying connect: nothing was dropped, nothing to show */
-                m->record.fabrics = guard_fabrics_free(m->record.fabrics);
+                m->swap.record.fabrics = guard_fabrics_free(m->swap.record.fabrics);
                 return;
         }
         if (pending + lost > 0)
-                swap_record_message(m, "%zu NVMe over Fabrics connections not back %s (%zu pending, %zu lost)",
+                swap_record_message(&m->swap, "%zu NVMe over Fabrics connections not back %s (%zu pending, %zu lost)",
                                     pending + lost, after, pending, lost);
 }
 
 char *swap_fabrics_status(const Manager *m) {
-        const GuardFabrics *f = m->record.fabrics;
+        const GuardFabrics *f = m->swap.record.fabrics;
         const uint64_t now = now_realtime_usec();
         uint64_t next = UINT64_MAX;
         size_t back = 0, pending = 0, lost = 0;

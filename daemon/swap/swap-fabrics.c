@@ -14,6 +14,7 @@
 #include "swap/swap-fabrics.h"
 #include "swap/swap-record.h"
 #include "util/fileio.h"
+#include "watch/fabrics-watch.h"
 #include "util/strv.h"
 
 /* A connect the unit never answered is asked for again after this; a
@@ -72,7 +73,7 @@ static void ask(Manager *m) {
         const char *after;
         int r;
 
-        if (!m->fabrics.watch || fabrics_watch_busy(m->fabrics.watch) || m->stopping)
+        if (!m->fabrics.watch || fabrics_watch_busy(m->fabrics.watch) || m->swap.stopping)
                 return;
         if (m->fabrics.capture_wanted) {
                 r = fabrics_watch_request(m->fabrics.watch, "capture", FABRICS_CAPTURE_DEADLINE_USEC);
@@ -85,7 +86,7 @@ static void ask(Manager *m) {
                 m->fabrics.capture_wanted = false;
                 m->fabrics.capture_failed = true;
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
-                             &(ReportFields) { .state = swap_state_to_string(m->state),
+                             &(ReportFields) { .state = swap_state_to_string(m->swap.state),
                                                .container_id = swap_record_container_id(m) },
                              "Cannot ask " FABRICS_UNIT ".service for the capture: cannot write "
                              WATCH_FABRICS_REQUEST " (%s). Not unloading; tried again later.", strerror(-r));
@@ -128,7 +129,7 @@ int swap_fabrics_before_unload(Manager *m) {
         }
         guard_fabrics_free(f);
         if (m->fabrics.captured) {
-                swap_fabrics_report_drop(m, m->record.fabrics);
+                swap_fabrics_report_drop(m, m->swap.record.fabrics);
                 return 0;
         }
         return 1;
@@ -177,6 +178,13 @@ void swap_fabrics_connect(Manager *m, const char *after) {
         connect_as(m, after, false);
 }
 
+void swap_fabrics_entered(Manager *m, SwapState old) {
+        /* The driver container loaded its own build after our unload: its
+         * transports are there now. After our own load, the load asked. */
+        if (m->swap.state == SWAP_STATE_SWAPPED && old != SWAP_STATE_SWAPPED && old != SWAP_STATE_LOADING)
+                swap_fabrics_connect(m, "after the driver container's load");
+}
+
 void swap_fabrics_start(Manager *m) {
         _cleanup_free_ char *record = NULL, *status = swap_fabrics_status(m);
 
@@ -186,7 +194,7 @@ void swap_fabrics_start(Manager *m) {
             path_exists(record) <= 0)
                 return;
         /* Unloaded: the load or the restore to come connects. */
-        if (swap_state_is_unloaded(m->state) || m->state == SWAP_STATE_LOADING || m->state == SWAP_STATE_RESTORING) {
+        if (swap_state_is_unloaded(m->swap.state) || m->swap.state == SWAP_STATE_LOADING || m->swap.state == SWAP_STATE_RESTORING) {
                 log_info("NVMe over Fabrics record %s found: its connections are connected again after the load "
                          "or the restore.", record);
                 return;
@@ -198,12 +206,12 @@ static SwapFabricsNext capture_answered(Manager *m, const FabricsResult *res, co
         if (!res || error) {
                 m->fabrics.capture_failed = true;
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
-                             &(ReportFields) { .state = swap_state_to_string(m->state),
+                             &(ReportFields) { .state = swap_state_to_string(m->swap.state),
                                                .container_id = swap_record_container_id(m) },
                              "No capture of the NVMe over Fabrics connections: %s. Not unloading (it would drop "
                              "them with nothing to connect them again); tried again in %llu s.",
                              error ?: "no answer", (unsigned long long) (RETRY_NO_ANSWER_USEC / 1000000ULL));
-                swap_record_message(m, "waiting: no answer from " FABRICS_UNIT ".service to the capture (journalctl "
+                swap_record_message(&m->swap, "waiting: no answer from " FABRICS_UNIT ".service to the capture (journalctl "
                                        "-u " FABRICS_UNIT ")");
                 return SWAP_FABRICS_NEXT_RECHECK_LATER;
         }
@@ -221,7 +229,7 @@ static void connect_answered(Manager *m, const FabricsResult *res, const char *e
 
         if (!res || (error && res->n_connections == 0)) {
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
-                             &(ReportFields) { .state = swap_state_to_string(m->state),
+                             &(ReportFields) { .state = swap_state_to_string(m->swap.state),
                                                .container_id = swap_record_container_id(m) },
                              "No connect of the NVMe over Fabrics connections %s: %s. Asked again in %llu s.",
                              after, error ?: "no answer", (unsigned long long) (RETRY_NO_ANSWER_USEC / 1000000ULL));
@@ -285,14 +293,14 @@ static void report_no_transport(Manager *m, const char *module, const GuardFabri
                 (void) strv_extend(&lines, f->items[i].description ?: "?");
         which = strv_join(lines, "; ");
         strv_free(lines);
-        m->build_ruled_out = true;
+        m->follow.build_ruled_out = true;
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_NO_TRANSPORT,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = module, .container_id = id },
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = module, .container_id = id },
                      "Driver container %.12s has no build of %s, which the node's NVMe over Fabrics connections need "
                      "(%s): not a swap, the in-tree NVMe stack stays. Fix: a driver image whose NVMe build ships %s, "
                      "or disconnect those connections before the swap.",
                      id ?: "?", module, which ?: "?", module);
-        swap_record_message(m, "no-build: the container has no build of %s, which the NVMe over Fabrics "
+        swap_record_message(&m->swap, "no-build: the container has no build of %s, which the NVMe over Fabrics "
                                "connections need", module);
 }
 
@@ -302,7 +310,7 @@ void swap_fabrics_container_followed(Manager *m, const char *tree, TreeBuild bui
 
         /* Only a tree that holds a build already can be judged (a sources
          * build is compiled later: the check before the load decides then). */
-        if (build != TREE_BUILD_PRESENT || m->build_ruled_out || !tree || !m->ops->fabrics_read ||
+        if (build != TREE_BUILD_PRESENT || m->follow.build_ruled_out || !tree || !m->ops->fabrics_read ||
             m->ops->fabrics_read(m->ops->userdata, &f) < 0)
                 return;
         module = missing_in(tree, f->transports);
@@ -314,7 +322,7 @@ void swap_fabrics_container_followed(Manager *m, const char *tree, TreeBuild bui
 bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree) {
         _cleanup_free_ char *path = NULL;
         _cleanup_strv_free_ char **needed = NULL;
-        const GuardFabrics *f = m->record.fabrics;
+        const GuardFabrics *f = m->swap.record.fabrics;
         const char *module;
 
         /* The connections are down by now: the capture named them. */

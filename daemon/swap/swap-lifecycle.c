@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "container/container-store.h"
 #include "container/container-time.h"
 #include "container/container-tree.h"
 #include "host/host-kernel.h"
@@ -28,7 +29,7 @@
 #define GPU_OPERATOR_NVFS_CONTAINER "nvidia-fs-ctr"
 
 static const char *followed_id(const Manager *m) {
-        return m->container.identity ? m->container.identity->id : NULL;
+        return m->follow.container.identity ? m->follow.container.identity->id : NULL;
 }
 
 /* The followed container's module tree, openable (through host_path()). */
@@ -38,7 +39,7 @@ static int container_tree_path(const Manager *m, char **ret_host, char **ret_ope
 
         r = host_kernel_release(&release);
         if (r >= 0)
-                r = driver_container_module_tree(&m->container, release, &tree);
+                r = driver_container_module_tree(&m->follow.container, release, &tree);
         if (r >= 0 && ret_openable)
                 r = host_path(tree, ret_openable);
         if (r < 0)
@@ -52,47 +53,47 @@ static int container_tree_path(const Manager *m, char **ret_host, char **ret_ope
 
 bool lifecycle_ready_counts(Manager *m) {
         _cleanup_free_ char *path = NULL;
-        const ContainerIdentity *c = m->container.identity;
+        const ContainerIdentity *c = m->follow.container.identity;
         uint64_t made;
         int r;
 
-        m->ready_stale = false;
+        m->follow.ready_stale = false;
         if (host_path(m->config->ready_file, &path) < 0)
                 return false;
         /* Asked of the disk, not of the path watch: its flag lags behind a
          * removal whose event is still queued (a restarted attempt's
          * entrypoint removes the file first thing, while the daemon is busy
-         * following it: issue 20, seen under TCG), and a file that is gone
+         * following it: seen in the emulated VM tests), and a file that is gone
          * must never count. */
         r = file_made_usec(path, &made);
         if (r == -ENOENT || r == -ENOTDIR)
                 return false;
         if (r < 0 || !c)
                 return true; /* there, of unknown age, or no container to judge it by */
-        /* Issue 20: the file a crashed container left (the entrypoint removes
+        /* The file a crashed container left (the entrypoint removes
          * it only in its cleanup) was there when it ended: never the next
          * attempt's, whatever its creation time says. */
-        if (made != m->ended_ready_usec && ready_file_freshness(made, c->created_usec) != READY_STALE)
+        if (made != m->follow.ended_ready_usec && ready_file_freshness(made, c->created_usec) != READY_STALE)
                 return true;
-        m->ready_stale = true;
+        m->follow.ready_stale = true;
         return false;
 }
 
 void lifecycle_container_exited(Manager *m) {
         _cleanup_free_ char *path = NULL;
 
-        m->ended_ready_usec = 0;
-        if (host_path(m->config->ready_file, &path) < 0 || file_made_usec(path, &m->ended_ready_usec) < 0)
-                m->ended_ready_usec = 0;
+        m->follow.ended_ready_usec = 0;
+        if (host_path(m->config->ready_file, &path) < 0 || file_made_usec(path, &m->follow.ended_ready_usec) < 0)
+                m->follow.ended_ready_usec = 0;
 }
 
 void lifecycle_report_stale_ready(Manager *m) {
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_READY_STALE,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = followed_id(m) },
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .container_id = followed_id(m) },
                      "Ignoring the ready file %s: it is older than driver container %.12s (left by an earlier "
                      "instance); waiting for this container's.",
                      m->config->ready_file, followed_id(m) ?: "?");
-        swap_record_message(m, "ignoring a ready file older than the container");
+        swap_record_message(&m->swap, "ignoring a ready file older than the container");
 }
 
 /* ---- a newly followed container -------------------------------------- */
@@ -106,23 +107,23 @@ static void note(Manager *m, const char *fmt, ...) {
         if (vasprintf(&s, fmt, ap) < 0)
                 s = NULL;
         va_end(ap);
-        if (s && strv_push(&m->record.container_notes, s) < 0)
+        if (s && strv_push(&m->swap.record.container_notes, s) < 0)
                 free(s);
 }
 
 static void report_environment(Manager *m, TreeBuild tree) {
-        const DriverEnvDecision *d = &m->env;
+        const DriverEnvDecision *d = &m->follow.env;
         const char *id = followed_id(m);
         const char *restore = env_flag_to_string(d->restore_on_termination);
         char restore_field[64];
         char *extra[] = { restore_field, NULL };
 
-        m->record.container_notes = strv_free(m->record.container_notes);
+        m->swap.record.container_notes = strv_free(m->swap.record.container_notes);
         note(m, "ENABLE_NFSRDMA=%s, UNLOAD_STORAGE_MODULES=%s, RESTORE_DRIVER_ON_POD_TERMINATION=%s",
              env_flag_to_string(d->enable_nfsrdma), env_flag_to_string(d->unload_storage_modules), restore);
         if (d->build_ruled_out) {
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_ENV_NO_NFSRDMA,
-                             &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = id },
+                             &(ReportFields) { .state = swap_state_to_string(m->swap.state), .container_id = id },
                              "Driver container %.12s will build no NVMe modules: ENABLE_NFSRDMA is %s and its tree "
                              "holds no NVMe build. Not unloading the in-tree stack for it. Fix: ENABLE_NFSRDMA=true "
                              "in the NicClusterPolicy's spec.ofedDriver.env.",
@@ -131,13 +132,13 @@ static void report_environment(Manager *m, TreeBuild tree) {
         }
         if (d->assumed) {
                 report_event(LOG_INFO, SWAPGUARD_MESSAGE_ENV_ASSUMED,
-                             &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = id },
+                             &(ReportFields) { .state = swap_state_to_string(m->swap.state), .container_id = id },
                              "Driver container %.12s: %s.", id, d->assumed);
                 note(m, "assumed: %s", d->assumed);
         }
         snprintf(restore_field, sizeof(restore_field), "SWAPGUARD_ENV_VALUE=%s", restore);
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_ENV_RESTORE_ON_STOP,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = id, .extra = extra },
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .container_id = id, .extra = extra },
                      "Driver container %.12s: RESTORE_DRIVER_ON_POD_TERMINATION=%s: %s", id, restore,
                      d->restore_on_termination == ENV_FLAG_TRUE
                              ? "its stop takes NVIDIA's modules out (the NVMe build with them when unused); the "
@@ -153,7 +154,7 @@ static void report_environment(Manager *m, TreeBuild tree) {
 static bool build_is_earlier(Manager *m) {
         GuardStack *stack = NULL;
         bool replacement;
-        const char *from = m->record.build_container_id;
+        const char *from = m->swap.record.build_container_id;
 
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return false;
@@ -173,46 +174,46 @@ void lifecycle_container_followed(Manager *m) {
 
         if (!id)
                 return;
-        pod_end_container_followed(m);
+        pod_end_container_followed(&m->follow.pod_end);
         m->ready_present = lifecycle_ready_counts(m);
-        m->earlier_build = build_is_earlier(m);
-        if (m->earlier_build)
+        m->follow.earlier_build = build_is_earlier(m);
+        if (m->follow.earlier_build)
                 report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_EARLIER_BUILD,
-                             &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = id,
-                                               .pod = m->container.identity->pod_name, .pid = m->container.pid },
+                             &(ReportFields) { .state = swap_state_to_string(m->swap.state), .container_id = id,
+                                               .pod = m->follow.container.identity->pod_name, .pid = m->follow.container.pid },
                              "New driver container %.12s (pod %s) while the NVMe build of %.12s is loaded: taking "
                              "it out before the new container's openibd restart trips on it.",
-                             id, m->container.identity->pod_name, m->record.build_container_id ?: "an earlier container");
-        if (m->env_reported_for && streq(m->env_reported_for, id))
+                             id, m->follow.container.identity->pod_name, m->swap.record.build_container_id ?: "an earlier container");
+        if (m->follow.env_reported_for && streq(m->follow.env_reported_for, id))
                 return;
-        free(m->env_reported_for);
-        m->env_reported_for = strdup(id);
+        free(m->follow.env_reported_for);
+        m->follow.env_reported_for = strdup(id);
         if (container_tree_path(m, NULL, &tree) >= 0)
                 build = container_tree_build(tree, "nvme");
-        m->env = driver_env_decide(m->container.identity->env, build);
-        m->build_ruled_out = m->env.build_ruled_out;
+        m->follow.env = driver_env_decide(m->follow.container.identity->env, build);
+        m->follow.build_ruled_out = m->follow.env.build_ruled_out;
         report_environment(m, build);
-        swap_fabrics_container_followed(m, tree, build); /* issue 27: a transport it lacks */
+        swap_fabrics_container_followed(m, tree, build); /* a transport it lacks */
         swap_moment_decide(m);
 }
 
 /* ---- loading ---------------------------------------------------------- */
 
 int lifecycle_modules_to_load(Manager *m, char ***ret) {
-        char *const *wanted = swap_modules_wanted(m);
+        char *const *wanted = swap_modules_wanted(m->config, &m->swap);
         char **l = NULL;
 
         *ret = NULL;
         if (!wanted)
                 return 0;
         STRV_FOREACH(w, wanted) {
-                if (streq(*w, "nvme_rdma") && !m->env.nvme_rdma_allowed) {
+                if (streq(*w, "nvme_rdma") && !m->follow.env.nvme_rdma_allowed) {
                         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_ENV_NVME_RDMA_SKIPPED,
-                                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = "nvme_rdma",
+                                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = "nvme_rdma",
                                                        .container_id = followed_id(m) },
                                      "Not loading nvme_rdma from driver container %.12s: UNLOAD_STORAGE_MODULES is "
                                      "%s, and its entrypoint refuses to start while nvme_rdma is loaded.",
-                                     followed_id(m) ?: "?", env_flag_to_string(m->env.unload_storage_modules));
+                                     followed_id(m) ?: "?", env_flag_to_string(m->follow.env.unload_storage_modules));
                         continue;
                 }
                 if (strv_extend(&l, *w) < 0) {
@@ -225,20 +226,20 @@ int lifecycle_modules_to_load(Manager *m, char ***ret) {
 }
 
 void lifecycle_load_no_build(Manager *m, const char *module, const char *reason) {
-        m->build_ruled_out = true;
+        m->follow.build_ruled_out = true;
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_NO_BUILD,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = module,
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = module,
                                        .container_id = followed_id(m) },
                      "Driver container %.12s has no build of %s (%s): not a swap; the in-tree stack stays or is "
                      "put back.",
                      followed_id(m) ?: "?", module, reason);
-        swap_record_message(m, "no-build: the container has no build of %s", module);
+        swap_record_message(&m->swap, "no-build: the container has no build of %s", module);
 }
 
 /* The followed container's init has exited (its pidfd polls readable from
  * the moment it exits), though the loop may not have dispatched that yet. */
 static bool container_exited(Manager *m) {
-        int pidfd = m->container.exit_source ? sd_event_source_get_io_fd(m->container.exit_source) : -EBADF;
+        int pidfd = m->follow.container.exit_source ? sd_event_source_get_io_fd(m->follow.container.exit_source) : -EBADF;
         struct pollfd p = { .fd = pidfd, .events = POLLIN };
 
         return pidfd >= 0 && poll(&p, 1, 0) > 0;
@@ -253,7 +254,7 @@ static bool tree_going(Manager *m, const char *path) {
 
 bool lifecycle_tree_lacks_build(Manager *m, const char *tree) {
         static const char *const must[] = { "nvme_core", "nvme" };
-        char *const *wanted = swap_modules_wanted(m);
+        char *const *wanted = swap_modules_wanted(m->config, &m->swap);
         _cleanup_free_ char *path = NULL;
 
         /* No tree at all (the root went with the container): a load failure
@@ -316,13 +317,13 @@ static void report_gds(Manager *m) {
         snprintf(match, sizeof(match), "SWAPGUARD_GDS_MATCH=%s", gds_match_to_string(g->match));
         report_event(g->match == GUARD_GDS_DIFFERENT || g->match == GUARD_GDS_NO_HOOKS ? LOG_WARNING : LOG_INFO,
                      SWAPGUARD_MESSAGE_GDS_GENERATION,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = "nvme",
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = "nvme",
                                        .container_id = followed_id(m), .extra = extra },
                      "GDS hooks: %s.", g->description ?: "unknown");
-        record_set(&m->record.gds, g->description);
-        record_set(&m->record.gds_nvme, g->exported ?: "none");
-        record_set(&m->record.gds_nvidia_fs, nvfs);
-        record_set(&m->record.gds_match, gds_match_to_string(g->match));
+        record_set(&m->swap.record.gds, g->description);
+        record_set(&m->swap.record.gds_nvme, g->exported ?: "none");
+        record_set(&m->swap.record.gds_nvidia_fs, nvfs);
+        record_set(&m->swap.record.gds_match, gds_match_to_string(g->match));
         guard_gds_free(g);
 }
 
@@ -330,23 +331,23 @@ static void report_gds(Manager *m) {
  * for the hooks the loaded build exports; it may come long after the swap
  * (the GPU Operator's nvidia-fs-ctr starts on its own). */
 void lifecycle_nvfs_changed(Manager *m) {
-        if (m->state != SWAP_STATE_SWAPPED)
+        if (m->swap.state != SWAP_STATE_SWAPPED)
                 return;
         report_gds(m);
         swap_record_persist(m);
 }
 
 void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
-        if (m->state == old)
+        if (m->swap.state == old)
                 return;
         pod_end_entered(m, old);
-        switch (m->state) {
+        switch (m->swap.state) {
         case SWAP_STATE_SWAPPED:
                 /* Which container the loaded build came from: the one followed now
                  * (loaded by us or by an older image itself). */
-                if (followed_id(m) && !m->earlier_build) {
-                        free(m->record.build_container_id);
-                        m->record.build_container_id = strdup(followed_id(m));
+                if (followed_id(m) && !m->follow.earlier_build) {
+                        free(m->swap.record.build_container_id);
+                        m->swap.record.build_container_id = strdup(followed_id(m));
                 }
                 report_gds(m);
                 break;
@@ -356,18 +357,18 @@ void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
         case SWAP_STATE_UNLOADED_WAITING_DRIVER:
         case SWAP_STATE_IDLE:
                 if (old == SWAP_STATE_SWAPPED || old == SWAP_STATE_RESTORING || old == SWAP_STATE_REPAIRING ||
-                    m->state == SWAP_STATE_UNLOADED_WAITING_DRIVER) {
+                    m->swap.state == SWAP_STATE_UNLOADED_WAITING_DRIVER) {
                         /* No out-of-tree build any more (checked by the context next time). */
                         SwapContext ctx;
 
                         if (swap_read_context(m, &ctx) >= 0 && !ctx.replacement_loaded)
                                 {
-                                free(m->record.build_container_id);
-                                m->record.build_container_id = NULL;
-                                m->record.build_modules = strv_free(m->record.build_modules);
+                                free(m->swap.record.build_container_id);
+                                m->swap.record.build_container_id = NULL;
+                                m->swap.record.build_modules = strv_free(m->swap.record.build_modules);
                         }
                 }
-                if (m->state == SWAP_STATE_NO_BUILD)
+                if (m->swap.state == SWAP_STATE_NO_BUILD)
                         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_NO_BUILD,
                                      &(ReportFields) { .state = "no-build", .container_id = followed_id(m) },
                                      "Driver container %.12s gives no NVMe build: not a swap, the in-tree NVMe stack "
@@ -377,7 +378,7 @@ void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
         case SWAP_STATE_REPAIRING:
                 log_info("Putting the in-tree NVMe stack back while driver container %.12s is expected (%s).",
                          followed_id(m) ?: "?", swap_event_to_string(ev));
-                swap_record_message(m, "repairing: in-tree stack back until the ready file (%s)",
+                swap_record_message(&m->swap, "repairing: in-tree stack back until the ready file (%s)",
                                     swap_event_to_string(ev));
                 break;
         default:
@@ -388,18 +389,18 @@ void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
 void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b) {
         _cleanup_free_ char *joined = NULL;
 
-        if (!m->earlier_build || !b || b->n == 0)
+        if (!m->follow.earlier_build || !b || b->n == 0)
                 return;
         joined = guard_blockers_join(b);
         report_event(LOG_ERR, SWAPGUARD_MESSAGE_EARLIER_BUILD_BLOCKED,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .device = b->items[0].device,
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .device = b->items[0].device,
                                        .mount_point = b->items[0].kind && streq(b->items[0].kind, "mounted")
                                                               ? b->items[0].where : NULL,
                                        .pid = b->items[0].pid, .container_id = followed_id(m) },
                      "Cannot take out the NVMe build of %.12s (%s): the new driver container %.12s's openibd restart "
                      "cannot replace it (nvme in use: it leaves nvme and mlx_compat loaded), and a new driver "
                      "version may fail to load, the container restarting, until that use ends.",
-                     m->record.build_container_id ?: "the earlier container", joined ?: "in use",
+                     m->swap.record.build_container_id ?: "the earlier container", joined ?: "in use",
                      followed_id(m) ?: "?");
 }
 
@@ -412,10 +413,10 @@ void lifecycle_report_broken(Manager *m, StackHealth h) {
 
         snprintf(field, sizeof(field), "SWAPGUARD_BREAK=%s", stack_break_to_string(h.what));
         report_event(LOG_ERR, SWAPGUARD_MESSAGE_STACK_BROKEN,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = h.module,
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = h.module,
                                        .container_id = followed_id(m), .extra = extra },
                      "The NVMe stack is broken: %s. Putting the in-tree stack back.", what ?: "?");
-        swap_record_message(m, "stack broken: %s", what ?: "?");
+        swap_record_message(&m->swap, "stack broken: %s", what ?: "?");
 }
 
 SwapEvent lifecycle_stack_settled(Manager *m) {
@@ -424,7 +425,7 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
 
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return _SWAP_EVENT_INVALID;
-        h = stack_health_check(stack, swap_modules_wanted(m));
+        h = stack_health_check(stack, swap_modules_wanted(m->config, &m->swap));
         guard_stack_free(stack);
         if (!stack_health_broken(h) || swap_fabrics_only_node(m, h))
                 return _SWAP_EVENT_INVALID;
@@ -433,7 +434,7 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
 }
 
 void lifecycle_free(Manager *m) {
-        pod_end_free(m);
-        free(m->env_reported_for);
-        m->env_reported_for = NULL;
+        pod_end_free(&m->follow.pod_end);
+        free(m->follow.env_reported_for);
+        m->follow.env_reported_for = NULL;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* The driver container's whole life (issue 8), the manager's part: what a
+/* The driver container's whole life, the manager's part: what a
  * newly followed container means (its environment, a build from before it,
  * a ready file older than it), the modules its build may bring, the stack
  * broken behind our back, and the GDS hook generation after a swap. The
@@ -18,7 +18,7 @@ void lifecycle_container_exited(Manager *m);
  * read at start): decide and report, once per container. */
 void lifecycle_container_followed(Manager *m);
 /* Whether the ready file at the configured path is there now (asked of the
- * disk) and counts for the followed container; sets m->ready_stale. Without
+ * disk) and counts for the followed container; sets m->follow.ready_stale. Without
  * a container, being there is enough. */
 bool lifecycle_ready_counts(Manager *m);
 /* The stack modules to load from the container: the wanted ones, without
@@ -29,7 +29,7 @@ int lifecycle_modules_to_load(Manager *m, char ***ret);
 bool lifecycle_tree_lacks_build(Manager *m, const char *tree);
 /* A load failed with ENOPKG (the library: a stack module not in the tree). */
 void lifecycle_load_no_build(Manager *m, const char *module, const char *reason);
-/* Entering m->state from old on ev: records the build's container, the
+/* Entering m->swap.state from old on ev: records the build's container, the
  * GDS report, the reports of repairing/no-build. */
 void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev);
 /* The unload of an earlier build was refused: why the new container's

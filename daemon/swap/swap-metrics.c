@@ -37,7 +37,7 @@ SwapMetrics *swap_metrics_free(SwapMetrics *s) {
 }
 
 void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction action) {
-        SwapMetrics *s = m->metrics;
+        SwapMetrics *s = m->publish.metrics;
         uint64_t now = realtime_usec();
 
         if (!s)
@@ -49,13 +49,13 @@ void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction ac
                 s->unload_started_usec = now;
         if (ev == SWAP_EVENT_UNLOAD_DONE)
                 s->driverless_since_usec = now;
-        if (m->state == SWAP_STATE_BLOCKED && old != SWAP_STATE_BLOCKED)
+        if (m->swap.state == SWAP_STATE_BLOCKED && old != SWAP_STATE_BLOCKED)
                 s->counters.refusals++;
-        if (m->state == SWAP_STATE_RESTORED && old != SWAP_STATE_RESTORED)
+        if (m->swap.state == SWAP_STATE_RESTORED && old != SWAP_STATE_RESTORED)
                 s->counters.restores++;
         /* Loaded by us, or by the driver container itself (older images),
          * over the stack we unloaded: a swap. Not a build found at start. */
-        if (m->state == SWAP_STATE_SWAPPED && (old == SWAP_STATE_LOADING || old == SWAP_STATE_UNLOADED_WAITING_DRIVER)) {
+        if (m->swap.state == SWAP_STATE_SWAPPED && (old == SWAP_STATE_LOADING || old == SWAP_STATE_UNLOADED_WAITING_DRIVER)) {
                 MetricsCounters *c = &s->counters;
 
                 c->swaps++;
@@ -66,12 +66,12 @@ void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction ac
                 c->last_swap_driverless_usec = s->driverless_since_usec && now > s->driverless_since_usec
                                                        ? now - s->driverless_since_usec : 0;
         }
-        if (m->state == SWAP_STATE_SWAPPED || m->state == SWAP_STATE_RESTORED || m->state == SWAP_STATE_IDLE)
+        if (m->swap.state == SWAP_STATE_SWAPPED || m->swap.state == SWAP_STATE_RESTORED || m->swap.state == SWAP_STATE_IDLE)
                 s->unload_started_usec = s->driverless_since_usec = 0;
 }
 
-void swap_metrics_blockers(Manager *m, const GuardBlockers *b) {
-        SwapMetrics *s = m->metrics;
+void swap_metrics_blockers(SwapPublish *p, const GuardBlockers *b) {
+        SwapMetrics *s = p->metrics;
 
         if (!s)
                 return;
@@ -117,22 +117,22 @@ static void facts_from_stack(const GuardStack *stack, MetricsFacts *f, MetricsMo
 }
 
 static void write_file(Manager *m, const GuardStack *stack) {
-        SwapMetrics *s = m->metrics;
+        SwapMetrics *s = m->publish.metrics;
         _cleanup_free_ MetricsModule *mods = NULL;
         _cleanup_free_ char *text = NULL;
         MetricsFacts f = {
                 .version = PACKAGE_VERSION,
                 .start_usec = s->start_usec,
-                .state = m->state,
+                .state = m->swap.state,
                 /* A state the daemon started in and never left: known since its start. */
-                .state_since_usec = m->record.since_usec ?: s->start_usec,
+                .state_since_usec = m->swap.record.since_usec ?: s->start_usec,
                 .mode = m->config->mode,
                 .gds_hooks = s->gds_hooks,
-                .gds_match = m->record.gds_match,
+                .gds_match = m->swap.record.gds_match,
                 .driverless = -1,
                 .counters = s->counters,
         };
-        const GuardFabrics *fab = m->record.fabrics;
+        const GuardFabrics *fab = m->swap.record.fabrics;
         bool driverless;
         int r;
 
@@ -143,7 +143,7 @@ static void write_file(Manager *m, const GuardStack *stack) {
         facts_from_stack(stack, &f, mods);
         if (m->ops->nvme_driverless && m->ops->nvme_driverless(m->ops->userdata, &driverless) >= 0)
                 f.driverless = driverless;
-        if (m->state == SWAP_STATE_BLOCKED)
+        if (m->swap.state == SWAP_STATE_BLOCKED)
                 memcpy(f.blockers, s->blockers, sizeof(f.blockers));
         for (size_t i = 0; fab && i < fab->n; i++) {
                 MetricsFabricsBucket b = metrics_fabrics_bucket(fab->items[i].outcome);
@@ -164,10 +164,10 @@ static void write_file(Manager *m, const GuardStack *stack) {
 void swap_metrics_publish(Manager *m, const GuardStack *stack) {
         GuardStack *read = NULL;
 
-        if (!m->metrics)
+        if (!m->publish.metrics)
                 return;
         if (stack)
-                m->metrics->gds_hooks = gds_hooks_of(stack);
+                m->publish.metrics->gds_hooks = gds_hooks_of(stack);
         else if (m->ops->read_stack && m->ops->read_stack(m->ops->userdata, &read) >= 0)
                 stack = read;
         write_file(m, stack);
@@ -207,7 +207,7 @@ int swap_metrics_start(Manager *m) {
         SwapMetrics *s;
         int r;
 
-        if (m->metrics)
+        if (m->publish.metrics)
                 return 0;
         s = calloc(1, sizeof(*s));
         if (!s)
@@ -215,7 +215,7 @@ int swap_metrics_start(Manager *m) {
         s->start_usec = realtime_usec();
         s->gds_hooks = -1;
         read_back(s);
-        m->metrics = s;
+        m->publish.metrics = s;
         if (!m->event)
                 return 0;
         r = sd_event_add_time_relative(m->event, &s->refresh, CLOCK_BOOTTIME, SWAP_METRICS_REFRESH_USEC,

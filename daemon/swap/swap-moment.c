@@ -108,15 +108,15 @@ void swap_moment_decide(Manager *m) {
         GuardStack *stack = NULL;
         const GuardModule *rdma;
         const char *openibd = NULL;
-        const char *id = m->container.identity ? m->container.identity->id : NULL;
+        const char *id = m->follow.container.identity ? m->follow.container.identity->id : NULL;
         UnloadMomentInput in = {
-                .earlier_build = m->earlier_build,
-                .unload_storage_modules = m->env.unload_storage_modules,
+                .earlier_build = m->follow.earlier_build,
+                .unload_storage_modules = m->follow.env.unload_storage_modules,
         };
         char at_field[64], why_field[64];
         char *extra[] = { at_field, why_field, NULL };
 
-        m->moment_decided = false;
+        m->follow.moment_decided = false;
         if (m->config->unload_at != UNLOAD_AT_AUTO || !id)
                 return;
         if (m->ops->read_stack(m->ops->userdata, &stack) >= 0) {
@@ -126,25 +126,25 @@ void swap_moment_decide(Manager *m) {
                 guard_stack_free(stack);
         } else
                 in.replacement_loaded = true; /* not known: the safe side */
-        in.openibd_lists_nvme = openibd_knowledge(m->container.pid, &openibd);
-        in.image_loads_nvme = image_knowledge(m->container.pid);
-        m->moment = unload_moment_decide(&in);
-        m->moment_decided = true;
-        snprintf(at_field, sizeof(at_field), "SWAPGUARD_UNLOAD_AT=%s", unload_at_to_string(m->moment.at));
-        snprintf(why_field, sizeof(why_field), "SWAPGUARD_MOMENT_RULE=%s", unload_moment_rule_to_string(m->moment.why));
+        in.openibd_lists_nvme = openibd_knowledge(m->follow.container.pid, &openibd);
+        in.image_loads_nvme = image_knowledge(m->follow.container.pid);
+        m->follow.moment = unload_moment_decide(&in);
+        m->follow.moment_decided = true;
+        snprintf(at_field, sizeof(at_field), "SWAPGUARD_UNLOAD_AT=%s", unload_at_to_string(m->follow.moment.at));
+        snprintf(why_field, sizeof(why_field), "SWAPGUARD_MOMENT_RULE=%s", unload_moment_rule_to_string(m->follow.moment.why));
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_UNLOAD_MOMENT,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .container_id = id, .extra = extra },
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .container_id = id, .extra = extra },
                      "UnloadAt=auto: for driver container %.12s the in-tree stack goes %s: %s%s%s.", id,
-                     m->moment.at == UNLOAD_AT_DRIVER_READY ? "at its ready file (drives up through its compile)"
+                     m->follow.moment.at == UNLOAD_AT_DRIVER_READY ? "at its ready file (drives up through its compile)"
                                                             : "at its start (drives down through its compile)",
-                     unload_moment_why_to_string(m->moment.why), openibd ? "; openibd read from " : "",
+                     unload_moment_why_to_string(m->follow.moment.why), openibd ? "; openibd read from " : "",
                      openibd ?: "");
-        swap_record_message(m, "UnloadAt=auto: %s (%s)", unload_at_to_string(m->moment.at),
-                            unload_moment_why_to_string(m->moment.why));
+        swap_record_message(&m->swap, "UnloadAt=auto: %s (%s)", unload_at_to_string(m->follow.moment.at),
+                            unload_moment_why_to_string(m->follow.moment.why));
 }
 
-UnloadAt swap_moment_unload_at(const Manager *m) {
-        if (m->config->unload_at != UNLOAD_AT_AUTO)
-                return m->config->unload_at;
-        return m->moment_decided ? m->moment.at : UNLOAD_AT_CONTAINER_START;
+UnloadAt swap_moment_unload_at(const Config *c, const SwapFollow *f) {
+        if (c->unload_at != UNLOAD_AT_AUTO)
+                return c->unload_at;
+        return f->moment_decided ? f->moment.at : UNLOAD_AT_CONTAINER_START;
 }

@@ -13,4 +13,4 @@
 void swap_moment_decide(Manager *m);
 /* The moment the state machine uses: UnloadAt= itself unless auto; under
  * auto the followed container's (container-start until one is decided). */
-UnloadAt swap_moment_unload_at(const Manager *m);
+UnloadAt swap_moment_unload_at(const Config *c, const SwapFollow *f);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include "guard/pin-holder.h"
 #include "publish/report.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
 #include "util/strv.h"
+#include "watch/usage-watch.h"
 
 void swap_pin_refresh(Manager *m) {
         int changed = pin_holder_refresh(m->pin);
@@ -14,9 +16,9 @@ void swap_pin_refresh(Manager *m) {
         if (changed <= 0)
                 return;
         reasons = pin_holder_reasons(m->pin);
-        m->record.pins = strv_free(m->record.pins);
+        m->swap.record.pins = strv_free(m->swap.record.pins);
         if (reasons)
-                (void) strv_copy(reasons, &m->record.pins);
+                (void) strv_copy(reasons, &m->swap.record.pins);
         report_status_suffix(pin_holder_summary(m->pin));
         swap_record_persist(m);
         swap_status_update(m);

@@ -22,38 +22,38 @@ uint64_t now_realtime_usec(void) {
 }
 
 const char *swap_record_container_id(const Manager *m) {
-        return m->container.identity ? m->container.identity->id : m->record.container_id;
+        return m->follow.container.identity ? m->follow.container.identity->id : m->swap.record.container_id;
 }
 
-void swap_record_message(Manager *m, const char *fmt, ...) {
-        char *s;
+void swap_record_message(SwapMachine *s, const char *fmt, ...) {
+        char *text;
         va_list ap;
 
         va_start(ap, fmt);
-        s = strdup_vprintf(fmt, ap);
+        text = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (s) {
-                free(m->record.message);
-                m->record.message = s;
+        if (text) {
+                free(s->record.message);
+                s->record.message = text;
         }
 }
 
-void swap_record_forget_blockers(Manager *m) {
-        free(m->last_blockers);
-        m->last_blockers = NULL;
-        m->n_blocker_pids = 0;
-        strv_free(m->record.blockers);
-        m->record.blockers = NULL;
+void swap_record_forget_blockers(SwapMachine *s) {
+        free(s->last_blockers);
+        s->last_blockers = NULL;
+        s->n_blocker_pids = 0;
+        strv_free(s->record.blockers);
+        s->record.blockers = NULL;
 }
 
-void swap_record_forget_swap(Manager *m) {
-        free(m->failure);
-        m->failure = NULL;
-        strv_free(m->record.modules_before);
-        m->record.modules_before = NULL;
-        m->record.namespaces_before = guard_namespaces_free(m->record.namespaces_before);
-        free(m->record.would);
-        m->record.would = NULL;
+void swap_record_forget_swap(SwapMachine *s) {
+        free(s->failure);
+        s->failure = NULL;
+        strv_free(s->record.modules_before);
+        s->record.modules_before = NULL;
+        s->record.namespaces_before = guard_namespaces_free(s->record.namespaces_before);
+        free(s->record.would);
+        s->record.would = NULL;
 }
 
 /* The status document next to the state file (status-document.h): the same
@@ -65,7 +65,7 @@ static void swap_record_publish(Manager *m) {
 
         if (guard_read_stack_hooks(m->ops, &stack) < 0)
                 stack = NULL; /* written as live build "unknown" */
-        r = status_document_publish(&m->record, stack);
+        r = status_document_publish(&m->swap.record, stack);
         swap_metrics_publish(m, stack); /* the same moments, the same stack */
         guard_stack_free(stack);
         if (r == -ENOENT)
@@ -82,56 +82,56 @@ static int on_publish(sd_event_source *s, void *userdata) {
 /* The status document is for people and `oc swapguard status`, never read
  * back on a restart (the state file is): it is written when the loop is
  * otherwise idle, so once after a whole chain of transitions and after the
- * module calls they ran, not before them (issue 22: a swap rewrote it and
+ * module calls they ran, not before them (a swap used to rewrite it and
  * read the stack for it at every one of some 15 transitions, each time an
  * atomic write with two fsyncs). Written at once without a loop (tests) and
  * when stopping (the loop dispatches nothing after its exit). */
 static void schedule_publish(Manager *m) {
         int r;
 
-        if (!m->event || m->stopping) {
+        if (!m->event || m->swap.stopping) {
                 swap_record_publish(m);
                 return;
         }
-        if (!m->publish_later) {
-                r = sd_event_add_defer(m->event, &m->publish_later, on_publish, m);
+        if (!m->publish.later) {
+                r = sd_event_add_defer(m->event, &m->publish.later, on_publish, m);
                 if (r < 0) {
                         swap_record_publish(m);
                         return;
                 }
-                (void) sd_event_source_set_priority(m->publish_later, SD_EVENT_PRIORITY_IDLE);
-                (void) sd_event_source_set_description(m->publish_later, "status-document");
+                (void) sd_event_source_set_priority(m->publish.later, SD_EVENT_PRIORITY_IDLE);
+                (void) sd_event_source_set_description(m->publish.later, "status-document");
                 /* Owned by the loop from here on (freed with it): the pointer
                  * kept is borrowed, only to arm it again. */
-                if (sd_event_source_set_floating(m->publish_later, true) >= 0)
-                        (void) sd_event_source_unref(m->publish_later);
+                if (sd_event_source_set_floating(m->publish.later, true) >= 0)
+                        (void) sd_event_source_unref(m->publish.later);
         }
-        (void) sd_event_source_set_enabled(m->publish_later, SD_EVENT_ONESHOT);
+        (void) sd_event_source_set_enabled(m->publish.later, SD_EVENT_ONESHOT);
 }
 
 void swap_record_persist(Manager *m) {
-        const ContainerIdentity *c = m->container.identity;
+        const ContainerIdentity *c = m->follow.container.identity;
         int r;
 
-        if (m->record.state != m->state)
-                m->record.since_usec = now_realtime_usec();
-        m->record.state = m->state;
-        m->record.mode = m->config->mode;
-        free(m->record.container_id);
-        free(m->record.pod_name);
-        m->record.container_id = c ? strdup(c->id) : NULL;
-        m->record.pod_name = c ? strdup(c->pod_name) : NULL;
-        m->record.container_pid = m->container.pid;
+        if (m->swap.record.state != m->swap.state)
+                m->swap.record.since_usec = now_realtime_usec();
+        m->swap.record.state = m->swap.state;
+        m->swap.record.mode = m->config->mode;
+        free(m->swap.record.container_id);
+        free(m->swap.record.pod_name);
+        m->swap.record.container_id = c ? strdup(c->id) : NULL;
+        m->swap.record.pod_name = c ? strdup(c->pod_name) : NULL;
+        m->swap.record.container_pid = m->follow.container.pid;
         /* At once, whatever the cost: a restart resumes from this file, and
          * what an unload is about to take out must be in it before. */
-        r = state_file_write(&m->record);
+        r = state_file_write(&m->swap.record);
         if (r < 0)
                 log_warning_errno(r, "Cannot write the state file " STATE_FILE ", ignoring: %m");
         schedule_publish(m);
 }
 
 void swap_status_update(Manager *m) {
-        switch (m->state) {
+        switch (m->swap.state) {
         case SWAP_STATE_IDLE:
                 report_status("idle: no driver container");
                 break;
@@ -140,7 +140,7 @@ void swap_status_update(Manager *m) {
                               swap_record_container_id(m) ?: "?");
                 break;
         case SWAP_STATE_BLOCKED:
-                report_status("blocked: %s", m->last_blockers ?: "namespaces in use");
+                report_status("blocked: %s", m->swap.last_blockers ?: "namespaces in use");
                 break;
         case SWAP_STATE_UNLOADED_WAITING_DRIVER:
                 report_status("unloaded, waiting for the driver container's ready file");
@@ -149,23 +149,23 @@ void swap_status_update(Manager *m) {
                 report_status("loading the NVMe stack from the driver container");
                 break;
         case SWAP_STATE_SWAPPED:
-                report_status("swapped%s", m->record.missing_namespaces ? ", namespaces still missing" : "");
+                report_status("swapped%s", m->swap.record.missing_namespaces ? ", namespaces still missing" : "");
                 break;
         case SWAP_STATE_RESTORING:
                 report_status("restoring the in-tree NVMe stack");
                 break;
         case SWAP_STATE_RESTORED:
-                report_status("restored: in-tree NVMe stack back (%s)", m->record.message ?: "");
+                report_status("restored: in-tree NVMe stack back (%s)", m->swap.record.message ?: "");
                 break;
         case SWAP_STATE_FAILED:
-                report_status("failed: %s", m->failure ?: "see the journal");
+                report_status("failed: %s", m->swap.failure ?: "see the journal");
                 break;
         case SWAP_STATE_REPAIRING:
                 report_status("repairing: in-tree NVMe stack back until the driver container is ready");
                 break;
         case SWAP_STATE_WOULD_UNLOAD:
         case SWAP_STATE_WOULD_SWAP: /* observe: the "would" line says it all */
-                report_status("%s: %s", swap_state_to_string(m->state), m->record.would ?: "");
+                report_status("%s: %s", swap_state_to_string(m->swap.state), m->swap.record.would ?: "");
                 break;
         case SWAP_STATE_NO_BUILD:
                 report_status("no-build: driver container %.12s has no NVMe build, in-tree stack kept",

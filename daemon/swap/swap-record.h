@@ -18,11 +18,11 @@ uint64_t now_realtime_usec(void);
 const char *swap_record_container_id(const Manager *m);
 
 /* The last report, one line, for the state file. */
-void swap_record_message(Manager *m, const char *fmt, ...) _printf_(2, 3);
+void swap_record_message(SwapMachine *s, const char *fmt, ...) _printf_(2, 3);
 /* No longer blocked: forget the blockers (and that they were reported). */
-void swap_record_forget_blockers(Manager *m);
+void swap_record_forget_blockers(SwapMachine *s);
 /* Back to idle: forget the failure and what the last swap took away. */
-void swap_record_forget_swap(Manager *m);
+void swap_record_forget_swap(SwapMachine *s);
 
 /* Writes the state file from the current state and container. */
 void swap_record_persist(Manager *m);

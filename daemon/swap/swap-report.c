@@ -7,7 +7,6 @@
 #include "publish/log.h"
 #include "swap/observe-report.h"
 #include "publish/report.h"
-#include "swap/swap-fabrics.h"
 #include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
@@ -19,29 +18,29 @@ void swap_report_namespaces(Manager *m, const char *message_id, const char *what
         char **missing = NULL;
         int r;
 
-        if (!m->record.namespaces_before || m->record.namespaces_before->n == 0)
+        if (!m->swap.record.namespaces_before || m->swap.record.namespaces_before->n == 0)
                 return;
         r = m->ops->scan_namespaces(m->ops->userdata, &now);
         if (r >= 0)
-                r = guard_namespaces_missing(m->record.namespaces_before, now, &missing);
+                r = guard_namespaces_missing(m->swap.record.namespaces_before, now, &missing);
         guard_namespaces_free(now);
         if (r < 0) {
                 log_warning_errno(r, "Cannot compare the namespaces with those seen before the unload: %m");
                 return;
         }
-        strv_free(m->record.missing_namespaces);
-        m->record.missing_namespaces = missing;
+        strv_free(m->swap.record.missing_namespaces);
+        m->swap.record.missing_namespaces = missing;
         if (!missing) {
                 report_event(LOG_INFO, message_id,
-                             &(ReportFields) { .state = swap_state_to_string(m->state),
+                             &(ReportFields) { .state = swap_state_to_string(m->swap.state),
                                                .container_id = swap_record_container_id(m) },
                              "%s: all %zu NVMe namespaces seen before the unload are back.", what,
-                             m->record.namespaces_before->n);
+                             m->swap.record.namespaces_before->n);
                 return;
         }
         for (char **i = missing; *i; i++)
                 report_event(LOG_WARNING, message_id,
-                             &(ReportFields) { .state = swap_state_to_string(m->state), .device = *i,
+                             &(ReportFields) { .state = swap_state_to_string(m->swap.state), .device = *i,
                                                .container_id = swap_record_container_id(m) },
                              "%s: NVMe namespace %s seen before the unload is not back (yet).", what, *i);
 }
@@ -59,8 +58,8 @@ static void swap_record_builds(Manager *m, const GuardStack *stack) {
                         return;
                 }
         }
-        strv_free(m->record.module_builds);
-        m->record.module_builds = l;
+        strv_free(m->swap.record.module_builds);
+        m->swap.record.module_builds = l;
 }
 
 void swap_report_builds(Manager *m) {
@@ -96,7 +95,7 @@ void swap_report_swapped(Manager *m, const char *by) {
                              &(ReportFields) { .state = "swapped", .module = x->name,
                                                .origin = guard_origin_to_string(x->origin),
                                                .container_id = swap_record_container_id(m),
-                                               .pid = m->container.pid, .extra = extra },
+                                               .pid = m->follow.container.pid, .extra = extra },
                              "Swapped (%s): module %s is the %s build, GDS hooks %s%s.", by, x->name,
                              guard_origin_to_string(x->origin), x->gds_hooks ? "present" : "absent",
                              x->build && streq(x->build, "shared-from-host")
@@ -105,7 +104,7 @@ void swap_report_swapped(Manager *m, const char *by) {
         }
         swap_record_builds(m, stack);
         guard_stack_free(stack);
-        swap_record_message(m, "swapped (%s)", by);
+        swap_record_message(&m->swap, "swapped (%s)", by);
         swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the swap");
 }
 
@@ -130,32 +129,32 @@ static void report_blocker(Manager *m, const char *build, const GuardBlocker *x)
 
 /* The processes named: the exit of any is worth a re-check (pid-exit-watch.h). */
 static void remember_blocker_pids(Manager *m, const GuardBlockers *b) {
-        m->n_blocker_pids = 0;
-        for (size_t i = 0; i < b->n && m->n_blocker_pids < ELEMENTSOF(m->blocker_pids); i++)
+        m->swap.n_blocker_pids = 0;
+        for (size_t i = 0; i < b->n && m->swap.n_blocker_pids < ELEMENTSOF(m->swap.blocker_pids); i++)
                 if (b->items[i].pid > 0)
-                        m->blocker_pids[m->n_blocker_pids++] = b->items[i].pid;
+                        m->swap.blocker_pids[m->swap.n_blocker_pids++] = b->items[i].pid;
 }
 
 void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b) {
         char *joined = guard_blockers_join(b);
 
-        swap_metrics_blockers(m, b);
+        swap_metrics_blockers(&m->publish, b);
         remember_blocker_pids(m, b);
         if (!joined)
                 return;
-        if (m->last_blockers && streq(joined, m->last_blockers)) {
+        if (m->swap.last_blockers && streq(joined, m->swap.last_blockers)) {
                 free(joined);
                 return; /* same blockers as last time: said already */
         }
-        free(m->last_blockers);
-        m->last_blockers = joined;
-        strv_free(m->record.blockers);
-        m->record.blockers = NULL;
+        free(m->swap.last_blockers);
+        m->swap.last_blockers = joined;
+        strv_free(m->swap.record.blockers);
+        m->swap.record.blockers = NULL;
         for (size_t i = 0; i < b->n; i++) {
-                (void) strv_extend(&m->record.blockers, b->items[i].description ?: "");
+                (void) strv_extend(&m->swap.record.blockers, b->items[i].description ?: "");
                 report_blocker(m, build, &b->items[i]);
         }
-        swap_record_message(m, "blocked: %s", joined);
+        swap_record_message(&m->swap, "blocked: %s", joined);
         if (m->config->mode == SWAP_MODE_OBSERVE)
                 observe_report_would_refuse(m, joined);
 }
@@ -173,15 +172,15 @@ void swap_report_unloaded(Manager *m, const char *build, char *const *removed, c
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_UNLOADED,
                      &(ReportFields) { .state = "unloaded-waiting-driver", .module = list,
-                                       .container_id = swap_record_container_id(m), .pid = m->container.pid },
+                                       .container_id = swap_record_container_id(m), .pid = m->follow.container.pid },
                      "Unloaded the %s NVMe stack (%s) for driver container %.12s.", build,
                      list && *list ? list : "nothing was loaded", swap_record_container_id(m) ?: "?");
-        swap_record_message(m, "unloaded: %s", list ?: "");
+        swap_record_message(&m->swap, "unloaded: %s", list ?: "");
 }
 
 void swap_report_reload(Manager *m) {
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RELOAD_DETECTED,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .origin = "in-tree",
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .origin = "in-tree",
                                        .container_id = swap_record_container_id(m) },
                      "The in-tree NVMe stack was loaded again while it was meant to stay unloaded; "
                      "will swap when the driver is ready.");
@@ -194,36 +193,36 @@ void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) {
         va_start(ap, fmt);
         s = strdup_vprintf(fmt, ap); /* before the free: an argument may be the old failure */
         va_end(ap);
-        free(m->failure);
-        m->failure = s;
+        free(m->swap.failure);
+        m->swap.failure = s;
         report_event(LOG_ERR, SWAPGUARD_MESSAGE_FAILED,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .module = module,
-                                       .container_id = swap_record_container_id(m), .pid = m->container.pid },
-                     "%s", m->failure ?: "failure");
-        swap_record_message(m, "%s", m->failure ?: "failure");
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = module,
+                                       .container_id = swap_record_container_id(m), .pid = m->follow.container.pid },
+                     "%s", m->swap.failure ?: "failure");
+        swap_record_message(&m->swap, "%s", m->swap.failure ?: "failure");
 }
 
 static void report_container_seen(Manager *m) {
-        const ContainerIdentity *c = m->container.identity;
+        const ContainerIdentity *c = m->follow.container.identity;
 
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_CONTAINER_SEEN,
                      &(ReportFields) { .state = "container-seen", .container_id = swap_record_container_id(m),
-                                       .pod = c ? c->pod_name : NULL, .pid = m->container.pid },
+                                       .pod = c ? c->pod_name : NULL, .pid = m->follow.container.pid },
                      "Driver container %.12s (pod %s) is running.", swap_record_container_id(m) ?: "?",
                      c ? c->pod_name : "?");
 }
 
 static void report_restored(Manager *m, SwapEvent ev) {
         /* ev is restore-done; the reason is what started the restore. */
-        const char *why = swap_event_to_string(m->restore_cause) ?: swap_event_to_string(ev);
+        const char *why = swap_event_to_string(m->swap.restore_cause) ?: swap_event_to_string(ev);
 
-        if (m->restore_rehearsed)
+        if (m->swap.restore_rehearsed)
                 return; /* observe: "would restore" said it (observe-report.c) */
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RESTORED,
                      &(ReportFields) { .state = "restored", .origin = "in-tree",
-                                       .container_id = swap_record_container_id(m) ?: m->restore_container },
+                                       .container_id = swap_record_container_id(m) ?: m->swap.restore_container },
                      "Restored the in-tree NVMe stack (%s).", why);
-        swap_record_message(m, "restored after %s", why);
+        swap_record_message(&m->swap, "restored after %s", why);
         swap_report_builds(m);
         swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the restore");
 }
@@ -232,54 +231,55 @@ static void report_restored(Manager *m, SwapEvent ev) {
  * start swaps again, so the record keeps what it knows of this swap. */
 static void report_stop_restored(Manager *m, bool restored) {
         report_event(restored ? LOG_NOTICE : LOG_ERR, SWAPGUARD_MESSAGE_STOP_RESTORED,
-                     &(ReportFields) { .state = swap_state_to_string(m->state), .origin = "in-tree",
+                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .origin = "in-tree",
                                        .container_id = swap_record_container_id(m) },
                      "Stopping while the in-tree NVMe stack was unloaded: %s.",
                      restored ? "restored it; the next start swaps again" : "restoring it failed");
         if (restored)
-                swap_record_message(m, "restored because the daemon stopped");
+                swap_record_message(&m->swap, "restored because the daemon stopped");
+}
+
+void swap_report_transition(const Manager *m, SwapState old, SwapEvent ev) {
+        if (m->swap.state == old)
+                return;
+        log_info("State %s -> %s (%s).", swap_state_to_string(old), swap_state_to_string(m->swap.state),
+                 swap_event_to_string(ev));
 }
 
 void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
-        if (m->state == old)
+        if (m->swap.state == old)
                 return;
-        log_info("State %s -> %s (%s).", swap_state_to_string(old), swap_state_to_string(m->state),
-                 swap_event_to_string(ev));
-        switch (m->state) {
+        switch (m->swap.state) {
         case SWAP_STATE_CONTAINER_SEEN:
                 if (old == SWAP_STATE_IDLE || old == SWAP_STATE_RESTORED || old == SWAP_STATE_FAILED ||
                     old == SWAP_STATE_SWAPPED)
                         report_container_seen(m);
                 break;
         case SWAP_STATE_SWAPPED:
-                /* The driver container loaded its own build after our unload:
-                 * its transports are there now (issue 27). */
-                if (old != SWAP_STATE_LOADING)
-                        swap_fabrics_connect(m, "after the driver container's load");
                 swap_report_swapped(m, old == SWAP_STATE_LOADING ? "loaded by nvme-swapguard from the driver container"
                                                                  : "loaded by the driver container");
                 break;
         case SWAP_STATE_RESTORING:
-                m->restore_cause = ev;
+                m->swap.restore_cause = ev;
                 /* Not persisted yet: the record still names the container. */
-                free(m->restore_container);
-                m->restore_container = swap_record_container_id(m) ? strdup(swap_record_container_id(m)) : NULL;
+                free(m->swap.restore_container);
+                m->swap.restore_container = swap_record_container_id(m) ? strdup(swap_record_container_id(m)) : NULL;
                 break;
         case SWAP_STATE_RESTORED:
                 report_restored(m, ev);
                 break;
         case SWAP_STATE_FAILED:
-                if (m->stopping && old == SWAP_STATE_RESTORING)
+                if (m->swap.stopping && old == SWAP_STATE_RESTORING)
                         report_stop_restored(m, false);
-                if (!m->failure)
+                if (!m->swap.failure)
                         swap_report_failure(m, NULL, "Gave up after %s.", swap_event_to_string(ev));
                 break;
         case SWAP_STATE_IDLE:
-                if (m->stopping && old == SWAP_STATE_RESTORING) {
+                if (m->swap.stopping && old == SWAP_STATE_RESTORING) {
                         report_stop_restored(m, true);
                         break;
                 }
-                swap_record_forget_swap(m);
+                swap_record_forget_swap(&m->swap);
                 break;
         default:
                 break;
@@ -320,8 +320,8 @@ void swap_report_loaded(Manager *m, const GuardLoadResult *l, const char *tree) 
         /* Recorded at load: which modules are this build's, whatever their
          * role (stack, shared like nvme_auth): its unload takes them out. */
         if (l && strv_copy(l->from_tree || l->from_host || l->already ? l->from_tree : l->loaded, &from_tree) >= 0) {
-                strv_free(m->record.build_modules);
-                m->record.build_modules = from_tree;
+                strv_free(m->swap.record.build_modules);
+                m->swap.record.build_modules = from_tree;
         }
 
         log_info("%s", s ?: "Loaded the stack from the driver container's tree.");

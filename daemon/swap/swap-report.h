@@ -35,5 +35,8 @@ char *swap_load_describe(const GuardLoadResult *l, const char *tree);
 void swap_report_loaded(Manager *m, const GuardLoadResult *l, const char *tree);
 /* Sets the failure (the "why" of FAILED) and reports it. */
 void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) _printf_(3, 4);
-/* The reports of entering m->state from old on ev. */
+/* The one line of a transition ("State a -> b (event)"), first, before
+ * anything entering the state does. */
+void swap_report_transition(const Manager *m, SwapState old, SwapEvent ev);
+/* The reports of entering m->swap.state from old on ev. */
 void swap_report_entered(Manager *m, SwapState old, SwapEvent ev);

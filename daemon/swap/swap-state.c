@@ -1,24 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <stddef.h>
-#include <string.h>
 
 #include "swap/swap-state.h"
-
-static const char *const state_names[_SWAP_STATE_MAX] = {
-        [SWAP_STATE_IDLE] = "idle",
-        [SWAP_STATE_CONTAINER_SEEN] = "container-seen",
-        [SWAP_STATE_BLOCKED] = "blocked",
-        [SWAP_STATE_UNLOADED_WAITING_DRIVER] = "unloaded-waiting-driver",
-        [SWAP_STATE_LOADING] = "loading",
-        [SWAP_STATE_SWAPPED] = "swapped",
-        [SWAP_STATE_RESTORING] = "restoring",
-        [SWAP_STATE_RESTORED] = "restored",
-        [SWAP_STATE_FAILED] = "failed",
-        [SWAP_STATE_REPAIRING] = "repairing",
-        [SWAP_STATE_NO_BUILD] = "no-build",
-        [SWAP_STATE_WOULD_UNLOAD] = "would-unload",
-        [SWAP_STATE_WOULD_SWAP] = "would-swap",
-};
 
 static const char *const event_names[_SWAP_EVENT_MAX] = {
         [SWAP_EVENT_CONTAINER_STARTED] = "container-started",
@@ -55,28 +38,6 @@ static const char *const action_names[_SWAP_ACTION_MAX] = {
         [SWAP_ACTION_REPORT_RELOAD] = "report-reload",
         [SWAP_ACTION_REPORT_STALE_READY] = "report-stale-ready",
 };
-
-static const char *const unload_at_names[_UNLOAD_AT_MAX] = {
-        [UNLOAD_AT_CONTAINER_START] = "container-start",
-        [UNLOAD_AT_DRIVER_READY] = "driver-ready",
-        [UNLOAD_AT_AUTO] = "auto",
-};
-
-static const char *const mode_names[_SWAP_MODE_MAX] = {
-        [SWAP_MODE_ENFORCE] = "enforce",
-        [SWAP_MODE_OBSERVE] = "observe",
-};
-
-const char *swap_mode_to_string(SwapMode m) {
-        return m >= 0 && m < _SWAP_MODE_MAX ? mode_names[m] : NULL;
-}
-
-SwapMode swap_mode_from_string(const char *s) {
-        for (int i = 0; s && i < _SWAP_MODE_MAX; i++)
-                if (strcmp(s, mode_names[i]) == 0)
-                        return i;
-        return _SWAP_MODE_INVALID;
-}
 
 #define T(s, a) ((SwapTransition) { .next = (s), .action = (a) })
 
@@ -150,7 +111,7 @@ static SwapTransition ready_appeared(SwapState state, const SwapContext *ctx) {
         return stack_absent_and_ready(ctx);
 }
 
-/* Observe (issue 23): the unload was only rehearsed. Go where enforce would
+/* Observe: the unload was only rehearsed. Go where enforce would
  * go after the unload, with the states that wait for a driver replaced by
  * would-unload: the in-tree stack is still loaded for real, so nothing that
  * keys on the stack being gone (the reload guard, a stop's restore,
@@ -326,7 +287,7 @@ static SwapTransition next_restoring(SwapState state, SwapEvent event, const Swa
         return T(state, SWAP_ACTION_NONE);
 }
 
-/* SWAPPED, the pod's end (issue 20): the bounded wait for the container's
+/* SWAPPED, the pod's end: the bounded wait for the container's
  * own cleanup is over. Its build still loaded and the restore asked for:
  * take the build out through the guard (refused while a namespace is in
  * use: blocked, retried when the use ends), then the in-tree stack back.
@@ -440,35 +401,10 @@ static const char *name_of(const char *const *names, size_t n, int i) {
         return i >= 0 && (size_t) i < n ? names[i] : NULL;
 }
 
-static int index_of(const char *const *names, size_t n, const char *s) {
-        if (!s)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++)
-                if (names[i] && strcmp(names[i], s) == 0)
-                        return (int) i;
-        return -EINVAL;
-}
-
-const char *swap_state_to_string(SwapState s) {
-        return name_of(state_names, _SWAP_STATE_MAX, s);
-}
-
-SwapState swap_state_from_string(const char *s) {
-        return index_of(state_names, _SWAP_STATE_MAX, s);
-}
-
 const char *swap_event_to_string(SwapEvent e) {
         return name_of(event_names, _SWAP_EVENT_MAX, e);
 }
 
 const char *swap_action_to_string(SwapAction a) {
         return name_of(action_names, _SWAP_ACTION_MAX, a);
-}
-
-const char *unload_at_to_string(UnloadAt u) {
-        return name_of(unload_at_names, _UNLOAD_AT_MAX, u);
-}
-
-UnloadAt unload_at_from_string(const char *s) {
-        return index_of(unload_at_names, _UNLOAD_AT_MAX, s);
 }

@@ -10,31 +10,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
-typedef enum SwapState {
-        SWAP_STATE_IDLE,                     /* no driver container: nothing to do */
-        SWAP_STATE_CONTAINER_SEEN,           /* mofed container running, in-tree stack still loaded */
-        SWAP_STATE_BLOCKED,                  /* wanted to unload, a namespace is in use */
-        SWAP_STATE_UNLOADED_WAITING_DRIVER,  /* in-tree stack gone, waiting for the ready file */
-        SWAP_STATE_LOADING,                  /* loading NVIDIA's build from the container */
-        SWAP_STATE_SWAPPED,                  /* NVIDIA's (or another out-of-tree) build is loaded */
-        SWAP_STATE_RESTORING,                /* putting the in-tree stack back */
-        SWAP_STATE_RESTORED,                 /* in-tree stack back after an abandoned swap */
-        SWAP_STATE_FAILED,                   /* gave up; see the journal */
-        /* The driver container's whole life (issue 8): */
-        SWAP_STATE_REPAIRING,                /* putting the in-tree stack back while a driver
-                                                container is still expected (then container-seen) */
-        SWAP_STATE_NO_BUILD,                 /* the container has (or will have) no NVMe build:
-                                                not a swap, in-tree stack kept */
-        /* Mode=observe (issue 23): reached only through the rehearsals'
-         * outcomes (guard-ops-observe.c), never in enforce. */
-        SWAP_STATE_WOULD_UNLOAD,             /* the unload would have gone ahead; nothing
-                                                touched, in-tree stack still loaded; the load
-                                                is rehearsed at the ready file */
-        SWAP_STATE_WOULD_SWAP,               /* the load from the container's tree would have
-                                                gone ahead; in-tree stack still loaded */
-        _SWAP_STATE_MAX,
-        _SWAP_STATE_INVALID = -EINVAL,
-} SwapState;
+#include "swap/swap-view.h"
 
 typedef enum SwapEvent {
         SWAP_EVENT_CONTAINER_STARTED,        /* a matching driver container runs */
@@ -54,17 +30,17 @@ typedef enum SwapEvent {
         SWAP_EVENT_RESTORE_DONE,
         SWAP_EVENT_RESTORE_FAILED,
         SWAP_EVENT_STOP_REQUESTED,           /* SIGTERM/SIGINT: the daemon is about to exit */
-        /* The driver container's whole life (issue 8), in their own block: */
+        /* The driver container's whole life, in their own block: */
         SWAP_EVENT_STACK_BROKEN,             /* the loaded stack stays incomplete or mixed:
                                                 nvme_core without nvme, a transport without
                                                 its core, builds of two origins */
         SWAP_EVENT_LOAD_NO_BUILD,            /* result of a load: the container's tree has no
                                                 build of a stack module, nothing was loaded */
         SWAP_EVENT_READY_STALE,              /* a ready file that predates the container */
-        /* Mode=observe (issue 23): results of the rehearsed actions. */
+        /* Mode=observe: results of the rehearsed actions. */
         SWAP_EVENT_UNLOAD_WOULD,             /* the unload would have removed the stack */
         SWAP_EVENT_LOAD_WOULD,               /* the load would have loaded the container's build */
-        /* The pod's end (issue 20): */
+        /* The pod's end: */
         SWAP_EVENT_POD_ENDED,                /* the bounded wait after the followed container's
                                                 exit is over (its own cleanup had its chance) */
         _SWAP_EVENT_MAX,
@@ -83,29 +59,6 @@ typedef enum SwapAction {
         _SWAP_ACTION_INVALID = -EINVAL,
 } SwapAction;
 
-typedef enum UnloadAt {
-        UNLOAD_AT_CONTAINER_START,   /* while the container compiles */
-        UNLOAD_AT_DRIVER_READY,      /* keep the drives up until the ready file */
-        UNLOAD_AT_AUTO,              /* (default) one of the two per swap (swap-moment.c); never in a
-                                        SwapContext */
-        _UNLOAD_AT_MAX,
-        _UNLOAD_AT_INVALID = -EINVAL,
-} UnloadAt;
-
-/* Mode= (issue 23), a config key kept in the state
- * file and the status document: enforce swaps; observe follows the driver container the
- * same way, runs every check at the moments it would act and reports what it
- * would do, changing nothing (guard/guard-ops-observe.c). */
-typedef enum SwapMode {
-        SWAP_MODE_ENFORCE,
-        SWAP_MODE_OBSERVE,
-        _SWAP_MODE_MAX,
-        _SWAP_MODE_INVALID = -EINVAL,
-} SwapMode;
-
-const char *swap_mode_to_string(SwapMode m);
-SwapMode swap_mode_from_string(const char *s);
-
 /* What is true right now, as far as the transition needs to know. */
 typedef struct SwapContext {
         UnloadAt unload_at;
@@ -114,7 +67,7 @@ typedef struct SwapContext {
         bool stack_loaded;           /* any module of the stack is loaded */
         bool replacement_loaded;     /* nvme is loaded and is not the in-tree build */
         bool stopping;               /* stop-requested came: a restore ends in idle */
-        /* The driver container's whole life (issue 8): */
+        /* The driver container's whole life: */
         bool earlier_build_loaded;   /* the replacement loaded came from an earlier driver
                                         container (or was there before this one started):
                                         this container's openibd restart would trip on it */
@@ -122,8 +75,8 @@ typedef struct SwapContext {
         bool build_ruled_out;        /* this container will give no NVMe build: its environment
                                         rules one out (ENABLE_NFSRDMA) or its tree was found
                                         lacking a stack module. Only with container_running. */
-        bool observe;                /* Mode=observe (issue 23): the guard only rehearses */
-        /* The pod's end (issue 20): */
+        bool observe;                /* Mode=observe: the guard only rehearses */
+        /* The pod's end: */
         bool pod_end_restore;        /* the container whose build is loaded ended (none is
                                         followed now), it asked for
                                         RESTORE_DRIVER_ON_POD_TERMINATION=true and did not
@@ -145,9 +98,5 @@ bool swap_state_is_unloaded(SwapState s);
 /* Whether the ready deadline runs in this state. */
 bool swap_state_waits_for_ready(SwapState s);
 
-const char *swap_state_to_string(SwapState s);
-SwapState swap_state_from_string(const char *s);
 const char *swap_event_to_string(SwapEvent e);
 const char *swap_action_to_string(SwapAction a);
-const char *unload_at_to_string(UnloadAt u);
-UnloadAt unload_at_from_string(const char *s);

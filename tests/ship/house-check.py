@@ -14,11 +14,20 @@
     --no-issue-refs folders: a comment says why the code is as it is, in
     words a reader understands without the tracker; the history is in git
     log. Code files: C, Python (its docstrings count as comments), shell,
-    meson, systemd units, configuration and YAML, scripts without a suffix.
+    meson, systemd units, configuration and YAML, scripts without a suffix;
+  * the seams between rooms (--only-view, --no-include, --no-include-up):
+    a room that publishes reads the swap only through its read-only view
+    headers, the event sources (watch/) know nothing of their users (the
+    driver container's room builds on them, never the other way), and no
+    room includes the
+    top-level headers of the manager that owns it (an include runs down,
+    never back up, other than to a shared util/).
 
   house-check.py --source-root DIR [--component DIR]... [--product DIR]...
                  [--archive LIB.a]... [--allow-long FILE]... [--allow-cleanup FILE]...
                  [--no-issue-refs DIR]... [--allow-issue-refs FILE]...
+                 [--only-view FROM:TO:HEADER[,HEADER...]]... [--no-include A:B]...
+                 [--no-include-up ROOT:PATTERN]... [--allow-include FILE:HEADER]...
 
 Exit 0 when all hold, 1 with one line per breach.
 """
@@ -71,6 +80,63 @@ def include_graph(root):
                         edges.add(unit_of(cand))
                     break
     return graph
+
+
+def includes_under(root, folder, bases):
+    """[(file, included path)] for the .c/.h files in folder (from root),
+    the path resolved against the file's own folder or one of bases (the
+    build's -I folders, from root), whichever has it, relative to root."""
+    out = []
+    for d, _, names in os.walk(os.path.join(root, folder)):
+        for n in sorted(names):
+            if not n.endswith(('.c', '.h')):
+                continue
+            p = os.path.join(d, n)
+            rel = os.path.relpath(p, root)
+            with open(p, encoding='utf-8', errors='replace') as f:
+                for i in INCLUDE.findall(f.read()):
+                    cands = [os.path.normpath(os.path.join(b, i)) for b in [os.path.dirname(rel)] + bases]
+                    found = [c for c in cands if os.path.exists(os.path.join(root, c))]
+                    if found:
+                        out.append((rel, found[0]))
+    return out
+
+
+def under(path, folder):
+    return path == folder or path.startswith(folder.rstrip('/') + '/')
+
+
+def seam_breaches(root, bases, only_view, no_include, no_include_up, allowed):
+    """One line per include that crosses a seam (see the module's text)."""
+    bad = []
+
+    def refuse(rel, target, why):
+        if (rel, target) in allowed:
+            print('note: %s includes %s (%s), allowed for now' % (rel, target, why))
+        else:
+            bad.append('%s includes %s: %s' % (rel, target, why))
+
+    for spec in only_view:
+        src, dst, views = spec.split(':', 2)
+        views = {os.path.normpath(v) for v in views.split(',') if v}
+        for rel, target in includes_under(root, src, bases):
+            if under(target, dst) and target not in views:
+                refuse(rel, target, '%s/ reads %s/ only through %s' % (src, dst, ', '.join(sorted(views))))
+    for spec in no_include:
+        a, b = spec.split(':', 1)
+        for rel, target in includes_under(root, a, bases):
+            if under(target, b):
+                refuse(rel, target, '%s/ does not include %s/' % (a, b))
+    for spec in no_include_up:
+        top, pattern = spec.split(':', 1)
+        for d in sorted(os.listdir(os.path.join(root, top))):
+            room = os.path.join(top, d)
+            if not os.path.isdir(os.path.join(root, room)):
+                continue
+            for rel, target in includes_under(root, room, bases):
+                if os.path.dirname(target) == os.path.normpath(top) and re.fullmatch(pattern, os.path.basename(target)):
+                    refuse(rel, target, 'a room of %s/ does not include back up into %s' % (top, os.path.basename(target)))
+    return bad
 
 
 def archive_graph(archive):
@@ -268,8 +334,20 @@ def main():
     ap.add_argument('--allow-issue-refs', action='append', default=[],
                     help='a file (from the source root) whose comments still name issues, being rewritten '
                          'elsewhere: named, not failed')
+    ap.add_argument('--only-view', action='append', default=[],
+                    help='FROM:TO:HEADER[,HEADER...]: the files under FROM include nothing under TO but '
+                         'those headers (paths from the source root)')
+    ap.add_argument('--no-include', action='append', default=[],
+                    help='A:B: no file under A includes one under B (one way: give B:A too for both)')
+    ap.add_argument('--no-include-up', action='append', default=[],
+                    help='ROOT:PATTERN: no file in a folder under ROOT includes a header directly in ROOT '
+                         'whose name matches PATTERN (a regular expression)')
+    ap.add_argument('--allow-include', action='append', default=[],
+                    help='FILE:HEADER (from the source root): one include that crosses a seam, being removed '
+                         'elsewhere: named, not failed')
     a = ap.parse_args()
-    bad = []
+    bad = seam_breaches(a.source_root, a.component, a.only_view, a.no_include, a.no_include_up,
+                        {tuple(os.path.normpath(x) for x in s.split(':', 1)) for s in a.allow_include})
 
     for comp in a.component:
         g = include_graph(os.path.join(a.source_root, comp))
@@ -307,9 +385,10 @@ def main():
         print(b)
     if not bad and (a.component or a.archive or a.product):
         print('house: %s without include cycles, %s without call cycles, no .c over %d lines and no local '
-              'cleanup helper in %s' %
+              'cleanup helper in %s; %d seam(s) kept' %
               (', '.join(a.component) or '-', ', '.join(os.path.basename(x) for x in a.archive) or '-',
-               MAX_LINES, ', '.join(a.product) or '-'))
+               MAX_LINES, ', '.join(a.product) or '-',
+               len(a.only_view) + len(a.no_include) + len(a.no_include_up)))
     if not bad and a.no_issue_refs:
         print('house: no comment names an issue in %s%s' % (', '.join(a.no_issue_refs), ' (but the %d file(s) '
               'allowed for now)' % len(a.allow_issue_refs) if a.allow_issue_refs else ''))

@@ -186,7 +186,7 @@ static void setup(void) {
                                                      .ops = &scripted_ops },
                                  c, &manager),
                      0);
-        manager->started = true; /* as after the first reconcile: events drive the machine */
+        manager->swap.started = true; /* as after the first reconcile: events drive the machine */
 }
 
 static void teardown(void) {
@@ -246,32 +246,32 @@ Test(swap_actions, a_refusal_reports_its_blockers_once) {
         script.blockers[0] = "nvme0n1p1 is mounted on /data";
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_BLOCKED), 1);
 
         /* Re-checks that find the same blockers say nothing new. */
         for (int i = 0; i < 3; i++)
                 manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
         cr_assert_eq(script.check_usage_calls, 3);
-        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_BLOCKED), 1, "the same blockers were reported again");
-        cr_assert_eq(strv_length(manager->record.blockers), 1);
+        cr_assert_eq(strv_length(manager->swap.record.blockers), 1);
 
         /* Different blockers are news: one entry per blocker, once. */
         script.blockers[1] = "swap on nvme0n1p2";
         manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
         manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_BLOCKED), 3);
-        cr_assert_eq(strv_length(manager->record.blockers), 2);
+        cr_assert_eq(strv_length(manager->swap.record.blockers), 2);
 
         /* Cleared: the re-check unloads, and the record forgets the blockers. */
         script.blockers[0] = script.blockers[1] = NULL;
         script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
         manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
-        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
         cr_assert_str_eq(calls(), "unload unload");
-        cr_assert_null(manager->record.blockers);
-        cr_assert_null(manager->last_blockers);
+        cr_assert_null(manager->swap.record.blockers);
+        cr_assert_null(manager->swap.last_blockers);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_BLOCKED), 3);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_UNLOADED), 1);
 }
@@ -281,13 +281,13 @@ Test(swap_actions, an_unload_failed_unrestored_leads_to_a_restore) {
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_str_eq(calls(), "unload restore");
-        cr_assert_eq(manager->state, SWAP_STATE_RESTORED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_RESTORED);
         cr_assert_eq(script.nvme, GUARD_ORIGIN_IN_TREE);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_FAILED), 1);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_RESTORED), 1);
         /* What the unload took away is what the restore was asked for. */
-        cr_assert(strv_contains(manager->record.modules_before, "nvme"));
-        cr_assert(strv_contains(manager->record.modules_before, "nvme_core"));
+        cr_assert(strv_contains(manager->swap.record.modules_before, "nvme"));
+        cr_assert(strv_contains(manager->swap.record.modules_before, "nvme_core"));
 }
 
 Test(swap_actions, an_unrestored_failure_whose_restore_fails_is_failed) {
@@ -296,8 +296,8 @@ Test(swap_actions, an_unrestored_failure_whose_restore_fails_is_failed) {
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_str_eq(calls(), "unload restore");
-        cr_assert_eq(manager->state, SWAP_STATE_FAILED);
-        cr_assert_not_null(strstr(manager->failure, "nvme_core"), "failure: %s", manager->failure);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_FAILED);
+        cr_assert_not_null(strstr(manager->swap.failure, "nvme_core"), "failure: %s", manager->swap.failure);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_RESTORED), 0);
 }
 
@@ -305,7 +305,7 @@ Test(swap_actions, an_unrestored_failure_whose_restore_fails_is_failed) {
  * nvme_core is loaded alone, the container exits while we wait, and the
  * guard's unload of that half has the given outcome. */
 static void container_exits_over_a_half_loaded_build(GuardUnloadOutcome outcome) {
-        manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
+        manager->swap.state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
         script.nvme_core = GUARD_ORIGIN_NVIDIA;
         script.nvme = GUARD_ORIGIN_ABSENT;
         script.unload[script.n_unload++] = outcome;
@@ -315,36 +315,36 @@ static void container_exits_over_a_half_loaded_build(GuardUnloadOutcome outcome)
 Test(swap_actions, a_half_loaded_build_is_removed_before_the_restore) {
         container_exits_over_a_half_loaded_build(GUARD_UNLOAD_REMOVED);
         cr_assert_str_eq(calls(), "unload restore");
-        cr_assert_eq(manager->state, SWAP_STATE_RESTORED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_RESTORED);
         cr_assert_eq(script.nvme_core, GUARD_ORIGIN_IN_TREE);
 }
 
 Test(swap_actions, a_half_loaded_build_that_cannot_go_is_not_restored_over) {
         container_exits_over_a_half_loaded_build(GUARD_UNLOAD_REFUSED);
         cr_assert_str_eq(calls(), "unload", "restored over a half-loaded build: %s", calls());
-        cr_assert_eq(manager->state, SWAP_STATE_FAILED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_FAILED);
         cr_assert_eq(script.nvme_core, GUARD_ORIGIN_NVIDIA);
 }
 
 Test(swap_actions, nothing_half_loaded_restores_right_away) {
-        manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
+        manager->swap.state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
         script.nvme_core = script.nvme = GUARD_ORIGIN_ABSENT;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_EXITED);
         cr_assert_str_eq(calls(), "restore");
-        cr_assert_eq(manager->state, SWAP_STATE_RESTORED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_RESTORED);
 }
 
 /* SIGTERM while unloaded: stop-requested restores and ends in idle, with
  * the stop's own entry rather than an abandoned swap's. */
 Test(swap_actions, a_stop_while_unloaded_restores_to_idle) {
-        manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
+        manager->swap.state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
         script.nvme_core = script.nvme = GUARD_ORIGIN_ABSENT;
-        manager->stopping = true;
+        manager->swap.stopping = true;
 
         manager_dispatch(manager, SWAP_EVENT_STOP_REQUESTED);
         cr_assert_str_eq(calls(), "restore");
-        cr_assert_eq(manager->state, SWAP_STATE_IDLE);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_IDLE);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_STOP_RESTORED), 1);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_RESTORED), 0);
 }
@@ -353,12 +353,12 @@ Test(swap_actions, a_stop_elsewhere_touches_nothing) {
         script.unload[script.n_unload++] = GUARD_UNLOAD_REFUSED;
         script.blockers[0] = "nvme0n1p1 is mounted on /data";
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
-        manager->stopping = true;
+        cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
+        manager->swap.stopping = true;
 
         manager_dispatch(manager, SWAP_EVENT_STOP_REQUESTED);
         cr_assert_str_eq(calls(), "unload");
-        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_STOP_RESTORED), 0);
 }
 
@@ -370,9 +370,9 @@ Test(swap_actions, nvme_gone_from_under_driverless_drives_is_still_wanted) {
         script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
-        cr_assert(strv_contains(manager->record.modules_before, "nvme_core"));
-        cr_assert(strv_contains(manager->record.modules_before, "nvme"),
+        cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
+        cr_assert(strv_contains(manager->swap.record.modules_before, "nvme_core"));
+        cr_assert(strv_contains(manager->swap.record.modules_before, "nvme"),
                   "nvme left out of what the load must bring: a swap with no PCIe driver");
 }
 
@@ -382,9 +382,9 @@ Test(swap_actions, nvme_core_alone_on_a_fabrics_node_stays_alone) {
         script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
-        cr_assert(strv_contains(manager->record.modules_before, "nvme_core"));
-        cr_assert_not(strv_contains(manager->record.modules_before, "nvme"));
+        cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
+        cr_assert(strv_contains(manager->swap.record.modules_before, "nvme_core"));
+        cr_assert_not(strv_contains(manager->swap.record.modules_before, "nvme"));
 }
 
 /* Seen under TCG: a restarted attempt's entrypoint removed the
@@ -408,7 +408,7 @@ static void ready_file_cached_present(bool on_disk) {
 Test(swap_actions, a_ready_file_gone_before_its_event_is_not_loaded_from) {
         ready_file_cached_present(false);
         cr_assert_str_eq(calls(), "unload", "loaded at a ready file that is gone: %s", calls());
-        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
         cr_assert(!manager->ready_present);
 }
 
@@ -418,7 +418,7 @@ Test(swap_actions, a_ready_file_gone_before_its_event_is_not_loaded_from) {
 Test(swap_actions, a_ready_file_still_there_is_acted_on) {
         ready_file_cached_present(true);
         cr_assert_str_eq(calls(), "unload restore");
-        cr_assert_eq(manager->state, SWAP_STATE_RESTORED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_RESTORED);
         cr_assert(manager->ready_present);
 }
 
@@ -433,30 +433,30 @@ Test(swap_actions, a_load_records_what_came_from_the_tree) {
         cr_assert_eq(strv_extend(&l.from_tree, "nvme"), 0);
         cr_assert_eq(strv_extend(&l.already, "mlx_compat"), 0);
         swap_report_loaded(manager, &l, "/proc/1/root/lib/modules/x");
-        cr_assert_eq(strv_length(manager->record.build_modules), 3);
-        cr_assert(strv_contains(manager->record.build_modules, "nvme_auth"));
-        cr_assert_not(strv_contains(manager->record.build_modules, "mlx_compat"),
+        cr_assert_eq(strv_length(manager->swap.record.build_modules), 3);
+        cr_assert(strv_contains(manager->swap.record.build_modules, "nvme_auth"));
+        cr_assert_not(strv_contains(manager->swap.record.build_modules, "mlx_compat"),
                       "openibd's mlx_compat recorded as the build's: the unload would take it");
         strv_free(l.from_tree);
         strv_free(l.already);
 }
 
 Test(swap_actions, the_record_of_the_build_goes_to_its_unload) {
-        cr_assert_eq(strv_extend(&manager->record.build_modules, "nvme_core"), 0);
-        cr_assert_eq(strv_extend(&manager->record.build_modules, "nvme"), 0);
-        cr_assert_eq(strv_extend(&manager->record.build_modules, "nvme_auth"), 0);
-        cr_assert_eq(strv_extend(&manager->record.build_modules, "nvme_keyring"), 0);
+        cr_assert_eq(strv_extend(&manager->swap.record.build_modules, "nvme_core"), 0);
+        cr_assert_eq(strv_extend(&manager->swap.record.build_modules, "nvme"), 0);
+        cr_assert_eq(strv_extend(&manager->swap.record.build_modules, "nvme_auth"), 0);
+        cr_assert_eq(strv_extend(&manager->swap.record.build_modules, "nvme_keyring"), 0);
         /* (The scripted kernel's origins stay in-tree: what is under test is
          * the record's way to the unload, not the lifecycle over a build.) */
         script.kept = "nvme_keyring: held by nvmet";
         script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "state %s, calls %s", swap_state_to_string(manager->state), calls());
+        cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "state %s, calls %s", swap_state_to_string(manager->swap.state), calls());
         cr_assert(strv_contains(script.unload_recorded, "nvme_auth"), "the unload was not given the record");
         /* No out-of-tree stack any more: the record of its build goes with
          * it (swap-lifecycle.c, with build_container). */
-        cr_assert_null(manager->record.build_modules);
+        cr_assert_null(manager->swap.record.build_modules);
         /* The notice of the unload, and a warning naming the module that stayed. */
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_UNLOADED), 2);
         cr_assert(log_has("nvme_keyring: held by nvmet"), "the module that stayed is not named");

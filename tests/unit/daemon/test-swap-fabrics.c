@@ -34,6 +34,7 @@
 #include "swap/swap-record.h"
 #include "util/fileio.h"
 #include "util/strv.h"
+#include "watch/fabrics-watch.h"
 
 typedef struct Script {
         GuardOrigin nvme_core, nvme, nvme_fabrics;
@@ -187,7 +188,7 @@ static void start_manager(const GuardOps *ops) {
                                                      .ops = ops },
                                  c, &manager),
                      0);
-        manager->started = true;
+        manager->swap.started = true;
         manager_fabrics_setup(manager);
         cr_assert_not_null(manager->fabrics.watch);
 }
@@ -310,13 +311,13 @@ Test(swap_fabrics, the_unload_waits_for_the_capture_then_goes_on) {
         StateFile *s;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED, "%s", swap_state_to_string(manager->state));
+        cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED, "%s", swap_state_to_string(manager->swap.state));
         cr_assert_str_eq(calls(), "fabrics_read", "unloaded before the capture: %s", calls());
         cr_assert_str_eq(request(&token), "capture");
-        cr_assert_not_null(strstr(manager->last_blockers, "to capture the NVMe over Fabrics connections"));
+        cr_assert_not_null(strstr(manager->swap.last_blockers, "to capture the NVMe over Fabrics connections"));
 
         answer("capture", 0, NULL, CONN(1, "captured", ""));
-        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "%s", swap_state_to_string(manager->state));
+        cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "%s", swap_state_to_string(manager->swap.state));
         cr_assert_not_null(strstr(calls(), "unload"), "%s", calls());
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP,
                                   "tcp 10.0.0.1:4420 nqn.2026-12.test:sub: disconnected by the unload"),
@@ -335,14 +336,14 @@ Test(swap_fabrics, in_use_the_blockers_are_said_and_no_capture_is_asked_for_yet)
 
         script.in_use = true;
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
         cr_assert_str_eq(request(&token), "", "a capture while in use");
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_BLOCKED, "nvme1n1 is mounted on /data"), 1);
         script.in_use = false;
         manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
         cr_assert_str_eq(request(&token), "capture");
         answer("capture", 0, NULL, CONN(1, "captured", ""));
-        cr_assert_eq(manager->state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "%s", swap_state_to_string(manager->state));
+        cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "%s", swap_state_to_string(manager->swap.state));
 }
 
 Test(swap_fabrics, no_connection_no_capture) {
@@ -353,20 +354,20 @@ Test(swap_fabrics, no_connection_no_capture) {
         cr_assert_str_eq(calls(), "fabrics_read unload");
         cr_assert_str_eq(request(&token), "");
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP, NULL), 0);
-        cr_assert_null(manager->record.fabrics);
+        cr_assert_null(manager->swap.record.fabrics);
 }
 
 Test(swap_fabrics, a_silent_unit_keeps_the_stack_and_names_its_journal) {
         /* The deadline as the unit's silence ends it, without waiting 60 s:
          * the capture's answer is a failure with no result. */
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
-        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
         cr_assert_eq(swap_fabrics_result(manager, "capture", NULL,
                                          "nvme-swapguard-fabrics.service did not answer the capture request (token 1) "
                                          "within 60 s: not installed, failed or stuck; see journalctl -u "
                                          "nvme-swapguard-fabrics"),
                      SWAP_FABRICS_NEXT_RECHECK_LATER);
-        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
         cr_assert_str_eq(calls(), "fabrics_read", "unloaded without a capture: %s", calls());
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED, "journalctl -u nvme-swapguard-fabrics"), 1);
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED, "Not unloading"), 1);
@@ -378,11 +379,11 @@ Test(swap_fabrics, a_refused_unload_after_the_capture_tidies_the_record_quietly)
         script.unload = GUARD_UNLOAD_REFUSED;
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         answer("capture", 0, NULL, CONN(1, "captured", ""));
-        cr_assert_eq(manager->state, SWAP_STATE_BLOCKED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
         cr_assert_str_eq(request(&token), "connect");
         answer("connect", 0, NULL, CONN(1, "already-live", ""));
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, NULL), 0);
-        cr_assert_null(manager->record.fabrics, "a connection never dropped is shown");
+        cr_assert_null(manager->swap.record.fabrics, "a connection never dropped is shown");
 }
 
 Test(swap_fabrics, after_the_load_back_pending_and_lost_are_told_and_kept) {
@@ -475,10 +476,10 @@ Test(swap_fabrics, a_start_with_a_record_asks_for_a_connect_when_a_stack_is_load
 
         cr_assert_eq(host_path("/run/nvme-swapguard-fabrics/record.json", &record), 0);
         cr_assert_eq(write_file_atomic(record, "{\"version\": 2}", 0644), 0);
-        manager->state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
+        manager->swap.state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
         swap_fabrics_start(manager);
         cr_assert_str_eq(request(&token), "", "connect asked for without a transport");
-        manager->state = SWAP_STATE_SWAPPED;
+        manager->swap.state = SWAP_STATE_SWAPPED;
         swap_fabrics_start(manager);
         cr_assert_str_eq(request(&token), "connect");
 }
@@ -500,13 +501,13 @@ Test(swap_fabrics, a_container_tree_without_the_transport_is_no_build_before_any
         make_tree("/c/lib/modules/6.1", (const char *const[]) { "nvme-core.ko", "nvme.ko", "nvme-fabrics.ko", NULL });
         cr_assert_eq(host_path("/c/lib/modules/6.1", &path), 0);
         swap_fabrics_container_followed(manager, path, TREE_BUILD_PRESENT);
-        cr_assert(manager->build_ruled_out);
+        cr_assert(manager->follow.build_ruled_out);
         cr_assert_str_eq(calls(), "fabrics_read", "%s", calls());
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_NO_TRANSPORT,
                                   "has no build of nvme_tcp, which the node's NVMe over Fabrics connections need "
                                   "(nvme1: tcp 10.0.0.1:4420 nqn.2026-12.test:sub)"),
                      1);
-        cr_assert_not_null(strstr(manager->record.message, "no-build"));
+        cr_assert_not_null(strstr(manager->swap.record.message, "no-build"));
 }
 
 Test(swap_fabrics, a_container_tree_with_the_transport_is_a_swap) {
@@ -515,7 +516,7 @@ Test(swap_fabrics, a_container_tree_with_the_transport_is_a_swap) {
         make_tree("/c/lib/modules/6.1", (const char *const[]) { "nvme-core.ko", "nvme.ko", "nvme-tcp.ko", NULL });
         cr_assert_eq(host_path("/c/lib/modules/6.1", &path), 0);
         swap_fabrics_container_followed(manager, path, TREE_BUILD_PRESENT);
-        cr_assert_not(manager->build_ruled_out);
+        cr_assert_not(manager->follow.build_ruled_out);
         /* A tree not built yet (sources mode) is not judged here. */
         swap_fabrics_container_followed(manager, path, TREE_BUILD_ABSENT);
         cr_assert_str_eq(calls(), "fabrics_read", "%s", calls());
@@ -528,7 +529,7 @@ Test(swap_fabrics, before_a_load_the_capture_decides_the_transports) {
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         answer("capture", 0, NULL, CONN(1, "captured", ""));
         cr_assert(swap_fabrics_tree_lacks_transport(manager, "/c/lib/modules/6.1"));
-        cr_assert(manager->build_ruled_out);
+        cr_assert(manager->follow.build_ruled_out);
 }
 
 Test(swap_fabrics, observe_reads_and_says_would_without_a_capture) {
@@ -596,7 +597,7 @@ Test(swap_fabrics, unreadable_connections_no_unload) {
         script.read_error = -EIO;
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_str_eq(calls(), "fabrics_read", "unloaded without knowing the connections: %s", calls());
-        cr_assert_eq(manager->state, SWAP_STATE_FAILED);
+        cr_assert_eq(manager->swap.state, SWAP_STATE_FAILED);
         cr_assert_eq(script.nvme, GUARD_ORIGIN_IN_TREE);
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FAILED, "Input/output error"), 1);
 }

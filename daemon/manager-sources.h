@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The event sources the manager feeds the swap from: the container store,
+ * the ready file, udev, the CRI-O scopes, the mount table, the signals, the
+ * ready deadline and the coalesced usage re-check. Only the manager's own
+ * files (manager*.c) hold and read them; the swap's owners
+ * (swap/manager-data.h) see an opaque pointer, so no file of swap/ can
+ * reach a source. The pin and its usage watch stay with the swap's pin
+ * (swap/swap-pin.c). */
+
+#include <systemd/sd-event.h>
+
+#include "container/container-store.h"
+#include "swap/manager-data.h"
+#include "watch/mount-tables.h"
+#include "watch/mount-watch.h"
+#include "watch/path-watch.h"
+#include "watch/scope-watch.h"
+#include "watch/udev-watch.h"
+
+struct ManagerSources {
+        ContainerStore *store;
+        PathWatch *ready;
+        UdevWatch *udev;
+        ScopeWatch *scopes;
+        MountTables *mount_tables;   /* the one mountinfo watch: the guard's mounts and the pin's
+                                        usage watch subscribe */
+        MountWatch *mounts;
+        sd_event_source *sig_term, *sig_int, *sig_hup;
+        sd_event_source *deadline;
+        sd_event_source *recheck;    /* deferred, coalesced usage re-check */
+};
