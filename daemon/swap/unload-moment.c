@@ -134,8 +134,13 @@ Knowledge openibd_check_lists_nvme(const char *text) {
                 if (*p == '"' || *p == '\'') {
                         const char *q = quoted_end(p, end);
 
-                        if (q && span_has_space(p + 1, q))
-                                p = q;
+                        if (!q)
+                                continue;
+                        if (!span_has_space(p + 1, q))
+                                for (const char *w = p + 1; w < q; w++)
+                                        if (word_at(w, p + 1, "nvme") && !(w > p + 1 && w[-1] == '/'))
+                                                return KNOWN_YES;
+                        p = q;
                         continue;
                 }
                 if (word_at(p, body, "nvme") && !(p > body && p[-1] == '/'))
