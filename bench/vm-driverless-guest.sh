@@ -22,7 +22,7 @@
 #                           then the ready file
 # In both daemon cases `openibd restart`'s one effect here, mlx_compat from
 # the container's tree, happens just before the ready file, as in the
-# container. Arguments: ROUNDS (5) COMPILE_SECONDS (10) SOURCE_DIR.
+# container. Arguments: ROUNDS (5) COMPILE_SECONDS (10) SOURCE_DIR [debug].
 # shellcheck source=../tests/vm/lib.sh
 . "$VM_LIB"
 
@@ -30,6 +30,7 @@ daemon=$VM_BUILD_ROOT/daemon/nvme-swapguard
 rounds=${1:-5}
 compile=${2:-10}
 src=${3:?the source directory}
+debug=${4:-} # "debug": the daemon's debug lines in the timeline
 [ -x "$daemon" ] || vm_skip "no $daemon (meson compile first)"
 [ -n "${VM_OOT_ROOT:-}" ] || vm_skip "needs run-vm.sh --oot"
 dev=$(plain_namespace) || vm_fatal "no plain namespace"
@@ -147,8 +148,16 @@ daemon_round() {
 	rm -rf /run/nvme-swapguard /run/mellanox "${ud%/userdata}"
 	mkdir -p /run/containers/storage/overlay-containers /etc/nvme-swapguard-bench
 	printf '[Swap]\nUnloadAt=%s\n' "$at" >/etc/nvme-swapguard-bench/nvme-swapguard.conf
+	# each log line stamped on arrival (CLOCK_MONOTONIC, the uevent
+	# logger's clock) for the timeline of the window
 	: >"$work/daemon.log"
-	"$daemon" --config /etc/nvme-swapguard-bench/nvme-swapguard.conf --log-target stderr >"$work/daemon.log" 2>&1 &
+	rm -f "$work/log.fifo" && mkfifo "$work/log.fifo"
+	python3 -u -c '
+import sys, time
+for l in sys.stdin:
+    print(f"{time.monotonic():.6f} {l}", end="", flush=True)' <"$work/log.fifo" >"$work/daemon.log" &
+	stamper=$!
+	"$daemon" --config /etc/nvme-swapguard-bench/nvme-swapguard.conf --log-target stderr ${debug:+--debug} >"$work/log.fifo" 2>&1 &
 	dpid=$!
 	wait_state idle || return 1
 	mkdir -p "$ud"
@@ -179,9 +188,23 @@ daemon_round() {
 	[[ $(module_taint nvme) == *O* ]] || vm_fail "$label: the daemon did not load the out-of-tree nvme"
 	sleep 0.3
 	window "$label" "$round" "$t0"
-	[ "$round" = 1 ] && grep -iE 'UnloadAt=auto|unload' "$work/daemon.log" | head -4 | sed "s/^/# $label daemon: /"
+	[ "$round" = 1 ] && grep -E 'UnloadAt=auto' "$work/daemon.log" | head -1 | cut -d' ' -f2- | sed "s/^/# $label daemon: /"
+	[ "$at" = auto ] && timeline "$label $round" "$t0"
 	kill -TERM "$dpid"
-	wait "$dpid"
+	wait "$dpid" "$stamper"
+}
+# timeline LABEL AFTER: the daemon's log lines and the uevents of the window
+# (from the removal of module nvme after AFTER to the namespace's return), in
+# ms after the removal.
+timeline() {
+	local from to
+	from=$(awk -v after="$2" '$1 > after && $2 == "remove@/module/nvme" { print $1; exit }' "$work/uevents")
+	to=$(awk -v a="$from" '$1 >= a && $2 ~ /^add@.*\/nvme[0-9]+n[0-9]+$/ { print $1; exit }' "$work/uevents")
+	[ -n "$from" ] && [ -n "$to" ] || return 0
+	{
+		awk -v a="$from" -v b="$to" '$1 >= a - 0.3 && $1 <= b + 0.05 { $2 = ""; print }' "$work/daemon.log"
+		awk -v a="$from" -v b="$to" '$1 >= a && $1 <= b && $2 ~ /@\/module\/|nvme[0-9]+n[0-9]+$/ { print $1, "uevent", $2 }' "$work/uevents"
+	} | sort -n | awk -v a="$from" -v l="$1" '{ t = $1; $1 = ""; printf "# timeline %s: %+8.1f ms %s\n", l, (t - a) * 1e3, substr($0, 1, 170) }'
 }
 
 for r in $(seq 1 "$rounds"); do

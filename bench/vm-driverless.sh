@@ -10,7 +10,8 @@
 # rounds that alternate the three. Needs root, qemu-system-x86_64 and
 # Debian's kernel, like suite vm; prints "SKIP: why" and exits 77 without
 # them. Knobs: BENCH_WINDOW_ROUNDS (5), BENCH_WINDOW_COMPILE (10 s),
-# BENCH_VM_TIMEOUT. Output, tab-separated, times in ms:
+# BENCH_VM_TIMEOUT, BENCH_DEBUG=1 (the daemon's debug lines in the
+# timeline). Output, tab-separated, times in ms:
 #   label n median min max
 #   ratio label floor median/median
 # The raw guest output is kept in WORK_DIR/vm-driverless.out.
@@ -30,7 +31,8 @@ out=$work/vm-driverless.out
 # The guest runs a copy (bash reads a script as it runs it).
 cp "$here/vm-driverless-guest.sh" "$work/vm-driverless-guest.sh"
 VM_BUILD_ROOT="$build" bash "$harness" -t "${BENCH_VM_TIMEOUT:-1800}" -l plain --oot -b "$build" -- \
-	"$work/vm-driverless-guest.sh" "${BENCH_WINDOW_ROUNDS:-5}" "${BENCH_WINDOW_COMPILE:-10}" "$(cd "$here/.." && pwd)" >"$out" 2>&1
+	"$work/vm-driverless-guest.sh" "${BENCH_WINDOW_ROUNDS:-5}" "${BENCH_WINDOW_COMPILE:-10}" "$(cd "$here/.." && pwd)" \
+	"${BENCH_DEBUG:+debug}" >"$out" 2>&1
 rc=$?
 if [ $rc = 77 ]; then
 	echo "SKIP: $(grep -m1 '^SKIP:' "$out" || echo "the guest skipped")"
@@ -56,5 +58,5 @@ for label in ("window-auto-ready", "window-container-start"):
     if label in med and med.get("window-floor", 0) > 0:
         print(f"ratio\t{label}\twindow-floor\t{med[label] / med['window-floor']:.2f}")
 '
-tr -d '\r' <"$out" | grep -E '^# window-' || :
+tr -d '\r' <"$out" | grep -E '^# (window-|timeline)' || :
 exit $rc
