@@ -54,9 +54,10 @@ for label in ("window-floor", "window-auto-ready", "window-container-start"):
         v = samples[label]
         print(f"{label}\t{len(v)}\t{statistics.median(v):.1f}\t{min(v):.1f}\t{max(v):.1f}")
 med = {k: statistics.median(v) for k, v in samples.items()}
+floor = med.get("window-floor", 0)
 for label in ("window-auto-ready", "window-container-start"):
-    if label in med and med.get("window-floor", 0) > 0:
-        print(f"ratio\t{label}\twindow-floor\t{med[label] / med['window-floor']:.2f}")
+    if label in med and floor > 0:
+        print(f"ratio\t{label}\twindow-floor\t{med[label] / floor:.2f}")
 '
 tr -d '\r' <"$out" | grep -E '^# (window-|timeline)' || :
 exit $rc
