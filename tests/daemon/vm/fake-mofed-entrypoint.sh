@@ -24,8 +24,6 @@
 #   /tmp/compiled  the compile is over (the real one takes 2-40 minutes);
 #   /tmp/go-ready  the steps between the driver load and the ready file
 #                  (netconfig.Restore) are over;
-#   /load-list     an older image (before doca-driver-build PR #91): insmod
-#                  these after openibd restart ("modprobe nvme").
 # The compile's output (sources mode) waits in /.build-output and is moved
 # into /lib/modules when the compile ends, as `make install` + depmod would
 # leave it. Progress goes to stdout (the container log) and to /tmp/steps.
@@ -121,11 +119,12 @@ if [ $restart = 1 ]; then
 	# [DRV] loadNfsRdma: modprobe rpcrdma, failure not fatal.
 	[ "$ENABLE_NFSRDMA" = true ] && { modprobe rpcrdma >/dev/null 2>&1 || log "modprobe rpcrdma failed (not fatal)"; }
 fi
-# Older images ([SH] before PR #91): "modprobe nvme; modprobe nvme-rdma".
-if [ -s /load-list ]; then
-	for ko in $(cat /load-list); do insmod "$ko" || log "insmod $ko failed"; done
-	log "loaded its own build: $(cat /load-list | tr '\n' ' ')"
-fi
+# Older images ([SH] before PR #91) load their build here ("modprobe nvme;
+# modprobe nvme-rdma"): lib-swapguard.sh's sg_container_loads_own_build
+# writes the insmods of its build in place of the next line, in the image's
+# copy of this script, named as such an image's own script names them (the
+# daemon reads it to tell an older image).
+#OWN-LOADS
 touch /tmp/done
 
 # [GO] start: readiness.Set, after the steps that follow the load.

@@ -546,7 +546,8 @@ sg_ready() {
 }
 
 # sg_container_loads_own_build MOD...: an older image: right after `openibd
-# restart` the container loads its nvme build itself, from its own root. Its
+# restart` the container loads its nvme build itself, from its own root, by
+# insmods its entrypoint names (call it before sg_container_start). Its
 # dependencies that only the host tree has (t10_pi & co.) are put into the
 # build it installs, as a real image carries its kernel's modules;
 # mlx_compat is already loaded by then (openibd restart).
@@ -569,7 +570,13 @@ sg_container_loads_own_build() {
 		list+=("$ko")
 	}
 	for m in "$@"; do _sg_order "$m"; done
-	printf '%s\n' "${list[@]}" >"$SG_CROOT/load-list"
+	# the entrypoint's "#OWN-LOADS" line: one insmod a module, then a log
+	{
+		for m in "${list[@]}"; do printf 'insmod %s || log "insmod %s failed"\n' "$m" "$m"; done
+		printf 'log "loaded its own build: %s"\n' "${list[*]}"
+	} >"$SG_CROOT/tmp/own-loads"
+	sed -i -e "/^#OWN-LOADS\$/r $SG_CROOT/tmp/own-loads" -e '/^#OWN-LOADS$/d' "$SG_CROOT/root/entrypoint.sh"
+	grep -q "^insmod " "$SG_CROOT/root/entrypoint.sh" || vm_fatal "no #OWN-LOADS line in the entrypoint"
 	vm_log "the container will load: ${list[*]}"
 }
 
