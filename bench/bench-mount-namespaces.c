@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bench-mount-namespaces [PROCESSES NAMESPACES [RUNS]]: the cost of reading
- * every mount namespace in the usage check (issue 28), the shipped code
+ * every mount namespace in the usage check (a host umount does not reach a
+ * private copy of the mount elsewhere), the shipped code
  * (libswapguard's mount_namespaces_read(), through a whole usage_check()).
  *
  * Part 1, a fake root (tests/fakeroot's fake-node library): a node with one
@@ -10,7 +11,7 @@
  * secrets, configmaps), one of them holding an NVMe partition the host has
  * unmounted. Prints the median of RUNS usage checks with the namespace
  * links and without them (the same node, ns/mnt links removed: the cost
- * before issue 28), and the work counted: processes, namespaces, tables
+ * of a check that read the host's table only), and the work counted: processes, namespaces, tables
  * parsed. For comparison, the naive way (one table per process) is timed
  * too: every process's mountinfo parsed with libmount.
  *
@@ -197,7 +198,7 @@ static void part_fake(unsigned processes, unsigned namespaces, unsigned runs) {
         printf("  (medians of %u: wall ms / CPU ms)\n", runs);
         printf("  usage check with every namespace:  %8.2f / %8.2f (%zu processes, %zu namespaces, %zu tables "
                "parsed; %zu usage(s))\n", with.wall, with.cpu, st.processes, st.namespaces, st.tables_read, usages);
-        printf("  usage check, host's table only:    %8.2f / %8.2f (ns/mnt links removed: the check before issue 28)\n",
+        printf("  usage check, host's table only:    %8.2f / %8.2f (ns/mnt links removed: the host's table alone)\n",
                without.wall, without.cpu);
         printf("  added by the namespaces:           %8.2f / %8.2f\n", with.wall - without.wall, with.cpu - without.cpu);
         printf("  naive: one table per process:      %8.2f / %8.2f (%u tables parsed)\n", naive.wall, naive.cpu,

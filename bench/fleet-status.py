@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""What `oc swapguard status` costs over a large pool (issue 29): wall time,
-CPU and `oc` processes, against the `oc` stand-in (tests/fleet/oc) serving
+"""What `oc swapguard status` costs over a large pool (it must stay usable on
+thousands of nodes): wall time, CPU and `oc` processes, against the `oc` stand-in (tests/fleet/oc) serving
 1,000 and 5,000 nodes, every `oc` call delayed (OC_STANDIN_DELAY, default
 0.2 s: process start, kubeconfig, TLS and a round trip, which a real `oc`
 pays per call). A benchmark, not a test: nothing fails because it is slow.
@@ -17,7 +17,7 @@ characters), so batches by name are bounded by length as on a real cluster.
 Runs, each FLEET_REPS times (default 3; the old plugin once):
   selector  status --role worker -o json   (one oc adm node-logs --role)
   names     status -o json                 (every node, by name, in batches)
-  before    the plugin before issue 29 (git show BEFORE:plugin/kubectl-swapguard,
+  before    the plugin that ran one oc per node (git show BEFORE:plugin/kubectl-swapguard,
             default c3b2144), --role worker -o json: one oc per node, 8 at a time
 and, at 1,000 nodes, selector and names again with OC_STANDIN_NODE_DELAY
 (default 0.01 s) per round trip inside a call: a real oc asks a call's nodes

@@ -32,7 +32,8 @@ iterations=${1:-5}
 daemon_iterations=${2:-3}
 # 3rd argument "strace": one more daemon iteration, not timed, under
 # `strace -f -c`: where the daemon's syscalls go between the events and the
-# module calls (issue 22, item 2). Printed as "# strace:" lines.
+# module calls (what remained of the daemon's own work on the swap's
+# critical path once it was close to the floor). Printed as "# strace:" lines.
 trace=${3:-}
 [ -x "$timer" ] || vm_skip "no $timer (meson compile first)"
 [ -n "${VM_OOT_ROOT:-}" ] || vm_skip "needs run-vm.sh --oot"

@@ -11,6 +11,9 @@
 # and the module uevents, in ms after the event) and, with BENCH_VM_STRACE=strace,
 # one more untimed daemon iteration's `strace -f -c` ("# strace:").
 # The raw guest output is kept in WORK_DIR/vm-reaction.out.
+# BENCH_VM_BUSY=N: N more VMs (vm-busy-guest.sh) keep a vCPU each busy for
+# the whole run, beside the measured one: the ratios under CPU contention
+# (started first; ended by their process group's id at the end).
 set -uo pipefail
 
 build=$(realpath "${1:?usage: vm-reaction.sh BUILD_DIR WORK_DIR}")
@@ -25,6 +28,35 @@ command -v qemu-system-x86_64 >/dev/null || { echo "SKIP: no qemu-system-x86_64"
 [ -x "$build/bench/bench-time" ] || { echo "SKIP: no $build/bench/bench-time"; exit 77; }
 
 out=$work/vm-reaction.out
+busy_pids=()
+stop_busy() {
+	local p
+	for p in "${busy_pids[@]}"; do kill -- "-$p" 2>/dev/null; done
+	for p in "${busy_pids[@]}"; do wait "$p" 2>/dev/null; done
+	busy_pids=()
+}
+trap stop_busy EXIT
+for ((b = 1; b <= ${BENCH_VM_BUSY:-0}; b++)); do
+	cp "$here/vm-busy-guest.sh" "$work/vm-busy-guest.sh"
+	# its own process group (setsid), so that the whole VM goes with it
+	VM_BUILD_ROOT="$build" setsid bash "$harness" -t "${BENCH_VM_TIMEOUT:-1200}" -l none -b "$build" -- \
+		"$work/vm-busy-guest.sh" "${BENCH_VM_TIMEOUT:-1200}" >"$work/vm-busy-$b.out" 2>&1 &
+	busy_pids+=($!)
+done
+if [ "${BENCH_VM_BUSY:-0}" -gt 0 ]; then
+	# until each neighbour's qemu runs (run-vm.sh names the script when it
+	# starts it), then its boot (a few seconds): the boot is not the contention
+	for ((i = 0; i < 600; i++)); do
+		n=0
+		for ((b = 1; b <= BENCH_VM_BUSY; b++)); do
+			grep -q 'vm-busy-guest' "$work/vm-busy-$b.out" 2>/dev/null && n=$((n + 1))
+		done
+		[ "$n" = "$BENCH_VM_BUSY" ] && break
+		sleep 1
+	done
+	sleep 15
+	echo "# busy: $BENCH_VM_BUSY neighbour VMs running (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+fi
 # bash reads a script as it runs it: the guest runs a copy, so that editing
 # the source meanwhile cannot change a run under way. The guest sees no host
 # environment: the iteration counts go as arguments.

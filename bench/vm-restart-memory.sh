@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # vm-restart-memory.sh BUILD_DIR WORK_DIR [ATTEMPTS]: the daemon's memory and
 # open fds over a driver container's crash loop on the real kernel, through
-# the real CRI-O (issue 20 item 4: flat over 50 restarts). One VM run of
+# the real CRI-O (expected flat over 50 restarts: a leak per restart grows
+# without bound on a crash-looping pod). One VM run of
 # tests/daemon/vm-crio/crio-crash-loop.sh with ATTEMPTS attempts (default 50;
 # each is a kill, kubelet's restart, an unload, a load; 30-60 s under TCG),
 # which also asserts every swap. Prints, tab-separated:

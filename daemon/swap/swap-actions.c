@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actions/host-tree-warm.h"
 #include "container/container-privilege.h"
 #include "host/host-kernel.h"
 #include "publish/log.h"
@@ -13,6 +14,7 @@
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
+#include "swap/swap-moment.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
@@ -148,6 +150,7 @@ static SwapEvent action_unload(Manager *m) {
         GuardUnloadResult *u = NULL;
         const char *build;
         SwapEvent ev;
+        bool at_ready;
         int r;
 
         build = record_before_unload(m, &r);
@@ -162,7 +165,16 @@ static SwapEvent action_unload(Manager *m) {
         }
         if (r > 0) /* the capture is awaited: blocked on it, its answer re-checks */
                 return unload_waits_for_capture(m, build);
+        /* The load's host tree parsed before the node goes driverless when the
+         * load follows at once (the ready file), else after the unload, while
+         * the container compiles: never inside the driverless window, nor
+         * between a container's start and the in-tree stack's removal. */
+        at_ready = swap_moment_unload_at(m->config, &m->follow) == UNLOAD_AT_DRIVER_READY;
+        if (at_ready)
+                (void) host_tree_warm();
         r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
+        if (!at_ready && r >= 0 && u->outcome == GUARD_UNLOAD_REMOVED)
+                (void) host_tree_warm();
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
                 swap_fabrics_unload_over(m, false);

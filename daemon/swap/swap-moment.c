@@ -81,8 +81,8 @@ static Knowledge image_knowledge(pid_t pid) {
         size_t n = 0;
         bool any = false;
 
-        if (host_pathf(&path, "/proc/%d/cmdline", (int) pid) < 0 ||
-            read_regular_file(path, 64 * 1024, &cmdline, &n) < 0 || n == 0)
+        /* The kernel's cmdline says size 0: read to its end, not st_size. */
+        if (host_pathf(&path, "/proc/%d/cmdline", (int) pid) < 0 || read_full_file(path, &cmdline, &n) < 0 || n == 0)
                 return KNOWN_UNKNOWN;
         for (const char *a = cmdline; a < cmdline + n; a += strlen(a) + 1) {
                 _cleanup_free_ char *text = NULL;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "actions/host-tree-warm.h"
 #include "actions/kmod-util.h"
 #include "actions/load-refusal.h"
 #include "actions/load-removals.h"
@@ -489,25 +490,6 @@ static int insert_one(Loader *l, const LoadStep *s) {
         return check_inserted(l, s);
 }
 
-/* The host's own tree, resolved inside the host's root (not inside the
- * tree): RHEL's weak-updates/ holds absolute symlinks to other releases'
- * extra/ modules, which are the host's own files. */
-static int open_host_tree(const char *release, const char *display, ModuleTree **ret) {
-        _cleanup_free_ char *root = NULL, *in_root = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        int r;
-
-        r = host_path("/", &root);
-        if (r < 0)
-                return r;
-        if (asprintf(&in_root, "lib/modules/%s", release) < 0)
-                return -ENOMEM;
-        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        return module_tree_open_at(fd, in_root, display, ret);
-}
-
 static int open_trees(Loader *l, const LoadOptions *opts, const char *release) {
         _cleanup_free_ char *host_dir = NULL, *tree_dir = NULL;
         int r;
@@ -524,14 +506,14 @@ static int open_trees(Loader *l, const LoadOptions *opts, const char *release) {
                 if (r >= 0)
                         r = module_tree_open(tree_dir, &l->tree);
         } else
-                r = open_host_tree(release, host_dir, &l->tree);
+                r = host_tree_take(release, host_dir, &l->tree);
         if (r < 0)
                 return r;
         l->from_container = tree_dir && !streq(tree_dir, host_dir);
         /* The host tree only fills gaps; a host without one is not an error
          * as long as the asked-for tree is complete. */
         if (tree_dir && !streq(tree_dir, host_dir)) {
-                r = open_host_tree(release, host_dir, &l->host);
+                r = host_tree_take(release, host_dir, &l->host);
                 if (r < 0 && r != -ENOENT && r != -ENOTDIR)
                         return r;
         }

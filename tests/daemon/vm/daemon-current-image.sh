@@ -3,10 +3,13 @@
 # End to end on a real kernel (tests/vm, systemd mode, --oot): the daemon runs
 # as its shipped unit (sandbox included) under the host's systemd as PID 1,
 # with a real system bus; CRI-O is simulated faithfully (lib-swapguard.sh).
-# Current image, the first swap with the NVIDIA-shaped stand-in:
-# the daemon unloads the in-tree stack while the container "compiles"; the
-# container's `openibd restart` loads mlx_compat from its tree; at the ready
-# file the daemon loads the container's build from /proc/<pid>/root and
+# Current image, the first swap with the NVIDIA-shaped stand-in, its
+# openibd where the image keeps it (SG_OPENIBD=shipped: check_if_ok_to_stop
+# without nvme). UnloadAt=auto, the default, reads it and chooses the ready
+# file, and says so in the journal; through the whole compile and the
+# container's `openibd restart` (mlx_compat from its tree) the in-tree stack
+# stays and the drive stays readable and mountable; at the ready file the
+# daemon unloads it, then loads the container's build from /proc/<pid>/root and
 # reports it as NVIDIA's (origin nvidia: every module holds mlx_compat) with
 # the GDS hooks present (nvme exports nvme_v1_register_nvfs_dma_ops); the
 # namespace comes back; the pod's stop clears the ready file. With the
@@ -22,22 +25,50 @@ sg_setup
 dev=$SG_DEV
 sg_assert_daemon_sees_kallsyms
 
-sg_step "CRI-O starts the NVIDIA driver container (mofed-container in nvidia-network-operator)"
-sg_container_new mofed-container nvidia-network-operator
+# The drive carries a file system, as a node's local NVMe does.
+mkfs_ext4 "$dev" || vm_fatal "mkfs $dev"
+mnt=/mnt/local-nvme
+
+# drive_usable WHEN: the namespace answers reads and mounts (then unmounted:
+# the swap must find it free), on the in-tree build.
+drive_usable() {
+	local out
+	sg_assert_in_tree
+	if out=$(dd if="$dev" of=/dev/null bs=64k count=16 iflag=direct 2>&1); then
+		vm_pass "$dev readable $1"
+	else
+		vm_fail "$dev not readable $1: $out"
+	fi
+	if mount_fs "$dev" "$mnt" && echo "$1" >"$mnt/probe" && sync && [ "$(cat "$mnt/probe")" = "$1" ]; then
+		vm_pass "$dev mountable and writable $1"
+	else
+		vm_fail "$dev not mountable $1"
+	fi
+	umount "$mnt" 2>/dev/null
+	assert_eq container-seen "$(sg_state)" "daemon state $1"
+}
+
+sg_step "CRI-O starts the NVIDIA driver container (mofed-container in nvidia-network-operator); its image keeps openibd's functions in /usr/share/mlnx_ofed/mod_load_funcs"
+SG_OPENIBD=shipped sg_container_new mofed-container nvidia-network-operator
+assert_file "$SG_CROOT/usr/share/mlnx_ofed/mod_load_funcs"
 sg_container_start
 assert_contains "$(cat "$SG_UD/config.json")" '"ENABLE_NFSRDMA=true"' "the container's process.env"
 vm_log "container ${SG_CID:0:12}: pid $SG_CPID in crio-${SG_CID:0:12}...scope, root $SG_CROOT"
 
-sg_step "While the container compiles, the daemon unloads the in-tree NVMe stack"
-sg_wait_state unloaded-waiting-driver
-assert_not_loaded nvme
-assert_not_loaded nvme_core
-assert_file "$SG_GUARD"
-assert_fails modprobe nvme
-assert_journal UNLOADED SWAPGUARD_CONTAINER_ID="$SG_CID"
+sg_step "UnloadAt=auto reads the container's openibd and chooses its ready file: the drives stay up through the compile"
+sg_wait_state container-seen
+assert_journal UNLOAD_MOMENT SWAPGUARD_CONTAINER_ID="$SG_CID" SWAPGUARD_UNLOAD_AT=driver-ready SWAPGUARD_MOMENT_RULE=safe-at-ready
+assert_contains "$(sg_journal_entries UNLOAD_MOMENT SWAPGUARD_CONTAINER_ID="$SG_CID")" \
+	"openibd read from /usr/share/mlnx_ofed/mod_load_funcs" "the moment's reason"
+# The compile: the drive is used (read, mounted) several times while it runs.
+for round in 1 2 3; do
+	drive_usable "during the compile ($round)"
+	sleep 1
+done
+assert_no_journal UNLOADED
 assert_not_loaded mlx_compat
 
-sg_step "The compile ends: the container installs its build (NVIDIA's RPM layout) and runs openibd restart, which loads mlx_compat from its tree"
+sg_step "The compile ends: the container installs its build (NVIDIA's RPM layout) and runs openibd restart over the loaded in-tree nvme (its check_if_ok_to_stop does not stop on it), which loads mlx_compat from its tree"
 sg_container_compiled
 ctree=/proc/$SG_CPID/root/lib/modules/$VM_KVER
 assert_file "$ctree/extra/mlnx-nvme/host/nvme.ko"
@@ -46,12 +77,13 @@ assert_contains "$(modinfo -F depends "$ctree/extra/mlnx-nvme/host/nvme.ko")" ml
 assert_contains "$(modinfo -F depends "$ctree/extra/mlnx-nvme/host/nvme-core.ko")" mlx_compat "the container's nvme-core.ko depends"
 assert_loaded mlx_compat
 assert_contains "$(module_taint mlx_compat)" O "mlx_compat taint"
-assert_not_loaded nvme
-assert_eq unloaded-waiting-driver "$(sg_state)" "daemon state before the ready file"
+assert_contains "$(cat "$SG_CROOT/tmp/steps")" "openibd restart: done" "the container's openibd restart"
+drive_usable "after the container's openibd restart"
+assert_no_journal UNLOADED
 
-sg_step "The container creates the ready file $SG_READY"
+sg_step "The container creates the ready file $SG_READY: the daemon's swap starts only now"
+ready_usec=$(($(date +%s%N) / 1000))
 sg_ready
-
 sg_step "The daemon loads the container's build from /proc/$SG_CPID/root/lib/modules/$VM_KVER"
 sg_wait_state swapped
 sg_assert_oot
@@ -68,6 +100,12 @@ assert_eq nvme_v1_register_nvfs_dma_ops "$hooks" "GDS hooks of the live nvme (/p
 assert_eq "$(modinfo -F srcversion "$ctree/extra/mlnx-nvme/host/nvme.ko")" "$(cat /sys/module/nvme/srcversion)" \
 	"live nvme srcversion (= the container's nvme.ko)"
 assert_journal NAMESPACES_BACK
+unloaded_usec=$(sg_journal_first_usec UNLOADED SWAPGUARD_CONTAINER_ID="$SG_CID")
+if [ -n "$unloaded_usec" ] && [ "$unloaded_usec" -ge "$ready_usec" ]; then
+	vm_pass "the in-tree stack went at the ready file ($(((unloaded_usec - ready_usec) / 1000)) ms after it)"
+else
+	vm_fail "the in-tree stack's unload ('$unloaded_usec' us) is not after the ready file ($ready_usec us)"
+fi
 assert_contains "$(sg_journal_text)" "Loaded" "journal says the daemon loaded the build"
 assert_contains "$(systemctl show -P StatusText "$SG_UNIT")" "swapped" "STATUS="
 # The unit's ExecStartPre= rebuilt the catalog: journalctl -x explains.

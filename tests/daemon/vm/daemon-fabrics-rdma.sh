@@ -10,7 +10,7 @@
 # Not through the daemon and lib-swapguard.sh's driver container: its
 # entrypoint, like NVIDIA's (`openibd restart`, check_if_ok_to_stop in
 # mlnx-ofa_kernel's ofed_scripts), refuses to start while nvmet_rdma is in
-# use ("Please close all sessions and unload 'nvmet_rdma' module", seen
+# use ("Please close all nvmet sessions and unload 'nvmet_rdma' module", seen
 # here), and a target in the guest's own kernel is always in use. The
 # daemon's reconnect is the same library call for every transport
 # (vm-daemon-fabrics: tcp); which transports it loads at the ready file is

@@ -10,11 +10,16 @@
 sg_setup
 dev=$SG_DEV
 
-sg_container_new mofed-container nvidia-network-operator
+# Its openibd where a current image keeps it (check_if_ok_to_stop without
+# nvme): UnloadAt=auto must still choose its start, for what its entrypoint
+# loads.
+SG_OPENIBD=shipped sg_container_new mofed-container nvidia-network-operator
 sg_container_loads_own_build nvme
 sg_container_start
 sg_wait_state unloaded-waiting-driver
 assert_not_loaded nvme
+assert_journal UNLOAD_MOMENT SWAPGUARD_CONTAINER_ID="$SG_CID" SWAPGUARD_UNLOAD_AT=container-start \
+	SWAPGUARD_MOMENT_RULE=image-loads-nvme
 
 sg_step "The container's compile ends: openibd restart loads mlx_compat, then it insmods its own nvme build"
 sg_container_compiled

@@ -24,8 +24,6 @@
 #   /tmp/compiled  the compile is over (the real one takes 2-40 minutes);
 #   /tmp/go-ready  the steps between the driver load and the ready file
 #                  (netconfig.Restore) are over;
-#   /load-list     an older image (before doca-driver-build PR #91): insmod
-#                  these after openibd restart ("modprobe nvme").
 # The compile's output (sources mode) waits in /.build-output and is moved
 # into /lib/modules when the compile ends, as `make install` + depmod would
 # leave it. Progress goes to stdout (the container log) and to /tmp/steps.
@@ -44,111 +42,17 @@ RUNMODE=manual
 
 log() { echo "mofed-entrypoint: $*"; echo "$*" >>/tmp/steps; }
 
-# [MLF] is_module: lsmod | grep -w
-is_module() { lsmod 2>/dev/null | grep -w "$1" >/dev/null 2>&1; }
-# [MLF] is_ref: the refcnt as the exit status (true when 0)
-is_ref() { return "$(cat "/sys/module/$1/refcnt" 2>/dev/null || echo 0)"; }
-
-# [MLF] rm_mod: rmmod, and on failure print and exit 1 (openibd fails).
-rm_mod() {
-	if ! out=$(rmmod "$1" 2>&1); then
-		log "FAILED: Unloading $1: $out"
-		exit 1
-	fi
-}
-
-# [MLF] unload_rec: modprobe -r (which also removes the module's unused
-# dependencies); on failure its holders (the real one parses rmmod's "is in
-# use by:", busybox's rmmod does not print it: /sys/module/<m>/holders is the
-# same list), recursively only with FORCE (mlnxofedctl force-*), else rm_mod.
-unload_rec() {
-	is_module "$1" || return 0
-	if ! modprobe -r "$1" >/dev/null 2>&1; then
-		for dep in /sys/module/"$1"/holders/*; do
-			[ -e "$dep" ] || continue
-			dep=${dep##*/}
-			if [ "$FORCE" -eq 0 ] && [ "$RUNMODE" != auto ]; then
-				rm_mod "$1"
-			else
-				unload_rec "$dep"
-			fi
-		done
-	fi
-	is_module "$1" && rm_mod "$1"
-	return 0
-}
-
-# [MLF] unload: unload_rec, once more if the module is still there.
-unload() {
-	is_module "$1" || return 0
-	unload_rec "$1"
-	is_module "$1" && unload_rec "$1"
-	return 0
-}
-
-# [MLF] check_if_ok_to_stop: storage modules in use block the stop.
-check_if_ok_to_stop() {
-	for mod in ib_isert nvme_rdma nvmet_rdma rpcrdma xprtrdma ib_srpt; do
-		is_module "$mod" || continue
-		is_ref "$mod" && continue
-		log "Please close all sessions and unload '$mod' module."
-		log "Error: Cannot unload the Infiniband driver stack due to the above issue(s)!"
-		exit 1
-	done
-}
-
-# [MLF] unload_mlx_compat: "This is a big hack. Any better alternative than
-# to look for nvme that late?"
-unload_mlx_compat() {
-	is_module mlx_compat || return 0
-	if [ ! -d /sys/module/mlx_compat/holders/nvme ]; then
-		unload mlx_compat
-		return 0
-	fi
-	if [ "$(cat /sys/module/nvme/refcnt)" -eq 0 ]; then
-		log "openibd: unloading nvme (refcnt 0, it holds mlx_compat)"
-		unload nvme
-		unload mlx_compat
-	else
-		log "WARNING: mlx_compat is used by NVME. Leaving it loaded."
-	fi
-}
-
-# [MLF] stop (the parts that touch modules that exist here).
-openibd_stop() {
-	check_if_ok_to_stop
-	# unload_all_modules: UNLOAD_MODULES, extended with the storage modules
-	# by [DRV] unloadStorageModules / [SH] unload_storage_modules (sed).
-	if [ "$UNLOAD_STORAGE_MODULES" = true ]; then
-		for mod in $STORAGE; do unload "$mod"; done
-	fi
-	unload_mlx_compat
-}
-
-# [MLF] start: load_mlx5 -> load_module mlx5_core, which pulls mlx_compat
-# from this container's tree (modules.dep); a failed load exits 1.
-openibd_start() {
-	was=$(is_module mlx_compat && echo yes || echo no)
-	if ! out=$(modprobe mlx_compat 2>&1); then
-		log "FAILED: Loading HCA driver and Access Layer: $out"
-		exit 1
-	fi
-	# Tests: whether the stop part took the earlier mlx_compat out, so that
-	# this container's went in (it stays loaded when something holds it).
-	if [ "$was" = no ]; then
-		log "openibd: mlx_compat loaded from this container's tree"
-	else
-		log "openibd: mlx_compat was still loaded, not replaced"
-	fi
-}
-
-# [OIB] restart: do_stop; do_start
-openibd_restart() {
-	log "openibd restart"
-	openibd_stop
-	openibd_start
-	log "openibd restart: done (mlx_compat holders: $(ls /sys/module/mlx_compat/holders 2>/dev/null | tr '\n' ' '))"
-}
+# openibd's functions (is_module, unload_rec, check_if_ok_to_stop, ...,
+# openibd_restart) are in its mod_load_funcs, where mlnx-ofa_kernel installs
+# them in the image ([MLF]: /usr/share/mlnx_ofed/mod_load_funcs); the
+# stand-in's copy is fake-mod-load-funcs.sh. lib-swapguard.sh puts it there
+# (the image's real shape: the daemon reads it to choose UnloadAt=auto's
+# moment) or, for the cases written before that moment existed, in a place
+# the daemon does not read (/opt/stand-in: auto then falls back to the start).
+for f in /usr/share/mlnx_ofed/mod_load_funcs /opt/stand-in/mod_load_funcs; do
+	[ -r "$f" ] && { . "$f"; break; }
+done
+command -v openibd_restart >/dev/null || { echo "mofed-entrypoint: no mod_load_funcs in the image"; exit 1; }
 
 # [GO] stop / [SH] termination_handler: clear the ready file; restore the
 # inbox drivers only when asked ([GO] "RESTORE_DRIVER_ON_POD_TERMINATION is
@@ -215,11 +119,12 @@ if [ $restart = 1 ]; then
 	# [DRV] loadNfsRdma: modprobe rpcrdma, failure not fatal.
 	[ "$ENABLE_NFSRDMA" = true ] && { modprobe rpcrdma >/dev/null 2>&1 || log "modprobe rpcrdma failed (not fatal)"; }
 fi
-# Older images ([SH] before PR #91): "modprobe nvme; modprobe nvme-rdma".
-if [ -s /load-list ]; then
-	for ko in $(cat /load-list); do insmod "$ko" || log "insmod $ko failed"; done
-	log "loaded its own build: $(cat /load-list | tr '\n' ' ')"
-fi
+# Older images ([SH] before PR #91) load their build here ("modprobe nvme;
+# modprobe nvme-rdma"): lib-swapguard.sh's sg_container_loads_own_build
+# writes the insmods of its build in place of the next line, in the image's
+# copy of this script, named as such an image's own script names them (the
+# daemon reads it to tell an older image).
+#OWN-LOADS
 touch /tmp/done
 
 # [GO] start: readiness.Set, after the steps that follow the load.

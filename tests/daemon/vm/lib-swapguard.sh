@@ -275,6 +275,23 @@ sys.exit(0 if found else 1)
 ' "$id" "$@"
 }
 
+# sg_journal_first_usec KIND [FIELD=VALUE...]: the realtime stamp (us) of
+# the first such entry; nothing when there is none.
+sg_journal_first_usec() {
+	local id
+	id=$(sg_message_id "$1") || return 2
+	shift
+	journalctl -u "$SG_UNIT" -o json --no-pager -q | /usr/bin/python3 -c '
+import json, sys
+want = dict(a.split("=", 1) for a in sys.argv[2:])
+for line in sys.stdin:
+    e = json.loads(line)
+    if e.get("MESSAGE_ID") == sys.argv[1] and all(e.get(k) == v for k, v in want.items()):
+        print(e["__REALTIME_TIMESTAMP"])
+        break
+' "$id" "$@"
+}
+
 # assert_journal KIND [FIELD=VALUE...]
 assert_journal() {
 	local out
@@ -350,12 +367,39 @@ sg_container_rootfs() {
 	cp -a "$tmpl" "$root"
 	[ "$name" = mofed-container ] || return 0
 	cp "$SG_SRC/tests/daemon/vm/fake-mofed-entrypoint.sh" "$root/root/entrypoint.sh"
+	sg_image_openibd "$root"
 	out=$root/.build-output/lib/modules
 	mkdir -p "$out"
 	cp -a "$(sg_build_root)/lib/modules/$VM_KVER" "$out/"
 	if [ "$nfsrdma" != true ]; then
 		rm -rf "$out/$VM_KVER/extra/mlnx-nvme"
 		depmod -b "$root/.build-output" "$VM_KVER"
+	fi
+}
+
+# SG_OPENIBD: where the image keeps openibd's functions (the stand-in's
+# fake-mod-load-funcs.sh), read by the daemon for UnloadAt=auto's moment:
+#   shipped  /usr/share/mlnx_ofed/mod_load_funcs, as mlnx-ofa_kernel installs
+#            it in the current driver container: check_if_ok_to_stop does
+#            not list nvme, so a first swap is at the ready file;
+#   2607     the same with nvme added to check_if_ok_to_stop's list
+#            (MLNX_OFED 26.07): at the container's start;
+#   hidden   (the default) where the daemon does not look: it cannot tell,
+#            and swaps at the container's start. The cases written before
+#            UnloadAt=auto existed keep this moment.
+sg_image_openibd() {
+	local root=$1 src=$SG_SRC/tests/daemon/vm/fake-mod-load-funcs.sh dst
+	case ${SG_OPENIBD:-hidden} in
+	shipped | 2607) dst=$root/usr/share/mlnx_ofed/mod_load_funcs ;;
+	hidden) dst=$root/opt/stand-in/mod_load_funcs ;;
+	*) vm_fatal "SG_OPENIBD=$SG_OPENIBD: shipped, 2607 or hidden" ;;
+	esac
+	mkdir -p "${dst%/*}"
+	if [ "${SG_OPENIBD:-}" = 2607 ]; then
+		sed 's/^\(\tfor mod in ib_isert nvme_rdma nvmet_rdma rpcrdma xprtrdma ib_srpt\);/\1 nvme;/' "$src" >"$dst"
+		grep -q 'ib_srpt nvme;' "$dst" || vm_fatal "SG_OPENIBD=2607: no check_if_ok_to_stop list in $src"
+	else
+		cp "$src" "$dst"
 	fi
 }
 
@@ -502,7 +546,8 @@ sg_ready() {
 }
 
 # sg_container_loads_own_build MOD...: an older image: right after `openibd
-# restart` the container loads its nvme build itself, from its own root. Its
+# restart` the container loads its nvme build itself, from its own root, by
+# insmods its entrypoint names (call it before sg_container_start). Its
 # dependencies that only the host tree has (t10_pi & co.) are put into the
 # build it installs, as a real image carries its kernel's modules;
 # mlx_compat is already loaded by then (openibd restart).
@@ -525,7 +570,13 @@ sg_container_loads_own_build() {
 		list+=("$ko")
 	}
 	for m in "$@"; do _sg_order "$m"; done
-	printf '%s\n' "${list[@]}" >"$SG_CROOT/load-list"
+	# the entrypoint's "#OWN-LOADS" line: one insmod a module, then a log
+	{
+		for m in "${list[@]}"; do printf 'insmod %s || log "insmod %s failed"\n' "$m" "$m"; done
+		printf 'log "loaded its own build: %s"\n' "${list[*]}"
+	} >"$SG_CROOT/tmp/own-loads"
+	sed -i -e "/^#OWN-LOADS\$/r $SG_CROOT/tmp/own-loads" -e '/^#OWN-LOADS$/d' "$SG_CROOT/root/entrypoint.sh"
+	grep -q "^insmod " "$SG_CROOT/root/entrypoint.sh" || vm_fatal "no #OWN-LOADS line in the entrypoint"
 	vm_log "the container will load: ${list[*]}"
 }
 

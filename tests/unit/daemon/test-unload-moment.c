@@ -103,7 +103,25 @@ static const char openibd_2607[] =
         "    done\n"
         "}\n";
 
+/* 26.04's body says nvme in its messages (mlnx-ofa_kernel
+ * ofed_scripts/mod_load_funcs, check_if_ok_to_stop: a case on the blocking
+ * module that echoes a sentence per module, an awk program in quotes). */
+static const char openibd_2604_messages[] =
+        "check_if_ok_to_stop() {\n"
+        "    local blocking_modules cannot_continue\n"
+        "    entries=$(lsof -nP | awk '{print $1 \" \" $NF}' | sort -u) # don't look at nvme here\n"
+        "    for mod in ib_isert nvme_rdma nvmet_rdma rpcrdma xprtrdma ib_srpt; do\n"
+        "        case \"$mod\" in\n"
+        "        nvme_rdma) echo \"Please close all nvme sessions and unload 'nvme_rdma' module.\";;\n"
+        "        esac\n"
+        "    done\n"
+        "    echo \"# modprobe -rv ${blocking_modules} \\\"nvme\\\"\"\n"
+        "}\n";
+
 Test(unload_moment, openibd_check_if_ok_to_stop) {
+        cr_assert_eq(openibd_check_lists_nvme(openibd_2604_messages), KNOWN_NO, "nvme in a quoted sentence");
+        cr_assert_eq(openibd_check_lists_nvme("check_if_ok_to_stop() {\n  echo \"don't\"\n  for m in 'nvme'; do :; done\n}\n"),
+                     KNOWN_YES, "a quoted single word after a sentence");
         cr_assert_eq(openibd_check_lists_nvme(openibd_2604), KNOWN_NO, "nvme_rdma, comments, paths are not nvme");
         cr_assert_eq(openibd_check_lists_nvme(openibd_2607), KNOWN_YES);
         cr_assert_eq(openibd_check_lists_nvme("stop()\n{\n    check_if_ok_to_stop\n}\n"), KNOWN_UNKNOWN,
