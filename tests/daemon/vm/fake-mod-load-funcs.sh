@@ -129,7 +129,7 @@ openibd_start() {
 		exit 1
 	fi
 	# Tests: whether the stop part took the earlier mlx_compat out, so that
-	# this container's went in (issue 26: left loaded when something holds it).
+	# this container's went in (left loaded when something holds it).
 	if [ "$was" = no ]; then
 		log "openibd: mlx_compat loaded from this container's tree"
 	else
