@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "daemon-config.h"
+#include "config/daemon-config.h"
 #include "node/node-ops-observe.h"
 #include "node/node-ops.h"
 #include "host/host-root.h"

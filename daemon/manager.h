@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "daemon-config.h"
+#include "config/daemon-config.h"
 #include "node/node-ops.h"
 #include "swap/swap-state.h"
 #include "util/macro.h"

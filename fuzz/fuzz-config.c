@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The daemon's configuration file (daemon/config.c: the inih handler and the
+/* The daemon's configuration file (daemon/config/daemon-config.c: the inih handler and the
  * validation of every key): any text gives a config or errors, never a
  * crash; a valid result keeps the invariants main() and the manager rely on. */
 #include <assert.h>
 
-#include "daemon-config.h"
+#include "config/daemon-config.h"
 #include "fuzz-util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

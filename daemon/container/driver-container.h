@@ -15,7 +15,7 @@
 #include <systemd/sd-event.h>
 
 #include "container/container-match.h"
-#include "daemon-config.h"
+#include "config/daemon-config.h"
 
 typedef struct DriverContainer {
         ContainerIdentity *identity;   /* NULL when none is followed */

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "daemon-config.h"
+#include "config/daemon-config.h"
 #include "node/node-ops.h"
 #include "swap/swap-fabrics-data.h"
 #include "swap/swap-follow.h"

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon-config.h"
+#include "config/daemon-config.h"
 #include "util/strv.h"
 
 static char dir[] = "/tmp/test-daemon-config-XXXXXX";

@@ -54,7 +54,7 @@
 
 #include "actions/stack-load.h"
 #include "host/crio.h"
-#include "daemon-config.h"
+#include "config/daemon-config.h"
 #include "util/macro.h"
 #include "util/parse-util.h"
 
