@@ -1,0 +1,229 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
+# Rows where the daemon is killed and restarted, sourced by faults-matrix.sh:
+# kill: SIGKILL at every state, fabrics: between the unload that dropped an
+# NVMe/TCP connection and its reconnect, switch: Mode= changed across the
+# restart.
+
+
+# kill:<state>: SIGKILL the daemon in that state, restart it, finish the swap.
+run_kill_row() {
+  local at=$1
+  new_node
+  : > "$tmp/fault.script"
+  case $at in
+    idle)
+      start_daemon; wait_state idle; kill_daemon
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      ready; wait_state swapped ;;
+    container-seen)
+      config UnloadAt=driver-ready
+      start_daemon; wait_state idle; start_container; wait_state container-seen; kill_daemon
+      grep -q '^delete_module' "$tmp/kernel.log" 2>/dev/null && fail "driver-ready mode unloaded before ready"
+      start_daemon; wait_log "previous state container-seen"; wait_state container-seen
+      ready; wait_state swapped ;;
+    unloading)
+      start_daemon FAULT_STALL="delete_module nvme_fabrics" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_file "$tmp/stalled"
+      [ "$(state)" = container-seen ] || fail "mid-unload the state file says $(state)"
+      kill_daemon
+      start_daemon; wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
+    blocked)
+      usage=inuse; mount_in_use
+      start_daemon; wait_state idle; start_container; wait_state blocked; kill_daemon
+      start_daemon; wait_log "previous state blocked"; wait_state blocked
+      check_not_touched_while_in_use
+      usage=free
+      sed -i '\#/var/lib/kubelet#d' "$root/proc/1/mountinfo"
+      kill -HUP "$daemon_pid"
+      wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
+    unloaded-waiting-driver)
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; kill_daemon
+      start_daemon; wait_log "previous state unloaded-waiting-driver"; wait_log "started in state" 2
+      [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] || fail "reload block not back after the restart"
+      ready; wait_state swapped ;;
+    loading)
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_state unloaded-waiting-driver; ready; wait_file "$tmp/stalled"
+      [ "$(state)" = loading ] || fail "mid-load the state file says $(state)"
+      kill_daemon
+      # The restart resumes through idle (a settled state) before it
+      # finishes the swap: wait for its "started in state", then settle.
+      start_daemon; wait_log "previous state loading"; wait_log "started in state" 2; wait_state "$SETTLED" ;;
+    swapped)
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; ready
+      wait_state swapped; kill_daemon
+      local before; before=$(grep -c . "$tmp/kernel.log")
+      start_daemon; wait_log "previous state swapped"; wait_state swapped
+      [ "$(grep -c . "$tmp/kernel.log")" = "$before" ] || fail "the restart in swapped touched modules" ;;
+    restoring)
+      config ReadyTimeoutSec=1
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_file "$tmp/stalled" 8
+      [ "$(state)" = restoring ] || fail "mid-restore the state file says $(state)"
+      kill_daemon
+      start_daemon; wait_log "previous state restoring"; wait_state "restored|failed" 8 ;;
+    restored)
+      config ReadyTimeoutSec=1
+      start_daemon; wait_state idle; start_container; wait_state restored 8; kill_daemon
+      start_daemon; wait_log "previous state restored"; wait_state restored ;;
+    repairing)
+      # A stack broken behind its back while it waits for the ready file
+      # (driver-ready mode: the in-tree stack drives the namespaces
+      # meanwhile): the repair puts nvme back and dies before the insert,
+      # leaving nvme_core without nvme. The restart must finish the repair,
+      # never wait on with no PCIe NVMe driver.
+      config UnloadAt=driver-ready
+      mkfifo "$tmp/uevents"
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_state container-seen
+      broken_behind
+      wait_file "$tmp/stalled" 8
+      [ "$(state)" = repairing ] || fail "mid-repair the state file says $(state)"
+      kill_daemon
+      start_daemon; wait_log "previous state repairing"
+      wait_log "State repairing -> container-seen"
+      [ "$(node_verdict)" = in-tree ] || fail "after the restart the repair did not finish: $(node_verdict)"
+      ready; wait_state swapped ;;
+    failed)
+      echo "delete_module nvme EPERM" > "$tmp/fault.script"
+      start_daemon; wait_state idle; start_container; wait_state failed; kill_daemon
+      : > "$tmp/fault.script"
+      start_daemon; wait_log "previous state failed"; wait_state "$SETTLED" ;;
+  esac
+  finish_daemon_row
+}
+
+# fabrics:<case>. The connection is nvme2 (tcp 127.0.0.1:4420,
+# one namespace), laid out as 6.1 shows it (fake-node `fabrics`); the fake
+# kernel deletes it with nvme_tcp and connects it again through its
+# /dev/nvme-fabrics (its log: "connect <options> -> 0").
+FABRICS_NQN=nqn.2026-12.io.swapguard:faults
+fabrics_controller() { fn fabrics 2 tcp 127.0.0.1 4420 "$FABRICS_NQN" 1; }
+# The record is on disk before the kill (the unload dropped the connection).
+fabrics_recorded() {
+  [ -s "$root/run/nvme-swapguard-fabrics/record.json" ] || fail "no fabrics record on disk when the daemon was killed"
+  [ -e "$root/sys/class/nvme/nvme2" ] && fail "the connection outlived nvme_tcp's removal"
+  return 0
+}
+# The end: the restarted daemon had the recorded connection connected again
+# (by the fabrics unit, on its request) and said so with the address; the
+# record is gone.
+fabrics_reconnected_from_record() {
+  wait_log "nvme2: tcp 127.0.0.1:4420 $FABRICS_NQN: connected again (after the (load|restore)|on start)"
+  slurp "$tmp/kernel.log"
+  [[ $REPLY == *"connect nqn=$FABRICS_NQN,transport=tcp,traddr=127.0.0.1,trsvcid=4420"*"-> 0"* ]] ||
+    fail "the restarted daemon did not reconnect from the record"
+  log_count "nvme2: tcp 127.0.0.1:4420 $FABRICS_NQN: connected again (after the (load|restore)|on start)"
+  [ "$REPLY" -ge 1 ] || fail "the reconnect is not in the journal with the address"
+  [ -e "$root/run/nvme-swapguard-fabrics/record.json" ] && fail "the record outlived the reconnect"
+  return 0
+}
+
+# nvme-swapguard-fabrics.path + .service, stood in for: on the daemon's
+# request file, one run at a time, the real CLI's serve-request under the
+# fake kernel (not the fault hooks: the faults here are the daemon's).
+start_fabrics_unit() {
+  (
+    while :; do
+      if [ -e "$root/run/nvme-swapguard/fabrics-request" ]; then
+        NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
+          ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+          LD_PRELOAD=$FAKE_KERNEL_SO "$SWAPGUARD_KMOD" --root "$root" fabrics serve-request \
+          /run/nvme-swapguard/fabrics-request >>"$tmp/fabrics-unit.log" 2>&1
+      else
+        nap 0.05
+      fi
+    done
+  ) &
+  fabrics_unit_pid=$!
+}
+
+run_fabrics_row() {
+  local c=$1
+  new_node
+  fabrics_controller
+  start_fabrics_unit
+  ns_count=3 # and the fabrics namespace nvme2n1
+  : > "$tmp/fault.script"
+  case $c in
+    kill-unloaded)
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver
+      fabrics_recorded; kill_daemon
+      start_daemon; wait_log "previous state unloaded-waiting-driver"; wait_log "started in state" 2
+      ready; wait_state swapped ;;
+    kill-loading)
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_state unloaded-waiting-driver
+      ready; wait_file "$tmp/stalled"
+      fabrics_recorded; kill_daemon
+      start_daemon; wait_log "previous state loading"; wait_log "started in state" 2; wait_state "$SETTLED" ;;
+    kill-restoring)
+      config ReadyTimeoutSec=1
+      start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
+      wait_state idle; start_container; wait_file "$tmp/stalled" 8
+      [ "$(state)" = restoring ] || fail "mid-restore the state file says $(state)"
+      fabrics_recorded; kill_daemon
+      start_daemon; wait_log "previous state restoring"; wait_state "restored|failed" 8 ;;
+  esac
+  fabrics_reconnected_from_record
+  finish_daemon_row
+  kill "$fabrics_unit_pid" 2>/dev/null; wait "$fabrics_unit_pid" 2>/dev/null
+}
+
+# Mode= switched by a restart. Observe before the switch must have
+# made no module call; after it, the node ends swapped or in-tree as always.
+no_module_call_yet() {
+  grep -qE "^(delete_module|init_module|finit_module)" "$tmp/kernel.log" 2>/dev/null &&
+    fail "observe made a module call: $(grep -E '^(delete|init|finit)' "$tmp/kernel.log" | head -3)"
+  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "observe wrote the reload block"
+  return 0
+}
+
+run_switch_row() {
+  new_node
+  : > "$tmp/fault.script"
+  case $1 in
+    observe-enforce)       # the container waits for its ready file: unload now, then the normal path
+      config Mode=observe
+      start_daemon; wait_state idle; start_container; wait_state would-unload; kill_daemon
+      no_module_call_yet
+      config Mode=enforce
+      start_daemon; wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
+    observe-ready-enforce) # already ready: swap at once
+      config Mode=observe
+      start_daemon; wait_state idle; start_container; wait_state would-unload; ready; wait_state would-swap
+      kill_daemon; no_module_call_yet
+      config Mode=enforce
+      start_daemon; wait_state swapped ;;
+    observe-blocked-enforce)
+      usage=inuse; mount_in_use
+      config Mode=observe
+      start_daemon; wait_state idle; start_container; wait_state blocked; kill_daemon
+      no_module_call_yet
+      config Mode=enforce
+      start_daemon; wait_log "previous state blocked"; wait_state blocked
+      check_not_touched_while_in_use
+      usage=free
+      sed -i '\#/var/lib/kubelet#d' "$root/proc/1/mountinfo"
+      kill -HUP "$daemon_pid"
+      wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
+    enforce-unloaded-observe) # killed while unloaded: observe gives the node its driver back
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; kill_daemon
+      config Mode=observe
+      : > "$tmp/kernel.log"
+      start_daemon; wait_state restored
+      grep -qE "^(init_module|finit_module) nvme .*-> 0" "$tmp/kernel.log" || fail "observe did not restore nvme"
+      grep -q "^delete_module" "$tmp/kernel.log" && fail "observe unloaded something"
+      ready; nap 0.5
+      [ "$(state)" = restored ] || fail "observe went on to $(state) at the ready file" ;;
+    enforce-swapped-observe) # swapped stays swapped, untouched
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; ready
+      wait_state swapped; kill_daemon
+      config Mode=observe
+      : > "$tmp/kernel.log"
+      start_daemon; wait_log "stays as enforce left it"; wait_state swapped
+      no_module_call_yet ;;
+  esac
+  finish_daemon_row
+}
