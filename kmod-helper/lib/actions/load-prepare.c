@@ -197,15 +197,29 @@ int load_prepared_tree(const LoadOptions *opts, const char *display, ModuleTree 
         return module_tree_open(display, ret);
 }
 
-int load_prepared_file(const ModuleTree *t, const ModuleTreeEntry *e, int fd, ModuleImageKind *ret_kind,
-                       ModuleMeta *ret_meta) {
+static PreparedFile *prepared_file(const ModuleTree *t, const ModuleTreeEntry *e, int fd) {
         PreparedFile *f;
         struct stat st;
 
         if (!t || t != prep.taken)
-                return 0;
+                return NULL;
         f = find_file(e);
         if (!f || f->taken || fstat(fd, &st) < 0 || !stat_unchanged(&f->st, &st))
+                return NULL;
+        return f;
+}
+
+const ModuleMeta *load_prepared_peek(const ModuleTree *t, const ModuleTreeEntry *e, int fd) {
+        PreparedFile *f = prepared_file(t, e, fd);
+
+        return f ? &f->meta : NULL;
+}
+
+int load_prepared_file(const ModuleTree *t, const ModuleTreeEntry *e, int fd, ModuleImageKind *ret_kind,
+                       ModuleMeta *ret_meta) {
+        PreparedFile *f = prepared_file(t, e, fd);
+
+        if (!f)
                 return 0;
         f->taken = true;
         *ret_kind = f->kind;

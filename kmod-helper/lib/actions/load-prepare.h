@@ -57,5 +57,9 @@ int load_prepared_tree(const LoadOptions *opts, const char *display, ModuleTree 
 int load_prepared_file(const ModuleTree *t, const ModuleTreeEntry *e, int fd, ModuleImageKind *ret_kind,
                        ModuleMeta *ret_meta);
 
+/* The same, left for the load's own read of it: the modinfo prepared for
+ * the file now open as fd, or NULL when it must be read. */
+const ModuleMeta *load_prepared_peek(const ModuleTree *t, const ModuleTreeEntry *e, int fd);
+
 /* Frees whatever the preparation still holds. */
 void load_prepared_drop(void);

@@ -301,14 +301,19 @@ static int same_build(const ModuleTree *t, const ModuleTreeEntry *e, const char 
         _cleanup_free_ char *image = NULL, *path = NULL, *live = NULL;
         _cleanup_(module_meta_done) ModuleMeta meta = {};
         _cleanup_close_ int fd = -EBADF;
+        const ModuleMeta *prepared;
         size_t size;
         int r;
 
         r = host_pathf(&path, "/sys/module/%s/srcversion", name);
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
-        if (read_one_line_file(path, &live) < 0 || module_tree_open_module(t, e, &fd, &size) < 0 ||
-            module_file_read(fd, size, &image, &size) < 0 || module_meta_parse(image, size, &meta) < 0)
+        if (read_one_line_file(path, &live) < 0 || module_tree_open_module(t, e, &fd, &size) < 0)
+                return 0;
+        prepared = load_prepared_peek(t, e, fd); /* read from this file before the unload */
+        if (prepared)
+                return prepared->srcversion && streq(prepared->srcversion, live);
+        if (module_file_read(fd, size, &image, &size) < 0 || module_meta_parse(image, size, &meta) < 0)
                 return 0;
         return meta.srcversion && streq(meta.srcversion, live);
 }

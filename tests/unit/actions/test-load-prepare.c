@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,20 @@ static ModuleTree *take_tree(void) {
         return t;
 }
 
+/* The srcversion check's look at a prepared file: leaves it in place. */
+static bool peek_file(const ModuleTree *t, const char *name) {
+        const ModuleTreeEntry *e = module_tree_find(t, name);
+        size_t size;
+        bool r;
+        int fd;
+
+        cr_assert_not_null(e, "%s", name);
+        cr_assert_eq(module_tree_open_module(t, e, &fd, &size), 0);
+        r = load_prepared_peek(t, e, fd) != NULL;
+        close(fd);
+        return r;
+}
+
 /* 1 when the load would take the prepared kind and modinfo of name's file. */
 static int take_file(const ModuleTree *t, const char *name, char **ret_name) {
         const ModuleTreeEntry *e = module_tree_find(t, name);
@@ -171,11 +186,14 @@ Test(load_prepare, unchanged_tree_and_files_are_taken_once) {
 
         cr_assert_eq(load_prepare(&opts), 0);
         t = take_tree();
+        cr_assert(peek_file(t, "nvme"));
+        cr_assert(peek_file(t, "nvme"), "a look leaves it for the load");
         cr_assert_eq(take_file(t, "nvme", &name), 1);
         cr_assert_str_eq(name, "nvme");
         free(name);
         cr_assert_eq(take_file(t, "nvme_core", NULL), 1, "a dependency is prepared too");
         cr_assert_eq(take_file(t, "nvme", NULL), 0, "a prepared file is taken once");
+        cr_assert_not(peek_file(t, "nvme"));
         load_prepared_drop();
         cr_assert_eq(take_file(t, "nvme_core", NULL), 0);
         module_tree_free(t);
@@ -187,6 +205,7 @@ Test(load_prepare, a_rewritten_module_is_read_again) {
         cr_assert_eq(load_prepare(&opts), 0);
         write_ko("lib/modules/6.1/extra/nvme.ko", MODINFO("name=nvme\0vermagic=6.10 SMP\0depends=nvme-core\0"));
         t = take_tree();
+        cr_assert_not(peek_file(t, "nvme"));
         cr_assert_eq(take_file(t, "nvme", NULL), 0, "same inode, other size: not the file read");
         cr_assert_eq(take_file(t, "nvme_core", NULL), 1);
         module_tree_free(t);
