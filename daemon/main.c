@@ -10,8 +10,8 @@
 #include <stdlib.h>
 
 #include "daemon-config.h"
-#include "guard/guard-ops-observe.h"
-#include "guard/guard-ops.h"
+#include "node/node-ops-observe.h"
+#include "node/node-ops.h"
 #include "host/host-root.h"
 #include "publish/log.h"
 #include "manager.h"
@@ -90,7 +90,7 @@ static int parse_args(int argc, char **argv, Args *a) {
 }
 
 int main(int argc, char **argv) {
-        _cleanup_(guard_ops_observe_freep) GuardOps *observe_ops = NULL;
+        _cleanup_(node_ops_observe_freep) NodeOps *observe_ops = NULL;
         _cleanup_free_ char *default_path = NULL;
         Args a = {};
         Config *config = NULL;
@@ -143,13 +143,13 @@ int main(int argc, char **argv) {
         /* Mode=observe: the same daemon over a guard that only
          * rehearses; every entry from here on carries the mode. */
         report_set_mode(swap_mode_to_string(config->mode));
-        if (config->mode == SWAP_MODE_OBSERVE && guard_ops_observe_new(&guard_ops_real, &observe_ops) < 0) {
+        if (config->mode == SWAP_MODE_OBSERVE && node_ops_observe_new(&node_ops_real, &observe_ops) < 0) {
                 config_free(config);
                 log_oom();
                 return EXIT_FAILURE;
         }
         r = manager_new(&(ManagerOptions) { .config_path = path, .config_optional = !a.config,
-                                            .ops = observe_ops ?: &guard_ops_real },
+                                            .ops = observe_ops ?: &node_ops_real },
                         config, &m);
         if (r < 0) {
                 config_free(config);

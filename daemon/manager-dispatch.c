@@ -8,7 +8,7 @@
 #include "modules/module-stack.h"
 #include "publish/log.h"
 #include "swap/pod-end.h"
-#include "swap/reload-guard.h"
+#include "swap/reload-block.h"
 #include "swap/stack-judge.h"
 #include "swap/swap-actions.h"
 #include "swap/swap-context.h"
@@ -71,16 +71,16 @@ void manager_apply_state(Manager *m) {
                 /* Observe writes nothing to /run/modprobe.d, nor
                  * removes a file another instance left. */
         } else if (swap_state_is_unloaded(m->swap.state)) {
-                if (!reload_guard_installed()) {
-                        r = reload_guard_install(nvme_stack_modules);
+                if (!reload_block_installed()) {
+                        r = reload_block_install(nvme_stack_modules);
                         if (r < 0)
-                                log_warning_errno(r, "Cannot write the reload guard " RELOAD_GUARD_PATH
+                                log_warning_errno(r, "Cannot write the reload block " RELOAD_BLOCK_PATH
                                                   ", the host may load the in-tree stack back: %m");
                 }
         } else {
-                r = reload_guard_remove();
+                r = reload_block_remove();
                 if (r < 0)
-                        log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ": %m");
+                        log_warning_errno(r, "Cannot remove the reload block " RELOAD_BLOCK_PATH ": %m");
         }
         apply_deadline(m);
         (void) mount_watch_set_enabled(m->sources->mounts, m->swap.state == SWAP_STATE_BLOCKED);

@@ -2,9 +2,9 @@
 #pragma once
 
 /* The manager's one loop of the event path: event -> state table
- * (swap-state.c) -> state entry (the reload guard, the ready deadline, the
+ * (swap-state.c) -> state entry (the reload block, the ready deadline, the
  * mount watch) and its reports -> the action (swap-actions.c, through
- * GuardOps) -> the event of its outcome, fed back until none comes. The
+ * NodeOps) -> the event of its outcome, fed back until none comes. The
  * swap's files return events; only this loop (and the tests that script
  * the guard) feeds them to the table. */
 

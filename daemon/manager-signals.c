@@ -11,7 +11,7 @@
 #include "manager-signals.h"
 #include "publish/log.h"
 #include "publish/report.h"
-#include "swap/reload-guard.h"
+#include "swap/reload-block.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
 #include "util/strv.h"
@@ -27,7 +27,7 @@
  *    daemon that exits leaving the stack unloaded would leave the node
  *    without an NVMe driver for good, and nobody would load NVIDIA's build
  *    when the ready file appears.
- *  - The reload guard must not outlive us (it would keep the host from ever
+ *  - The reload block must not outlive us (it would keep the host from ever
  *    loading nvme), and without it nothing protects the unloaded state.
  *  - The cost of restoring is one extra unload/load of an idle stack while
  *    the container compiles; nothing is in use (we only unloaded because
@@ -50,7 +50,7 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
          * the next start swaps again); elsewhere a stop changes nothing. */
         manager_dispatch(m, SWAP_EVENT_STOP_REQUESTED);
         (void) sd_notify(0, "STATUS=stopping");
-        (void) reload_guard_remove();
+        (void) reload_block_remove();
         swap_record_persist(m);
         return sd_event_exit(m->event, 0);
 }

@@ -10,7 +10,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "container/container-started.h"
-#include "guard/pin-holder.h"
+#include "node/pin-holder.h"
 #include "host/host-root.h"
 #include "manager-dispatch.h"
 #include "manager-sources.h"
@@ -24,7 +24,7 @@
 #include "swap/pod-end.h"
 #include "swap/reconcile.h"
 #include "swap/swap-metrics.h"
-#include "swap/reload-guard.h"
+#include "swap/reload-block.h"
 #include "swap/stack-judge.h"
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
@@ -230,15 +230,15 @@ static void on_usage(UsageWatch *w, void *userdata) {
 }
 
 static void module_added(Manager *m, const char *name) {
-        GuardStack *stack = NULL;
-        const GuardModule *x;
+        NodeStack *stack = NULL;
+        const NodeModule *x;
         bool in_tree;
 
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return;
-        x = guard_stack_find(stack, name);
-        in_tree = x && x->origin == GUARD_ORIGIN_IN_TREE;
-        guard_stack_free(stack);
+        x = node_stack_find(stack, name);
+        in_tree = x && x->origin == NODE_ORIGIN_IN_TREE;
+        node_stack_free(stack);
         if (x)
                 manager_dispatch(m, in_tree ? SWAP_EVENT_MODULE_ADDED_IN_TREE : SWAP_EVENT_MODULE_ADDED_OTHER);
 }
@@ -304,7 +304,7 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         /* Every exit path: the guard must not keep the host from loading nvme. */
         if (m->swap.started)
-                (void) reload_guard_remove();
+                (void) reload_block_remove();
         if (m->sources) {
                 container_store_free(m->sources->store);
                 path_watch_free(m->sources->ready);
@@ -470,12 +470,12 @@ static void reconcile(Manager *m) {
                 m->swap.record.modules_before = TAKE_PTR(previous->modules_before);
                 /* (what the watches' first look set meanwhile, e.g. the
                  * moment's message, gives way to what was recorded) */
-                guard_namespaces_free(m->swap.record.namespaces_before);
+                node_namespaces_free(m->swap.record.namespaces_before);
                 m->swap.record.namespaces_before = TAKE_PTR(previous->namespaces_before);
                 m->swap.record.ready_deadline_usec = previous->ready_deadline_usec;
                 free(m->swap.record.message);
                 m->swap.record.message = TAKE_PTR(previous->message);
-                guard_fabrics_free(m->swap.record.fabrics);
+                node_fabrics_free(m->swap.record.fabrics);
                 m->swap.record.fabrics = TAKE_PTR(previous->fabrics); /* pending ones: the connect to come */
         }
         log_info("Start: previous state %s, container %.12s, stack %s, ready file %s: resuming in %s%s%s.",

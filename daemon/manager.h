@@ -5,14 +5,14 @@
  * state, the record written to the state file, and every event source
  * (signals, container store, scopes, udev, ready file, mount table, the
  * ready deadline, the pidfd of the driver container). It turns events into
- * swap_state_next() calls, runs the actions through GuardOps and reports.
+ * swap_state_next() calls, runs the actions through NodeOps and reports.
  * Its data: swap/manager-data.h; its dispatch loop: manager-dispatch.h. */
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
 #include "daemon-config.h"
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 #include "swap/swap-state.h"
 #include "util/macro.h"
 
@@ -21,7 +21,7 @@ typedef struct Manager Manager;
 typedef struct ManagerOptions {
         const char *config_path;   /* as given (--config) or host_path()'d default */
         bool config_optional;      /* the default path may be missing */
-        const GuardOps *ops;
+        const NodeOps *ops;
 } ManagerOptions;
 
 /* Takes the config. */

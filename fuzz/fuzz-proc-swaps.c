@@ -5,7 +5,7 @@
 
 #include "fuzz-node.h"
 #include "fuzz-util.h"
-#include "usage/swap-users.h"
+#include "usage/swap-space-users.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = fuzz_text(data, size);
@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 for (size_t i = 0; i < t.n_entries; i++)
                         assert(t.entries[i].filename);
                 if (fuzz_scan_init(&s) >= 0) {
-                        (void) swap_users_match(&s, &t);
+                        (void) swap_space_users_match(&s, &t);
                         usage_scan_done(&s);
                 }
                 swap_table_done(&t);

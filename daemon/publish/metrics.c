@@ -58,18 +58,18 @@ const char *metrics_fabrics_bucket_to_string(MetricsFabricsBucket b) {
 /* A failed reconnect stays in the record and is tried again (every
  * reconnect_delay, by the connect unit): pending, not lost, until its
  * ctrl_loss_tmo has passed and it is given up. */
-MetricsFabricsBucket metrics_fabrics_bucket(GuardFabricsOutcome o) {
+MetricsFabricsBucket metrics_fabrics_bucket(NodeFabricsOutcome o) {
         switch (o) {
-        case GUARD_FABRICS_LIVE:
+        case NODE_FABRICS_LIVE:
                 return METRICS_FABRICS_RECORDED;
-        case GUARD_FABRICS_RECONNECTED:
-        case GUARD_FABRICS_ALREADY_LIVE:
+        case NODE_FABRICS_RECONNECTED:
+        case NODE_FABRICS_ALREADY_LIVE:
                 return METRICS_FABRICS_BACK;
-        case GUARD_FABRICS_PENDING:
-        case GUARD_FABRICS_FAILED:
-        case GUARD_FABRICS_NAMESPACES_MISSING:
+        case NODE_FABRICS_PENDING:
+        case NODE_FABRICS_FAILED:
+        case NODE_FABRICS_NAMESPACES_MISSING:
                 return METRICS_FABRICS_PENDING;
-        case GUARD_FABRICS_LOST:
+        case NODE_FABRICS_LOST:
                 return METRICS_FABRICS_LOST;
         default:
                 return _METRICS_FABRICS_INVALID;

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 #include "swap/swap-view.h"
 
 #define METRICS_DIR "/var/lib/nvme-swapguard"
@@ -69,7 +69,7 @@ typedef struct MetricsCounters {
 
 typedef struct MetricsModule {
         const char *name;
-        const char *origin;      /* guard_origin_to_string() */
+        const char *origin;      /* node_origin_to_string() */
         const char *build;       /* "in-tree", "container", "shared-from-host", ...; NULL: unknown */
         const char *srcversion;  /* NULL: not exported */
 } MetricsModule;
@@ -95,13 +95,13 @@ typedef struct MetricsFacts {
 extern const char *const metrics_live_builds[];
 
 const char *metrics_blocker_kind_to_string(MetricsBlockerKind k);
-/* A GuardBlocker's kind ("mounted", "swap", ...; other_namespace for a mount
+/* A NodeBlocker's kind ("mounted", "swap", ...; other_namespace for a mount
  * seen only in another mount namespace). */
 MetricsBlockerKind metrics_blocker_kind(const char *kind, bool other_namespace);
 const char *metrics_fabrics_bucket_to_string(MetricsFabricsBucket b);
 /* Where a recorded connection's outcome puts it: the one place to extend
  * when the guard learns a new outcome. */
-MetricsFabricsBucket metrics_fabrics_bucket(GuardFabricsOutcome o);
+MetricsFabricsBucket metrics_fabrics_bucket(NodeFabricsOutcome o);
 
 /* Pure: the file's text for f. */
 int metrics_to_text(const MetricsFacts *f, char **ret);

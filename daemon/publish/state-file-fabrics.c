@@ -12,7 +12,7 @@ static int add_string(json_object *o, const char *key, const char *v) {
         return v ? json_add_new(o, key, json_object_new_string(v)) : 0;
 }
 
-static json_object *connection_to_json(const GuardFabricsConnection *c) {
+static json_object *connection_to_json(const NodeFabricsConnection *c) {
         _cleanup_json_ json_object *o = json_object_new_object();
 
         if (!o || add_string(o, DAEMON_STATE_KEY_FABRICS_DESCRIPTION, c->description) < 0 ||
@@ -21,7 +21,7 @@ static json_object *connection_to_json(const GuardFabricsConnection *c) {
             add_string(o, DAEMON_STATE_KEY_FABRICS_TRANSPORT, c->transport) < 0 ||
             add_string(o, DAEMON_STATE_KEY_FABRICS_ADDRESS, c->address) < 0 ||
             add_string(o, DAEMON_STATE_KEY_FABRICS_NQN, c->subsysnqn) < 0 ||
-            add_string(o, DAEMON_STATE_KEY_FABRICS_OUTCOME, guard_fabrics_outcome_to_string(c->outcome)) < 0 ||
+            add_string(o, DAEMON_STATE_KEY_FABRICS_OUTCOME, node_fabrics_outcome_to_string(c->outcome)) < 0 ||
             (c->error && json_add_new(o, DAEMON_STATE_KEY_FABRICS_ERRNO, json_object_new_int(c->error)) < 0) ||
             add_string(o, DAEMON_STATE_KEY_FABRICS_ERROR, c->error_message) < 0 ||
             add_string(o, DAEMON_STATE_KEY_FABRICS_ERROR_KIND, c->error_kind) < 0 ||
@@ -35,7 +35,7 @@ static json_object *connection_to_json(const GuardFabricsConnection *c) {
         return TAKE_PTR(o);
 }
 
-json_object *fabrics_to_json(const GuardFabrics *f) {
+json_object *fabrics_to_json(const NodeFabrics *f) {
         _cleanup_json_ json_object *a = json_object_new_array();
 
         for (size_t i = 0; a && f && i < f->n; i++)
@@ -51,14 +51,14 @@ static int copy(json_object *o, const char *key, char **ret) {
         return v && !*ret ? -ENOMEM : 0;
 }
 
-static int connection_from_json(json_object *x, GuardFabrics *f) {
-        GuardFabricsOutcome outcome = guard_fabrics_outcome_from_string(json_get_string(x, DAEMON_STATE_KEY_FABRICS_OUTCOME));
-        GuardFabricsConnection *c;
+static int connection_from_json(json_object *x, NodeFabrics *f) {
+        NodeFabricsOutcome outcome = node_fabrics_outcome_from_string(json_get_string(x, DAEMON_STATE_KEY_FABRICS_OUTCOME));
+        NodeFabricsConnection *c;
         int64_t e = json_get_int64(x, DAEMON_STATE_KEY_FABRICS_ERRNO);
 
         if (outcome < 0)
                 return 0;
-        c = guard_fabrics_add(f);
+        c = node_fabrics_add(f);
         if (!c)
                 return -ENOMEM;
         c->outcome = outcome;
@@ -81,8 +81,8 @@ static int connection_from_json(json_object *x, GuardFabrics *f) {
         return 0;
 }
 
-int fabrics_from_json(json_object *o, GuardFabrics **ret) {
-        _cleanup_(guard_fabrics_freep) GuardFabrics *f = NULL;
+int fabrics_from_json(json_object *o, NodeFabrics **ret) {
+        _cleanup_(node_fabrics_freep) NodeFabrics *f = NULL;
         json_object *a;
         int r;
 

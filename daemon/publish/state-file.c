@@ -22,7 +22,7 @@ void state_file_clear(StateFile *s) {
         free(s->pod_name);
         strv_free(s->modules_before);
         strv_free(s->module_builds);
-        guard_namespaces_free(s->namespaces_before);
+        node_namespaces_free(s->namespaces_before);
         free(s->message);
         strv_free(s->blockers);
         strv_free(s->pins);
@@ -35,7 +35,7 @@ void state_file_clear(StateFile *s) {
         free(s->gds_match);
         strv_free(s->container_notes);
         free(s->would);
-        guard_fabrics_free(s->fabrics);
+        node_fabrics_free(s->fabrics);
         *s = (StateFile) { .state = SWAP_STATE_IDLE };
 }
 
@@ -61,7 +61,7 @@ static json_object *strv_to_json(char *const *l) {
         return json_array_from_strv(l, &a) < 0 ? NULL : a;
 }
 
-static json_object *namespace_to_json(const GuardNamespace *ns) {
+static json_object *namespace_to_json(const NodeNamespace *ns) {
         _cleanup_json_ json_object *o = json_object_new_object();
 
         if (!o || json_add_new(o, DAEMON_STATE_KEY_NAMESPACE_NAME, json_object_new_string(ns->name ?: "")) < 0 ||
@@ -71,7 +71,7 @@ static json_object *namespace_to_json(const GuardNamespace *ns) {
         return TAKE_PTR(o);
 }
 
-static json_object *namespaces_to_json(const GuardNamespaces *n) {
+static json_object *namespaces_to_json(const NodeNamespaces *n) {
         _cleanup_json_ json_object *a = json_object_new_array();
 
         for (size_t i = 0; a && n && i < n->n; i++)
@@ -168,8 +168,8 @@ static int strv_from_json(json_object *o, const char *key, char ***ret) {
         return 0;
 }
 
-static int namespaces_from_json(json_object *o, GuardNamespaces **ret) {
-        GuardNamespaces *n = calloc(1, sizeof(*n));
+static int namespaces_from_json(json_object *o, NodeNamespaces **ret) {
+        NodeNamespaces *n = calloc(1, sizeof(*n));
         json_object *a;
         size_t len;
 
@@ -181,14 +181,14 @@ static int namespaces_from_json(json_object *o, GuardNamespaces **ret) {
                 return 0;
         }
         len = json_object_array_length(a);
-        n->items = calloc(len ?: 1, sizeof(GuardNamespace));
+        n->items = calloc(len ?: 1, sizeof(NodeNamespace));
         if (!n->items) {
-                guard_namespaces_free(n);
+                node_namespaces_free(n);
                 return -ENOMEM;
         }
         for (size_t i = 0; i < len; i++) {
                 json_object *x = json_object_array_get_idx(a, i);
-                GuardNamespace *ns = &n->items[n->n];
+                NodeNamespace *ns = &n->items[n->n];
 
                 if (!json_object_is_type(x, json_type_object))
                         continue;
@@ -197,7 +197,7 @@ static int namespaces_from_json(json_object *o, GuardNamespaces **ret) {
                 ns->nsid = (unsigned) json_get_int64(x, DAEMON_STATE_KEY_NAMESPACE_NSID);
                 n->n++;
                 if (!ns->name || !ns->serial) {
-                        guard_namespaces_free(n);
+                        node_namespaces_free(n);
                         return -ENOMEM;
                 }
         }

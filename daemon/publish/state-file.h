@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 #include "report/daemon-state.h"
 #include "swap/swap-view.h"
 #include "util/macro.h"
@@ -25,7 +25,7 @@ typedef struct StateFile {
         char *pod_name;
         pid_t container_pid;
         char **modules_before;        /* loaded before our unload (what restore puts back) */
-        GuardNamespaces *namespaces_before; /* seen before the unload, by serial + nsid */
+        NodeNamespaces *namespaces_before; /* seen before the unload, by serial + nsid */
         uint64_t ready_deadline_usec; /* CLOCK_REALTIME; 0 when no deadline runs */
         char *message;                /* the last report, one line */
         char **blockers;              /* when blocked */
@@ -47,7 +47,7 @@ typedef struct StateFile {
         SwapMode mode;                /* the mode of the instance that wrote it */
         char *would;                  /* observe: the last "would ..." report, one line; NULL: none */
         /* NVMe over Fabrics: */
-        GuardFabrics *fabrics;        /* the connections the last unload dropped (or would), with
+        NodeFabrics *fabrics;        /* the connections the last unload dropped (or would), with
                                          their outcome; NULL: none */
 } StateFile;
 

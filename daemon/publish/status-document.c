@@ -39,34 +39,34 @@ static int add_string(json_object *o, const char *key, const char *s) {
         return add(o, key, v);
 }
 
-static const GuardModule *live_module(const GuardStack *stack) {
-        const GuardModule *m = guard_stack_find(stack, "nvme");
+static const NodeModule *live_module(const NodeStack *stack) {
+        const NodeModule *m = node_stack_find(stack, "nvme");
 
-        if (!m || m->origin == GUARD_ORIGIN_ABSENT)
-                m = guard_stack_find(stack, "nvme_core");
-        return m && m->origin != GUARD_ORIGIN_ABSENT ? m : NULL;
+        if (!m || m->origin == NODE_ORIGIN_ABSENT)
+                m = node_stack_find(stack, "nvme_core");
+        return m && m->origin != NODE_ORIGIN_ABSENT ? m : NULL;
 }
 
 /* The build the node runs: the origin of nvme (of nvme_core when nvme is not
  * loaded), "absent" when neither is, "unknown" when the stack was unreadable. */
-static const char *live_build(const GuardStack *stack) {
-        const GuardModule *m;
+static const char *live_build(const NodeStack *stack) {
+        const NodeModule *m;
 
         if (!stack)
                 return "unknown";
         m = live_module(stack);
-        return m ? guard_origin_to_string(m->origin) : "absent";
+        return m ? node_origin_to_string(m->origin) : "absent";
 }
 
-static json_object *modules_to_json(const GuardStack *stack) {
+static json_object *modules_to_json(const NodeStack *stack) {
         json_object *a = json_object_new_array();
 
         for (size_t i = 0; a && i < stack->n_modules; i++) {
-                const GuardModule *x = &stack->modules[i];
+                const NodeModule *x = &stack->modules[i];
                 json_object *o = json_object_new_object();
 
                 if (!o || add_string(o, "name", x->name) < 0 ||
-                    add_string(o, "origin", guard_origin_to_string(x->origin)) < 0 ||
+                    add_string(o, "origin", node_origin_to_string(x->origin)) < 0 ||
                     add_string(o, "build", x->build ?: "unknown") < 0 ||
                     add(o, "shared", json_object_new_boolean(x->shared)) < 0 ||
                     add(o, "gds_hooks", json_object_new_boolean(x->gds_hooks)) < 0 ||
@@ -90,16 +90,16 @@ static json_object *strv_to_json(char *const *l) {
         return a;
 }
 
-static int add_modules(json_object *o, const GuardStack *stack) {
+static int add_modules(json_object *o, const NodeStack *stack) {
         json_object *hooks = json_object_new_object();
-        const GuardModule *live = stack ? live_module(stack) : NULL;
+        const NodeModule *live = stack ? live_module(stack) : NULL;
         bool any_hooks = false;
         int r;
 
         if (!hooks)
                 return -ENOMEM;
         for (size_t i = 0; stack && i < stack->n_modules; i++)
-                any_hooks = any_hooks || (stack->modules[i].origin != GUARD_ORIGIN_ABSENT && stack->modules[i].gds_hooks);
+                any_hooks = any_hooks || (stack->modules[i].origin != NODE_ORIGIN_ABSENT && stack->modules[i].gds_hooks);
         /* present: null when the stack could not be read, rather than a
          * "no" that would send someone hunting for a missing hook. */
         r = add(hooks, "present", stack ? json_object_new_boolean(any_hooks) : NULL);
@@ -184,21 +184,21 @@ static int add_pending_facts(json_object *o, const StatusFacts *f) {
  * when none. */
 static int add_fabrics_warnings(json_object *o, const StateFile *record) {
         _cleanup_json_ json_object *a = json_object_new_array();
-        const GuardFabrics *fab = record->fabrics;
+        const NodeFabrics *fab = record->fabrics;
 
         if (!a)
                 return -ENOMEM;
         for (size_t i = 0; fab && i < fab->n; i++) {
-                const GuardFabricsConnection *c = &fab->items[i];
+                const NodeFabricsConnection *c = &fab->items[i];
                 _cleanup_free_ char *line = NULL;
 
-                if (c->outcome != GUARD_FABRICS_FAILED && c->outcome != GUARD_FABRICS_NAMESPACES_MISSING &&
-                    c->outcome != GUARD_FABRICS_LOST && !(c->outcome == GUARD_FABRICS_PENDING && c->error_message))
+                if (c->outcome != NODE_FABRICS_FAILED && c->outcome != NODE_FABRICS_NAMESPACES_MISSING &&
+                    c->outcome != NODE_FABRICS_LOST && !(c->outcome == NODE_FABRICS_PENDING && c->error_message))
                         continue;
                 if (asprintf(&line, "%s: %s%s%s", c->description ?: c->address ?: "?",
-                             c->outcome == GUARD_FABRICS_LOST      ? "lost (given up after its ctrl_loss_tmo)"
-                             : c->outcome == GUARD_FABRICS_PENDING ? "not back yet, tried again"
-                             : c->outcome == GUARD_FABRICS_FAILED  ? "not reconnected"
+                             c->outcome == NODE_FABRICS_LOST      ? "lost (given up after its ctrl_loss_tmo)"
+                             : c->outcome == NODE_FABRICS_PENDING ? "not back yet, tried again"
+                             : c->outcome == NODE_FABRICS_FAILED  ? "not reconnected"
                                                                    : "namespaces not back",
                              c->error_message ? ": " : "", c->error_message ?: "") < 0 ||
                     json_array_add(a, json_object_new_string(line)) < 0)
@@ -274,8 +274,8 @@ static uint64_t realtime_usec(void) {
 /* Which GDS hook interface the live build exports: nvme's generations (or
  * another loaded stack module's, nvme_rdma, when nvme has none); "none" when
  * no loaded module exports hooks; NULL when the stack could not be read. */
-const char *status_hooks_generation(const GuardStack *stack) {
-        const GuardModule *live;
+const char *status_hooks_generation(const NodeStack *stack) {
+        const NodeModule *live;
 
         if (!stack)
                 return NULL;
@@ -283,12 +283,12 @@ const char *status_hooks_generation(const GuardStack *stack) {
         if (live && live->gds_generations)
                 return live->gds_generations;
         for (size_t i = 0; i < stack->n_modules; i++)
-                if (stack->modules[i].origin != GUARD_ORIGIN_ABSENT && stack->modules[i].gds_generations)
+                if (stack->modules[i].origin != NODE_ORIGIN_ABSENT && stack->modules[i].gds_generations)
                         return stack->modules[i].gds_generations;
         return "none";
 }
 
-int status_document_publish(const StateFile *record, const GuardStack *stack) {
+int status_document_publish(const StateFile *record, const NodeStack *stack) {
         _cleanup_free_ char *boot_id = NULL;
         struct utsname u;
 

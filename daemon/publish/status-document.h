@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 #include "publish/state-file.h"
 
 #define STATUS_DOCUMENT_DIR "/var/log/nvme-swapguard"
@@ -35,7 +35,7 @@
 
 typedef struct StatusFacts {
         const StateFile *record;      /* required */
-        const GuardStack *stack;      /* the stack modules now; NULL: could not be read */
+        const NodeStack *stack;      /* the stack modules now; NULL: could not be read */
         const char *boot_id;          /* NULL: unknown (written as null) */
         const char *hostname;         /* NULL: unknown */
         const char *version;          /* the daemon's */
@@ -67,7 +67,7 @@ int status_read_boot_id(char **ret);
 
 /* Fills boot id, host name, version, pid and time, then writes: what the
  * daemon calls each time it writes the state file. */
-int status_document_publish(const StateFile *record, const GuardStack *stack);
+int status_document_publish(const StateFile *record, const NodeStack *stack);
 /* gds_hooks.generation for a stack: the live build's ("v1"), "none", or
  * NULL (unreadable stack). */
-const char *status_hooks_generation(const GuardStack *stack);
+const char *status_hooks_generation(const NodeStack *stack);

@@ -20,7 +20,7 @@
 #include <systemd/sd-event.h>
 
 #include "daemon-config.h"
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 #include "swap/swap-fabrics-data.h"
 #include "swap/swap-follow.h"
 #include "swap/swap-machine.h"
@@ -29,13 +29,13 @@
 
 typedef struct Manager Manager;
 typedef struct ManagerSources ManagerSources;
-/* The pin and its watch (guard/pin-holder.h, watch/usage-watch.h: swap-pin.c). */
+/* The pin and its watch (node/pin-holder.h, watch/usage-watch.h: swap-pin.c). */
 typedef struct PinHolder PinHolder;
 typedef struct UsageWatch UsageWatch;
 
 struct Manager {
         sd_event *event;
-        const GuardOps *ops;
+        const NodeOps *ops;
         char *config_path;
         bool config_optional;
         Config *config;

@@ -42,7 +42,7 @@ void observe_report_would_refuse(Manager *m, const char *blockers) {
         record_would(m, "would refuse: %s", blockers ?: "namespaces in use");
 }
 
-void observe_report_would_load(Manager *m, const GuardLoadResult *l, const char *tree) {
+void observe_report_would_load(Manager *m, const NodeLoadResult *l, const char *tree) {
         _cleanup_free_ char *list = l && l->loaded ? strv_join(l->loaded, " ") : NULL;
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_LOAD,
@@ -54,7 +54,7 @@ void observe_report_would_load(Manager *m, const GuardLoadResult *l, const char 
         record_would(m, "would load nvidia build (%s) from %s", list ?: "the stack", tree ?: "?");
 }
 
-void observe_report_would_restore(Manager *m, const GuardLoadResult *l) {
+void observe_report_would_restore(Manager *m, const NodeLoadResult *l) {
         _cleanup_free_ char *list = l && l->loaded ? strv_join(l->loaded, " ") : NULL;
         const char *why = swap_event_to_string(m->swap.restore_cause) ?: "?";
 

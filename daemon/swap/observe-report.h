@@ -7,7 +7,7 @@
  * `would` (state file, status document, `oc swapguard status`), and the mode
  * at start, with what a switch of mode found. */
 
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 #include "swap/manager-data.h"
 #include "publish/state-file.h"
 
@@ -15,8 +15,8 @@ void observe_report_would_unload(Manager *m, const char *build, char *const *rem
 /* The line of the record for a refused unload in observe (the entries are
  * swap-report.c's, with their own MESSAGE_ID in observe). */
 void observe_report_would_refuse(Manager *m, const char *blockers);
-void observe_report_would_load(Manager *m, const GuardLoadResult *l, const char *tree);
-void observe_report_would_restore(Manager *m, const GuardLoadResult *l);
+void observe_report_would_load(Manager *m, const NodeLoadResult *l, const char *tree);
+void observe_report_would_restore(Manager *m, const NodeLoadResult *l);
 /* At start, once resuming is decided: the mode, and a switch from the mode
  * of the instance that wrote `previous` (NULL: none). */
 void observe_report_start(Manager *m, const StateFile *previous, SwapState resuming);

@@ -132,7 +132,7 @@ void pod_end_stack_changed(Manager *m) {
 
 SwapEvent pod_end_waited(Manager *m) {
         PodEnd *p = &m->follow.pod_end;
-        GuardStack *stack = NULL;
+        NodeStack *stack = NULL;
         bool replacement;
         ReportFields f;
 
@@ -147,8 +147,8 @@ SwapEvent pod_end_waited(Manager *m) {
                 forget(&m->follow.pod_end);
                 return _SWAP_EVENT_INVALID;
         }
-        replacement = guard_stack_replacement_loaded(stack);
-        guard_stack_free(stack);
+        replacement = node_stack_replacement_loaded(stack);
+        node_stack_free(stack);
         if (!replacement) {
                 log_info("Driver container %.12s took NVIDIA's NVMe modules out itself.", p->container_id);
                 forget(&m->follow.pod_end);

@@ -20,25 +20,25 @@ const char *stack_break_to_string(StackBreak b) {
         return b >= 0 && b < _STACK_BREAK_MAX ? break_names[b] : NULL;
 }
 
-static const GuardModule *loaded(const GuardStack *s, const char *name) {
-        const GuardModule *m = guard_stack_find(s, name);
+static const NodeModule *loaded(const NodeStack *s, const char *name) {
+        const NodeModule *m = node_stack_find(s, name);
 
-        return m && m->origin != GUARD_ORIGIN_ABSENT ? m : NULL;
+        return m && m->origin != NODE_ORIGIN_ABSENT ? m : NULL;
 }
 
-static bool in_tree(const GuardModule *m) {
-        return m->origin == GUARD_ORIGIN_IN_TREE;
+static bool in_tree(const NodeModule *m) {
+        return m->origin == NODE_ORIGIN_IN_TREE;
 }
 
 /* What each loaded member cannot live without, from the kernel's own
- * modules.dep (GuardModule.needs). The kernel enforces these for one
+ * modules.dep (NodeModule.needs). The kernel enforces these for one
  * build; they can only break across builds or in a fake world, so checking
  * costs nothing and catches a half-removed stack. */
-static StackHealth missing_dependency(const GuardStack *s) {
+static StackHealth missing_dependency(const NodeStack *s) {
         for (size_t i = 0; i < s->n_modules; i++) {
-                const GuardModule *m = &s->modules[i];
+                const NodeModule *m = &s->modules[i];
 
-                if (m->shared || m->origin == GUARD_ORIGIN_ABSENT)
+                if (m->shared || m->origin == NODE_ORIGIN_ABSENT)
                         continue;
                 STRV_FOREACH(d, m->needs)
                         if (!loaded(s, *d))
@@ -47,12 +47,12 @@ static StackHealth missing_dependency(const GuardStack *s) {
         return (StackHealth) { .what = STACK_WORKING };
 }
 
-StackHealth stack_health_check(const GuardStack *s, char *const *wanted) {
-        const GuardModule *first = NULL;
+StackHealth stack_health_check(const NodeStack *s, char *const *wanted) {
+        const NodeModule *first = NULL;
         bool nvme_wanted = !wanted || strv_contains(wanted, "nvme");
         StackHealth h;
 
-        if (!guard_stack_any_loaded(s))
+        if (!node_stack_any_loaded(s))
                 return (StackHealth) { .what = STACK_ABSENT };
         h = missing_dependency(s);
         if (h.what != STACK_WORKING)
@@ -62,7 +62,7 @@ StackHealth stack_health_check(const GuardStack *s, char *const *wanted) {
         /* The members must be one build; what they share (nvme_auth, which
          * NVIDIA's build may link from the host) may be another. */
         for (const char *const *n = nvme_stack_modules; *n; n++) {
-                const GuardModule *m = loaded(s, *n);
+                const NodeModule *m = loaded(s, *n);
 
                 if (!m)
                         continue;

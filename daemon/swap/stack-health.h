@@ -5,13 +5,13 @@
  * loaded or removed what. The real case it exists for: a new driver
  * container's `openibd restart` removes NVIDIA's nvme (refcnt 0), fails on
  * mlx_compat (held by nvme_core) and leaves nvme_core alone: no nvme, no
- * block device (docs: FIELD-NOTES section 8). Pure: it judges a GuardStack
+ * block device (docs: FIELD-NOTES section 8). Pure: it judges a NodeStack
  * the caller read. */
 
 #include <errno.h>
 #include <stdbool.h>
 
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 
 typedef enum StackBreak {
         STACK_WORKING,              /* nothing wrong (or nothing loaded: see stack_health_check) */
@@ -33,7 +33,7 @@ typedef struct StackHealth {
 /* wanted: the stack modules the node is meant to have (Modules=, or what was
  * loaded before our unload); NULL: nvme. nvme_core without nvme is broken
  * only when nvme is wanted (a fabrics-only node has no nvme). */
-StackHealth stack_health_check(const GuardStack *s, char *const *wanted);
+StackHealth stack_health_check(const NodeStack *s, char *const *wanted);
 static inline bool stack_health_broken(StackHealth h) {
         return h.what != STACK_WORKING && h.what != STACK_ABSENT;
 }

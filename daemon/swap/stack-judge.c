@@ -88,7 +88,7 @@ static void report_wait(Manager *m, const ContainerModuleCalls *c, StackSettle d
 /* Broken, confirmed: the repair takes out what is loaded of another build.
  * Something using one of those beyond its holders (a namespace open through
  * the container's half-loaded build) is never pulled from under it. */
-static bool repair_in_use(Manager *m, const GuardStack *stack, StackHealth h) {
+static bool repair_in_use(Manager *m, const NodeStack *stack, StackHealth h) {
         _cleanup_(proc_modules_freep) ProcModules *pm = NULL;
         _cleanup_free_ char *what = NULL;
         const char *name;
@@ -118,7 +118,7 @@ static bool repair_in_use(Manager *m, const GuardStack *stack, StackHealth h) {
 }
 
 SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler) {
-        GuardStack *stack = NULL;
+        NodeStack *stack = NULL;
         ContainerModuleCalls calls;
         StackSettleSample x;
         StackSettle d;
@@ -173,6 +173,6 @@ SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler) {
         stack_settle_reset(&m->stack.settle);
         ev = SWAP_EVENT_STACK_BROKEN;
 finish:
-        guard_stack_free(stack);
+        node_stack_free(stack);
         return ev;
 }

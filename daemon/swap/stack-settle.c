@@ -82,13 +82,13 @@ StackSettle stack_settle_broken(StackSettleState *s, const StackSettleSample *x)
 
 /* FNV-1a over "name=origin;" of each loaded module, in the stack's order
  * (fixed: nvme_stack_modules first). */
-uint64_t stack_settle_signature(const GuardStack *s) {
+uint64_t stack_settle_signature(const NodeStack *s) {
         uint64_t h = 14695981039346656037ULL;
 
         for (size_t i = 0; s && i < s->n_modules; i++) {
-                const GuardModule *m = &s->modules[i];
+                const NodeModule *m = &s->modules[i];
 
-                if (m->origin == GUARD_ORIGIN_ABSENT)
+                if (m->origin == NODE_ORIGIN_ABSENT)
                         continue;
                 for (const char *c = m->name; c && *c; c++)
                         h = (h ^ (unsigned char) *c) * 1099511628211ULL;
@@ -98,13 +98,13 @@ uint64_t stack_settle_signature(const GuardStack *s) {
         return h;
 }
 
-const char *stack_settle_repair_in_use(const GuardStack *s, const ProcModules *pm, unsigned *ret_refs) {
+const char *stack_settle_repair_in_use(const NodeStack *s, const ProcModules *pm, unsigned *ret_refs) {
         for (size_t i = 0; s && pm && i < s->n_modules; i++) {
-                const GuardModule *m = &s->modules[i];
+                const NodeModule *m = &s->modules[i];
                 const ProcModule *p;
                 size_t holders;
 
-                if (m->shared || (m->origin != GUARD_ORIGIN_OUT_OF_TREE && m->origin != GUARD_ORIGIN_NVIDIA))
+                if (m->shared || (m->origin != NODE_ORIGIN_OUT_OF_TREE && m->origin != NODE_ORIGIN_NVIDIA))
                         continue;
                 p = proc_modules_find(pm, m->name);
                 if (!p)

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 #include "modules/proc-modules.h"
 
 #define STACK_SETTLE_USEC_PER_SEC 1000000ULL
@@ -102,12 +102,12 @@ void stack_settle_reset(StackSettleState *s);
 
 /* Which loaded members, and of which origin: two samples that differ saw a
  * change, whether or not its uevent came. */
-uint64_t stack_settle_signature(const GuardStack *s);
+uint64_t stack_settle_signature(const NodeStack *s);
 
 /* A loaded stack member of another build than the in-tree one (what a
  * repair takes out) with references that its holders do not explain (an
  * open or mounted namespace): its name, *ret_refs those references; NULL
  * when none. pm: /proc/modules. */
-const char *stack_settle_repair_in_use(const GuardStack *s, const ProcModules *pm, unsigned *ret_refs);
+const char *stack_settle_repair_in_use(const NodeStack *s, const ProcModules *pm, unsigned *ret_refs);
 
 const char *stack_settle_why_to_string(StackSettleWhy w);

@@ -10,7 +10,7 @@
 #include "host/host-kernel.h"
 #include "publish/log.h"
 #include "swap/observe-report.h"
-#include "swap/reload-guard.h"
+#include "swap/reload-block.h"
 #include "swap/swap-actions.h"
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
@@ -24,26 +24,26 @@
 
 /* Which build the unload takes out, for the journal: after a swap (a new
  * driver container) it is an earlier container's build, not the in-tree one. */
-static const char *stack_build(const GuardStack *stack) {
-        GuardOrigin worst = GUARD_ORIGIN_IN_TREE; /* the enum runs in-tree < out-of-tree < NVIDIA */
+static const char *stack_build(const NodeStack *stack) {
+        NodeOrigin worst = NODE_ORIGIN_IN_TREE; /* the enum runs in-tree < out-of-tree < NVIDIA */
 
         for (size_t i = 0; stack && i < stack->n_modules; i++)
                 if (stack->modules[i].origin > worst)
                         worst = stack->modules[i].origin;
-        return worst == GUARD_ORIGIN_NVIDIA        ? "NVIDIA build of the"
-               : worst == GUARD_ORIGIN_OUT_OF_TREE ? "out-of-tree build of the"
+        return worst == NODE_ORIGIN_NVIDIA        ? "NVIDIA build of the"
+               : worst == NODE_ORIGIN_OUT_OF_TREE ? "out-of-tree build of the"
                                                    : "in-tree";
 }
 
 /* The same for the stack loaded now (a re-check that is still refused). */
 static const char *loaded_build(Manager *m) {
-        GuardStack *stack = NULL;
+        NodeStack *stack = NULL;
         const char *build;
 
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return stack_build(NULL);
         build = stack_build(stack);
-        guard_stack_free(stack);
+        node_stack_free(stack);
         return build;
 }
 
@@ -69,12 +69,12 @@ static void record_driverless_nvme(Manager *m, char *const *loaded) {
  * would leave those modules out. The same for the namespaces, whose
  * devices went with the modules. */
 static const char *record_before_unload(Manager *m, int *ret_fabrics) {
-        GuardStack *stack = NULL;
-        GuardNamespaces *ns = NULL;
+        NodeStack *stack = NULL;
+        NodeNamespaces *ns = NULL;
         char **names = NULL;
         const char *build;
 
-        if (m->ops->read_stack(m->ops->userdata, &stack) >= 0 && guard_stack_loaded_names(stack, &names) >= 0 &&
+        if (m->ops->read_stack(m->ops->userdata, &stack) >= 0 && node_stack_loaded_names(stack, &names) >= 0 &&
             names) {
                 for (char **i = names; *i; i++)
                         if (!strv_contains(m->swap.record.modules_before, *i))
@@ -83,10 +83,10 @@ static const char *record_before_unload(Manager *m, int *ret_fabrics) {
                 strv_free(names);
         }
         build = stack_build(stack);
-        guard_stack_free(stack);
+        node_stack_free(stack);
         if ((!m->swap.record.namespaces_before || m->swap.record.namespaces_before->n == 0) &&
             m->ops->scan_namespaces(m->ops->userdata, &ns) >= 0) {
-                guard_namespaces_free(m->swap.record.namespaces_before);
+                node_namespaces_free(m->swap.record.namespaces_before);
                 m->swap.record.namespaces_before = ns;
         }
         *ret_fabrics = swap_fabrics_before_unload(m); /* the connections it drops, captured first */
@@ -94,24 +94,24 @@ static const char *record_before_unload(Manager *m, int *ret_fabrics) {
         return build;
 }
 
-static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const char *build) {
+static SwapEvent unload_outcome(Manager *m, const NodeUnloadResult *u, const char *build) {
         switch (u->outcome) {
-        case GUARD_UNLOAD_REMOVED:
-        case GUARD_UNLOAD_NOT_LOADED:
+        case NODE_UNLOAD_REMOVED:
+        case NODE_UNLOAD_NOT_LOADED:
                 free(m->swap.last_blockers);
                 m->swap.last_blockers = NULL;
                 swap_report_unloaded(m, build, u->removed, u->kept);
                 return SWAP_EVENT_UNLOAD_DONE;
-        case GUARD_UNLOAD_WOULD_REMOVE: /* observe (guard-ops-observe.c) */
+        case NODE_UNLOAD_WOULD_REMOVE: /* observe (node-ops-observe.c) */
                 free(m->swap.last_blockers);
                 m->swap.last_blockers = NULL;
                 observe_report_would_unload(m, build, u->removed);
                 return SWAP_EVENT_UNLOAD_WOULD;
-        case GUARD_UNLOAD_REFUSED:
+        case NODE_UNLOAD_REFUSED:
                 swap_report_blockers(m, build, &u->blockers);
                 lifecycle_report_earlier_blocked(m, &u->blockers);
                 return SWAP_EVENT_UNLOAD_REFUSED;
-        case GUARD_UNLOAD_FAILED_RESTORED:
+        case NODE_UNLOAD_FAILED_RESTORED:
                 swap_fabrics_connect(m, "after the failed unload"); /* a transport may have gone */
                 swap_report_failure(m, u->failed_module,
                                     "Unloading %s failed (%s); the modules removed before it were put back.",
@@ -128,16 +128,16 @@ static SwapEvent unload_outcome(Manager *m, const GuardUnloadResult *u, const ch
 #define WAITING_FOR_CAPTURE "waiting for " FABRICS_UNIT ".service to capture the NVMe over Fabrics connections"
 
 static SwapEvent unload_waits_for_capture(Manager *m, const char *build) {
-        GuardBlockers *b = NULL;
+        NodeBlockers *b = NULL;
 
         /* In use: said as always, and no capture yet (it would be stale by the time the use ends). */
         if (m->ops->check_usage(m->ops->userdata, &b) >= 0 && b->n > 0) {
                 swap_report_blockers(m, build, b);
                 lifecycle_report_earlier_blocked(m, b);
-                guard_blockers_free(b);
+                node_blockers_free(b);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         }
-        guard_blockers_free(b);
+        node_blockers_free(b);
         swap_fabrics_capture(m);
         if (m->swap.last_blockers && streq(m->swap.last_blockers, WAITING_FOR_CAPTURE))
                 return SWAP_EVENT_UNLOAD_REFUSED;
@@ -187,7 +187,7 @@ static void prepare_load(Manager *m) {
 }
 
 static SwapEvent action_unload(Manager *m) {
-        GuardUnloadResult *u = NULL;
+        NodeUnloadResult *u = NULL;
         const char *build;
         SwapEvent ev;
         bool at_ready;
@@ -218,7 +218,7 @@ static SwapEvent action_unload(Manager *m) {
                 prepare_load(m);
         }
         r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
-        if (!at_ready && r >= 0 && u->outcome == GUARD_UNLOAD_REMOVED)
+        if (!at_ready && r >= 0 && u->outcome == NODE_UNLOAD_REMOVED)
                 (void) host_tree_warm();
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
@@ -226,15 +226,15 @@ static SwapEvent action_unload(Manager *m) {
                 log_error_errno(r, "Cannot unload the %s NVMe stack: %m", build);
                 return SWAP_EVENT_UNLOAD_FAILED;
         }
-        swap_fabrics_unload_over(m, u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_FAILED_RESTORED ||
-                                            u->outcome == GUARD_UNLOAD_FAILED_UNRESTORED);
+        swap_fabrics_unload_over(m, u->outcome == NODE_UNLOAD_REMOVED || u->outcome == NODE_UNLOAD_FAILED_RESTORED ||
+                                            u->outcome == NODE_UNLOAD_FAILED_UNRESTORED);
         ev = unload_outcome(m, u, build);
-        guard_unload_result_free(u);
+        node_unload_result_free(u);
         return ev;
 }
 
 static SwapEvent action_recheck(Manager *m) {
-        GuardBlockers *b = NULL;
+        NodeBlockers *b = NULL;
         int r;
 
         r = m->ops->check_usage(m->ops->userdata, &b);
@@ -246,10 +246,10 @@ static SwapEvent action_recheck(Manager *m) {
                 m->fabrics.captured = false; /* in use again: the unload to come captures anew */
                 swap_report_blockers(m, loaded_build(m), b);
                 lifecycle_report_earlier_blocked(m, b);
-                guard_blockers_free(b);
+                node_blockers_free(b);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         }
-        guard_blockers_free(b);
+        node_blockers_free(b);
         log_info("The namespaces that blocked the unload are free now: unloading.");
         return action_unload(m);
 }
@@ -258,7 +258,7 @@ static SwapEvent action_load(Manager *m) {
         _cleanup_free_ char *tree = NULL, *release = NULL, *in_root = NULL;
         _cleanup_strv_free_ char **modules = NULL;
         _cleanup_close_ int root_fd = -EBADF;
-        GuardLoadResult *l = NULL;
+        NodeLoadResult *l = NULL;
         int r;
 
         if (!driver_container_followed(&m->follow.container) || m->follow.container.pid <= 0) {
@@ -310,7 +310,7 @@ static SwapEvent action_load(Manager *m) {
         if (l->failed_module && l->failed_errno == ENOPKG) {
                 /* The library: a stack module the container's tree lacks. */
                 lifecycle_load_no_build(m, l->failed_module, l->failed_reason ?: "not in the container's tree");
-                guard_load_result_free(l);
+                node_load_result_free(l);
                 return SWAP_EVENT_LOAD_NO_BUILD;
         }
         if (l->failed_module && l->failed_errno == ETIMEDOUT) {
@@ -318,22 +318,22 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, l->failed_module,
                                     "Loading from %s ran past its deadline (LoadTimeoutSec=%u): %s.", tree,
                                     m->config->load_timeout_sec, l->failed_reason ?: "");
-                guard_load_result_free(l);
+                node_load_result_free(l);
                 return SWAP_EVENT_LOAD_FAILED;
         }
         if (l->failed_module) {
                 swap_report_failure(m, l->failed_module, "Loading %s from %s failed: %s (%s).", l->failed_module,
                                     tree, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
-                guard_load_result_free(l);
+                node_load_result_free(l);
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        if (l->would) { /* observe (guard-ops-observe.c) */
+        if (l->would) { /* observe (node-ops-observe.c) */
                 observe_report_would_load(m, l, tree);
-                guard_load_result_free(l);
+                node_load_result_free(l);
                 return SWAP_EVENT_LOAD_WOULD;
         }
         swap_report_loaded(m, l, tree);
-        guard_load_result_free(l);
+        node_load_result_free(l);
         swap_fabrics_connect(m, "after the load"); /* through the container's transports */
         return SWAP_EVENT_LOAD_DONE;
 }
@@ -344,8 +344,8 @@ static SwapEvent action_load(Manager *m) {
  * nvme_core: take them out first, through the guard (never forced, refused
  * if anything is in use). 0 when there was nothing or it is gone. */
 static int remove_partial_replacement(Manager *m, char **ret_why) {
-        GuardStack *stack = NULL;
-        GuardUnloadResult *u = NULL;
+        NodeStack *stack = NULL;
+        NodeUnloadResult *u = NULL;
         bool foreign = false;
         int r;
 
@@ -353,10 +353,10 @@ static int remove_partial_replacement(Manager *m, char **ret_why) {
         if (r < 0)
                 return r;
         for (size_t i = 0; i < stack->n_modules; i++)
-                if (stack->modules[i].origin == GUARD_ORIGIN_OUT_OF_TREE ||
-                    stack->modules[i].origin == GUARD_ORIGIN_NVIDIA)
+                if (stack->modules[i].origin == NODE_ORIGIN_OUT_OF_TREE ||
+                    stack->modules[i].origin == NODE_ORIGIN_NVIDIA)
                         foreign = true;
-        guard_stack_free(stack);
+        node_stack_free(stack);
         if (!foreign)
                 return 0;
         log_info("Removing the half-loaded out-of-tree NVMe stack before restoring the in-tree one.");
@@ -364,26 +364,26 @@ static int remove_partial_replacement(Manager *m, char **ret_why) {
         swap_pin_refresh(m);
         if (r < 0)
                 return r;
-        r = u->outcome == GUARD_UNLOAD_REMOVED || u->outcome == GUARD_UNLOAD_NOT_LOADED ||
-                            u->outcome == GUARD_UNLOAD_WOULD_REMOVE ? 0 : -EBUSY;
+        r = u->outcome == NODE_UNLOAD_REMOVED || u->outcome == NODE_UNLOAD_NOT_LOADED ||
+                            u->outcome == NODE_UNLOAD_WOULD_REMOVE ? 0 : -EBUSY;
         /* In use: say by what (a mount that came during the load's rollback),
          * not only "busy"; the half-loaded build stays and drives it. */
-        if (u->outcome == GUARD_UNLOAD_REFUSED && ret_why)
-                *ret_why = guard_blockers_join(&u->blockers);
-        guard_unload_result_free(u);
+        if (u->outcome == NODE_UNLOAD_REFUSED && ret_why)
+                *ret_why = node_blockers_join(&u->blockers);
+        node_unload_result_free(u);
         return r;
 }
 
 static SwapEvent action_restore(Manager *m) {
         _cleanup_free_ char *why = NULL;
-        GuardLoadResult *l = NULL;
+        NodeLoadResult *l = NULL;
         SwapEvent ev = SWAP_EVENT_RESTORE_DONE;
         int r;
 
         /* Let the in-tree stack come back whatever way the library loads it. */
-        r = reload_guard_remove();
+        r = reload_block_remove();
         if (r < 0)
-                log_warning_errno(r, "Cannot remove the reload guard " RELOAD_GUARD_PATH ", ignoring: %m");
+                log_warning_errno(r, "Cannot remove the reload block " RELOAD_BLOCK_PATH ", ignoring: %m");
         r = remove_partial_replacement(m, &why);
         if (r < 0) {
                 swap_report_failure(m, NULL,
@@ -406,11 +406,11 @@ static SwapEvent action_restore(Manager *m) {
                 ev = SWAP_EVENT_RESTORE_FAILED;
         }
         m->swap.restore_rehearsed = l->would;
-        if (l->would) /* observe (guard-ops-observe.c) */
+        if (l->would) /* observe (node-ops-observe.c) */
                 observe_report_would_restore(m, l);
         else if (ev == SWAP_EVENT_RESTORE_DONE)
                 swap_fabrics_connect(m, "after the restore"); /* through the in-tree transports */
-        guard_load_result_free(l);
+        node_load_result_free(l);
         return ev;
 }
 

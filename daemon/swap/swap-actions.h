@@ -2,7 +2,7 @@
 #pragma once
 
 /* What the swap does: runs the actions the state table returns through
- * GuardOps (unload, re-check, load, restore) and returns their outcomes as
+ * NodeOps (unload, re-check, load, restore) and returns their outcomes as
  * the events the manager feeds back to the table. */
 
 #include "swap/manager-data.h"

@@ -13,12 +13,12 @@ char *const *swap_modules_wanted(const Config *c, const SwapMachine *s) {
  * NVIDIA's nvme_core alone (a daemon killed between loading it and nvme,
  * found by tests/faults, row kill:loading) is not a swap to report and keep,
  * but a stack to unload and load again. */
-static bool replacement_complete(const Manager *m, const GuardStack *stack) {
-        const GuardModule *nvme = guard_stack_find(stack, "nvme");
+static bool replacement_complete(const Manager *m, const NodeStack *stack) {
+        const NodeModule *nvme = node_stack_find(stack, "nvme");
 
-        if (!guard_stack_replacement_loaded(stack))
+        if (!node_stack_replacement_loaded(stack))
                 return false;
-        return !strv_contains(swap_modules_wanted(m->config, &m->swap), "nvme") || (nvme && nvme->origin != GUARD_ORIGIN_ABSENT);
+        return !strv_contains(swap_modules_wanted(m->config, &m->swap), "nvme") || (nvme && nvme->origin != NODE_ORIGIN_ABSENT);
 }
 
 /* The driver container's part (swap-lifecycle.c decides it). */
@@ -32,7 +32,7 @@ static void lifecycle_context(Manager *m, SwapContext *ctx) {
 }
 
 int swap_read_context(Manager *m, SwapContext *ret) {
-        GuardStack *stack = NULL;
+        NodeStack *stack = NULL;
         int r;
 
         r = m->ops->read_stack(m->ops->userdata, &stack);
@@ -42,12 +42,12 @@ int swap_read_context(Manager *m, SwapContext *ret) {
                 .unload_at = swap_moment_unload_at(m->config, &m->follow),
                 .load_from_container = m->config->load_from_container,
                 .ready_present = m->ready_present,
-                .stack_loaded = guard_stack_any_loaded(stack),
+                .stack_loaded = node_stack_any_loaded(stack),
                 .replacement_loaded = replacement_complete(m, stack),
                 .stopping = m->swap.stopping,
                 .observe = m->ops->observe,
         };
-        guard_stack_free(stack);
+        node_stack_free(stack);
         lifecycle_context(m, ret);
         return 0;
 }

@@ -2,7 +2,7 @@
 #pragma once
 
 /* What is true now, as the state table needs it (SwapContext): the stack
- * through GuardOps, the ready file, the configuration, the followed driver
+ * through NodeOps, the ready file, the configuration, the followed driver
  * container. Read by the manager before each step and by the swap's files
  * that must know the stack now; it decides nothing. */
 

@@ -33,12 +33,12 @@ static void fields_add_u64(Fields *f, const char *key, uint64_t v) {
         fields_add(f, key, text);
 }
 
-static void fields_fill(Fields *f, const GuardFabricsConnection *c) {
+static void fields_fill(Fields *f, const NodeFabricsConnection *c) {
         fields_add(f, "CONTROLLER", c->controller);
         fields_add(f, "TRANSPORT", c->transport);
         fields_add(f, "ADDRESS", c->address);
         fields_add(f, "NQN", c->subsysnqn);
-        fields_add(f, "OUTCOME", guard_fabrics_outcome_to_string(c->outcome));
+        fields_add(f, "OUTCOME", node_fabrics_outcome_to_string(c->outcome));
         fields_add(f, "NEW_CONTROLLER", c->new_controller);
         fields_add(f, "ERROR_KIND", c->error_kind);
         fields_add_u64(f, "ERRNO", (uint64_t) c->error);
@@ -52,13 +52,13 @@ static void fields_clear(Fields *f) {
         f->n = 0;
 }
 
-static ReportFields report_fields(const Manager *m, const GuardFabricsConnection *c, Fields *x) {
+static ReportFields report_fields(const Manager *m, const NodeFabricsConnection *c, Fields *x) {
         fields_fill(x, c);
         return (ReportFields) { .state = swap_state_to_string(m->swap.state), .device = c->controller,
                                 .container_id = swap_record_container_id(m), .extra = x->items };
 }
 
-void swap_fabrics_report_drop(Manager *m, const GuardFabrics *f) {
+void swap_fabrics_report_drop(Manager *m, const NodeFabrics *f) {
         const bool observe = m->ops->observe;
 
         if (!f || (m->fabrics.drop_said && f == m->swap.record.fabrics))
@@ -95,7 +95,7 @@ static char *address_of(const FabricsResultConnection *c) {
 }
 
 /* c's identity and display fields into x (empty). */
-static int connection_set(GuardFabricsConnection *x, const FabricsResultConnection *c) {
+static int connection_set(NodeFabricsConnection *x, const FabricsResultConnection *c) {
         x->address = address_of(c);
         if (dup_or_null(c->transport, &x->transport) < 0 || dup_or_null(c->traddr, &x->traddr) < 0 ||
             dup_or_null(c->trsvcid, &x->trsvcid) < 0 || dup_or_null(c->subsysnqn, &x->subsysnqn) < 0)
@@ -107,25 +107,25 @@ static int connection_set(GuardFabricsConnection *x, const FabricsResultConnecti
 }
 
 void swap_fabrics_record_captured(Manager *m, const FabricsResult *res) {
-        GuardFabrics *f = calloc(1, sizeof(*f));
+        NodeFabrics *f = calloc(1, sizeof(*f));
 
         for (size_t i = 0; f && i < res->n_connections; i++) {
                 const FabricsResultConnection *c = &res->connections[i];
-                GuardFabricsConnection *x;
+                NodeFabricsConnection *x;
 
                 if (c->outcome != FABRICS_RESULT_CAPTURED)
                         continue;
-                x = guard_fabrics_add(f);
+                x = node_fabrics_add(f);
                 if (!x || connection_set(x, c) < 0 || dup_or_null(c->old_name ?: c->controller, &x->controller) < 0) {
-                        f = guard_fabrics_free(f);
+                        f = node_fabrics_free(f);
                         break;
                 }
-                x->outcome = GUARD_FABRICS_PENDING;
+                x->outcome = NODE_FABRICS_PENDING;
         }
         if (!f)
                 log_oom();
-        guard_fabrics_free(m->swap.record.fabrics);
-        m->swap.record.fabrics = f && f->n > 0 ? f : guard_fabrics_free(f);
+        node_fabrics_free(m->swap.record.fabrics);
+        m->swap.record.fabrics = f && f->n > 0 ? f : node_fabrics_free(f);
         m->fabrics.drop_said = false;
 }
 
@@ -133,7 +133,7 @@ static bool same(const char *a, const char *b) {
         return a && b ? streq(a, b) : a == b;
 }
 
-static GuardFabricsConnection *find(GuardFabrics *f, const FabricsResultConnection *c) {
+static NodeFabricsConnection *find(NodeFabrics *f, const FabricsResultConnection *c) {
         for (size_t i = 0; f && i < f->n; i++)
                 if (same(f->items[i].transport, c->transport) && same(f->items[i].traddr, c->traddr) &&
                     same(f->items[i].trsvcid, c->trsvcid) && same(f->items[i].subsysnqn, c->subsysnqn))
@@ -141,18 +141,18 @@ static GuardFabricsConnection *find(GuardFabrics *f, const FabricsResultConnecti
         return NULL;
 }
 
-static GuardFabricsOutcome outcome_of(FabricsResultOutcome o) {
+static NodeFabricsOutcome outcome_of(FabricsResultOutcome o) {
         switch (o) {
-        case FABRICS_RESULT_BACK: return GUARD_FABRICS_RECONNECTED;
-        case FABRICS_RESULT_ALREADY_LIVE: return GUARD_FABRICS_ALREADY_LIVE;
-        case FABRICS_RESULT_LOST: return GUARD_FABRICS_LOST;
-        case FABRICS_RESULT_CAPTURED: return GUARD_FABRICS_PENDING;
-        default: return GUARD_FABRICS_PENDING;
+        case FABRICS_RESULT_BACK: return NODE_FABRICS_RECONNECTED;
+        case FABRICS_RESULT_ALREADY_LIVE: return NODE_FABRICS_ALREADY_LIVE;
+        case FABRICS_RESULT_LOST: return NODE_FABRICS_LOST;
+        case FABRICS_RESULT_CAPTURED: return NODE_FABRICS_PENDING;
+        default: return NODE_FABRICS_PENDING;
         }
 }
 
 /* x updated from c (matched or new). */
-static int connection_update(GuardFabricsConnection *x, const FabricsResultConnection *c) {
+static int connection_update(NodeFabricsConnection *x, const FabricsResultConnection *c) {
         free(x->new_controller);
         free(x->error_kind);
         free(x->error_message);
@@ -175,23 +175,23 @@ static int connection_update(GuardFabricsConnection *x, const FabricsResultConne
         return 0;
 }
 
-static void report_one(Manager *m, const GuardFabricsConnection *c, const char *after, bool quiet, uint64_t now) {
+static void report_one(Manager *m, const NodeFabricsConnection *c, const char *after, bool quiet, uint64_t now) {
         Fields x = {};
         ReportFields rf = report_fields(m, c, &x);
         const char *d = c->description ?: "?";
 
         switch (c->outcome) {
-        case GUARD_FABRICS_RECONNECTED:
+        case NODE_FABRICS_RECONNECTED:
                 if (!quiet)
                         report_event(LOG_INFO, SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, &rf,
                                      "%s: connected again %s as %s.", d, after, c->new_controller ?: "?");
                 break;
-        case GUARD_FABRICS_ALREADY_LIVE:
+        case NODE_FABRICS_ALREADY_LIVE:
                 if (!quiet)
                         report_event(LOG_INFO, SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, &rf,
                                      "%s: live %s (%s), nothing to connect.", d, after, c->new_controller ?: "?");
                 break;
-        case GUARD_FABRICS_LOST:
+        case NODE_FABRICS_LOST:
                 report_event(LOG_ERR, SWAPGUARD_MESSAGE_FABRICS_LOST, &rf,
                              "%s: given up %s: not back within its ctrl_loss_tmo (%s). Its storage stays "
                              "disconnected until it is connected by hand (nvme connect) or the next swap "
@@ -218,7 +218,7 @@ void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const c
         size_t back, pending, lost;
 
         if (!m->swap.record.fabrics && res->n_connections > 0) {
-                m->swap.record.fabrics = calloc(1, sizeof(GuardFabrics));
+                m->swap.record.fabrics = calloc(1, sizeof(NodeFabrics));
                 if (!m->swap.record.fabrics) {
                         log_oom();
                         return;
@@ -226,12 +226,12 @@ void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const c
         }
         for (size_t i = 0; i < res->n_connections; i++) {
                 const FabricsResultConnection *c = &res->connections[i];
-                GuardFabricsConnection *x = find(m->swap.record.fabrics, c);
+                NodeFabricsConnection *x = find(m->swap.record.fabrics, c);
 
                 if (c->outcome == FABRICS_RESULT_CAPTURED)
                         continue;
                 if (!x) {
-                        x = guard_fabrics_add(m->swap.record.fabrics);
+                        x = node_fabrics_add(m->swap.record.fabrics);
                         if (!x || connection_set(x, c) < 0) {
                                 log_oom();
                                 return;
@@ -246,7 +246,7 @@ void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const c
         fabrics_result_count(res, &back, &pending, &lost);
         if (quiet && pending == 0 && lost == 0) {
                 /* a tidying connect: nothing was dropped, nothing to show */
-                m->swap.record.fabrics = guard_fabrics_free(m->swap.record.fabrics);
+                m->swap.record.fabrics = node_fabrics_free(m->swap.record.fabrics);
                 return;
         }
         if (pending + lost > 0)
@@ -255,7 +255,7 @@ void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const c
 }
 
 char *swap_fabrics_status(const Manager *m) {
-        const GuardFabrics *f = m->swap.record.fabrics;
+        const NodeFabrics *f = m->swap.record.fabrics;
         const uint64_t now = now_realtime_usec();
         uint64_t next = UINT64_MAX;
         size_t back = 0, pending = 0, lost = 0;
@@ -265,11 +265,11 @@ char *swap_fabrics_status(const Manager *m) {
         if (!f || f->n == 0)
                 return NULL;
         for (size_t i = 0; i < f->n; i++) {
-                const GuardFabricsConnection *c = &f->items[i];
+                const NodeFabricsConnection *c = &f->items[i];
 
-                if (c->outcome == GUARD_FABRICS_RECONNECTED || c->outcome == GUARD_FABRICS_ALREADY_LIVE)
+                if (c->outcome == NODE_FABRICS_RECONNECTED || c->outcome == NODE_FABRICS_ALREADY_LIVE)
                         back++;
-                else if (c->outcome == GUARD_FABRICS_LOST)
+                else if (c->outcome == NODE_FABRICS_LOST)
                         lost++;
                 else {
                         pending++;

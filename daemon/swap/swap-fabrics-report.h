@@ -13,7 +13,7 @@
 #include "watch/fabrics-result.h"
 
 /* Once per capture: the connections f names are dropped by the unload. */
-void swap_fabrics_report_drop(Manager *m, const GuardFabrics *f);
+void swap_fabrics_report_drop(Manager *m, const NodeFabrics *f);
 /* The capture's connections become the record's list (pending). */
 void swap_fabrics_record_captured(Manager *m, const FabricsResult *res);
 /* A connect's answer merged into the record's list by identity and told;

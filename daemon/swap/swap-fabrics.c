@@ -105,7 +105,7 @@ static void ask(Manager *m) {
 }
 
 int swap_fabrics_before_unload(Manager *m) {
-        GuardFabrics *f = NULL;
+        NodeFabrics *f = NULL;
         int r;
 
         if (!m->ops->fabrics_read)
@@ -114,20 +114,20 @@ int swap_fabrics_before_unload(Manager *m) {
         if (r < 0)
                 return r; /* the caller does not unload: nothing could reconnect them */
         if (f->n == 0) {
-                guard_fabrics_free(f);
+                node_fabrics_free(f);
                 return 0;
         }
         if (m->ops->observe) {
                 /* Observe changes nothing: no capture, said as it would be. */
                 swap_fabrics_report_drop(m, f);
-                guard_fabrics_free(f);
+                node_fabrics_free(f);
                 return 0;
         }
         if (!m->fabrics.watch) {
-                guard_fabrics_free(f);
+                node_fabrics_free(f);
                 return -ENOTCONN; /* no capture can be asked for: nothing could connect them again */
         }
-        guard_fabrics_free(f);
+        node_fabrics_free(f);
         if (m->fabrics.captured) {
                 swap_fabrics_report_drop(m, m->swap.record.fabrics);
                 return 0;
@@ -284,7 +284,7 @@ static const char *missing_in(const char *tree, char *const *needed) {
         return NULL;
 }
 
-static void report_no_transport(Manager *m, const char *module, const GuardFabrics *f) {
+static void report_no_transport(Manager *m, const char *module, const NodeFabrics *f) {
         _cleanup_free_ char *which = NULL;
         char **lines = NULL;
         const char *id = swap_record_container_id(m);
@@ -305,7 +305,7 @@ static void report_no_transport(Manager *m, const char *module, const GuardFabri
 }
 
 void swap_fabrics_container_followed(Manager *m, const char *tree, TreeBuild build) {
-        GuardFabrics *f = NULL;
+        NodeFabrics *f = NULL;
         const char *module;
 
         /* Only a tree that holds a build already can be judged (a sources
@@ -316,13 +316,13 @@ void swap_fabrics_container_followed(Manager *m, const char *tree, TreeBuild bui
         module = missing_in(tree, f->transports);
         if (module)
                 report_no_transport(m, module, f);
-        guard_fabrics_free(f);
+        node_fabrics_free(f);
 }
 
 bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree) {
         _cleanup_free_ char *path = NULL;
         _cleanup_strv_free_ char **needed = NULL;
-        const GuardFabrics *f = m->swap.record.fabrics;
+        const NodeFabrics *f = m->swap.record.fabrics;
         const char *module;
 
         /* The connections are down by now: the capture named them. */
@@ -331,7 +331,7 @@ bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree) {
         for (size_t i = 0; i < f->n; i++) {
                 const char *t = f->items[i].transport ? nvme_transport_module(f->items[i].transport) : NULL;
 
-                if (f->items[i].outcome == GUARD_FABRICS_PENDING && t && !strv_contains(needed, t))
+                if (f->items[i].outcome == NODE_FABRICS_PENDING && t && !strv_contains(needed, t))
                         (void) strv_extend(&needed, t);
         }
         module = missing_in(path, needed);
@@ -342,8 +342,8 @@ bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree) {
 }
 
 bool swap_fabrics_only_node(Manager *m, StackHealth h) {
-        GuardStack *stack = NULL;
-        const GuardModule *fabrics;
+        NodeStack *stack = NULL;
+        const NodeModule *fabrics;
         unsigned pci = 1;
         bool only;
 
@@ -355,8 +355,8 @@ bool swap_fabrics_only_node(Manager *m, StackHealth h) {
             m->ops->nvme_pci_functions(m->ops->userdata, &pci) < 0 || pci > 0 ||
             m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return false;
-        fabrics = guard_stack_find(stack, "nvme_fabrics");
-        only = fabrics && fabrics->origin != GUARD_ORIGIN_ABSENT;
-        guard_stack_free(stack);
+        fabrics = node_stack_find(stack, "nvme_fabrics");
+        only = fabrics && fabrics->origin != NODE_ORIGIN_ABSENT;
+        node_stack_free(stack);
         return only;
 }

@@ -152,14 +152,14 @@ static void report_environment(Manager *m, TreeBuild tree) {
  * says another container loaded it, or (no record) the ready file does not
  * say this container got that far. */
 static bool build_is_earlier(Manager *m) {
-        GuardStack *stack = NULL;
+        NodeStack *stack = NULL;
         bool replacement;
         const char *from = m->swap.record.build_container_id;
 
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return false;
-        replacement = guard_stack_replacement_loaded(stack);
-        guard_stack_free(stack);
+        replacement = node_stack_replacement_loaded(stack);
+        node_stack_free(stack);
         if (!replacement)
                 return false;
         if (from)
@@ -276,11 +276,11 @@ bool lifecycle_tree_lacks_build(Manager *m, const char *tree) {
 
 /* ---- reports on entering a state -------------------------------------- */
 
-static const char *gds_match_to_string(GuardGdsMatch x) {
+static const char *gds_match_to_string(NodeGdsMatch x) {
         switch (x) {
-        case GUARD_GDS_SAME: return "same";
-        case GUARD_GDS_DIFFERENT: return "different";
-        case GUARD_GDS_NO_HOOKS: return "no-hooks";
+        case NODE_GDS_SAME: return "same";
+        case NODE_GDS_DIFFERENT: return "different";
+        case NODE_GDS_NO_HOOKS: return "no-hooks";
         default: return "unknown";
         }
 }
@@ -294,7 +294,7 @@ static void record_set(char **field, const char *v) {
 
 static void report_gds(Manager *m) {
         _cleanup_free_ char *tree = NULL;
-        GuardGds *g = NULL;
+        NodeGds *g = NULL;
         char *trees[] = { NULL, NULL };
         char exported[64], wanted[64], match[64];
         char *extra[] = { exported, wanted, match, NULL };
@@ -315,7 +315,7 @@ static void report_gds(Manager *m) {
         snprintf(exported, sizeof(exported), "SWAPGUARD_GDS_EXPORTED=%s", g->exported ?: "none");
         snprintf(wanted, sizeof(wanted), "SWAPGUARD_GDS_WANTED=%s", nvfs);
         snprintf(match, sizeof(match), "SWAPGUARD_GDS_MATCH=%s", gds_match_to_string(g->match));
-        report_event(g->match == GUARD_GDS_DIFFERENT || g->match == GUARD_GDS_NO_HOOKS ? LOG_WARNING : LOG_INFO,
+        report_event(g->match == NODE_GDS_DIFFERENT || g->match == NODE_GDS_NO_HOOKS ? LOG_WARNING : LOG_INFO,
                      SWAPGUARD_MESSAGE_GDS_GENERATION,
                      &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = "nvme",
                                        .container_id = followed_id(m), .extra = extra },
@@ -324,7 +324,7 @@ static void report_gds(Manager *m) {
         record_set(&m->swap.record.gds_nvme, g->exported ?: "none");
         record_set(&m->swap.record.gds_nvidia_fs, nvfs);
         record_set(&m->swap.record.gds_match, gds_match_to_string(g->match));
-        guard_gds_free(g);
+        node_gds_free(g);
 }
 
 /* nvidia_fs came or went (a uevent): while swapped, say again whether it asks
@@ -386,12 +386,12 @@ void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
         }
 }
 
-void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b) {
+void lifecycle_report_earlier_blocked(Manager *m, const NodeBlockers *b) {
         _cleanup_free_ char *joined = NULL;
 
         if (!m->follow.earlier_build || !b || b->n == 0)
                 return;
-        joined = guard_blockers_join(b);
+        joined = node_blockers_join(b);
         report_event(LOG_ERR, SWAPGUARD_MESSAGE_EARLIER_BUILD_BLOCKED,
                      &(ReportFields) { .state = swap_state_to_string(m->swap.state), .device = b->items[0].device,
                                        .mount_point = b->items[0].kind && streq(b->items[0].kind, "mounted")
@@ -420,13 +420,13 @@ void lifecycle_report_broken(Manager *m, StackHealth h) {
 }
 
 SwapEvent lifecycle_stack_settled(Manager *m) {
-        GuardStack *stack = NULL;
+        NodeStack *stack = NULL;
         StackHealth h;
 
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return _SWAP_EVENT_INVALID;
         h = stack_health_check(stack, swap_modules_wanted(m->config, &m->swap));
-        guard_stack_free(stack);
+        node_stack_free(stack);
         if (!stack_health_broken(h) || swap_fabrics_only_node(m, h))
                 return _SWAP_EVENT_INVALID;
         lifecycle_report_broken(m, h);

@@ -34,7 +34,7 @@ void lifecycle_load_no_build(Manager *m, const char *module, const char *reason)
 void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev);
 /* The unload of an earlier build was refused: why the new container's
  * openibd restart will fail. */
-void lifecycle_report_earlier_blocked(Manager *m, const GuardBlockers *b);
+void lifecycle_report_earlier_blocked(Manager *m, const NodeBlockers *b);
 void lifecycle_report_stale_ready(Manager *m);
 /* Judges the stack now, at once: reports a broken stack and returns
  * SWAP_EVENT_STACK_BROKEN for the manager to dispatch, else

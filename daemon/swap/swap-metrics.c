@@ -70,7 +70,7 @@ void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction ac
                 s->unload_started_usec = s->driverless_since_usec = 0;
 }
 
-void swap_metrics_blockers(SwapPublish *p, const GuardBlockers *b) {
+void swap_metrics_blockers(SwapPublish *p, const NodeBlockers *b) {
         SwapMetrics *s = p->metrics;
 
         if (!s)
@@ -80,43 +80,43 @@ void swap_metrics_blockers(SwapPublish *p, const GuardBlockers *b) {
                 s->blockers[metrics_blocker_kind(b->items[i].kind, b->items[i].other_namespace)]++;
 }
 
-static const GuardModule *live_module(const GuardStack *stack) {
-        const GuardModule *x = guard_stack_find(stack, "nvme");
+static const NodeModule *live_module(const NodeStack *stack) {
+        const NodeModule *x = node_stack_find(stack, "nvme");
 
-        if (!x || x->origin == GUARD_ORIGIN_ABSENT)
-                x = guard_stack_find(stack, "nvme_core");
-        return x && x->origin != GUARD_ORIGIN_ABSENT ? x : NULL;
+        if (!x || x->origin == NODE_ORIGIN_ABSENT)
+                x = node_stack_find(stack, "nvme_core");
+        return x && x->origin != NODE_ORIGIN_ABSENT ? x : NULL;
 }
 
-static int gds_hooks_of(const GuardStack *stack) {
+static int gds_hooks_of(const NodeStack *stack) {
         for (size_t i = 0; i < stack->n_modules; i++)
-                if (stack->modules[i].origin != GUARD_ORIGIN_ABSENT && stack->modules[i].gds_hooks)
+                if (stack->modules[i].origin != NODE_ORIGIN_ABSENT && stack->modules[i].gds_hooks)
                         return 1;
         return 0;
 }
 
-static void facts_from_stack(const GuardStack *stack, MetricsFacts *f, MetricsModule *mods) {
-        const GuardModule *live;
+static void facts_from_stack(const NodeStack *stack, MetricsFacts *f, MetricsModule *mods) {
+        const NodeModule *live;
 
         if (!stack) {
                 f->live_build = "unknown";
                 return;
         }
         live = live_module(stack);
-        f->live_build = live ? guard_origin_to_string(live->origin) : "absent";
+        f->live_build = live ? node_origin_to_string(live->origin) : "absent";
         /* The loaded ones: a series per module that is not there says nothing. */
         for (size_t i = 0; i < stack->n_modules; i++) {
-                const GuardModule *x = &stack->modules[i];
+                const NodeModule *x = &stack->modules[i];
 
-                if (x->origin == GUARD_ORIGIN_ABSENT)
+                if (x->origin == NODE_ORIGIN_ABSENT)
                         continue;
-                mods[f->n_modules++] = (MetricsModule) { .name = x->name, .origin = guard_origin_to_string(x->origin),
+                mods[f->n_modules++] = (MetricsModule) { .name = x->name, .origin = node_origin_to_string(x->origin),
                                             .build = x->build, .srcversion = x->srcversion };
         }
         f->modules = mods;
 }
 
-static void write_file(Manager *m, const GuardStack *stack) {
+static void write_file(Manager *m, const NodeStack *stack) {
         SwapMetrics *s = m->publish.metrics;
         _cleanup_free_ MetricsModule *mods = NULL;
         _cleanup_free_ char *text = NULL;
@@ -132,7 +132,7 @@ static void write_file(Manager *m, const GuardStack *stack) {
                 .driverless = -1,
                 .counters = s->counters,
         };
-        const GuardFabrics *fab = m->swap.record.fabrics;
+        const NodeFabrics *fab = m->swap.record.fabrics;
         bool driverless;
         int r;
 
@@ -161,8 +161,8 @@ static void write_file(Manager *m, const GuardStack *stack) {
                 log_warning_errno(r, "Cannot write the metrics file " METRICS_FILE ", ignoring: %m");
 }
 
-void swap_metrics_publish(Manager *m, const GuardStack *stack) {
-        GuardStack *read = NULL;
+void swap_metrics_publish(Manager *m, const NodeStack *stack) {
+        NodeStack *read = NULL;
 
         if (!m->publish.metrics)
                 return;
@@ -171,7 +171,7 @@ void swap_metrics_publish(Manager *m, const GuardStack *stack) {
         else if (m->ops->read_stack && m->ops->read_stack(m->ops->userdata, &read) >= 0)
                 stack = read;
         write_file(m, stack);
-        guard_stack_free(read);
+        node_stack_free(read);
 }
 
 /* The refresh reads the stack without the GDS hooks (no /proc/kallsyms

@@ -22,7 +22,7 @@ SwapMetrics *swap_metrics_free(SwapMetrics *s);
 /* m->swap.state was entered from old through ev, and action runs next. */
 void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction action);
 /* What blocks the unload now. */
-void swap_metrics_blockers(SwapPublish *p, const GuardBlockers *b);
+void swap_metrics_blockers(SwapPublish *p, const NodeBlockers *b);
 /* Writes the file; stack (the one read for the status document, with the
  * GDS hooks) may be NULL: read again without the hooks. */
-void swap_metrics_publish(Manager *m, const GuardStack *stack);
+void swap_metrics_publish(Manager *m, const NodeStack *stack);

@@ -105,8 +105,8 @@ static Knowledge image_knowledge(pid_t pid) {
 }
 
 void swap_moment_decide(Manager *m) {
-        GuardStack *stack = NULL;
-        const GuardModule *rdma;
+        NodeStack *stack = NULL;
+        const NodeModule *rdma;
         const char *openibd = NULL;
         const char *id = m->follow.container.identity ? m->follow.container.identity->id : NULL;
         UnloadMomentInput in = {
@@ -120,10 +120,10 @@ void swap_moment_decide(Manager *m) {
         if (m->config->unload_at != UNLOAD_AT_AUTO || !id)
                 return;
         if (m->ops->read_stack(m->ops->userdata, &stack) >= 0) {
-                in.replacement_loaded = guard_stack_replacement_loaded(stack);
-                rdma = guard_stack_find(stack, "nvme_rdma");
-                in.nvme_rdma_loaded = rdma && rdma->origin == GUARD_ORIGIN_IN_TREE;
-                guard_stack_free(stack);
+                in.replacement_loaded = node_stack_replacement_loaded(stack);
+                rdma = node_stack_find(stack, "nvme_rdma");
+                in.nvme_rdma_loaded = rdma && rdma->origin == NODE_ORIGIN_IN_TREE;
+                node_stack_free(stack);
         } else
                 in.replacement_loaded = true; /* not known: the safe side */
         in.openibd_lists_nvme = openibd_knowledge(m->follow.container.pid, &openibd);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "guard/pin-holder.h"
+#include "node/pin-holder.h"
 #include "publish/report.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"

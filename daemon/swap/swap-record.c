@@ -51,7 +51,7 @@ void swap_record_forget_swap(SwapMachine *s) {
         s->failure = NULL;
         strv_free(s->record.modules_before);
         s->record.modules_before = NULL;
-        s->record.namespaces_before = guard_namespaces_free(s->record.namespaces_before);
+        s->record.namespaces_before = node_namespaces_free(s->record.namespaces_before);
         free(s->record.would);
         s->record.would = NULL;
 }
@@ -60,14 +60,14 @@ void swap_record_forget_swap(SwapMachine *s) {
  * record plus the modules as they are now, for `oc swapguard status`. No
  * /var/log at all (a fake root) is not worth a warning on every step. */
 static void swap_record_publish(Manager *m) {
-        GuardStack *stack = NULL;
+        NodeStack *stack = NULL;
         int r;
 
-        if (guard_read_stack_hooks(m->ops, &stack) < 0)
+        if (node_read_stack_hooks(m->ops, &stack) < 0)
                 stack = NULL; /* written as live build "unknown" */
         r = status_document_publish(&m->swap.record, stack);
         swap_metrics_publish(m, stack); /* the same moments, the same stack */
-        guard_stack_free(stack);
+        node_stack_free(stack);
         if (r == -ENOENT)
                 log_debug_errno(r, "No /var/log: not writing " STATUS_DOCUMENT_FILE ".");
         else if (r < 0)

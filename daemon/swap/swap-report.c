@@ -14,7 +14,7 @@
 #include "util/strv.h"
 
 void swap_report_namespaces(Manager *m, const char *message_id, const char *what) {
-        GuardNamespaces *now = NULL;
+        NodeNamespaces *now = NULL;
         char **missing = NULL;
         int r;
 
@@ -22,8 +22,8 @@ void swap_report_namespaces(Manager *m, const char *message_id, const char *what
                 return;
         r = m->ops->scan_namespaces(m->ops->userdata, &now);
         if (r >= 0)
-                r = guard_namespaces_missing(m->swap.record.namespaces_before, now, &missing);
-        guard_namespaces_free(now);
+                r = node_namespaces_missing(m->swap.record.namespaces_before, now, &missing);
+        node_namespaces_free(now);
         if (r < 0) {
                 log_warning_errno(r, "Cannot compare the namespaces with those seen before the unload: %m");
                 return;
@@ -47,13 +47,13 @@ void swap_report_namespaces(Manager *m, const char *message_id, const char *what
 
 /* The state file's module_builds: "nvme: container", "nvme_auth:
  * shared-from-host", one per loaded module of the stack read. */
-static void swap_record_builds(Manager *m, const GuardStack *stack) {
+static void swap_record_builds(Manager *m, const NodeStack *stack) {
         char **l = NULL;
 
         for (size_t i = 0; stack && i < stack->n_modules; i++) {
-                const GuardModule *x = &stack->modules[i];
+                const NodeModule *x = &stack->modules[i];
 
-                if (x->origin != GUARD_ORIGIN_ABSENT && strv_extendf(&l, "%s: %s", x->name, x->build ?: "unknown") < 0) {
+                if (x->origin != NODE_ORIGIN_ABSENT && strv_extendf(&l, "%s: %s", x->name, x->build ?: "unknown") < 0) {
                         strv_free(l);
                         return;
                 }
@@ -63,52 +63,52 @@ static void swap_record_builds(Manager *m, const GuardStack *stack) {
 }
 
 void swap_report_builds(Manager *m) {
-        GuardStack *stack = NULL;
+        NodeStack *stack = NULL;
 
         if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
                 return;
         swap_record_builds(m, stack);
-        guard_stack_free(stack);
+        node_stack_free(stack);
 }
 
 void swap_report_swapped(Manager *m, const char *by) {
-        GuardStack *stack = NULL;
+        NodeStack *stack = NULL;
         int r;
 
-        r = guard_read_stack_hooks(m->ops, &stack); /* it reports the GDS hooks */
+        r = node_read_stack_hooks(m->ops, &stack); /* it reports the GDS hooks */
         if (r < 0) {
                 log_warning_errno(r, "Cannot read the module stack for the swap report: %m");
                 return;
         }
         for (size_t i = 0; i < stack->n_modules; i++) {
-                const GuardModule *x = &stack->modules[i];
+                const NodeModule *x = &stack->modules[i];
                 _cleanup_free_ char *build = NULL;
                 char *extra[] = { (char *) (x->gds_hooks ? "SWAPGUARD_GDS_HOOKS=yes" : "SWAPGUARD_GDS_HOOKS=no"),
                                   NULL, NULL };
 
-                if (x->origin == GUARD_ORIGIN_ABSENT)
+                if (x->origin == NODE_ORIGIN_ABSENT)
                         continue;
                 if (asprintf(&build, "SWAPGUARD_BUILD=%s", x->build ?: "unknown") < 0)
                         build = NULL;
                 extra[1] = build;
                 report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_SWAPPED,
                              &(ReportFields) { .state = "swapped", .module = x->name,
-                                               .origin = guard_origin_to_string(x->origin),
+                                               .origin = node_origin_to_string(x->origin),
                                                .container_id = swap_record_container_id(m),
                                                .pid = m->follow.container.pid, .extra = extra },
                              "Swapped (%s): module %s is the %s build, GDS hooks %s%s.", by, x->name,
-                             guard_origin_to_string(x->origin), x->gds_hooks ? "present" : "absent",
+                             node_origin_to_string(x->origin), x->gds_hooks ? "present" : "absent",
                              x->build && streq(x->build, "shared-from-host")
                                      ? "; the host's own, shared: NVIDIA's build links it"
                                      : "");
         }
         swap_record_builds(m, stack);
-        guard_stack_free(stack);
+        node_stack_free(stack);
         swap_record_message(&m->swap, "swapped (%s)", by);
         swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the swap");
 }
 
-static void report_blocker(Manager *m, const char *build, const GuardBlocker *x) {
+static void report_blocker(Manager *m, const char *build, const NodeBlocker *x) {
         const bool observe = m->config->mode == SWAP_MODE_OBSERVE;
         char *extra[] = { NULL, NULL };
         char *kind = NULL;
@@ -128,15 +128,15 @@ static void report_blocker(Manager *m, const char *build, const GuardBlocker *x)
 }
 
 /* The processes named: the exit of any is worth a re-check (pid-exit-watch.h). */
-static void remember_blocker_pids(Manager *m, const GuardBlockers *b) {
+static void remember_blocker_pids(Manager *m, const NodeBlockers *b) {
         m->swap.n_blocker_pids = 0;
         for (size_t i = 0; i < b->n && m->swap.n_blocker_pids < ELEMENTSOF(m->swap.blocker_pids); i++)
                 if (b->items[i].pid > 0)
                         m->swap.blocker_pids[m->swap.n_blocker_pids++] = b->items[i].pid;
 }
 
-void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b) {
-        char *joined = guard_blockers_join(b);
+void swap_report_blockers(Manager *m, const char *build, const NodeBlockers *b) {
+        char *joined = node_blockers_join(b);
 
         swap_metrics_blockers(&m->publish, b);
         remember_blocker_pids(m, b);
@@ -291,7 +291,7 @@ static char *join_or_null(char *const *l) {
         return l && l[0] ? strv_join(l, " ") : NULL;
 }
 
-char *swap_load_describe(const GuardLoadResult *l, const char *tree) {
+char *swap_load_describe(const NodeLoadResult *l, const char *tree) {
         _cleanup_free_ char *ours = NULL, *host = NULL, *already = NULL, *replaced = NULL, *kept = NULL;
         char *s = NULL;
 
@@ -313,7 +313,7 @@ char *swap_load_describe(const GuardLoadResult *l, const char *tree) {
         return s;
 }
 
-void swap_report_loaded(Manager *m, const GuardLoadResult *l, const char *tree) {
+void swap_report_loaded(Manager *m, const NodeLoadResult *l, const char *tree) {
         _cleanup_free_ char *s = swap_load_describe(l, tree);
         char **from_tree = NULL;
 

@@ -18,7 +18,7 @@ void swap_report_builds(Manager *m);
 /* One entry per blocker, unless they are the same as last time. build:
  * what the refused unload would have taken out, worded as for
  * swap_report_unloaded(). */
-void swap_report_blockers(Manager *m, const char *build, const GuardBlockers *b);
+void swap_report_blockers(Manager *m, const char *build, const NodeBlockers *b);
 /* build: what was taken out, as stack_build() words it ("in-tree", ...);
  * kept: the build's shared modules that stayed ("nvme_auth: held by
  * nvmet"), each a warning: a driver container's openibd restart cannot
@@ -29,10 +29,10 @@ void swap_report_reload(Manager *m);
  * came from that tree, those the host's tree gave (dependencies outside the
  * stack, t10_pi) and those already loaded (mlx_compat, by openibd). NULL
  * without memory. */
-char *swap_load_describe(const GuardLoadResult *l, const char *tree);
+char *swap_load_describe(const NodeLoadResult *l, const char *tree);
 /* Also records, for the unload of this build, what came from the tree
  * (the state file's build_modules). */
-void swap_report_loaded(Manager *m, const GuardLoadResult *l, const char *tree);
+void swap_report_loaded(Manager *m, const NodeLoadResult *l, const char *tree);
 /* Sets the failure (the "why" of FAILED) and reports it. */
 void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) _printf_(3, 4);
 /* The one line of a transition ("State a -> b (event)"), first, before

@@ -57,7 +57,7 @@ static SwapTransition stack_removed(const SwapContext *ctx) {
                 /* Observe never loads a build, so it never waits for one with
                  * the node driverless (an enforce instance killed mid-swap,
                  * then the switch): the in-tree stack back now, the one
-                 * thing observe does (guard-ops-observe.c). */
+                 * thing observe does (node-ops-observe.c). */
                 return T(SWAP_STATE_RESTORING, SWAP_ACTION_RESTORE);
         if (ctx->pod_end_restore && !ctx->container_running)
                 /* The pod's end: what we took out was the ended container's build;
@@ -114,7 +114,7 @@ static SwapTransition ready_appeared(SwapState state, const SwapContext *ctx) {
 /* Observe: the unload was only rehearsed. Go where enforce would
  * go after the unload, with the states that wait for a driver replaced by
  * would-unload: the in-tree stack is still loaded for real, so nothing that
- * keys on the stack being gone (the reload guard, a stop's restore,
+ * keys on the stack being gone (the reload block, a stop's restore,
  * reconcile's "we unloaded") applies. The restores enforce would run are
  * rehearsed too ("would restore"). */
 static SwapTransition would_unloaded(const SwapContext *ctx) {
@@ -213,7 +213,7 @@ static SwapTransition next_unloaded_waiting(SwapEvent event, const SwapContext *
         case SWAP_EVENT_READY_APPEARED:
                 return ready_appeared(s, ctx);
         case SWAP_EVENT_MODULE_ADDED_IN_TREE:
-                /* Something loaded the in-tree stack behind the reload guard.
+                /* Something loaded the in-tree stack behind the reload block.
                  * Report it; do not fight it now, swap again at ready. */
                 return T(SWAP_STATE_CONTAINER_SEEN, SWAP_ACTION_REPORT_RELOAD);
         case SWAP_EVENT_STACK_BROKEN:

@@ -93,7 +93,7 @@ typedef struct SwapTransition {
 SwapTransition swap_state_next(SwapState state, SwapEvent event, const SwapContext *ctx);
 
 /* Whether the in-tree stack has been taken away by us in this state, i.e.
- * the reload guard must be in place and a stop must not leave it like that. */
+ * the reload block must be in place and a stop must not leave it like that. */
 bool swap_state_is_unloaded(SwapState s);
 /* Whether the ready deadline runs in this state. */
 bool swap_state_waits_for_ready(SwapState s);

@@ -25,7 +25,7 @@ typedef enum SwapState {
         SWAP_STATE_NO_BUILD,                 /* the container has (or will have) no NVMe build:
                                                 not a swap, in-tree stack kept */
         /* Mode=observe: reached only through the rehearsals'
-         * outcomes (guard-ops-observe.c), never in enforce. */
+         * outcomes (node-ops-observe.c), never in enforce. */
         SWAP_STATE_WOULD_UNLOAD,             /* the unload would have gone ahead; nothing
                                                 touched, in-tree stack still loaded; the load
                                                 is rehearsed at the ready file */
@@ -47,7 +47,7 @@ typedef enum UnloadAt {
 /* Mode=, a config key kept in the state
  * file and the status document: enforce swaps; observe follows the driver container the
  * same way, runs every check at the moments it would act and reports what it
- * would do, changing nothing (guard/guard-ops-observe.c). */
+ * would do, changing nothing (node/node-ops-observe.c). */
 typedef enum SwapMode {
         SWAP_MODE_ENFORCE,
         SWAP_MODE_OBSERVE,

@@ -28,7 +28,7 @@ start_container
 wait_state unloaded-waiting-driver || return 1
 expect_kernel "delete_module nvme flags=.* -> 0"
 expect_kernel "delete_module nvme_core flags=.* -> 0"
-grep -q "install nvme /bin/false" "$root$guard_file" && ok || fail "no reload guard while unloaded"
+grep -q "install nvme /bin/false" "$root$guard_file" && ok || fail "no reload block while unloaded"
 expect_log "MESSAGE_ID=5f9add5ec6ba4bceb08dd44a1496e973"
 ready
 wait_state swapped || return 1
@@ -36,7 +36,7 @@ expect_kernel "init_module nvme_core .*-> 0|finit_module nvme_core .*-> 0"
 expect_log "MESSAGE_ID=d52b71b7f0f044ca8ed598ab2090efd0 SWAPGUARD_STATE=swapped SWAPGUARD_MODULE=nvme SWAPGUARD_ORIGIN=(nvidia|out-of-tree)"
 expect_log "SWAPGUARD_GDS_HOOKS=yes"
 expect_log "all 1 NVMe namespaces seen before the unload are back"
-[ -e "$root$guard_file" ] && fail "reload guard left after the swap" || ok
+[ -e "$root$guard_file" ] && fail "reload block left after the swap" || ok
 stop_daemon
 stop_container
 }
@@ -85,7 +85,7 @@ stop_daemon   # SIGTERM while unloaded: restores
 expect_kernel "init_module nvme .*-> 0"
 [ "$(state)" = idle ] && ok || fail "after a stop while unloaded the state is $(state), expected idle (restored)"
 expect_log "MESSAGE_ID=7bc368d6005b4d99b5e15d0902c4c229"
-[ -e "$root$guard_file" ] && fail "reload guard outlived the daemon" || ok
+[ -e "$root$guard_file" ] && fail "reload block outlived the daemon" || ok
 stop_container
 }
 run_case blocked
@@ -185,7 +185,7 @@ start_daemon
 sleep 0.5
 wait_state unloaded-waiting-driver || return 1
 expect_log "previous state unloaded-waiting-driver"
-[ -e "$root$guard_file" ] && ok || fail "reload guard not back after the restart"
+[ -e "$root$guard_file" ] && ok || fail "reload block not back after the restart"
 ready
 wait_state swapped || return 1
 stop_daemon

@@ -558,7 +558,7 @@ finish_daemon_row() {
   local after
   after=$(node_verdict)
   [ "$after" = "$raw" ] || fail "a clean stop changed the node from $raw to $after"
-  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "the reload guard outlived the daemon"
+  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "the reload block outlived the daemon"
 }
 
 # Did the scripted fault fire, and was it absorbed (the swap still completed)?
@@ -640,7 +640,7 @@ run_kill_row() {
     unloaded-waiting-driver)
       start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; kill_daemon
       start_daemon; wait_log "previous state unloaded-waiting-driver"; wait_log "started in state" 2
-      [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] || fail "reload guard not back after the restart"
+      [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] || fail "reload block not back after the restart"
       ready; wait_state swapped ;;
     loading)
       start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
@@ -1276,7 +1276,7 @@ created_never_started() {
   [ "$verdict" = in-tree ] || fail "the node is $verdict, expected in-tree, untouched"
   stop_daemon
   [ "$(node_verdict)" = in-tree ] || fail "a clean stop changed the node to $(node_verdict)"
-  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "a reload guard for a container that never started"
+  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "a reload block for a container that never started"
 }
 
 # started_by_fifo RUNTIME: created as above, its fifo under the runtime's
@@ -1643,7 +1643,7 @@ run_deadline_row() {
 no_module_call_yet() {
   grep -qE "^(delete_module|init_module|finit_module)" "$tmp/kernel.log" 2>/dev/null &&
     fail "observe made a module call: $(grep -E '^(delete|init|finit)' "$tmp/kernel.log" | head -3)"
-  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "observe wrote the reload guard"
+  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "observe wrote the reload block"
   return 0
 }
 

@@ -39,7 +39,7 @@ typedef struct ModuleStack {
 } ModuleStack;
 
 /* The modules that make up the NVMe host stack, NULL-terminated: the one
- * list the guard, the daemon's uevent filter, its reload guard and its
+ * list the guard, the daemon's uevent filter, its reload block and its
  * health check use. These are the modules of drivers/nvme/host, whose
  * build must be one (NVIDIA's or the kernel's). What they depend on and
  * share with others (drivers/nvme/common's nvme_auth and nvme_keyring,

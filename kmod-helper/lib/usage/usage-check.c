@@ -10,7 +10,7 @@
 #include "usage/mount-namespaces.h"
 #include "usage/mount-users.h"
 #include "usage/process-users.h"
-#include "usage/swap-users.h"
+#include "usage/swap-space-users.h"
 #include "usage/usage-check.h"
 #include "usage/usage-scan.h"
 #include "util/macro.h"
@@ -212,7 +212,7 @@ static int run_sources(UsageScan *s) {
         int r;
 
         if ((r = holder_set_read(s->devices, &s->holders, &s->collector)) < 0 ||
-            (r = usage_scan_build_index(s)) < 0 || (r = mount_users_read(s)) < 0 || (r = swap_users_read(s)) < 0 ||
+            (r = usage_scan_build_index(s)) < 0 || (r = mount_users_read(s)) < 0 || (r = swap_space_users_read(s)) < 0 ||
             (r = mount_namespaces_read(s)) < 0 ||
             (r = holder_set_to_usages(&s->holders, s->devices, &s->collector)) < 0 ||
             (r = process_users_read(s)) < 0 || (r = exclusive_open_check(s)) < 0)

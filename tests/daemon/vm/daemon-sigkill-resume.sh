@@ -3,7 +3,7 @@
 # The daemon runs as its shipped unit (Restart=on-failure, RestartSec=5s) and
 # is SIGKILLed while it waits for the ready file, the in-tree stack unloaded.
 # systemd restarts it; it must resume from its state file (not restore, not
-# unload again), keep the reload guard, and complete the swap when the ready
+# unload again), keep the reload block, and complete the swap when the ready
 # file appears, reporting the namespaces it recorded before the first unload.
 . "$VM_LIB"
 . "${BASH_SOURCE[0]%/*}/lib-swapguard.sh"
@@ -36,7 +36,7 @@ assert_not_loaded nvme
 assert_file "$SG_GUARD"
 # Removed by the unit's ExecStopPost= when the killed daemon could not, and
 # written again by the restarted one: a new file.
-assert_ne "$guard_inode" "$(stat -c %i "$SG_GUARD")" "reload guard inode (removed at the kill, rewritten at the restart)"
+assert_ne "$guard_inode" "$(stat -c %i "$SG_GUARD")" "reload block inode (removed at the kill, rewritten at the restart)"
 assert_contains "$(sg_journal_text)" "previous state unloaded-waiting-driver, container ${SG_CID:0:12}" \
 	"the restarted daemon's reconcile"
 sg_assert_daemon_sees_kallsyms

@@ -145,7 +145,7 @@ sg_start() {
 	vm_pass "$SG_UNIT started (pid $(sg_main_pid), state $(sg_state))"
 }
 
-# sg_stop: stop the unit; the reload guard must not outlive the daemon.
+# sg_stop: stop the unit; the reload block must not outlive the daemon.
 sg_stop() {
 	systemctl stop "$SG_UNIT"
 	assert_no_file "$SG_GUARD"

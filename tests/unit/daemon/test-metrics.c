@@ -149,17 +149,17 @@ Test(metrics, label_values_escaped) {
 }
 
 Test(metrics, fabrics_buckets) {
-        cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_LIVE), METRICS_FABRICS_RECORDED);
-        cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_PENDING), METRICS_FABRICS_PENDING);
-        cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_FAILED), METRICS_FABRICS_PENDING);
-        cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_NAMESPACES_MISSING), METRICS_FABRICS_PENDING);
-        cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_RECONNECTED), METRICS_FABRICS_BACK);
-        cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_ALREADY_LIVE), METRICS_FABRICS_BACK);
-        cr_expect_eq(metrics_fabrics_bucket(GUARD_FABRICS_LOST), METRICS_FABRICS_LOST);
+        cr_expect_eq(metrics_fabrics_bucket(NODE_FABRICS_LIVE), METRICS_FABRICS_RECORDED);
+        cr_expect_eq(metrics_fabrics_bucket(NODE_FABRICS_PENDING), METRICS_FABRICS_PENDING);
+        cr_expect_eq(metrics_fabrics_bucket(NODE_FABRICS_FAILED), METRICS_FABRICS_PENDING);
+        cr_expect_eq(metrics_fabrics_bucket(NODE_FABRICS_NAMESPACES_MISSING), METRICS_FABRICS_PENDING);
+        cr_expect_eq(metrics_fabrics_bucket(NODE_FABRICS_RECONNECTED), METRICS_FABRICS_BACK);
+        cr_expect_eq(metrics_fabrics_bucket(NODE_FABRICS_ALREADY_LIVE), METRICS_FABRICS_BACK);
+        cr_expect_eq(metrics_fabrics_bucket(NODE_FABRICS_LOST), METRICS_FABRICS_LOST);
         cr_expect_lt(metrics_fabrics_bucket(_GUARD_FABRICS_OUTCOME_MAX), 0);
         for (int o = 0; o < _GUARD_FABRICS_OUTCOME_MAX; o++)
                 cr_expect_not_null(metrics_fabrics_bucket_to_string(metrics_fabrics_bucket(o)),
-                                   "outcome %s has no bucket", guard_fabrics_outcome_to_string(o));
+                                   "outcome %s has no bucket", node_fabrics_outcome_to_string(o));
 }
 
 /* What is written is what a restart reads back. */

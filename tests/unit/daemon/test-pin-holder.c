@@ -1,26 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The daemon's side of the pin (pin-holder.c) against scripted GuardOps
+/* The daemon's side of the pin (pin-holder.c) against scripted NodeOps
  * pin answers: what is held, when it changed, and that a check that cannot
  * be made keeps the pin as it is (never fail open). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <string.h>
 
-#include "guard/guard-ops.h"
-#include "guard/pin-holder.h"
+#include "node/node-ops.h"
+#include "node/pin-holder.h"
 #include "util/strv.h"
 
 static const char *scripted_reason; /* NULL: nothing in use */
 static int scripted_error;
 static unsigned calls;
 
-static int scripted_refresh(void *userdata, GuardPin **ret) {
-        GuardPin *p;
+static int scripted_refresh(void *userdata, NodePin **ret) {
+        NodePin *p;
 
         calls++;
         if (scripted_error)
                 return -scripted_error;
-        p = calloc(1, sizeof(GuardPin));
+        p = calloc(1, sizeof(NodePin));
         cr_assert_not_null(p);
         p->modules = strv_new_empty();
         p->reasons = strv_new_empty();
@@ -35,8 +35,8 @@ static int scripted_refresh(void *userdata, GuardPin **ret) {
         return 0;
 }
 
-static const GuardOps ops = { .pin_refresh = scripted_refresh };
-static const GuardOps no_pin_ops = {};
+static const NodeOps ops = { .pin_refresh = scripted_refresh };
+static const NodeOps no_pin_ops = {};
 
 Test(pin_holder, takes_keeps_and_lets_go) {
         PinHolder *h = pin_holder_new(&ops);

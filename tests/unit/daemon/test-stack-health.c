@@ -9,10 +9,10 @@
 #include "swap/stack-health.h"
 #include "util/strv.h"
 
-#define A GUARD_ORIGIN_ABSENT
-#define I GUARD_ORIGIN_IN_TREE
-#define N GUARD_ORIGIN_NVIDIA
-#define O GUARD_ORIGIN_OUT_OF_TREE
+#define A NODE_ORIGIN_ABSENT
+#define I NODE_ORIGIN_IN_TREE
+#define N NODE_ORIGIN_NVIDIA
+#define O NODE_ORIGIN_OUT_OF_TREE
 
 /* The members each member depends on, as the host's modules.dep says it
  * (Debian 6.1.0 and 6.12.118+deb12: nvme-tcp.ko: nvme-fabrics.ko
@@ -30,16 +30,16 @@ static const char *const needs_61[][3] = {
 static bool graph_known = true;
 
 /* core, nvme, fabrics, tcp, rdma, fc, auth (shared, as on 6.12) */
-static GuardStack *stack(GuardOrigin core, GuardOrigin nvme, GuardOrigin fabrics, GuardOrigin tcp, GuardOrigin rdma,
-                         GuardOrigin fc, GuardOrigin auth) {
+static NodeStack *stack(NodeOrigin core, NodeOrigin nvme, NodeOrigin fabrics, NodeOrigin tcp, NodeOrigin rdma,
+                         NodeOrigin fc, NodeOrigin auth) {
         static const char *const names[] = { "nvme_core", "nvme", "nvme_fabrics", "nvme_tcp",
                                              "nvme_rdma", "nvme_fc", "nvme_auth" };
-        GuardOrigin o[] = { core, nvme, fabrics, tcp, rdma, fc, auth };
-        GuardStack *s = calloc(1, sizeof(*s));
+        NodeOrigin o[] = { core, nvme, fabrics, tcp, rdma, fc, auth };
+        NodeStack *s = calloc(1, sizeof(*s));
 
-        s->modules = calloc(7, sizeof(GuardModule));
+        s->modules = calloc(7, sizeof(NodeModule));
         for (size_t i = 0; i < 7; i++) {
-                s->modules[i] = (GuardModule) { .name = strdup(names[i]), .origin = o[i], .shared = i == 6 };
+                s->modules[i] = (NodeModule) { .name = strdup(names[i]), .origin = o[i], .shared = i == 6 };
                 if (i < 6 && graph_known) {
                         s->modules[i].needs = strv_new_empty();
                         for (size_t k = 1; k < 3 && needs_61[i][k]; k++)
@@ -50,7 +50,7 @@ static GuardStack *stack(GuardOrigin core, GuardOrigin nvme, GuardOrigin fabrics
         return s;
 }
 
-static StackHealth check(GuardStack *s, char *const *wanted) {
+static StackHealth check(NodeStack *s, char *const *wanted) {
         StackHealth h = stack_health_check(s, wanted);
         /* The names point into s or are static: copy before freeing. */
         static char mod[32], other[32];
@@ -59,7 +59,7 @@ static StackHealth check(GuardStack *s, char *const *wanted) {
                 h.module = strncpy(mod, h.module, sizeof(mod) - 1);
         if (h.other)
                 h.other = strncpy(other, h.other, sizeof(other) - 1);
-        guard_stack_free(s);
+        node_stack_free(s);
         return h;
 }
 

@@ -152,35 +152,35 @@ Test(stack_settle, a_working_stack_forgets_the_suspicion) {
 
 /* ---- the loaded set's signature ---------------------------------------- */
 
-static GuardStack *stack2(GuardOrigin core, GuardOrigin nvme) {
-        GuardStack *s = calloc(1, sizeof(*s));
+static NodeStack *stack2(NodeOrigin core, NodeOrigin nvme) {
+        NodeStack *s = calloc(1, sizeof(*s));
 
-        s->modules = calloc(2, sizeof(GuardModule));
+        s->modules = calloc(2, sizeof(NodeModule));
         s->n_modules = 2;
-        s->modules[0] = (GuardModule) { .name = strdup("nvme_core"), .origin = core };
-        s->modules[1] = (GuardModule) { .name = strdup("nvme"), .origin = nvme };
+        s->modules[0] = (NodeModule) { .name = strdup("nvme_core"), .origin = core };
+        s->modules[1] = (NodeModule) { .name = strdup("nvme"), .origin = nvme };
         return s;
 }
 
 Test(stack_settle, signature_tells_loaded_sets_apart) {
-        GuardStack *a = stack2(GUARD_ORIGIN_NVIDIA, GUARD_ORIGIN_ABSENT);
-        GuardStack *b = stack2(GUARD_ORIGIN_NVIDIA, GUARD_ORIGIN_NVIDIA);
-        GuardStack *c = stack2(GUARD_ORIGIN_IN_TREE, GUARD_ORIGIN_IN_TREE);
-        GuardStack *a2 = stack2(GUARD_ORIGIN_NVIDIA, GUARD_ORIGIN_ABSENT);
+        NodeStack *a = stack2(NODE_ORIGIN_NVIDIA, NODE_ORIGIN_ABSENT);
+        NodeStack *b = stack2(NODE_ORIGIN_NVIDIA, NODE_ORIGIN_NVIDIA);
+        NodeStack *c = stack2(NODE_ORIGIN_IN_TREE, NODE_ORIGIN_IN_TREE);
+        NodeStack *a2 = stack2(NODE_ORIGIN_NVIDIA, NODE_ORIGIN_ABSENT);
 
         cr_assert_neq(stack_settle_signature(a), stack_settle_signature(b));
         cr_assert_neq(stack_settle_signature(b), stack_settle_signature(c), "same names, other build");
         cr_assert_eq(stack_settle_signature(a), stack_settle_signature(a2));
-        guard_stack_free(a);
-        guard_stack_free(b);
-        guard_stack_free(c);
-        guard_stack_free(a2);
+        node_stack_free(a);
+        node_stack_free(b);
+        node_stack_free(c);
+        node_stack_free(a2);
 }
 
 /* ---- a repair never takes out a module in use ------------------------- */
 
 Test(stack_settle, repair_in_use_counts_references_beyond_holders) {
-        GuardStack *s = stack2(GUARD_ORIGIN_NVIDIA, GUARD_ORIGIN_ABSENT);
+        NodeStack *s = stack2(NODE_ORIGIN_NVIDIA, NODE_ORIGIN_ABSENT);
         ProcModules *pm = NULL;
         unsigned refs = 99;
 
@@ -195,14 +195,14 @@ Test(stack_settle, repair_in_use_counts_references_beyond_holders) {
         cr_assert_null(stack_settle_repair_in_use(s, pm, &refs));
         cr_assert_eq(refs, 0);
         proc_modules_free(pm);
-        guard_stack_free(s);
+        node_stack_free(s);
 
         /* the in-tree stack is not what a repair takes out */
-        s = stack2(GUARD_ORIGIN_IN_TREE, GUARD_ORIGIN_ABSENT);
+        s = stack2(NODE_ORIGIN_IN_TREE, NODE_ORIGIN_ABSENT);
         cr_assert_eq(proc_modules_parse("nvme_core 196608 3 - Live 0x0\n", &pm), 0);
         cr_assert_null(stack_settle_repair_in_use(s, pm, NULL));
         proc_modules_free(pm);
-        guard_stack_free(s);
+        node_stack_free(s);
 }
 
 /* ---- the container's module calls, as /proc shows them ------------------ */

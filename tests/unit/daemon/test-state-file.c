@@ -10,9 +10,9 @@
 
 Test(state_file, round_trip_through_a_fake_root) {
         char root[] = "/tmp/test-daemon-state-XXXXXX";
-        GuardNamespace ns[] = { { .name = (char *) "nvme0n1", .serial = (char *) "SER1", .nsid = 1 },
+        NodeNamespace ns[] = { { .name = (char *) "nvme0n1", .serial = (char *) "SER1", .nsid = 1 },
                                 { .name = (char *) "nvme1n1", .serial = (char *) "SER2", .nsid = 3 } };
-        GuardNamespaces nss = { .items = ns, .n = 2 };
+        NodeNamespaces nss = { .items = ns, .n = 2 };
         char *mods[] = { (char *) "nvme", (char *) "nvme_core", NULL };
         char *builds[] = { (char *) "nvme: container", (char *) "nvme_auth: shared-from-host", NULL };
         char *build_mods[] = { (char *) "nvme_auth", (char *) "nvme_core", (char *) "nvme", NULL };
@@ -94,17 +94,17 @@ Test(state_file, bad_input) {
 }
 
 Test(state_file, namespaces_missing) {
-        GuardNamespace before_items[] = { { .name = (char *) "nvme0n1", .serial = (char *) "A", .nsid = 1 },
+        NodeNamespace before_items[] = { { .name = (char *) "nvme0n1", .serial = (char *) "A", .nsid = 1 },
                                           { .name = (char *) "nvme1n1", .serial = (char *) "B", .nsid = 1 } };
-        GuardNamespace now_items[] = { { .name = (char *) "nvme1n1", .serial = (char *) "A", .nsid = 1 } };
-        GuardNamespaces before = { .items = before_items, .n = 2 }, now = { .items = now_items, .n = 1 };
+        NodeNamespace now_items[] = { { .name = (char *) "nvme1n1", .serial = (char *) "A", .nsid = 1 } };
+        NodeNamespaces before = { .items = before_items, .n = 2 }, now = { .items = now_items, .n = 1 };
         char **missing = NULL;
 
-        cr_assert_eq(guard_namespaces_missing(&before, &now, &missing), 0);
+        cr_assert_eq(node_namespaces_missing(&before, &now, &missing), 0);
         cr_assert_eq(strv_length(missing), 1, "matched by serial+nsid, not by name");
         cr_assert_str_eq(missing[0], "B/1 (nvme1n1)");
         strv_free(missing);
-        cr_assert_eq(guard_namespaces_missing(&now, &before, &missing), 0);
+        cr_assert_eq(node_namespaces_missing(&now, &before, &missing), 0);
         cr_assert_null(missing);
 }
 

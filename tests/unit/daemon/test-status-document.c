@@ -10,18 +10,18 @@
 #include "host/host-root.h"
 #include "publish/status-document.h"
 
-static GuardModule swapped_modules[] = {
-        { .name = (char *) "nvme_core", .origin = GUARD_ORIGIN_NVIDIA, .gds_hooks = false },
-        { .name = (char *) "nvme", .origin = GUARD_ORIGIN_NVIDIA, .gds_hooks = true,
+static NodeModule swapped_modules[] = {
+        { .name = (char *) "nvme_core", .origin = NODE_ORIGIN_NVIDIA, .gds_hooks = false },
+        { .name = (char *) "nvme", .origin = NODE_ORIGIN_NVIDIA, .gds_hooks = true,
           .gds_generations = (char *) "v1" },
-        { .name = (char *) "nvme_rdma", .origin = GUARD_ORIGIN_ABSENT, .gds_hooks = false },
-        { .name = (char *) "nvme_auth", .origin = GUARD_ORIGIN_IN_TREE, .shared = true,
+        { .name = (char *) "nvme_rdma", .origin = NODE_ORIGIN_ABSENT, .gds_hooks = false },
+        { .name = (char *) "nvme_auth", .origin = NODE_ORIGIN_IN_TREE, .shared = true,
           .build = (char *) "shared-from-host" },
 };
-static GuardStack swapped_stack = { .modules = swapped_modules, .n_modules = 4 };
+static NodeStack swapped_stack = { .modules = swapped_modules, .n_modules = 4 };
 
-static GuardNamespace ns[] = { { .name = (char *) "nvme0n1", .serial = (char *) "SER1", .nsid = 1 } };
-static GuardNamespaces nss = { .items = ns, .n = 1 };
+static NodeNamespace ns[] = { { .name = (char *) "nvme0n1", .serial = (char *) "SER1", .nsid = 1 } };
+static NodeNamespaces nss = { .items = ns, .n = 1 };
 static char *before[] = { (char *) "nvme", (char *) "nvme_core", NULL };
 
 static StateFile swapped_record(void) {
@@ -37,7 +37,7 @@ static StateFile swapped_record(void) {
         };
 }
 
-static StatusFacts facts(const StateFile *record, const GuardStack *stack) {
+static StatusFacts facts(const StateFile *record, const NodeStack *stack) {
         return (StatusFacts) {
                 .record = record,
                 .stack = stack,
@@ -153,10 +153,10 @@ Test(status_document, unreadable_stack_and_boot_id_say_unknown) {
 }
 
 Test(status_document, live_build_is_nvme_then_nvme_core_then_absent) {
-        GuardModule in_tree[] = { { .name = (char *) "nvme_core", .origin = GUARD_ORIGIN_IN_TREE },
-                                  { .name = (char *) "nvme", .origin = GUARD_ORIGIN_ABSENT } };
-        GuardModule none[] = { { .name = (char *) "nvme_core", .origin = GUARD_ORIGIN_ABSENT } };
-        GuardStack s1 = { .modules = in_tree, .n_modules = 2 }, s2 = { .modules = none, .n_modules = 1 };
+        NodeModule in_tree[] = { { .name = (char *) "nvme_core", .origin = NODE_ORIGIN_IN_TREE },
+                                  { .name = (char *) "nvme", .origin = NODE_ORIGIN_ABSENT } };
+        NodeModule none[] = { { .name = (char *) "nvme_core", .origin = NODE_ORIGIN_ABSENT } };
+        NodeStack s1 = { .modules = in_tree, .n_modules = 2 }, s2 = { .modules = none, .n_modules = 1 };
         StateFile r = { .state = SWAP_STATE_IDLE };
         StatusFacts f = facts(&r, &s1);
         json_object *o = parse(&f);
@@ -254,15 +254,15 @@ Test(status_document, publish_reads_the_hosts_boot_id) {
 }
 
 Test(status_document, hooks_generation_of_the_live_build) {
-        GuardModule in_tree[] = { { .name = (char *) "nvme_core", .origin = GUARD_ORIGIN_IN_TREE },
-                                  { .name = (char *) "nvme", .origin = GUARD_ORIGIN_IN_TREE } };
-        GuardStack in_tree_stack = { .modules = in_tree, .n_modules = 2 };
-        GuardModule rdma_only[] = { { .name = (char *) "nvme_core", .origin = GUARD_ORIGIN_NVIDIA },
-                                    { .name = (char *) "nvme", .origin = GUARD_ORIGIN_ABSENT,
+        NodeModule in_tree[] = { { .name = (char *) "nvme_core", .origin = NODE_ORIGIN_IN_TREE },
+                                  { .name = (char *) "nvme", .origin = NODE_ORIGIN_IN_TREE } };
+        NodeStack in_tree_stack = { .modules = in_tree, .n_modules = 2 };
+        NodeModule rdma_only[] = { { .name = (char *) "nvme_core", .origin = NODE_ORIGIN_NVIDIA },
+                                    { .name = (char *) "nvme", .origin = NODE_ORIGIN_ABSENT,
                                       .gds_generations = (char *) "v2" },
-                                    { .name = (char *) "nvme_rdma", .origin = GUARD_ORIGIN_NVIDIA,
+                                    { .name = (char *) "nvme_rdma", .origin = NODE_ORIGIN_NVIDIA,
                                       .gds_hooks = true, .gds_generations = (char *) "v1" } };
-        GuardStack rdma_stack = { .modules = rdma_only, .n_modules = 3 };
+        NodeStack rdma_stack = { .modules = rdma_only, .n_modules = 3 };
 
         cr_assert_str_eq(status_hooks_generation(&swapped_stack), "v1");
         cr_assert_str_eq(status_hooks_generation(&in_tree_stack), "none", "read, and no hooks: not null");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The manager's actions against scripted guard outcomes: a Manager built on
- * a GuardOps whose "kernel" is two module origins and a queue of unload
- * outcomes, in a fake root (state file, reload guard). Each test feeds
+ * a NodeOps whose "kernel" is two module origins and a queue of unload
+ * outcomes, in a fake root (state file, reload block). Each test feeds
  * events through manager_dispatch() and checks the calls made to the guard,
  * the state reached and the journal entries written (captured from stderr,
  * where the log goes outside systemd). */
@@ -25,8 +25,8 @@
 #define MAX_BLOCKERS 4
 
 typedef struct Script {
-        GuardOrigin nvme_core, nvme;                 /* the "kernel" */
-        GuardUnloadOutcome unload[MAX_OUTCOMES];     /* one per unload call, in order */
+        NodeOrigin nvme_core, nvme;                 /* the "kernel" */
+        NodeUnloadOutcome unload[MAX_OUTCOMES];     /* one per unload call, in order */
         size_t n_unload, unload_calls;
         const char *blockers[MAX_BLOCKERS + 1];      /* in use now (NULL-terminated) */
         bool restore_fails;
@@ -42,32 +42,32 @@ static Manager *manager;
 static FILE *log_file;
 static char root[] = "/tmp/test-swap-actions-XXXXXX";
 
-static int fake_read_stack(void *userdata, GuardStack **ret) {
+static int fake_read_stack(void *userdata, NodeStack **ret) {
         Script *s = userdata;
-        GuardStack *g = calloc(1, sizeof(*g));
+        NodeStack *g = calloc(1, sizeof(*g));
 
         cr_assert_not_null(g);
-        g->modules = calloc(2, sizeof(GuardModule));
+        g->modules = calloc(2, sizeof(NodeModule));
         cr_assert_not_null(g->modules);
-        g->modules[0] = (GuardModule) { .name = strdup("nvme_core"), .origin = s->nvme_core };
-        g->modules[1] = (GuardModule) { .name = strdup("nvme"), .origin = s->nvme };
+        g->modules[0] = (NodeModule) { .name = strdup("nvme_core"), .origin = s->nvme_core };
+        g->modules[1] = (NodeModule) { .name = strdup("nvme"), .origin = s->nvme };
         g->n_modules = 2;
         *ret = g;
         return 0;
 }
 
-static void blockers_fill(const Script *s, GuardBlockers *b) {
+static void blockers_fill(const Script *s, NodeBlockers *b) {
         for (size_t i = 0; s->blockers[i]; i++) {
-                b->items = realloc(b->items, (b->n + 1) * sizeof(GuardBlocker));
+                b->items = realloc(b->items, (b->n + 1) * sizeof(NodeBlocker));
                 cr_assert_not_null(b->items);
-                b->items[b->n++] = (GuardBlocker) { .device = strdup("nvme0n1p1"), .kind = strdup("mounted"),
+                b->items[b->n++] = (NodeBlocker) { .device = strdup("nvme0n1p1"), .kind = strdup("mounted"),
                                                     .where = strdup("/data"), .description = strdup(s->blockers[i]) };
         }
 }
 
-static int fake_unload(void *userdata, char *const *recorded, GuardUnloadResult **ret) {
+static int fake_unload(void *userdata, char *const *recorded, NodeUnloadResult **ret) {
         Script *s = userdata;
-        GuardUnloadResult *u = calloc(1, sizeof(*u));
+        NodeUnloadResult *u = calloc(1, sizeof(*u));
 
         cr_assert_not_null(u);
         strv_free(s->unload_recorded);
@@ -77,7 +77,7 @@ static int fake_unload(void *userdata, char *const *recorded, GuardUnloadResult 
         (void) strv_extend(&s->calls, "unload");
         u->outcome = s->unload[s->unload_calls++];
         switch (u->outcome) {
-        case GUARD_UNLOAD_REMOVED:
+        case NODE_UNLOAD_REMOVED:
                 (void) strv_extend(&u->removed, "nvme");
                 (void) strv_extend(&u->removed, "nvme_core");
                 /* The library takes the build's shared modules out with it
@@ -86,14 +86,14 @@ static int fake_unload(void *userdata, char *const *recorded, GuardUnloadResult 
                         (void) strv_extend(&u->removed, "nvme_auth");
                 if (s->kept)
                         (void) strv_extend(&u->kept, s->kept);
-                s->nvme = s->nvme_core = GUARD_ORIGIN_ABSENT;
+                s->nvme = s->nvme_core = NODE_ORIGIN_ABSENT;
                 break;
-        case GUARD_UNLOAD_REFUSED:
+        case NODE_UNLOAD_REFUSED:
                 blockers_fill(s, &u->blockers);
                 break;
-        case GUARD_UNLOAD_FAILED_UNRESTORED:
+        case NODE_UNLOAD_FAILED_UNRESTORED:
                 /* nvme went, nvme_core refused, nvme could not be put back. */
-                s->nvme = GUARD_ORIGIN_ABSENT;
+                s->nvme = NODE_ORIGIN_ABSENT;
                 u->failed_module = strdup("nvme_core");
                 u->failed_errno = EBUSY;
                 break;
@@ -106,9 +106,9 @@ static int fake_unload(void *userdata, char *const *recorded, GuardUnloadResult 
         return 0;
 }
 
-static int fake_restore(void *userdata, char *const *modules, GuardLoadResult **ret) {
+static int fake_restore(void *userdata, char *const *modules, NodeLoadResult **ret) {
         Script *s = userdata;
-        GuardLoadResult *l = calloc(1, sizeof(*l));
+        NodeLoadResult *l = calloc(1, sizeof(*l));
 
         cr_assert_not_null(l);
         (void) strv_extend(&s->calls, "restore");
@@ -117,7 +117,7 @@ static int fake_restore(void *userdata, char *const *modules, GuardLoadResult **
                 l->failed_errno = ENOEXEC;
                 l->failed_reason = strdup("scripted failure");
         } else {
-                s->nvme = s->nvme_core = GUARD_ORIGIN_IN_TREE;
+                s->nvme = s->nvme_core = NODE_ORIGIN_IN_TREE;
                 (void) strv_extend(&l->loaded, "nvme_core");
                 (void) strv_extend(&l->loaded, "nvme");
         }
@@ -126,18 +126,18 @@ static int fake_restore(void *userdata, char *const *modules, GuardLoadResult **
 }
 
 static int fake_load_from(void *userdata, const char *tree, int root_fd, char *const *modules, unsigned timeout_sec,
-                          GuardLoadResult **ret) {
+                          NodeLoadResult **ret) {
         Script *s = userdata;
 
         (void) strv_extend(&s->calls, "load");
-        *ret = calloc(1, sizeof(GuardLoadResult));
-        s->nvme = s->nvme_core = GUARD_ORIGIN_NVIDIA;
+        *ret = calloc(1, sizeof(NodeLoadResult));
+        s->nvme = s->nvme_core = NODE_ORIGIN_NVIDIA;
         return *ret ? 0 : -ENOMEM;
 }
 
-static int fake_check_usage(void *userdata, GuardBlockers **ret) {
+static int fake_check_usage(void *userdata, NodeBlockers **ret) {
         Script *s = userdata;
-        GuardBlockers *b = calloc(1, sizeof(*b));
+        NodeBlockers *b = calloc(1, sizeof(*b));
 
         cr_assert_not_null(b);
         s->check_usage_calls++;
@@ -146,8 +146,8 @@ static int fake_check_usage(void *userdata, GuardBlockers **ret) {
         return 0;
 }
 
-static int fake_scan_namespaces(void *userdata, GuardNamespaces **ret) {
-        *ret = calloc(1, sizeof(GuardNamespaces));
+static int fake_scan_namespaces(void *userdata, NodeNamespaces **ret) {
+        *ret = calloc(1, sizeof(NodeNamespaces));
         return *ret ? 0 : -ENOMEM;
 }
 
@@ -156,7 +156,7 @@ static int fake_nvme_driverless(void *userdata, bool *ret) {
         return 0;
 }
 
-static const GuardOps scripted_ops = {
+static const NodeOps scripted_ops = {
         .unload = fake_unload,
         .load_from = fake_load_from,
         .restore = fake_restore,
@@ -171,7 +171,7 @@ static void setup(void) {
         Config *c = NULL;
         char cmd[128];
 
-        script = (Script) { .nvme_core = GUARD_ORIGIN_IN_TREE, .nvme = GUARD_ORIGIN_IN_TREE };
+        script = (Script) { .nvme_core = NODE_ORIGIN_IN_TREE, .nvme = NODE_ORIGIN_IN_TREE };
         cr_assert_not_null(mkdtemp(root));
         snprintf(cmd, sizeof(cmd), "mkdir -p %s/run", root);
         cr_assert_eq(system(cmd), 0);
@@ -242,7 +242,7 @@ static char *calls(void) {
 TestSuite(swap_actions, .init = setup, .fini = teardown);
 
 Test(swap_actions, a_refusal_reports_its_blockers_once) {
-        script.unload[script.n_unload++] = GUARD_UNLOAD_REFUSED;
+        script.unload[script.n_unload++] = NODE_UNLOAD_REFUSED;
         script.blockers[0] = "nvme0n1p1 is mounted on /data";
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
@@ -266,7 +266,7 @@ Test(swap_actions, a_refusal_reports_its_blockers_once) {
 
         /* Cleared: the re-check unloads, and the record forgets the blockers. */
         script.blockers[0] = script.blockers[1] = NULL;
-        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
+        script.unload[script.n_unload++] = NODE_UNLOAD_REMOVED;
         manager_dispatch(manager, SWAP_EVENT_USAGE_CHANGED);
         cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
         cr_assert_str_eq(calls(), "unload unload");
@@ -277,12 +277,12 @@ Test(swap_actions, a_refusal_reports_its_blockers_once) {
 }
 
 Test(swap_actions, an_unload_failed_unrestored_leads_to_a_restore) {
-        script.unload[script.n_unload++] = GUARD_UNLOAD_FAILED_UNRESTORED;
+        script.unload[script.n_unload++] = NODE_UNLOAD_FAILED_UNRESTORED;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_str_eq(calls(), "unload restore");
         cr_assert_eq(manager->swap.state, SWAP_STATE_RESTORED);
-        cr_assert_eq(script.nvme, GUARD_ORIGIN_IN_TREE);
+        cr_assert_eq(script.nvme, NODE_ORIGIN_IN_TREE);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_FAILED), 1);
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_RESTORED), 1);
         /* What the unload took away is what the restore was asked for. */
@@ -291,7 +291,7 @@ Test(swap_actions, an_unload_failed_unrestored_leads_to_a_restore) {
 }
 
 Test(swap_actions, an_unrestored_failure_whose_restore_fails_is_failed) {
-        script.unload[script.n_unload++] = GUARD_UNLOAD_FAILED_UNRESTORED;
+        script.unload[script.n_unload++] = NODE_UNLOAD_FAILED_UNRESTORED;
         script.restore_fails = true;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
@@ -304,31 +304,31 @@ Test(swap_actions, an_unrestored_failure_whose_restore_fails_is_failed) {
 /* A daemon killed mid-load whose container then vanished: NVIDIA's
  * nvme_core is loaded alone, the container exits while we wait, and the
  * guard's unload of that half has the given outcome. */
-static void container_exits_over_a_half_loaded_build(GuardUnloadOutcome outcome) {
+static void container_exits_over_a_half_loaded_build(NodeUnloadOutcome outcome) {
         manager->swap.state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
-        script.nvme_core = GUARD_ORIGIN_NVIDIA;
-        script.nvme = GUARD_ORIGIN_ABSENT;
+        script.nvme_core = NODE_ORIGIN_NVIDIA;
+        script.nvme = NODE_ORIGIN_ABSENT;
         script.unload[script.n_unload++] = outcome;
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_EXITED);
 }
 
 Test(swap_actions, a_half_loaded_build_is_removed_before_the_restore) {
-        container_exits_over_a_half_loaded_build(GUARD_UNLOAD_REMOVED);
+        container_exits_over_a_half_loaded_build(NODE_UNLOAD_REMOVED);
         cr_assert_str_eq(calls(), "unload restore");
         cr_assert_eq(manager->swap.state, SWAP_STATE_RESTORED);
-        cr_assert_eq(script.nvme_core, GUARD_ORIGIN_IN_TREE);
+        cr_assert_eq(script.nvme_core, NODE_ORIGIN_IN_TREE);
 }
 
 Test(swap_actions, a_half_loaded_build_that_cannot_go_is_not_restored_over) {
-        container_exits_over_a_half_loaded_build(GUARD_UNLOAD_REFUSED);
+        container_exits_over_a_half_loaded_build(NODE_UNLOAD_REFUSED);
         cr_assert_str_eq(calls(), "unload", "restored over a half-loaded build: %s", calls());
         cr_assert_eq(manager->swap.state, SWAP_STATE_FAILED);
-        cr_assert_eq(script.nvme_core, GUARD_ORIGIN_NVIDIA);
+        cr_assert_eq(script.nvme_core, NODE_ORIGIN_NVIDIA);
 }
 
 Test(swap_actions, nothing_half_loaded_restores_right_away) {
         manager->swap.state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
-        script.nvme_core = script.nvme = GUARD_ORIGIN_ABSENT;
+        script.nvme_core = script.nvme = NODE_ORIGIN_ABSENT;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_EXITED);
         cr_assert_str_eq(calls(), "restore");
@@ -339,7 +339,7 @@ Test(swap_actions, nothing_half_loaded_restores_right_away) {
  * the stop's own entry rather than an abandoned swap's. */
 Test(swap_actions, a_stop_while_unloaded_restores_to_idle) {
         manager->swap.state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
-        script.nvme_core = script.nvme = GUARD_ORIGIN_ABSENT;
+        script.nvme_core = script.nvme = NODE_ORIGIN_ABSENT;
         manager->swap.stopping = true;
 
         manager_dispatch(manager, SWAP_EVENT_STOP_REQUESTED);
@@ -350,7 +350,7 @@ Test(swap_actions, a_stop_while_unloaded_restores_to_idle) {
 }
 
 Test(swap_actions, a_stop_elsewhere_touches_nothing) {
-        script.unload[script.n_unload++] = GUARD_UNLOAD_REFUSED;
+        script.unload[script.n_unload++] = NODE_UNLOAD_REFUSED;
         script.blockers[0] = "nvme0n1p1 is mounted on /data";
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
@@ -365,9 +365,9 @@ Test(swap_actions, a_stop_elsewhere_touches_nothing) {
 /* nvme went behind our back just before the container started (before the
  * stack's health was judged): the drives still need it after the swap. */
 Test(swap_actions, nvme_gone_from_under_driverless_drives_is_still_wanted) {
-        script.nvme = GUARD_ORIGIN_ABSENT;
+        script.nvme = NODE_ORIGIN_ABSENT;
         script.driverless = true;
-        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
+        script.unload[script.n_unload++] = NODE_UNLOAD_REMOVED;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
@@ -378,8 +378,8 @@ Test(swap_actions, nvme_gone_from_under_driverless_drives_is_still_wanted) {
 
 /* A fabrics-only node (no NVMe PCI function): nothing is added. */
 Test(swap_actions, nvme_core_alone_on_a_fabrics_node_stays_alone) {
-        script.nvme = GUARD_ORIGIN_ABSENT;
-        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
+        script.nvme = NODE_ORIGIN_ABSENT;
+        script.unload[script.n_unload++] = NODE_UNLOAD_REMOVED;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER);
@@ -401,7 +401,7 @@ static void ready_file_cached_present(bool on_disk) {
                 cr_assert_eq(system(cmd), 0);
         }
         manager->ready_present = true; /* the watch's last word */
-        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
+        script.unload[script.n_unload++] = NODE_UNLOAD_REMOVED;
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
 }
 
@@ -426,7 +426,7 @@ Test(swap_actions, a_ready_file_still_there_is_acted_on) {
  * load (its shared modules included, never what was loaded before it, like
  * openibd's mlx_compat), and that record goes to the unload of the build. */
 Test(swap_actions, a_load_records_what_came_from_the_tree) {
-        GuardLoadResult l = {};
+        NodeLoadResult l = {};
 
         cr_assert_eq(strv_extend(&l.from_tree, "nvme_auth"), 0);
         cr_assert_eq(strv_extend(&l.from_tree, "nvme_core"), 0);
@@ -449,7 +449,7 @@ Test(swap_actions, the_record_of_the_build_goes_to_its_unload) {
         /* (The scripted kernel's origins stay in-tree: what is under test is
          * the record's way to the unload, not the lifecycle over a build.) */
         script.kept = "nvme_keyring: held by nvmet";
-        script.unload[script.n_unload++] = GUARD_UNLOAD_REMOVED;
+        script.unload[script.n_unload++] = NODE_UNLOAD_REMOVED;
 
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_eq(manager->swap.state, SWAP_STATE_UNLOADED_WAITING_DRIVER, "state %s, calls %s", swap_state_to_string(manager->swap.state), calls());

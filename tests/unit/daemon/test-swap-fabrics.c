@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* NVMe over Fabrics across the swap, the daemon's part, against a scripted
  * guard and a scripted nvme-swapguard-fabrics.service: a Manager on
- * GuardOps whose "kernel" is module origins and a list of live fabrics
+ * NodeOps whose "kernel" is module origins and a list of live fabrics
  * connections, in a fake root; the unit's answers are result.json files
  * written here with the token of the request the daemon wrote, seen by the
  * daemon's inotify watch while the test runs its loop. Checks that the
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "guard/guard-ops-observe.h"
+#include "node/node-ops-observe.h"
 #include "host/host-root.h"
 #include "manager-dispatch.h"
 #include "manager-fabrics.h"
@@ -37,9 +37,9 @@
 #include "watch/fabrics-watch.h"
 
 typedef struct Script {
-        GuardOrigin nvme_core, nvme, nvme_fabrics;
+        NodeOrigin nvme_core, nvme, nvme_fabrics;
         int pci;                                 /* NVMe PCI functions; -1: the bus cannot be seen */
-        GuardUnloadOutcome unload;
+        NodeUnloadOutcome unload;
         size_t n_conn;                           /* the node's live connections (nvme1, nvme2, ...) */
         int read_error;                          /* fabrics_read fails with it (negative) */
         bool in_use;                             /* the usage check finds nvme1n1 mounted */
@@ -51,38 +51,38 @@ static Manager *manager;
 static FILE *log_file;
 static char root[] = "/tmp/test-swap-fabrics-XXXXXX";
 
-static int fake_read_stack(void *userdata, GuardStack **ret) {
+static int fake_read_stack(void *userdata, NodeStack **ret) {
         Script *s = userdata;
-        GuardStack *g = calloc(1, sizeof(*g));
+        NodeStack *g = calloc(1, sizeof(*g));
 
         cr_assert_not_null(g);
-        g->modules = calloc(3, sizeof(GuardModule));
-        g->modules[0] = (GuardModule) { .name = strdup("nvme_core"), .origin = s->nvme_core };
-        g->modules[1] = (GuardModule) { .name = strdup("nvme"), .origin = s->nvme };
-        g->modules[2] = (GuardModule) { .name = strdup("nvme_fabrics"), .origin = s->nvme_fabrics };
+        g->modules = calloc(3, sizeof(NodeModule));
+        g->modules[0] = (NodeModule) { .name = strdup("nvme_core"), .origin = s->nvme_core };
+        g->modules[1] = (NodeModule) { .name = strdup("nvme"), .origin = s->nvme };
+        g->modules[2] = (NodeModule) { .name = strdup("nvme_fabrics"), .origin = s->nvme_fabrics };
         g->n_modules = 3;
         *ret = g;
         return 0;
 }
 
-static int fake_unload(void *userdata, char *const *recorded, GuardUnloadResult **ret) {
+static int fake_unload(void *userdata, char *const *recorded, NodeUnloadResult **ret) {
         Script *s = userdata;
-        GuardUnloadResult *u = calloc(1, sizeof(*u));
+        NodeUnloadResult *u = calloc(1, sizeof(*u));
 
         (void) strv_extend(&s->calls, "unload");
         u->outcome = s->unload;
-        if (u->outcome == GUARD_UNLOAD_REMOVED) {
-                s->nvme = s->nvme_core = GUARD_ORIGIN_ABSENT;
+        if (u->outcome == NODE_UNLOAD_REMOVED) {
+                s->nvme = s->nvme_core = NODE_ORIGIN_ABSENT;
                 s->n_conn = 0; /* the transport's removal deletes its controllers */
         }
-        else if (u->outcome == GUARD_UNLOAD_REFUSED) {
-                u->blockers.items = calloc(1, sizeof(GuardBlocker));
-                u->blockers.items[0] = (GuardBlocker) { .device = strdup("nvme1n1"), .kind = strdup("mounted"),
+        else if (u->outcome == NODE_UNLOAD_REFUSED) {
+                u->blockers.items = calloc(1, sizeof(NodeBlocker));
+                u->blockers.items[0] = (NodeBlocker) { .device = strdup("nvme1n1"), .kind = strdup("mounted"),
                                                         .where = strdup("/data"),
                                                         .description = strdup("nvme1n1 is mounted on /data") };
                 u->blockers.n = 1;
         } else {
-                s->nvme = GUARD_ORIGIN_ABSENT;
+                s->nvme = NODE_ORIGIN_ABSENT;
                 u->failed_module = strdup("nvme_core");
                 u->failed_errno = EBUSY;
         }
@@ -90,31 +90,31 @@ static int fake_unload(void *userdata, char *const *recorded, GuardUnloadResult 
         return 0;
 }
 
-static int fake_restore(void *userdata, char *const *modules, GuardLoadResult **ret) {
+static int fake_restore(void *userdata, char *const *modules, NodeLoadResult **ret) {
         Script *s = userdata;
 
         (void) strv_extend(&s->calls, "restore");
-        s->nvme = s->nvme_core = GUARD_ORIGIN_IN_TREE;
-        *ret = calloc(1, sizeof(GuardLoadResult));
+        s->nvme = s->nvme_core = NODE_ORIGIN_IN_TREE;
+        *ret = calloc(1, sizeof(NodeLoadResult));
         return 0;
 }
 
 static int fake_load_from(void *userdata, const char *tree, int root_fd, char *const *modules, unsigned timeout_sec,
-                          GuardLoadResult **ret) {
+                          NodeLoadResult **ret) {
         Script *s = userdata;
 
         (void) strv_extend(&s->calls, "load");
-        s->nvme = s->nvme_core = GUARD_ORIGIN_NVIDIA;
-        *ret = calloc(1, sizeof(GuardLoadResult));
+        s->nvme = s->nvme_core = NODE_ORIGIN_NVIDIA;
+        *ret = calloc(1, sizeof(NodeLoadResult));
         return 0;
 }
 
-static int fake_check_usage(void *userdata, GuardBlockers **ret) {
-        GuardBlockers *b = calloc(1, sizeof(GuardBlockers));
+static int fake_check_usage(void *userdata, NodeBlockers **ret) {
+        NodeBlockers *b = calloc(1, sizeof(NodeBlockers));
 
         if (((Script *) userdata)->in_use) {
-                b->items = calloc(1, sizeof(GuardBlocker));
-                b->items[0] = (GuardBlocker) { .device = strdup("nvme1n1"), .kind = strdup("mounted"),
+                b->items = calloc(1, sizeof(NodeBlocker));
+                b->items[0] = (NodeBlocker) { .device = strdup("nvme1n1"), .kind = strdup("mounted"),
                                                .where = strdup("/data"),
                                                .description = strdup("nvme1n1 is mounted on /data") };
                 b->n = 1;
@@ -132,18 +132,18 @@ static int fake_nvme_pci_functions(void *userdata, unsigned *ret) {
         return 0;
 }
 
-static int fake_scan_namespaces(void *userdata, GuardNamespaces **ret) {
-        *ret = calloc(1, sizeof(GuardNamespaces));
+static int fake_scan_namespaces(void *userdata, NodeNamespaces **ret) {
+        *ret = calloc(1, sizeof(NodeNamespaces));
         return 0;
 }
 
 /* The node's connections: nvme<i+1>, tcp 10.0.0.<i+1>:4420. */
-static GuardFabrics *connections(const Script *s, GuardFabricsOutcome outcome) {
-        GuardFabrics *f = calloc(1, sizeof(*f));
+static NodeFabrics *connections(const Script *s, NodeFabricsOutcome outcome) {
+        NodeFabrics *f = calloc(1, sizeof(*f));
 
         cr_assert_not_null(f);
         for (size_t i = 0; i < s->n_conn; i++) {
-                GuardFabricsConnection *c = guard_fabrics_add(f);
+                NodeFabricsConnection *c = node_fabrics_add(f);
 
                 cr_assert_not_null(c);
                 cr_assert_geq(asprintf(&c->controller, "nvme%zu", i + 1), 0);
@@ -158,17 +158,17 @@ static GuardFabrics *connections(const Script *s, GuardFabricsOutcome outcome) {
         return f;
 }
 
-static int fake_fabrics_read(void *userdata, GuardFabrics **ret) {
+static int fake_fabrics_read(void *userdata, NodeFabrics **ret) {
         Script *s = userdata;
 
         (void) strv_extend(&s->calls, "fabrics_read");
         if (s->read_error < 0)
                 return s->read_error;
-        *ret = connections(s, GUARD_FABRICS_LIVE);
+        *ret = connections(s, NODE_FABRICS_LIVE);
         return 0;
 }
 
-static const GuardOps scripted_ops = {
+static const NodeOps scripted_ops = {
         .unload = fake_unload,
         .load_from = fake_load_from,
         .restore = fake_restore,
@@ -180,7 +180,7 @@ static const GuardOps scripted_ops = {
         .userdata = &script,
 };
 
-static void start_manager(const GuardOps *ops) {
+static void start_manager(const NodeOps *ops) {
         Config *c = NULL;
 
         cr_assert_eq(config_new_default(&c), 0);
@@ -196,8 +196,8 @@ static void start_manager(const GuardOps *ops) {
 static void setup(void) {
         char cmd[256];
 
-        script = (Script) { .nvme_core = GUARD_ORIGIN_IN_TREE, .nvme = GUARD_ORIGIN_IN_TREE,
-                            .unload = GUARD_UNLOAD_REMOVED, .n_conn = 1 };
+        script = (Script) { .nvme_core = NODE_ORIGIN_IN_TREE, .nvme = NODE_ORIGIN_IN_TREE,
+                            .unload = NODE_UNLOAD_REMOVED, .n_conn = 1 };
         cr_assert_not_null(mkdtemp(root));
         snprintf(cmd, sizeof(cmd), "mkdir -p %s/run/nvme-swapguard %s/run/nvme-swapguard-fabrics %s/var/log", root,
                  root, root);
@@ -326,7 +326,7 @@ Test(swap_fabrics, the_unload_waits_for_the_capture_then_goes_on) {
         s = state_file();
         cr_assert_not_null(s->fabrics);
         cr_assert_eq(s->fabrics->n, 1);
-        cr_assert_eq(s->fabrics->items[0].outcome, GUARD_FABRICS_PENDING);
+        cr_assert_eq(s->fabrics->items[0].outcome, NODE_FABRICS_PENDING);
         cr_assert_str_eq(s->fabrics->items[0].address, "10.0.0.1:4420");
         state_file_free(s);
 }
@@ -376,7 +376,7 @@ Test(swap_fabrics, a_silent_unit_keeps_the_stack_and_names_its_journal) {
 Test(swap_fabrics, a_refused_unload_after_the_capture_tidies_the_record_quietly) {
         uint64_t token;
 
-        script.unload = GUARD_UNLOAD_REFUSED;
+        script.unload = NODE_UNLOAD_REFUSED;
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         answer("capture", 0, NULL, CONN(1, "captured", ""));
         cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
@@ -426,12 +426,12 @@ Test(swap_fabrics, after_the_load_back_pending_and_lost_are_told_and_kept) {
         swap_record_persist(manager);
         s = state_file();
         cr_assert_eq(s->fabrics->n, 3);
-        cr_assert_eq(s->fabrics->items[0].outcome, GUARD_FABRICS_RECONNECTED);
-        cr_assert_eq(s->fabrics->items[1].outcome, GUARD_FABRICS_PENDING);
+        cr_assert_eq(s->fabrics->items[0].outcome, NODE_FABRICS_RECONNECTED);
+        cr_assert_eq(s->fabrics->items[1].outcome, NODE_FABRICS_PENDING);
         cr_assert_eq(s->fabrics->items[1].error, ECONNREFUSED);
         cr_assert_eq(s->fabrics->items[1].next_try_usec, now + UINT64_C(10000000));
         cr_assert_str_eq(s->fabrics->items[1].error_kind, "refused");
-        cr_assert_eq(s->fabrics->items[2].outcome, GUARD_FABRICS_LOST);
+        cr_assert_eq(s->fabrics->items[2].outcome, NODE_FABRICS_LOST);
         cr_assert_eq(status_document_to_json(&(StatusFacts) { .record = s, .version = "test" }, &text), 0);
         cr_assert_not_null(strstr(text, "tcp 10.0.0.2:4420 nqn.2026-12.test:sub: not back yet, tried again"), "%s",
                            text);
@@ -533,11 +533,11 @@ Test(swap_fabrics, before_a_load_the_capture_decides_the_transports) {
 }
 
 Test(swap_fabrics, observe_reads_and_says_would_without_a_capture) {
-        GuardOps *observe = NULL;
+        NodeOps *observe = NULL;
         uint64_t token;
 
         manager = manager_free(manager);
-        cr_assert_eq(guard_ops_observe_new(&scripted_ops, &observe), 0);
+        cr_assert_eq(node_ops_observe_new(&scripted_ops, &observe), 0);
         start_manager(observe);
         cr_assert_eq(swap_fabrics_before_unload(manager), 0);
         cr_assert_str_eq(calls(), "fabrics_read", "%s", calls());
@@ -547,7 +547,7 @@ Test(swap_fabrics, observe_reads_and_says_would_without_a_capture) {
                                   "the unload and connected again after the load."),
                      1);
         manager = manager_free(manager);
-        guard_ops_observe_free(observe);
+        node_ops_observe_free(observe);
 }
 
 Test(swap_fabrics, the_state_file_round_trips_the_connections) {
@@ -555,24 +555,24 @@ Test(swap_fabrics, the_state_file_round_trips_the_connections) {
         _cleanup_free_ char *text = NULL;
 
         script.n_conn = 2;
-        in.fabrics = connections(&script, GUARD_FABRICS_PENDING);
+        in.fabrics = connections(&script, NODE_FABRICS_PENDING);
         in.fabrics->items[1].error = ECONNREFUSED;
         in.fabrics->items[1].error_message = strdup("refused: Connection refused");
         in.fabrics->items[1].error_kind = strdup("refused");
         in.fabrics->items[1].next_try_usec = 1764900000000000ULL;
         in.fabrics->items[1].give_up_at_usec = 1764900600000000ULL;
-        in.fabrics->items[0].outcome = GUARD_FABRICS_LOST;
+        in.fabrics->items[0].outcome = NODE_FABRICS_LOST;
         cr_assert_eq(state_file_to_json(&in, &text), 0);
         cr_assert_eq(state_file_from_json(text, &out), 0);
         cr_assert_eq(out->fabrics->n, 2);
-        cr_assert_eq(out->fabrics->items[0].outcome, GUARD_FABRICS_LOST);
+        cr_assert_eq(out->fabrics->items[0].outcome, NODE_FABRICS_LOST);
         cr_assert_eq(out->fabrics->items[1].error, ECONNREFUSED);
         cr_assert_str_eq(out->fabrics->items[1].error_kind, "refused");
         cr_assert_eq(out->fabrics->items[1].next_try_usec, 1764900000000000ULL);
         cr_assert_eq(out->fabrics->items[1].give_up_at_usec, 1764900600000000ULL);
         cr_assert_str_eq(out->fabrics->items[0].description, "nvme1: tcp 10.0.0.1:4420 nqn.2026-12.test:sub");
         state_file_free(out);
-        guard_fabrics_free(in.fabrics);
+        node_fabrics_free(in.fabrics);
 }
 
 /* Found in the VM (layout none): nvme_core and nvme_fabrics without nvme on
@@ -580,15 +580,15 @@ Test(swap_fabrics, the_state_file_round_trips_the_connections) {
  * repair by loading nvme; with NVMe PCI functions (nvme removed behind our
  * back), or a bus that cannot be seen, it is broken. */
 Test(swap_fabrics, a_fabrics_only_node_is_not_a_broken_stack) {
-        script.nvme = GUARD_ORIGIN_ABSENT;
-        script.nvme_fabrics = GUARD_ORIGIN_IN_TREE;
+        script.nvme = NODE_ORIGIN_ABSENT;
+        script.nvme_fabrics = NODE_ORIGIN_IN_TREE;
         cr_assert_eq(lifecycle_stack_settled(manager), _SWAP_EVENT_INVALID);
         script.pci = 2;
         cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
         script.pci = -1;
         cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
         script.pci = 0;
-        script.nvme_fabrics = GUARD_ORIGIN_ABSENT; /* nvme_core alone: broken */
+        script.nvme_fabrics = NODE_ORIGIN_ABSENT; /* nvme_core alone: broken */
         cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
 }
 
@@ -598,6 +598,6 @@ Test(swap_fabrics, unreadable_connections_no_unload) {
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_str_eq(calls(), "fabrics_read", "unloaded without knowing the connections: %s", calls());
         cr_assert_eq(manager->swap.state, SWAP_STATE_FAILED);
-        cr_assert_eq(script.nvme, GUARD_ORIGIN_IN_TREE);
+        cr_assert_eq(script.nvme, NODE_ORIGIN_IN_TREE);
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FAILED, "Input/output error"), 1);
 }

@@ -12,7 +12,7 @@ Test(swap_report, load_names_where_each_module_came_from) {
         char *from_host[] = { (char *) "t10_pi", NULL };
         char *already[] = { (char *) "mlx_compat", NULL };
         char *all[] = { (char *) "mlx_compat", (char *) "t10_pi", (char *) "nvme_core", (char *) "nvme", NULL };
-        GuardLoadResult l = { .loaded = all, .from_tree = from_tree, .from_host = from_host, .already = already };
+        NodeLoadResult l = { .loaded = all, .from_tree = from_tree, .from_host = from_host, .already = already };
         char *s = swap_load_describe(&l, "/proc/42/root/lib/modules/6.1.0-57-amd64");
 
         cr_assert_str_eq(s, "Loaded nvme_core nvme from the driver container's tree "
@@ -23,7 +23,7 @@ Test(swap_report, load_names_where_each_module_came_from) {
 
 Test(swap_report, load_without_host_or_already_loaded_modules) {
         char *from_tree[] = { (char *) "nvme_core", (char *) "nvme", NULL };
-        GuardLoadResult l = { .loaded = from_tree, .from_tree = from_tree };
+        NodeLoadResult l = { .loaded = from_tree, .from_tree = from_tree };
         char *s = swap_load_describe(&l, "/t");
 
         cr_assert_str_eq(s, "Loaded nvme_core nvme from the driver container's tree /t.");
@@ -32,7 +32,7 @@ Test(swap_report, load_without_host_or_already_loaded_modules) {
 
 Test(swap_report, load_of_nothing_new) {
         char *already[] = { (char *) "nvme_core", NULL };
-        GuardLoadResult l = { .loaded = already, .already = already };
+        NodeLoadResult l = { .loaded = already, .already = already };
         char *s = swap_load_describe(&l, "/t");
 
         cr_assert_str_eq(s, "Loaded nothing from the driver container's tree /t; already loaded, left as they "
@@ -49,7 +49,7 @@ Test(swap_report, load_names_replaced_and_kept_shared_modules) {
         char *replaced[] = { (char *) "nvme_keyring", NULL };
         char *kept[] = { (char *) "nvme_auth: the loaded build stays, /t ships its own but this one is held by nvmet",
                          NULL };
-        GuardLoadResult l = { .loaded = from_tree, .from_tree = from_tree, .already = already,
+        NodeLoadResult l = { .loaded = from_tree, .from_tree = from_tree, .already = already,
                               .replaced = replaced, .kept = kept };
         char *s = swap_load_describe(&l, "/t");
 

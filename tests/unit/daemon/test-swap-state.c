@@ -182,7 +182,7 @@ Test(swap_state, invariants_over_all_contexts) {
                                 if (t.action == SWAP_ACTION_LOAD)
                                         cr_assert(t.next == SWAP_STATE_LOADING || t.next == SWAP_STATE_WOULD_UNLOAD);
                                 /* Observe's outcomes never reach a state that counts the stack
-                                 * as gone (reload guard, restore on stop, reconcile) while it
+                                 * as gone (reload block, restore on stop, reconcile) while it
                                  * is loaded. */
                                 if ((e == SWAP_EVENT_UNLOAD_WOULD || e == SWAP_EVENT_LOAD_WOULD) &&
                                     !swap_state_is_unloaded(s) && ctx.stack_loaded)

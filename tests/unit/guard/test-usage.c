@@ -12,7 +12,7 @@
 #include "usage/holder-users.h"
 #include "usage/mount-users.h"
 #include "usage/process-users.h"
-#include "usage/swap-users.h"
+#include "usage/swap-space-users.h"
 #include "usage/usage-check.h"
 #include "usage/usage-scan.h"
 #include "util/strv.h"
@@ -180,7 +180,7 @@ Test(usage, swap_partition_and_swap_file) {
                                  "/dev/nvme0n1p1 partition 8388604 0 -2\n"
                                  "/data/sub/swapfile file 1048572 0 -3\n"
                                  "/elsewhere/swapfile file 1048572 0 -4\n");
-        cr_assert_eq(swap_users_read(&scan), 0);
+        cr_assert_eq(swap_space_users_read(&scan), 0);
         cr_assert_eq(scan.collector.n_usages, 3);
         l0 = describe(0), l1 = describe(1), l2 = describe(2);
         cr_assert_str_eq(l1, "nvme0n1p1 is in use as swap (/dev/nvme0n1p1)");
@@ -353,7 +353,7 @@ Test(usage, swap_on_a_dm_holder) {
         fake_dm("dm-0", "253:0", "vg0-swap", "nvme1n1");
         scan_start();
         fake_write("proc/swaps", "Filename Type Size Used Priority\n/dev/dm-0 partition 1 0 -2\n");
-        cr_assert_eq(swap_users_read(&scan), 0);
+        cr_assert_eq(swap_space_users_read(&scan), 0);
         cr_assert_eq(holder_set_to_usages(&scan.holders, devices, &scan.collector), 0);
         cr_assert_eq(scan.collector.n_usages, 1);
         line = describe(0);

@@ -1,59 +1,59 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 
-/* The daemon's NVMe over Fabrics types (guard-ops.h): names of
+/* The daemon's NVMe over Fabrics types (node-ops.h): names of
  * the outcomes, and the list's memory. */
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
 static const char *const outcome_names[_GUARD_FABRICS_OUTCOME_MAX] = {
-        [GUARD_FABRICS_LIVE] = "live",
-        [GUARD_FABRICS_PENDING] = "pending",
-        [GUARD_FABRICS_RECONNECTED] = "reconnected",
-        [GUARD_FABRICS_ALREADY_LIVE] = "already-live",
-        [GUARD_FABRICS_FAILED] = "failed",
-        [GUARD_FABRICS_NAMESPACES_MISSING] = "namespaces-missing",
-        [GUARD_FABRICS_LOST] = "lost",
+        [NODE_FABRICS_LIVE] = "live",
+        [NODE_FABRICS_PENDING] = "pending",
+        [NODE_FABRICS_RECONNECTED] = "reconnected",
+        [NODE_FABRICS_ALREADY_LIVE] = "already-live",
+        [NODE_FABRICS_FAILED] = "failed",
+        [NODE_FABRICS_NAMESPACES_MISSING] = "namespaces-missing",
+        [NODE_FABRICS_LOST] = "lost",
 };
 
-const char *guard_fabrics_outcome_to_string(GuardFabricsOutcome o) {
+const char *node_fabrics_outcome_to_string(NodeFabricsOutcome o) {
         return o >= 0 && o < _GUARD_FABRICS_OUTCOME_MAX ? outcome_names[o] : NULL;
 }
 
-GuardFabricsOutcome guard_fabrics_outcome_from_string(const char *s) {
+NodeFabricsOutcome node_fabrics_outcome_from_string(const char *s) {
         for (int i = 0; s && i < _GUARD_FABRICS_OUTCOME_MAX; i++)
                 if (streq(s, outcome_names[i]))
                         return i;
         return _GUARD_FABRICS_OUTCOME_INVALID;
 }
 
-GuardFabricsConnection *guard_fabrics_add(GuardFabrics *f) {
-        GuardFabricsConnection *n = realloc(f->items, (f->n + 1) * sizeof(*n));
+NodeFabricsConnection *node_fabrics_add(NodeFabrics *f) {
+        NodeFabricsConnection *n = realloc(f->items, (f->n + 1) * sizeof(*n));
 
         if (!n)
                 return NULL;
         f->items = n;
-        n[f->n] = (GuardFabricsConnection) {};
+        n[f->n] = (NodeFabricsConnection) {};
         return &n[f->n++];
 }
 
-bool guard_fabrics_any_unresolved(const GuardFabrics *f) {
+bool node_fabrics_any_unresolved(const NodeFabrics *f) {
         for (size_t i = 0; f && i < f->n; i++)
-                if (f->items[i].outcome == GUARD_FABRICS_PENDING || f->items[i].outcome == GUARD_FABRICS_FAILED ||
-                    f->items[i].outcome == GUARD_FABRICS_NAMESPACES_MISSING || f->items[i].outcome == GUARD_FABRICS_LOST)
+                if (f->items[i].outcome == NODE_FABRICS_PENDING || f->items[i].outcome == NODE_FABRICS_FAILED ||
+                    f->items[i].outcome == NODE_FABRICS_NAMESPACES_MISSING || f->items[i].outcome == NODE_FABRICS_LOST)
                         return true;
         return false;
 }
 
-GuardFabrics *guard_fabrics_free(GuardFabrics *f) {
+NodeFabrics *node_fabrics_free(NodeFabrics *f) {
         if (!f)
                 return NULL;
         for (size_t i = 0; i < f->n; i++) {
-                GuardFabricsConnection *c = &f->items[i];
+                NodeFabricsConnection *c = &f->items[i];
 
                 free(c->description);
                 free(c->controller);

@@ -33,11 +33,11 @@
 #include <sys/stat.h>
 
 #include "host/host-root.h"
-#include "swap/reload-guard.h"
+#include "swap/reload-block.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 
-int reload_guard_render(const char *const *modules, char **ret) {
+int reload_block_render(const char *const *modules, char **ret) {
         _cleanup_free_ char *text = NULL;
         size_t size = 0;
         FILE *f;
@@ -56,30 +56,30 @@ int reload_guard_render(const char *const *modules, char **ret) {
         return 0;
 }
 
-int reload_guard_install(const char *const *modules) {
+int reload_block_install(const char *const *modules) {
         _cleanup_free_ char *dir = NULL, *path = NULL, *text = NULL;
         int r;
 
         r = host_path("/run/modprobe.d", &dir);
         if (r < 0)
                 return r;
-        r = host_path(RELOAD_GUARD_PATH, &path);
+        r = host_path(RELOAD_BLOCK_PATH, &path);
         if (r < 0)
                 return r;
         /* /run/modprobe.d is kmod's documented runtime directory: creating it is expected. */
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        r = reload_guard_render(modules, &text);
+        r = reload_block_render(modules, &text);
         if (r < 0)
                 return r;
         return write_file_atomic(path, text, 0644);
 }
 
-int reload_guard_remove(void) {
+int reload_block_remove(void) {
         _cleanup_free_ char *path = NULL;
         int r;
 
-        r = host_path(RELOAD_GUARD_PATH, &path);
+        r = host_path(RELOAD_BLOCK_PATH, &path);
         if (r < 0)
                 return r;
         if (unlink(path) < 0 && errno != ENOENT)
@@ -87,8 +87,8 @@ int reload_guard_remove(void) {
         return 0;
 }
 
-bool reload_guard_installed(void) {
+bool reload_block_installed(void) {
         _cleanup_free_ char *path = NULL;
 
-        return host_path(RELOAD_GUARD_PATH, &path) >= 0 && path_exists(path) > 0;
+        return host_path(RELOAD_BLOCK_PATH, &path) >= 0 && path_exists(path) > 0;
 }

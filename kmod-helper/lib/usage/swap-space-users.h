@@ -31,7 +31,7 @@ void swap_table_done(SwapTable *t);
 
 /* Matches parsed entries against the scan; for swap files, against the
  * mounts matched before (run the mount check first). 0 or -ENOMEM. */
-int swap_users_match(UsageScan *s, const SwapTable *t);
+int swap_space_users_match(UsageScan *s, const SwapTable *t);
 
 /* Reads host_path("/proc/swaps"); absent = no swap. 0 or -errno. */
-int swap_users_read(UsageScan *s);
+int swap_space_users_read(UsageScan *s);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* guard-ops-observe.c over a scripted inner GuardOps that counts every call:
+/* node-ops-observe.c over a scripted inner NodeOps that counts every call:
  * reads pass through, the changes (unload, load_from, pin) are never
  * called, and their rehearsals say what they would do. Then a Manager in
  * Mode=observe walks a driver container's life over it. */
@@ -9,40 +9,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard/guard-ops-observe.h"
+#include "node/node-ops-observe.h"
 #include "util/strv.h"
 
 typedef struct Inner {
-        GuardOrigin origin;          /* of nvme_core and nvme alike */
+        NodeOrigin origin;          /* of nvme_core and nvme alike */
         const char *in_use;          /* a blocker's description, or NULL */
         unsigned reads, usage_checks, unloads, loads, restores, pins, plans;
 } Inner;
 
 static Inner inner;
 
-static int read_stack(void *u, GuardStack **ret) {
+static int read_stack(void *u, NodeStack **ret) {
         Inner *s = u;
-        GuardStack *g = calloc(1, sizeof(*g));
+        NodeStack *g = calloc(1, sizeof(*g));
 
         cr_assert_not_null(g);
         s->reads++;
-        g->modules = calloc(2, sizeof(GuardModule));
-        g->modules[0] = (GuardModule) { .name = strdup("nvme_core"), .origin = s->origin };
-        g->modules[1] = (GuardModule) { .name = strdup("nvme"), .origin = s->origin };
+        g->modules = calloc(2, sizeof(NodeModule));
+        g->modules[0] = (NodeModule) { .name = strdup("nvme_core"), .origin = s->origin };
+        g->modules[1] = (NodeModule) { .name = strdup("nvme"), .origin = s->origin };
         g->n_modules = 2;
         *ret = g;
         return 0;
 }
 
-static int check_usage(void *u, GuardBlockers **ret) {
+static int check_usage(void *u, NodeBlockers **ret) {
         Inner *s = u;
-        GuardBlockers *b = calloc(1, sizeof(*b));
+        NodeBlockers *b = calloc(1, sizeof(*b));
 
         cr_assert_not_null(b);
         s->usage_checks++;
         if (s->in_use) {
-                b->items = calloc(1, sizeof(GuardBlocker));
-                b->items[0] = (GuardBlocker) { .device = strdup("nvme0n1p2"), .kind = strdup("mounted"),
+                b->items = calloc(1, sizeof(NodeBlocker));
+                b->items[0] = (NodeBlocker) { .device = strdup("nvme0n1p2"), .kind = strdup("mounted"),
                                                .where = strdup("/var/lib/containers"),
                                                .description = strdup(s->in_use) };
                 b->n = 1;
@@ -51,26 +51,26 @@ static int check_usage(void *u, GuardBlockers **ret) {
         return 0;
 }
 
-static int unload(void *u, char *const *recorded, GuardUnloadResult **ret) {
+static int unload(void *u, char *const *recorded, NodeUnloadResult **ret) {
         ((Inner *) u)->unloads++;
         return -EPERM;
 }
 
-static int load_from(void *u, const char *tree, int root_fd, char *const *modules, unsigned t, GuardLoadResult **ret) {
+static int load_from(void *u, const char *tree, int root_fd, char *const *modules, unsigned t, NodeLoadResult **ret) {
         ((Inner *) u)->loads++;
         return -EPERM;
 }
 
-static int restore(void *u, char *const *modules, GuardLoadResult **ret) {
+static int restore(void *u, char *const *modules, NodeLoadResult **ret) {
         Inner *s = u;
 
         s->restores++;
-        s->origin = GUARD_ORIGIN_IN_TREE;
-        *ret = calloc(1, sizeof(GuardLoadResult));
+        s->origin = NODE_ORIGIN_IN_TREE;
+        *ret = calloc(1, sizeof(NodeLoadResult));
         return *ret ? 0 : -ENOMEM;
 }
 
-static int pin_refresh(void *u, GuardPin **ret) {
+static int pin_refresh(void *u, NodePin **ret) {
         ((Inner *) u)->pins++;
         return -EPERM;
 }
@@ -79,17 +79,17 @@ static void pin_release(void *u) {
         ((Inner *) u)->pins++;
 }
 
-static int scan_namespaces(void *u, GuardNamespaces **ret) {
-        *ret = calloc(1, sizeof(GuardNamespaces));
+static int scan_namespaces(void *u, NodeNamespaces **ret) {
+        *ret = calloc(1, sizeof(NodeNamespaces));
         return *ret ? 0 : -ENOMEM;
 }
 
-/* The shape of guard-ops-real.c's unload_plan: the library's dry run. */
-static int unload_plan(void *u, char *const *recorded, GuardUnloadResult **ret) {
-        GuardUnloadResult *g = calloc(1, sizeof(*g));
+/* The shape of node-ops-real.c's unload_plan: the library's dry run. */
+static int unload_plan(void *u, char *const *recorded, NodeUnloadResult **ret) {
+        NodeUnloadResult *g = calloc(1, sizeof(*g));
 
         ((Inner *) u)->plans++;
-        g->outcome = GUARD_UNLOAD_WOULD_REMOVE;
+        g->outcome = NODE_UNLOAD_WOULD_REMOVE;
         (void) strv_extend(&g->removed, "nvme");
         (void) strv_extend(&g->removed, "nvme_core");
         (void) strv_extend(&g->removed, "nvme_auth");
@@ -97,7 +97,7 @@ static int unload_plan(void *u, char *const *recorded, GuardUnloadResult **ret) 
         return 0;
 }
 
-static const GuardOps scripted = {
+static const NodeOps scripted = {
         .unload = unload,
         .load_from = load_from,
         .restore = restore,
@@ -110,7 +110,7 @@ static const GuardOps scripted = {
 };
 
 static void setup(void) {
-        inner = (Inner) { .origin = GUARD_ORIGIN_IN_TREE };
+        inner = (Inner) { .origin = NODE_ORIGIN_IN_TREE };
 }
 
 static void no_change_was_asked(void) {
@@ -122,88 +122,88 @@ static void no_change_was_asked(void) {
 TestSuite(observe, .init = setup);
 
 Test(observe, the_wrapper_never_pins_and_says_it_observes) {
-        GuardOps *o = NULL;
+        NodeOps *o = NULL;
 
-        cr_assert_eq(guard_ops_observe_new(&scripted, &o), 0);
+        cr_assert_eq(node_ops_observe_new(&scripted, &o), 0);
         cr_assert(o->observe);
         cr_assert_null(o->pin_refresh, "the pin raises nvme's refcount: observe must not hold it");
         cr_assert_null(o->pin_release);
         cr_assert(!scripted.observe);
-        guard_ops_observe_free(o);
+        node_ops_observe_free(o);
 }
 
 Test(observe, unload_is_rehearsed_with_the_reads) {
-        GuardOps *o = NULL;
-        GuardUnloadResult *u = NULL;
+        NodeOps *o = NULL;
+        NodeUnloadResult *u = NULL;
 
-        cr_assert_eq(guard_ops_observe_new(&scripted, &o), 0);
+        cr_assert_eq(node_ops_observe_new(&scripted, &o), 0);
         cr_assert_eq(o->unload(o->userdata, NULL, &u), 0);
-        cr_assert_eq(u->outcome, GUARD_UNLOAD_WOULD_REMOVE);
+        cr_assert_eq(u->outcome, NODE_UNLOAD_WOULD_REMOVE);
         cr_assert(strv_contains(u->removed, "nvme") && strv_contains(u->removed, "nvme_core"));
         cr_assert_eq(inner.usage_checks, 1);
-        u = guard_unload_result_free(u);
+        u = node_unload_result_free(u);
 
         inner.in_use = "/dev/nvme0n1p2 mounted at /var/lib/containers";
         cr_assert_eq(o->unload(o->userdata, NULL, &u), 0);
-        cr_assert_eq(u->outcome, GUARD_UNLOAD_REFUSED);
+        cr_assert_eq(u->outcome, NODE_UNLOAD_REFUSED);
         cr_assert_eq(u->blockers.n, 1);
         cr_assert_str_eq(u->blockers.items[0].where, "/var/lib/containers");
-        u = guard_unload_result_free(u);
+        u = node_unload_result_free(u);
 
         inner.in_use = NULL;
-        inner.origin = GUARD_ORIGIN_ABSENT;
+        inner.origin = NODE_ORIGIN_ABSENT;
         cr_assert_eq(o->unload(o->userdata, NULL, &u), 0);
-        cr_assert_eq(u->outcome, GUARD_UNLOAD_NOT_LOADED);
-        u = guard_unload_result_free(u);
+        cr_assert_eq(u->outcome, NODE_UNLOAD_NOT_LOADED);
+        u = node_unload_result_free(u);
         no_change_was_asked();
-        guard_ops_observe_free(o);
+        node_ops_observe_free(o);
 }
 
 Test(observe, unload_uses_the_inner_dry_run_when_there_is_one) {
-        GuardOps inner_ops = scripted, *o = NULL;
-        GuardUnloadResult *u = NULL;
+        NodeOps inner_ops = scripted, *o = NULL;
+        NodeUnloadResult *u = NULL;
 
         inner_ops.unload_plan = unload_plan;
-        cr_assert_eq(guard_ops_observe_new(&inner_ops, &o), 0);
+        cr_assert_eq(node_ops_observe_new(&inner_ops, &o), 0);
         cr_assert_eq(o->unload(o->userdata, NULL, &u), 0);
         cr_assert_eq(inner.plans, 1);
         cr_assert(strv_contains(u->removed, "nvme_auth"), "the library's plan, not the loaded list");
-        guard_unload_result_free(u);
+        node_unload_result_free(u);
         no_change_was_asked();
-        guard_ops_observe_free(o);
+        node_ops_observe_free(o);
 }
 
 Test(observe, load_and_restore_are_rehearsed) {
         char *const mods[] = { (char *) "nvme_core", (char *) "nvme", NULL };
-        GuardOps *o = NULL;
-        GuardLoadResult *l = NULL;
+        NodeOps *o = NULL;
+        NodeLoadResult *l = NULL;
 
-        cr_assert_eq(guard_ops_observe_new(&scripted, &o), 0);
+        cr_assert_eq(node_ops_observe_new(&scripted, &o), 0);
         cr_assert_eq(o->load_from(o->userdata, "/proc/1/root/lib/modules/x", -1, mods, 60, &l), 0);
         cr_assert(l->would);
         cr_assert(strv_length(l->loaded) == 2 && strv_contains(l->loaded, "nvme_core") && strv_contains(l->loaded, "nvme"));
-        l = guard_load_result_free(l);
+        l = node_load_result_free(l);
 
         cr_assert_eq(o->restore(o->userdata, NULL, &l), 0);
         cr_assert(l->would, "the in-tree stack is loaded: a restore is only said");
         cr_assert_eq(inner.restores, 0);
-        l = guard_load_result_free(l);
+        l = node_load_result_free(l);
         no_change_was_asked();
-        guard_ops_observe_free(o);
+        node_ops_observe_free(o);
 }
 
 /* The one exception: no stack module loaded at all (an enforce instance
  * killed mid-swap before the switch): the node gets its driver back. */
 Test(observe, a_driverless_node_is_restored_for_real) {
-        GuardOps *o = NULL;
-        GuardLoadResult *l = NULL;
+        NodeOps *o = NULL;
+        NodeLoadResult *l = NULL;
 
-        inner.origin = GUARD_ORIGIN_ABSENT;
-        cr_assert_eq(guard_ops_observe_new(&scripted, &o), 0);
+        inner.origin = NODE_ORIGIN_ABSENT;
+        cr_assert_eq(node_ops_observe_new(&scripted, &o), 0);
         cr_assert_eq(o->restore(o->userdata, NULL, &l), 0);
         cr_assert(!l->would);
         cr_assert_eq(inner.restores, 1);
-        guard_load_result_free(l);
+        node_load_result_free(l);
         no_change_was_asked();
-        guard_ops_observe_free(o);
+        node_ops_observe_free(o);
 }

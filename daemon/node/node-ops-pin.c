@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "guard/guard-ops-pin.h"
+#include "node/node-ops-pin.h"
 #include "usage/usage-check.h"
 #include "usage/usage-pin.h"
 #include "util/macro.h"
@@ -12,8 +12,8 @@
 /* The daemon's one pin: its descriptors must outlive every call. */
 static UsagePin *pin;
 
-static int copy_out(const UsageReport *u, GuardPin **ret) {
-        _cleanup_(guard_pin_freep) GuardPin *g = calloc(1, sizeof(GuardPin));
+static int copy_out(const UsageReport *u, NodePin **ret) {
+        _cleanup_(node_pin_freep) NodePin *g = calloc(1, sizeof(NodePin));
         int r;
 
         if (!g || !(g->devices = strv_new_empty()))
@@ -31,7 +31,7 @@ static int copy_out(const UsageReport *u, GuardPin **ret) {
         return 0;
 }
 
-int guard_pin_refresh_real(void *userdata, GuardPin **ret) {
+int node_pin_refresh_real(void *userdata, NodePin **ret) {
         _cleanup_(usage_report_freep) UsageReport *u = NULL;
         int r;
 
@@ -48,6 +48,6 @@ int guard_pin_refresh_real(void *userdata, GuardPin **ret) {
         return copy_out(u, ret);
 }
 
-void guard_pin_release_real(void *userdata) {
+void node_pin_release_real(void *userdata) {
         usage_pin_release(pin);
 }

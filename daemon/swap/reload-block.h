@@ -6,16 +6,16 @@
  * coldplug, a PCI rescan, a `modprobe nvme` in some script). The guard is a
  * runtime modprobe.d file, /run/modprobe.d/nvme-swapguard.conf, that
  * blacklists each stack module's aliases and turns `modprobe <m>` into
- * /bin/false. See reload-guard.c for why our own loads are not affected. */
+ * /bin/false. See reload-block.c for why our own loads are not affected. */
 
 #include <stdbool.h>
 
-#define RELOAD_GUARD_PATH "/run/modprobe.d/nvme-swapguard.conf"
+#define RELOAD_BLOCK_PATH "/run/modprobe.d/nvme-swapguard.conf"
 
 /* The text of the file for these modules (NULL-terminated). Pure. */
-int reload_guard_render(const char *const *modules, char **ret);
+int reload_block_render(const char *const *modules, char **ret);
 /* Writes the file atomically (host_path()'d). 0 or -errno. */
-int reload_guard_install(const char *const *modules);
+int reload_block_install(const char *const *modules);
 /* Removes it; 0 when it was not there. */
-int reload_guard_remove(void);
-bool reload_guard_installed(void);
+int reload_block_remove(void);
+bool reload_block_installed(void);

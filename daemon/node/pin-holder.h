@@ -4,18 +4,18 @@
 /* The daemon's side of the pin (kmod-helper/lib/usage/usage-pin.h): while
  * any NVMe namespace is in use, the controllers under it are held open so
  * that nobody (openibd's `modprobe -r nvme`, a person's `rmmod nvme`) can
- * remove its driver. This file asks GuardOps to match the pin to a fresh
+ * remove its driver. This file asks NodeOps to match the pin to a fresh
  * usage check and says what changed, where a person looks: the journal
  * (PINNED, UNPINNED, PIN_PROBLEM, PIN_BLOCKS_DRIVER entries) and one line
  * for STATUS= and the state file. It holds no descriptor itself. */
 
 #include <stdbool.h>
 
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 
 typedef struct PinHolder PinHolder;
 
-PinHolder *pin_holder_new(const GuardOps *ops);
+PinHolder *pin_holder_new(const NodeOps *ops);
 PinHolder *pin_holder_free(PinHolder *h);
 
 /* Matches the pin to the namespaces' use now and reports what changed

@@ -2,7 +2,7 @@
 
 /* Observe at the guard seam: the manager and its state table run
  * unchanged; what changes is that every action comes back as what it would
- * have done. The table turns those outcomes (GUARD_UNLOAD_WOULD_REMOVE, a
+ * have done. The table turns those outcomes (NODE_UNLOAD_WOULD_REMOVE, a
  * load result with `would`) into its observe states, would-unload and
  * would-swap (swap-state.c), so the checks at the ready file still run
  * against the real node: its stack is still the in-tree one, never a
@@ -19,29 +19,29 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "guard/guard-ops-observe.h"
+#include "node/node-ops-observe.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
 typedef struct Observe {
-        const GuardOps *inner;
+        const NodeOps *inner;
 } Observe;
 
 #define INNER(u) (((Observe *) (u))->inner)
 
-static int observe_read_stack(void *u, GuardStack **ret) {
+static int observe_read_stack(void *u, NodeStack **ret) {
         return INNER(u)->read_stack(INNER(u)->userdata, ret);
 }
 
-static int observe_read_stack_hooks(void *u, GuardStack **ret) {
-        return guard_read_stack_hooks(INNER(u), ret);
+static int observe_read_stack_hooks(void *u, NodeStack **ret) {
+        return node_read_stack_hooks(INNER(u), ret);
 }
 
-static int observe_check_usage(void *u, GuardBlockers **ret) {
+static int observe_check_usage(void *u, NodeBlockers **ret) {
         return INNER(u)->check_usage(INNER(u)->userdata, ret);
 }
 
-static int observe_scan_namespaces(void *u, GuardNamespaces **ret) {
+static int observe_scan_namespaces(void *u, NodeNamespaces **ret) {
         return INNER(u)->scan_namespaces(INNER(u)->userdata, ret);
 }
 
@@ -53,7 +53,7 @@ static int observe_nvme_driverless(void *u, bool *ret) {
         return INNER(u)->nvme_driverless(INNER(u)->userdata, ret);
 }
 
-static int observe_check_gds(void *u, char *const *trees, GuardGds **ret) {
+static int observe_check_gds(void *u, char *const *trees, NodeGds **ret) {
         if (!INNER(u)->check_gds)
                 return -EOPNOTSUPP;
         return INNER(u)->check_gds(INNER(u)->userdata, trees, ret);
@@ -61,10 +61,10 @@ static int observe_check_gds(void *u, char *const *trees, GuardGds **ret) {
 
 /* Without the library's dry run (scripted inner ops): the usage check and
  * the loaded modules, which is what the unload refuses on and removes. */
-static int rehearse_unload(const GuardOps *inner, GuardUnloadResult **ret) {
-        _cleanup_(guard_unload_result_freep) GuardUnloadResult *g = calloc(1, sizeof(*g));
-        _cleanup_(guard_blockers_freep) GuardBlockers *b = NULL;
-        _cleanup_(guard_stack_freep) GuardStack *stack = NULL;
+static int rehearse_unload(const NodeOps *inner, NodeUnloadResult **ret) {
+        _cleanup_(node_unload_result_freep) NodeUnloadResult *g = calloc(1, sizeof(*g));
+        _cleanup_(node_blockers_freep) NodeBlockers *b = NULL;
+        _cleanup_(node_stack_freep) NodeStack *stack = NULL;
         int r;
 
         if (!g)
@@ -76,14 +76,14 @@ static int rehearse_unload(const GuardOps *inner, GuardUnloadResult **ret) {
         if (r < 0)
                 return r;
         if (b->n > 0) {
-                g->outcome = GUARD_UNLOAD_REFUSED;
+                g->outcome = NODE_UNLOAD_REFUSED;
                 g->blockers = *b;
-                *b = (GuardBlockers) {};
-        } else if (!guard_stack_any_loaded(stack))
-                g->outcome = GUARD_UNLOAD_NOT_LOADED;
+                *b = (NodeBlockers) {};
+        } else if (!node_stack_any_loaded(stack))
+                g->outcome = NODE_UNLOAD_NOT_LOADED;
         else {
-                g->outcome = GUARD_UNLOAD_WOULD_REMOVE;
-                r = guard_stack_loaded_names(stack, &g->removed);
+                g->outcome = NODE_UNLOAD_WOULD_REMOVE;
+                r = node_stack_loaded_names(stack, &g->removed);
                 if (r < 0)
                         return r;
         }
@@ -91,18 +91,18 @@ static int rehearse_unload(const GuardOps *inner, GuardUnloadResult **ret) {
         return 0;
 }
 
-static int observe_unload(void *u, char *const *recorded, GuardUnloadResult **ret) {
-        const GuardOps *inner = INNER(u);
+static int observe_unload(void *u, char *const *recorded, NodeUnloadResult **ret) {
+        const NodeOps *inner = INNER(u);
 
         if (inner->unload_plan)
                 return inner->unload_plan(inner->userdata, recorded, ret);
         return rehearse_unload(inner, ret);
 }
 
-static int would_load(char *const *modules, GuardLoadResult **ret) {
+static int would_load(char *const *modules, NodeLoadResult **ret) {
         /* NULL: the library's default, nvme and through it nvme_core. */
         static char *const stack_default[] = { (char *) "nvme_core", (char *) "nvme", NULL };
-        _cleanup_(guard_load_result_freep) GuardLoadResult *g = calloc(1, sizeof(*g));
+        _cleanup_(node_load_result_freep) NodeLoadResult *g = calloc(1, sizeof(*g));
         int r;
 
         if (!g)
@@ -115,8 +115,8 @@ static int would_load(char *const *modules, GuardLoadResult **ret) {
 }
 
 static int observe_load_from(void *u, const char *tree, int root_fd, char *const *modules, unsigned timeout_sec,
-                             GuardLoadResult **ret) {
-        const GuardOps *inner = INNER(u);
+                             NodeLoadResult **ret) {
+        const NodeOps *inner = INNER(u);
 
         if (inner->load_plan)
                 return inner->load_plan(inner->userdata, tree, root_fd, modules, ret);
@@ -131,15 +131,15 @@ static int observe_load_from(void *u, const char *tree, int root_fd, char *const
  * outranks the rehearsal: loading the in-tree stack where none is loaded
  * cannot take anything from a namespace in use. The report says it was
  * done for real. */
-static int observe_restore(void *u, char *const *modules, GuardLoadResult **ret) {
-        const GuardOps *inner = INNER(u);
-        _cleanup_(guard_stack_freep) GuardStack *stack = NULL;
+static int observe_restore(void *u, char *const *modules, NodeLoadResult **ret) {
+        const NodeOps *inner = INNER(u);
+        _cleanup_(node_stack_freep) NodeStack *stack = NULL;
         int r;
 
         r = inner->read_stack(inner->userdata, &stack);
         if (r < 0)
                 return r;
-        if (!guard_stack_any_loaded(stack))
+        if (!node_stack_any_loaded(stack))
                 return inner->restore(inner->userdata, modules, ret);
         return would_load(modules, ret);
 }
@@ -147,7 +147,7 @@ static int observe_restore(void *u, char *const *modules, GuardLoadResult **ret)
 /* Fabrics: reading is reading (the capture and the connect are the work
  * of nvme-swapguard-fabrics.service, never asked for a capture in observe:
  * swap-fabrics.c). */
-static int observe_fabrics_read(void *u, GuardFabrics **ret) {
+static int observe_fabrics_read(void *u, NodeFabrics **ret) {
         return INNER(u)->fabrics_read(INNER(u)->userdata, ret);
 }
 
@@ -155,8 +155,8 @@ static int observe_nvme_pci_functions(void *u, unsigned *ret) {
         return INNER(u)->nvme_pci_functions(INNER(u)->userdata, ret);
 }
 
-int guard_ops_observe_new(const GuardOps *inner, GuardOps **ret) {
-        _cleanup_free_ GuardOps *ops = calloc(1, sizeof(*ops));
+int node_ops_observe_new(const NodeOps *inner, NodeOps **ret) {
+        _cleanup_free_ NodeOps *ops = calloc(1, sizeof(*ops));
         Observe *o = calloc(1, sizeof(*o));
 
         if (!ops || !o) {
@@ -164,7 +164,7 @@ int guard_ops_observe_new(const GuardOps *inner, GuardOps **ret) {
                 return -ENOMEM;
         }
         o->inner = inner;
-        *ops = (GuardOps) {
+        *ops = (NodeOps) {
                 .unload = observe_unload,
                 .load_from = observe_load_from,
                 .restore = observe_restore,
@@ -185,7 +185,7 @@ int guard_ops_observe_new(const GuardOps *inner, GuardOps **ret) {
         return 0;
 }
 
-GuardOps *guard_ops_observe_free(GuardOps *ops) {
+NodeOps *node_ops_observe_free(NodeOps *ops) {
         if (ops)
                 free(ops->userdata);
         free(ops);

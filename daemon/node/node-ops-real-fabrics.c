@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 
-/* GuardOps' fabrics reads with the guard library: the topology from
+/* NodeOps' fabrics reads with the guard library: the topology from
  * public sysfs (the secrets' attributes only as present or not), copied
- * into the daemon's GuardFabrics, which never holds a secret. */
+ * into the daemon's NodeFabrics, which never holds a secret. */
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard/guard-ops-real-fabrics.h"
+#include "node/node-ops-real-fabrics.h"
 #include "nvme/fabrics-topology-public.h"
 #include "nvme/fabrics-topology.h"
 #include "nvme/nvme-unbound.h"
@@ -21,8 +21,8 @@ static int dup_or_null(const char *s, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-static int connection_from(GuardFabrics *f, const FabricsController *c, GuardFabricsOutcome outcome) {
-        GuardFabricsConnection *x = guard_fabrics_add(f);
+static int connection_from(NodeFabrics *f, const FabricsController *c, NodeFabricsOutcome outcome) {
+        NodeFabricsConnection *x = node_fabrics_add(f);
 
         if (!x)
                 return -ENOMEM;
@@ -35,8 +35,8 @@ static int connection_from(GuardFabrics *f, const FabricsController *c, GuardFab
         return 0;
 }
 
-static int fabrics_from(const FabricsTopology *t, GuardFabricsOutcome outcome, GuardFabrics **ret) {
-        _cleanup_(guard_fabrics_freep) GuardFabrics *f = calloc(1, sizeof(*f));
+static int fabrics_from(const FabricsTopology *t, NodeFabricsOutcome outcome, NodeFabrics **ret) {
+        _cleanup_(node_fabrics_freep) NodeFabrics *f = calloc(1, sizeof(*f));
         int r;
 
         if (!f)
@@ -55,7 +55,7 @@ static int fabrics_from(const FabricsTopology *t, GuardFabricsOutcome outcome, G
         return 0;
 }
 
-int guard_fabrics_read_real(void *userdata, GuardFabrics **ret) {
+int node_fabrics_read_real(void *userdata, NodeFabrics **ret) {
         _cleanup_(fabrics_topology_freep) FabricsTopology *t = NULL;
         int r;
 
@@ -64,11 +64,11 @@ int guard_fabrics_read_real(void *userdata, GuardFabrics **ret) {
         r = fabrics_topology_public_read(&t);
         if (r < 0)
                 return r;
-        return fabrics_from(t, GUARD_FABRICS_LIVE, ret);
+        return fabrics_from(t, NODE_FABRICS_LIVE, ret);
 }
 
 /* Every NVMe PCI function, bound or not: a node with none and nvme_fabrics
  * loaded is fabrics-only; -ENOENT when there is no PCI bus to see. */
-int guard_nvme_pci_functions_real(void *userdata, unsigned *ret) {
+int node_nvme_pci_functions_real(void *userdata, unsigned *ret) {
         return nvme_pci_functions(ret, NULL);
 }

@@ -4,18 +4,18 @@
 #include <string.h>
 
 #include "publish/log.h"
-#include "guard/pin-holder.h"
+#include "node/pin-holder.h"
 #include "publish/report.h"
 #include "util/strv.h"
 
 struct PinHolder {
-        const GuardOps *ops;
-        GuardPin *now;
+        const NodeOps *ops;
+        NodePin *now;
         char *summary;  /* the reasons joined, NULL when nothing is pinned */
         char *problems; /* the problems joined, to say them once */
 };
 
-PinHolder *pin_holder_new(const GuardOps *ops) {
+PinHolder *pin_holder_new(const NodeOps *ops) {
         PinHolder *h = calloc(1, sizeof(PinHolder));
 
         if (h)
@@ -26,7 +26,7 @@ PinHolder *pin_holder_new(const GuardOps *ops) {
 PinHolder *pin_holder_free(PinHolder *h) {
         if (!h)
                 return NULL;
-        guard_pin_free(h->now);
+        node_pin_free(h->now);
         free(h->summary);
         free(h->problems);
         free(h);
@@ -34,7 +34,7 @@ PinHolder *pin_holder_free(PinHolder *h) {
 }
 
 bool pin_holder_held(const PinHolder *h) {
-        return h && guard_pin_held(h->now);
+        return h && node_pin_held(h->now);
 }
 
 const char *pin_holder_summary(const PinHolder *h) {
@@ -45,7 +45,7 @@ char *const *pin_holder_reasons(const PinHolder *h) {
         return pin_holder_held(h) ? h->now->reasons : NULL;
 }
 
-static void say_pinned(const GuardPin *before, const GuardPin *now) {
+static void say_pinned(const NodePin *before, const NodePin *now) {
         _cleanup_free_ char *modules = strv_join(now->modules, ", ");
 
         for (size_t i = 0; now->reasons && now->reasons[i]; i++) {
@@ -80,7 +80,7 @@ static void say_problems(PinHolder *h) {
 }
 
 int pin_holder_refresh(PinHolder *h) {
-        GuardPin *now = NULL;
+        NodePin *now = NULL;
         bool was, is;
         int r;
 
@@ -89,15 +89,15 @@ int pin_holder_refresh(PinHolder *h) {
         r = h->ops->pin_refresh(h->ops->userdata, &now);
         if (r < 0)
                 return log_warning_errno(r, "Cannot check NVMe namespace use for the pin, keeping it as it is: %m");
-        was = guard_pin_held(h->now);
-        is = guard_pin_held(now);
+        was = node_pin_held(h->now);
+        is = node_pin_held(now);
         if (is)
                 say_pinned(was ? h->now : NULL, now);
         else if (was)
                 report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_UNPINNED, NULL,
                              "Pin released: no NVMe namespace is in use any more (was: %s); the NVMe modules "
                              "can be removed again.", h->summary ?: "?");
-        guard_pin_free(h->now);
+        node_pin_free(h->now);
         h->now = now;
         say_problems(h);
         {
@@ -130,5 +130,5 @@ void pin_holder_driver_container(PinHolder *h, const char *container_id, const c
 }
 
 bool pin_holder_has_opens(const PinHolder *h) {
-        return h && guard_pin_held(h->now) && h->now->n_opens > 0;
+        return h && node_pin_held(h->now) && h->now->n_opens > 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 
-/* GuardOps with the guard library: the one file of the daemon that calls
+/* NodeOps with the guard library: the one file of the daemon that calls
  * kmod-helper/lib. It copies the library's results into the daemon's small
  * types so nothing else depends on the library's structures. */
 
@@ -16,9 +16,9 @@
 #include "actions/nvfs-check.h"
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
-#include "guard/guard-ops-pin.h"
-#include "guard/guard-ops-real-fabrics.h"
-#include "guard/guard-ops.h"
+#include "node/node-ops-pin.h"
+#include "node/node-ops-real-fabrics.h"
+#include "node/node-ops.h"
 #include "host/host-kernel.h"
 #include "host/host-root.h"
 #include "modules/module-stack.h"
@@ -29,16 +29,16 @@
 #include "util/macro.h"
 
 
-static int blocker_add(GuardBlockers *b, const char *device, const char *kind, const char *where, pid_t pid,
+static int blocker_add(NodeBlockers *b, const char *device, const char *kind, const char *where, pid_t pid,
                        char *description /* taken */) {
-        GuardBlocker *n = realloc(b->items, (b->n + 1) * sizeof(*n));
+        NodeBlocker *n = realloc(b->items, (b->n + 1) * sizeof(*n));
 
         if (!n) {
                 free(description);
                 return -ENOMEM;
         }
         b->items = n;
-        n[b->n] = (GuardBlocker) {
+        n[b->n] = (NodeBlocker) {
                 .device = device ? strdup(device) : NULL,
                 .kind = strdup(kind),
                 .where = where ? strdup(where) : NULL,
@@ -61,7 +61,7 @@ static const char *usage_kind_short(UsageKind k) {
         }
 }
 
-static int blockers_from_usage(const UsageReport *u, GuardBlockers *b) {
+static int blockers_from_usage(const UsageReport *u, NodeBlockers *b) {
         for (size_t i = 0; u && i < u->n_usages; i++) {
                 const Usage *x = &u->usages[i];
                 char *d = NULL;
@@ -78,9 +78,9 @@ static int blockers_from_usage(const UsageReport *u, GuardBlockers *b) {
         return 0;
 }
 
-static int real_unload(void *userdata, char *const *recorded, GuardUnloadResult **ret) {
+static int real_unload(void *userdata, char *const *recorded, NodeUnloadResult **ret) {
         _cleanup_(unload_result_freep) UnloadResult *u = NULL;
-        _cleanup_(guard_unload_result_freep) GuardUnloadResult *g = calloc(1, sizeof(*g));
+        _cleanup_(node_unload_result_freep) NodeUnloadResult *g = calloc(1, sizeof(*g));
         _cleanup_(usage_report_freep) UsageReport *in_use = NULL;
         UnloadOptions opts = { .recorded = recorded };
         int r;
@@ -98,7 +98,7 @@ static int real_unload(void *userdata, char *const *recorded, GuardUnloadResult 
         if (r < 0)
                 return r;
         if (usage_report_in_use(in_use)) {
-                g->outcome = GUARD_UNLOAD_REFUSED;
+                g->outcome = NODE_UNLOAD_REFUSED;
                 r = blockers_from_usage(in_use, &g->blockers);
                 if (r < 0)
                         return r;
@@ -107,23 +107,23 @@ static int real_unload(void *userdata, char *const *recorded, GuardUnloadResult 
         }
         /* Never held across our own guarded unload: its descriptors would
          * make every removal fail (the caller refreshes it afterwards). */
-        guard_pin_release_real(userdata);
+        node_pin_release_real(userdata);
         r = stack_unload_checked(&opts, TAKE_PTR(in_use), &u);
         if (r < 0)
                 return r;
         switch (u->outcome) {
-        case UNLOAD_OUTCOME_REMOVED: g->outcome = GUARD_UNLOAD_REMOVED; break;
-        case UNLOAD_OUTCOME_NOT_LOADED: g->outcome = GUARD_UNLOAD_NOT_LOADED; break;
-        case UNLOAD_OUTCOME_FAILED_RESTORED: g->outcome = GUARD_UNLOAD_FAILED_RESTORED; break;
-        case UNLOAD_OUTCOME_FAILED_UNRESTORED: g->outcome = GUARD_UNLOAD_FAILED_UNRESTORED; break;
-        default: g->outcome = GUARD_UNLOAD_REFUSED; break; /* in use, blocked (dry run is never asked) */
+        case UNLOAD_OUTCOME_REMOVED: g->outcome = NODE_UNLOAD_REMOVED; break;
+        case UNLOAD_OUTCOME_NOT_LOADED: g->outcome = NODE_UNLOAD_NOT_LOADED; break;
+        case UNLOAD_OUTCOME_FAILED_RESTORED: g->outcome = NODE_UNLOAD_FAILED_RESTORED; break;
+        case UNLOAD_OUTCOME_FAILED_UNRESTORED: g->outcome = NODE_UNLOAD_FAILED_UNRESTORED; break;
+        default: g->outcome = NODE_UNLOAD_REFUSED; break; /* in use, blocked (dry run is never asked) */
         }
         r = strv_copy(u->removed, &g->removed);
         if (r >= 0)
                 r = strv_copy(u->kept, &g->kept);
         if (r < 0)
                 return r;
-        if (g->outcome == GUARD_UNLOAD_REFUSED) {
+        if (g->outcome == NODE_UNLOAD_REFUSED) {
                 r = blockers_from_usage(u->usage, &g->blockers);
                 for (char **i = u->plan_blockers; r >= 0 && i && *i; i++)
                         r = blocker_add(&g->blockers, NULL, "module", NULL, 0, strdup(*i));
@@ -137,9 +137,9 @@ static int real_unload(void *userdata, char *const *recorded, GuardUnloadResult 
         return 0;
 }
 
-static int load(const char *tree, int root_fd, char *const *modules, unsigned timeout_sec, GuardLoadResult **ret) {
+static int load(const char *tree, int root_fd, char *const *modules, unsigned timeout_sec, NodeLoadResult **ret) {
         _cleanup_(load_result_freep) LoadResult *l = NULL;
-        _cleanup_(guard_load_result_freep) GuardLoadResult *g = calloc(1, sizeof(*g));
+        _cleanup_(node_load_result_freep) NodeLoadResult *g = calloc(1, sizeof(*g));
         /* A half-loaded NVIDIA stack is removed again before the restore that
          * follows: otherwise the in-tree nvme loads against NVIDIA's nvme_core
          * and the node ends with a mixed stack (found by tests/faults, row
@@ -175,14 +175,14 @@ static int load(const char *tree, int root_fd, char *const *modules, unsigned ti
 }
 
 static int real_load_from(void *userdata, const char *tree, int root_fd, char *const *modules,
-                          unsigned timeout_sec, GuardLoadResult **ret) {
+                          unsigned timeout_sec, NodeLoadResult **ret) {
         return load(tree, root_fd, modules, timeout_sec, ret);
 }
 
 /* The host's own tree, with the library's deadline: LoadTimeoutSec= bounds
  * what comes from a container, and cutting a restore short would leave the
  * node without a driver. */
-static int real_restore(void *userdata, char *const *modules, GuardLoadResult **ret) {
+static int real_restore(void *userdata, char *const *modules, NodeLoadResult **ret) {
         return load(NULL, -1, modules, 0, ret);
 }
 
@@ -196,12 +196,12 @@ static int real_nvme_driverless(void *userdata, bool *ret) {
         return 0;
 }
 
-static GuardOrigin origin_from_library(ModuleOrigin o) {
+static NodeOrigin origin_from_library(ModuleOrigin o) {
         switch (o) {
-        case MODULE_ORIGIN_IN_TREE: return GUARD_ORIGIN_IN_TREE;
-        case MODULE_ORIGIN_OUT_OF_TREE: return GUARD_ORIGIN_OUT_OF_TREE;
-        case MODULE_ORIGIN_NVIDIA: return GUARD_ORIGIN_NVIDIA;
-        default: return GUARD_ORIGIN_ABSENT;
+        case MODULE_ORIGIN_IN_TREE: return NODE_ORIGIN_IN_TREE;
+        case MODULE_ORIGIN_OUT_OF_TREE: return NODE_ORIGIN_OUT_OF_TREE;
+        case MODULE_ORIGIN_NVIDIA: return NODE_ORIGIN_NVIDIA;
+        default: return NODE_ORIGIN_ABSENT;
         }
 }
 
@@ -305,12 +305,12 @@ static int member_needs(const ModuleTree *t, const char *name, char ***ret) {
         return 0;
 }
 
-static int guard_module_from(const ModuleStack *s, const ModuleInfo *m, const ModuleTree *index, GuardModule *g) {
+static int node_module_from(const ModuleStack *s, const ModuleInfo *m, const ModuleTree *index, NodeModule *g) {
         g->name = strdup(m->name);
         g->build = strdup(module_build_to_string(module_stack_build_of(s, m)));
         if (!g->name || !g->build)
                 return -ENOMEM;
-        g->origin = m->loaded ? origin_from_library(m->origin) : GUARD_ORIGIN_ABSENT;
+        g->origin = m->loaded ? origin_from_library(m->origin) : NODE_ORIGIN_ABSENT;
         g->shared = m->role == MODULE_ROLE_SHARED;
         g->gds_hooks = m->has_gds_hooks;
         if (m->gds_generations && !(g->gds_generations = strdup(m->gds_generations)))
@@ -320,9 +320,9 @@ static int guard_module_from(const ModuleStack *s, const ModuleInfo *m, const Mo
         return index && m->role == MODULE_ROLE_MEMBER ? member_needs(index, m->name, &g->needs) : 0;
 }
 
-static int read_stack(ModuleStackRead flags, GuardStack **ret) {
+static int read_stack(ModuleStackRead flags, NodeStack **ret) {
         _cleanup_(module_stack_freep) ModuleStack *s = NULL;
-        _cleanup_(guard_stack_freep) GuardStack *g = calloc(1, sizeof(*g));
+        _cleanup_(node_stack_freep) NodeStack *g = calloc(1, sizeof(*g));
         const ModuleTree *index;
         int r;
 
@@ -331,13 +331,13 @@ static int read_stack(ModuleStackRead flags, GuardStack **ret) {
         r = module_stack_read_with(flags, &s);
         if (r < 0)
                 return r;
-        g->modules = calloc(s->n_modules ?: 1, sizeof(GuardModule));
+        g->modules = calloc(s->n_modules ?: 1, sizeof(NodeModule));
         if (!g->modules)
                 return -ENOMEM;
         index = host_index();
         for (size_t i = 0; i < s->n_modules; i++) {
                 g->n_modules++;
-                r = guard_module_from(s, &s->modules[i], index, &g->modules[i]);
+                r = node_module_from(s, &s->modules[i], index, &g->modules[i]);
                 if (r < 0)
                         return r;
         }
@@ -345,17 +345,17 @@ static int read_stack(ModuleStackRead flags, GuardStack **ret) {
         return 0;
 }
 
-static int real_read_stack(void *userdata, GuardStack **ret) {
+static int real_read_stack(void *userdata, NodeStack **ret) {
         return read_stack(MODULE_STACK_READ_DECIDE, ret);
 }
 
-static int real_read_stack_hooks(void *userdata, GuardStack **ret) {
+static int real_read_stack_hooks(void *userdata, NodeStack **ret) {
         return read_stack(MODULE_STACK_READ_HOOKS, ret);
 }
 
-static int real_check_usage(void *userdata, GuardBlockers **ret) {
+static int real_check_usage(void *userdata, NodeBlockers **ret) {
         _cleanup_(usage_report_freep) UsageReport *u = NULL;
-        _cleanup_(guard_blockers_freep) GuardBlockers *b = calloc(1, sizeof(*b));
+        _cleanup_(node_blockers_freep) NodeBlockers *b = calloc(1, sizeof(*b));
         int r;
 
         if (!b)
@@ -370,9 +370,9 @@ static int real_check_usage(void *userdata, GuardBlockers **ret) {
         return 0;
 }
 
-static int real_scan_namespaces(void *userdata, GuardNamespaces **ret) {
+static int real_scan_namespaces(void *userdata, NodeNamespaces **ret) {
         _cleanup_(nvme_block_devices_freep) NvmeBlockDevices *d = NULL;
-        _cleanup_(guard_namespaces_freep) GuardNamespaces *g = calloc(1, sizeof(*g));
+        _cleanup_(node_namespaces_freep) NodeNamespaces *g = calloc(1, sizeof(*g));
         int r;
 
         if (!g)
@@ -380,12 +380,12 @@ static int real_scan_namespaces(void *userdata, GuardNamespaces **ret) {
         r = nvme_block_devices_scan(&d);
         if (r < 0)
                 return r;
-        g->items = calloc(d->n_devices ?: 1, sizeof(GuardNamespace));
+        g->items = calloc(d->n_devices ?: 1, sizeof(NodeNamespace));
         if (!g->items)
                 return -ENOMEM;
         for (size_t i = 0; i < d->n_devices; i++) {
                 const NvmeBlockDevice *x = &d->devices[i];
-                GuardNamespace *n = &g->items[g->n];
+                NodeNamespace *n = &g->items[g->n];
 
                 if (x->is_partition)
                         continue;
@@ -400,18 +400,18 @@ static int real_scan_namespaces(void *userdata, GuardNamespaces **ret) {
         return 0;
 }
 
-static GuardGdsMatch gds_match_from_library(GdsMatch m) {
+static NodeGdsMatch gds_match_from_library(GdsMatch m) {
         switch (m) {
-        case GDS_MATCH_SAME: return GUARD_GDS_SAME;
-        case GDS_MATCH_DIFFERENT: return GUARD_GDS_DIFFERENT;
-        case GDS_MATCH_NO_HOOKS: return GUARD_GDS_NO_HOOKS;
-        default: return GUARD_GDS_UNKNOWN;
+        case GDS_MATCH_SAME: return NODE_GDS_SAME;
+        case GDS_MATCH_DIFFERENT: return NODE_GDS_DIFFERENT;
+        case GDS_MATCH_NO_HOOKS: return NODE_GDS_NO_HOOKS;
+        default: return NODE_GDS_UNKNOWN;
         }
 }
 
-static int real_check_gds(void *userdata, char *const *trees, GuardGds **ret) {
+static int real_check_gds(void *userdata, char *const *trees, NodeGds **ret) {
         _cleanup_(nvfs_check_freep) NvfsCheck *c = NULL;
-        _cleanup_(guard_gds_freep) GuardGds *g = calloc(1, sizeof(*g));
+        _cleanup_(node_gds_freep) NodeGds *g = calloc(1, sizeof(*g));
         int r;
 
         if (!g)
@@ -431,9 +431,9 @@ static int real_check_gds(void *userdata, char *const *trees, GuardGds **ret) {
 
 /* Observe's unload: the library's own dry run, the same stack
  * read, removal plan and usage check as the unload, and nothing more. */
-static int real_unload_plan(void *userdata, char *const *recorded, GuardUnloadResult **ret) {
+static int real_unload_plan(void *userdata, char *const *recorded, NodeUnloadResult **ret) {
         _cleanup_(unload_result_freep) UnloadResult *u = NULL;
-        _cleanup_(guard_unload_result_freep) GuardUnloadResult *g = calloc(1, sizeof(*g));
+        _cleanup_(node_unload_result_freep) NodeUnloadResult *g = calloc(1, sizeof(*g));
         int r;
 
         if (!g)
@@ -442,13 +442,13 @@ static int real_unload_plan(void *userdata, char *const *recorded, GuardUnloadRe
         if (r < 0)
                 return r;
         switch (u->outcome) {
-        case UNLOAD_OUTCOME_WOULD_REMOVE: g->outcome = GUARD_UNLOAD_WOULD_REMOVE; break;
-        case UNLOAD_OUTCOME_NOT_LOADED: g->outcome = GUARD_UNLOAD_NOT_LOADED; break;
-        default: g->outcome = GUARD_UNLOAD_REFUSED; break; /* a dry run removes nothing */
+        case UNLOAD_OUTCOME_WOULD_REMOVE: g->outcome = NODE_UNLOAD_WOULD_REMOVE; break;
+        case UNLOAD_OUTCOME_NOT_LOADED: g->outcome = NODE_UNLOAD_NOT_LOADED; break;
+        default: g->outcome = NODE_UNLOAD_REFUSED; break; /* a dry run removes nothing */
         }
-        if (g->outcome == GUARD_UNLOAD_WOULD_REMOVE && (r = strv_copy(u->planned, &g->removed)) < 0)
+        if (g->outcome == NODE_UNLOAD_WOULD_REMOVE && (r = strv_copy(u->planned, &g->removed)) < 0)
                 return r;
-        if (g->outcome == GUARD_UNLOAD_REFUSED) {
+        if (g->outcome == NODE_UNLOAD_REFUSED) {
                 r = blockers_from_usage(u->usage, &g->blockers);
                 for (char **i = u->plan_blockers; r >= 0 && i && *i; i++)
                         r = blocker_add(&g->blockers, NULL, "module", NULL, 0, strdup(*i));
@@ -463,10 +463,10 @@ static int real_unload_plan(void *userdata, char *const *recorded, GuardUnloadRe
  * root) and find each module in it; nothing is read into the kernel. A
  * module the tree lacks is ENOPKG, as the load reports it. */
 static int real_load_plan(void *userdata, const char *tree, int root_fd, char *const *modules,
-                          GuardLoadResult **ret) {
+                          NodeLoadResult **ret) {
         static char *const stack_default[] = { (char *) "nvme_core", (char *) "nvme", NULL };
         _cleanup_(module_tree_freep) ModuleTree *t = NULL;
-        _cleanup_(guard_load_result_freep) GuardLoadResult *g = calloc(1, sizeof(*g));
+        _cleanup_(node_load_result_freep) NodeLoadResult *g = calloc(1, sizeof(*g));
         _cleanup_free_ char *path = NULL;
         int r;
 
@@ -495,7 +495,7 @@ static int real_load_plan(void *userdata, const char *tree, int root_fd, char *c
         return 0;
 }
 
-const GuardOps guard_ops_real = {
+const NodeOps node_ops_real = {
         .unload = real_unload,
         .load_from = real_load_from,
         .nvme_driverless = real_nvme_driverless,
@@ -504,11 +504,11 @@ const GuardOps guard_ops_real = {
         .read_stack_hooks = real_read_stack_hooks,
         .check_usage = real_check_usage,
         .scan_namespaces = real_scan_namespaces,
-        .pin_refresh = guard_pin_refresh_real,
-        .pin_release = guard_pin_release_real,
+        .pin_refresh = node_pin_refresh_real,
+        .pin_release = node_pin_release_real,
         .check_gds = real_check_gds,
         .unload_plan = real_unload_plan,
         .load_plan = real_load_plan,
-        .fabrics_read = guard_fabrics_read_real,
-        .nvme_pci_functions = guard_nvme_pci_functions_real,
+        .fabrics_read = node_fabrics_read_real,
+        .nvme_pci_functions = node_nvme_pci_functions_real,
 };

@@ -4,32 +4,32 @@
 #include <string.h>
 
 #include "util/strv.h"
-#include "guard/guard-ops.h"
+#include "node/node-ops.h"
 #include "util/macro.h"
 
 static const char *const origin_names[_GUARD_ORIGIN_MAX] = {
-        [GUARD_ORIGIN_ABSENT] = "absent",
-        [GUARD_ORIGIN_IN_TREE] = "in-tree",
-        [GUARD_ORIGIN_OUT_OF_TREE] = "out-of-tree",
-        [GUARD_ORIGIN_NVIDIA] = "nvidia",
+        [NODE_ORIGIN_ABSENT] = "absent",
+        [NODE_ORIGIN_IN_TREE] = "in-tree",
+        [NODE_ORIGIN_OUT_OF_TREE] = "out-of-tree",
+        [NODE_ORIGIN_NVIDIA] = "nvidia",
 };
 
-const char *guard_origin_to_string(GuardOrigin o) {
+const char *node_origin_to_string(NodeOrigin o) {
         return o >= 0 && o < _GUARD_ORIGIN_MAX ? origin_names[o] : "unknown";
 }
 
-GuardOrigin guard_origin_from_string(const char *s) {
+NodeOrigin node_origin_from_string(const char *s) {
         for (int i = 0; s && i < _GUARD_ORIGIN_MAX; i++)
                 if (streq(s, origin_names[i]))
                         return i;
-        return GUARD_ORIGIN_ABSENT;
+        return NODE_ORIGIN_ABSENT;
 }
 
-int guard_read_stack_hooks(const GuardOps *ops, GuardStack **ret) {
+int node_read_stack_hooks(const NodeOps *ops, NodeStack **ret) {
         return ops->read_stack_hooks ? ops->read_stack_hooks(ops->userdata, ret) : ops->read_stack(ops->userdata, ret);
 }
 
-GuardStack *guard_stack_free(GuardStack *s) {
+NodeStack *node_stack_free(NodeStack *s) {
         if (!s)
                 return NULL;
         for (size_t i = 0; i < s->n_modules; i++) {
@@ -44,29 +44,29 @@ GuardStack *guard_stack_free(GuardStack *s) {
         return NULL;
 }
 
-const GuardModule *guard_stack_find(const GuardStack *s, const char *name) {
+const NodeModule *node_stack_find(const NodeStack *s, const char *name) {
         for (size_t i = 0; s && i < s->n_modules; i++)
                 if (streq(s->modules[i].name, name))
                         return &s->modules[i];
         return NULL;
 }
 
-bool guard_stack_any_loaded(const GuardStack *s) {
+bool node_stack_any_loaded(const NodeStack *s) {
         for (size_t i = 0; s && i < s->n_modules; i++)
-                if (s->modules[i].origin != GUARD_ORIGIN_ABSENT)
+                if (s->modules[i].origin != NODE_ORIGIN_ABSENT)
                         return true;
         return false;
 }
 
-bool guard_stack_replacement_loaded(const GuardStack *s) {
-        const GuardModule *m = guard_stack_find(s, "nvme");
+bool node_stack_replacement_loaded(const NodeStack *s) {
+        const NodeModule *m = node_stack_find(s, "nvme");
 
-        if (!m || m->origin == GUARD_ORIGIN_ABSENT)
-                m = guard_stack_find(s, "nvme_core");
-        return m && (m->origin == GUARD_ORIGIN_OUT_OF_TREE || m->origin == GUARD_ORIGIN_NVIDIA);
+        if (!m || m->origin == NODE_ORIGIN_ABSENT)
+                m = node_stack_find(s, "nvme_core");
+        return m && (m->origin == NODE_ORIGIN_OUT_OF_TREE || m->origin == NODE_ORIGIN_NVIDIA);
 }
 
-int guard_stack_loaded_names(const GuardStack *s, char ***ret) {
+int node_stack_loaded_names(const NodeStack *s, char ***ret) {
         char **l = NULL;
 
         for (size_t i = 0; s && i < s->n_modules; i++)
@@ -74,7 +74,7 @@ int guard_stack_loaded_names(const GuardStack *s, char ***ret) {
                  * for by name; the host's stays loaded, and when the unload took an
                  * earlier build's own out, the host's comes back with
                  * the member that needs it. */
-                if (s->modules[i].origin != GUARD_ORIGIN_ABSENT && !s->modules[i].shared &&
+                if (s->modules[i].origin != NODE_ORIGIN_ABSENT && !s->modules[i].shared &&
                     strv_push(&l, strdup(s->modules[i].name)) < 0) {
                         strv_free(l);
                         return -ENOMEM;
@@ -83,7 +83,7 @@ int guard_stack_loaded_names(const GuardStack *s, char ***ret) {
         return 0;
 }
 
-void guard_blockers_clear(GuardBlockers *b) {
+void node_blockers_clear(NodeBlockers *b) {
         for (size_t i = 0; b && i < b->n; i++) {
                 free(b->items[i].device);
                 free(b->items[i].kind);
@@ -97,13 +97,13 @@ void guard_blockers_clear(GuardBlockers *b) {
         }
 }
 
-GuardBlockers *guard_blockers_free(GuardBlockers *b) {
-        guard_blockers_clear(b);
+NodeBlockers *node_blockers_free(NodeBlockers *b) {
+        node_blockers_clear(b);
         free(b);
         return NULL;
 }
 
-char *guard_blockers_join(const GuardBlockers *b) {
+char *node_blockers_join(const NodeBlockers *b) {
         _cleanup_free_ char **descriptions = calloc((b ? b->n : 0) + 1, sizeof(char *));
 
         if (!descriptions)
@@ -113,18 +113,18 @@ char *guard_blockers_join(const GuardBlockers *b) {
         return strv_join(descriptions, "; ");
 }
 
-GuardUnloadResult *guard_unload_result_free(GuardUnloadResult *r) {
+NodeUnloadResult *node_unload_result_free(NodeUnloadResult *r) {
         if (!r)
                 return NULL;
         strv_free(r->removed);
         strv_free(r->kept);
-        guard_blockers_clear(&r->blockers);
+        node_blockers_clear(&r->blockers);
         free(r->failed_module);
         free(r);
         return NULL;
 }
 
-GuardLoadResult *guard_load_result_free(GuardLoadResult *r) {
+NodeLoadResult *node_load_result_free(NodeLoadResult *r) {
         if (!r)
                 return NULL;
         strv_free(r->loaded);
@@ -139,7 +139,7 @@ GuardLoadResult *guard_load_result_free(GuardLoadResult *r) {
         return NULL;
 }
 
-GuardNamespaces *guard_namespaces_free(GuardNamespaces *n) {
+NodeNamespaces *node_namespaces_free(NodeNamespaces *n) {
         if (!n)
                 return NULL;
         for (size_t i = 0; i < n->n; i++) {
@@ -151,18 +151,18 @@ GuardNamespaces *guard_namespaces_free(GuardNamespaces *n) {
         return NULL;
 }
 
-static bool namespace_present(const GuardNamespaces *now, const GuardNamespace *ns) {
+static bool namespace_present(const NodeNamespaces *now, const NodeNamespace *ns) {
         for (size_t i = 0; now && i < now->n; i++)
                 if (now->items[i].nsid == ns->nsid && streq(now->items[i].serial ?: "", ns->serial ?: ""))
                         return true;
         return false;
 }
 
-int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespaces *now, char ***ret) {
+int node_namespaces_missing(const NodeNamespaces *before, const NodeNamespaces *now, char ***ret) {
         char **missing = NULL;
 
         for (size_t i = 0; before && i < before->n; i++) {
-                const GuardNamespace *ns = &before->items[i];
+                const NodeNamespace *ns = &before->items[i];
                 char *line;
 
                 if (namespace_present(now, ns))
@@ -177,7 +177,7 @@ int guard_namespaces_missing(const GuardNamespaces *before, const GuardNamespace
         return 0;
 }
 
-GuardPin *guard_pin_free(GuardPin *p) {
+NodePin *node_pin_free(NodePin *p) {
         if (!p)
                 return NULL;
         strv_free(p->modules);
@@ -188,11 +188,11 @@ GuardPin *guard_pin_free(GuardPin *p) {
         return NULL;
 }
 
-bool guard_pin_held(const GuardPin *p) {
+bool node_pin_held(const NodePin *p) {
         return p && p->modules && p->modules[0];
 }
 
-GuardGds *guard_gds_free(GuardGds *g) {
+NodeGds *node_gds_free(NodeGds *g) {
         if (!g)
                 return NULL;
         free(g->exported);

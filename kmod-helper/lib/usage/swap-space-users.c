@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "host/host-root.h"
-#include "usage/swap-users.h"
+#include "usage/swap-space-users.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 
@@ -111,7 +111,7 @@ static int match_swap_file(UsageScan *s, const SwapEntry *e) {
         return r < 0 ? r : 0;
 }
 
-int swap_users_match(UsageScan *s, const SwapTable *t) {
+int swap_space_users_match(UsageScan *s, const SwapTable *t) {
         int r;
 
         for (size_t i = 0; i < t->n_entries; i++) {
@@ -132,7 +132,7 @@ int swap_users_match(UsageScan *s, const SwapTable *t) {
         return 0;
 }
 
-int swap_users_read(UsageScan *s) {
+int swap_space_users_read(UsageScan *s) {
         _cleanup_free_ char *path = NULL, *text = NULL;
         SwapTable t = {};
         int r;
@@ -147,7 +147,7 @@ int swap_users_read(UsageScan *s) {
                 return r == -ENOMEM ? r : usage_collector_note(&s->collector, "could not read /proc/swaps: %s", strerror(-r));
         r = swaps_parse(text, &t);
         if (r >= 0)
-                r = swap_users_match(s, &t);
+                r = swap_space_users_match(s, &t);
         swap_table_done(&t);
         return r;
 }
