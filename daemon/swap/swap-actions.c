@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "actions/host-tree-warm.h"
+#include "actions/load-prepare.h"
 #include "container/container-privilege.h"
 #include "host/host-kernel.h"
 #include "publish/log.h"
@@ -146,6 +147,45 @@ static SwapEvent unload_waits_for_capture(Manager *m, const char *build) {
         return SWAP_EVENT_UNLOAD_REFUSED;
 }
 
+/* 0 with *ret_fd (or -EBADF when there is no pidfd to confirm it with),
+ * -ESRCH when the container's init is gone, -errno. */
+static int open_container_root(Manager *m, int *ret_fd) {
+        int pidfd = m->follow.container.exit_source ? sd_event_source_get_io_fd(m->follow.container.exit_source) : -EBADF;
+
+        *ret_fd = -EBADF;
+        if (pidfd < 0)
+                return 0;
+        return container_root_open(m->follow.container.pid, pidfd, ret_fd);
+}
+
+/* The load that follows at the ready file, prepared before the node goes
+ * driverless (actions/load-prepare.h): the tree and modules action_load()
+ * asks for. The load reads itself whatever is not prepared, or no longer
+ * the same, and checks everything either way: a failure here costs only
+ * the time it was meant to save. */
+static void prepare_load(Manager *m) {
+        _cleanup_free_ char *tree = NULL, *release = NULL, *in_root = NULL;
+        _cleanup_close_ int root_fd = -EBADF;
+        int r;
+
+        if (!driver_container_followed(&m->follow.container) || m->follow.container.pid <= 0)
+                return;
+        r = host_kernel_release(&release);
+        if (r >= 0)
+                r = driver_container_module_tree(&m->follow.container, release, &tree);
+        if (r >= 0)
+                r = open_container_root(m, &root_fd);
+        if (r >= 0 && root_fd >= 0 && asprintf(&in_root, "lib/modules/%s", release) < 0)
+                r = -ENOMEM;
+        if (r >= 0)
+                r = load_prepare(&(LoadOptions) { .module_tree = root_fd >= 0 ? in_root : tree,
+                                                  .in_root = root_fd >= 0, .root_fd = root_fd,
+                                                  .modules = (char **) swap_modules_wanted(m->config, &m->swap) });
+        if (r < 0)
+                log_debug_errno(r, "Cannot prepare the load from %s before the unload, it reads the tree after: %m",
+                                tree ?: "the driver container's tree");
+}
+
 static SwapEvent action_unload(Manager *m) {
         NodeUnloadResult *u = NULL;
         const char *build;
@@ -168,10 +208,15 @@ static SwapEvent action_unload(Manager *m) {
         /* The load's host tree parsed before the node goes driverless when the
          * load follows at once (the ready file), else after the unload, while
          * the container compiles: never inside the driverless window, nor
-         * between a container's start and the in-tree stack's removal. */
+         * between a container's start and the in-tree stack's removal. At the
+         * ready file the container's tree is complete: its part of the load
+         * is prepared then too. Both before the guard's usage re-check
+         * inside unload(), never between it and the removal. */
         at_ready = swap_moment_unload_at(m->config, &m->follow) == UNLOAD_AT_DRIVER_READY;
-        if (at_ready)
+        if (at_ready) {
                 (void) host_tree_warm();
+                prepare_load(m);
+        }
         r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
         if (!at_ready && r >= 0 && u->outcome == NODE_UNLOAD_REMOVED)
                 (void) host_tree_warm();
@@ -207,17 +252,6 @@ static SwapEvent action_recheck(Manager *m) {
         node_blockers_free(b);
         log_info("The namespaces that blocked the unload are free now: unloading.");
         return action_unload(m);
-}
-
-/* 0 with *ret_fd (or -EBADF when there is no pidfd to confirm it with),
- * -ESRCH when the container's init is gone, -errno. */
-static int open_container_root(Manager *m, int *ret_fd) {
-        int pidfd = m->follow.container.exit_source ? sd_event_source_get_io_fd(m->follow.container.exit_source) : -EBADF;
-
-        *ret_fd = -EBADF;
-        if (pidfd < 0)
-                return 0;
-        return container_root_open(m->follow.container.pid, pidfd, ret_fd);
 }
 
 static SwapEvent action_load(Manager *m) {

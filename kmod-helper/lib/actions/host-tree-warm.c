@@ -9,42 +9,16 @@
 #include <unistd.h>
 
 #include "actions/host-tree-warm.h"
+#include "actions/tree-files.h"
 #include "host/host-kernel.h"
 #include "host/host-root.h"
 #include "util/macro.h"
-
-typedef struct TreeFiles {
-        struct stat dep, builtin; /* st_ino 0: not there */
-} TreeFiles;
 
 static struct {
         char *release;
         TreeFiles files;
         ModuleTree *tree;
 } warm;
-
-/* The tree's index files, stat()ed inside its root as the tree reads them.
- * A file that is not there counts as such (a tree without modules.builtin). */
-static int tree_files(int root_fd, const char *in_root, TreeFiles *ret) {
-        static const char *const names[] = { "modules.dep", "modules.builtin" };
-        struct stat *st[] = { &ret->dep, &ret->builtin };
-
-        *ret = (TreeFiles) {};
-        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                _cleanup_free_ char *p = NULL;
-
-                if (asprintf(&p, "%s%s%s", in_root, *in_root ? "/" : "", names[i]) < 0)
-                        return -ENOMEM;
-                if (fstatat(root_fd, p, st[i], 0) < 0 && errno != ENOENT)
-                        return -errno;
-        }
-        return 0;
-}
-
-static bool same_stat(const struct stat *a, const struct stat *b) {
-        return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-               a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
 
 /* Resolved inside the host's root (not inside the tree): RHEL's
  * weak-updates/ holds absolute symlinks to other releases' extra/ modules,
@@ -64,7 +38,7 @@ static int host_tree_open(const char *release, const char *display, ModuleTree *
         if (fd < 0)
                 return -errno;
         if (ret_files) {
-                r = tree_files(fd, in_root, ret_files);
+                r = tree_files_stat(fd, in_root, ret_files);
                 if (r < 0)
                         return r;
         }
@@ -85,8 +59,8 @@ int host_tree_warm(void) {
 
         /* Still the files it was parsed from (an unload refused, then
          * tried again): kept as it is. */
-        if (warm.tree && tree_files(warm.tree->root_fd, warm.tree->in_root, &now) >= 0 &&
-            same_stat(&now.dep, &warm.files.dep) && same_stat(&now.builtin, &warm.files.builtin))
+        if (warm.tree && tree_files_stat(warm.tree->root_fd, warm.tree->in_root, &now) >= 0 &&
+            tree_files_unchanged(&now, &warm.files))
                 return 0;
         host_tree_warm_drop();
         r = host_kernel_release(&release);
@@ -108,8 +82,7 @@ int host_tree_take(const char *release, const char *display, ModuleTree **ret) {
         TreeFiles now;
 
         if (t && was && strcmp(was, release) == 0 && strcmp(t->dir, display) == 0 &&
-            tree_files(t->root_fd, t->in_root, &now) >= 0 && same_stat(&now.dep, &warm.files.dep) &&
-            same_stat(&now.builtin, &warm.files.builtin)) {
+            tree_files_stat(t->root_fd, t->in_root, &now) >= 0 && tree_files_unchanged(&now, &warm.files)) {
                 *ret = TAKE_PTR(t);
                 return 0;
         }

@@ -13,6 +13,7 @@
 
 #include "actions/host-tree-warm.h"
 #include "actions/kmod-util.h"
+#include "actions/load-prepare.h"
 #include "actions/load-refusal.h"
 #include "actions/load-removals.h"
 #include "actions/module-elf.h"
@@ -167,7 +168,8 @@ static int open_module(Loader *l, const char *name, const ModuleTree *tree, cons
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *image = NULL;
         _cleanup_(module_meta_done) ModuleMeta meta = {};
-        ModuleImageKind kind;
+        ModuleImageKind kind = MODULE_IMAGE_UNKNOWN;
+        bool prepared;
         size_t size;
         int r;
 
@@ -188,14 +190,20 @@ static int open_module(Loader *l, const char *name, const ModuleTree *tree, cons
         if (r == -EXDEV || r == -ELOOP)
                 return load_fail(l->result, name, EXDEV, "%s: %s leads outside %s (symlink or magic link)", name,
                                  e->path, tree->dir) ?: 0;
+        /* Read before the node went driverless, from this very file
+         * (load-prepare.h): the same checks follow. */
         if (r >= 0)
+                r = load_prepared_file(tree, e, fd, &kind, &meta);
+        prepared = r > 0;
+        if (r == 0)
                 r = module_file_read(fd, size, &image, &size);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
                 return load_fail(l->result, name, -r, "%s: cannot read %s: %s", name, e->path, strerror(-r)) ?: 0;
 
-        kind = module_image_kind(image, size);
+        if (!prepared)
+                kind = module_image_kind(image, size);
         if (module_image_kind_is_compressed(kind) && tree != l->host && l->from_container)
                 /* Neither libkmod 28 (it decompresses by path, unbounded: a
                  * 72 KB nvme.ko.zst cost 34 s and 2.1 GB) nor the kernel
@@ -206,7 +214,9 @@ static int open_module(Loader *l, const char *name, const ModuleTree *tree, cons
                                  "%s: %s is %s-compressed: compressed modules are not loaded from a container "
                                  "(their decompressed size cannot be bounded)",
                                  name, e->path, module_image_kind_to_string(kind)) ?: 0;
-        if (module_image_kind_is_compressed(kind)) {
+        if (prepared)
+                r = 0;
+        else if (module_image_kind_is_compressed(kind)) {
                 close(TAKE_FD(fd)); /* the host's own file: libkmod by path */
                 r = module_tree_meta_libkmod(tree, e, &meta);
         } else
@@ -291,14 +301,19 @@ static int same_build(const ModuleTree *t, const ModuleTreeEntry *e, const char 
         _cleanup_free_ char *image = NULL, *path = NULL, *live = NULL;
         _cleanup_(module_meta_done) ModuleMeta meta = {};
         _cleanup_close_ int fd = -EBADF;
+        const ModuleMeta *prepared;
         size_t size;
         int r;
 
         r = host_pathf(&path, "/sys/module/%s/srcversion", name);
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
-        if (read_one_line_file(path, &live) < 0 || module_tree_open_module(t, e, &fd, &size) < 0 ||
-            module_file_read(fd, size, &image, &size) < 0 || module_meta_parse(image, size, &meta) < 0)
+        if (read_one_line_file(path, &live) < 0 || module_tree_open_module(t, e, &fd, &size) < 0)
+                return 0;
+        prepared = load_prepared_peek(t, e, fd); /* read from this file before the unload */
+        if (prepared)
+                return prepared->srcversion && streq(prepared->srcversion, live);
+        if (module_file_read(fd, size, &image, &size) < 0 || module_meta_parse(image, size, &meta) < 0)
                 return 0;
         return meta.srcversion && streq(meta.srcversion, live);
 }
@@ -497,14 +512,10 @@ static int open_trees(Loader *l, const LoadOptions *opts, const char *release) {
         r = host_pathf(&host_dir, "/lib/modules/%s", release);
         if (r < 0)
                 return r;
-        if (opts && opts->module_tree && opts->in_root) {
-                if (asprintf(&tree_dir, "(container root)/%s", opts->module_tree) < 0)
-                        return -ENOMEM;
-                r = module_tree_open_at(opts->root_fd, opts->module_tree, tree_dir, &l->tree);
-        } else if (opts && opts->module_tree) {
-                r = host_path(opts->module_tree, &tree_dir);
-                if (r >= 0)
-                        r = module_tree_open(tree_dir, &l->tree);
+        if (opts && opts->module_tree) {
+                r = load_tree_display(opts, &tree_dir);
+                if (r >= 0) /* prepared before the unload, or opened now */
+                        r = load_prepared_tree(opts, tree_dir, &l->tree);
         } else
                 r = host_tree_take(release, host_dir, &l->tree);
         if (r < 0)
@@ -586,6 +597,7 @@ int stack_load(const LoadOptions *opts, LoadResult **ret) {
                 r = res->tree ? run(&l, opts, release) : -ENOMEM;
         }
         loader_done(&l);
+        load_prepared_drop(); /* what was prepared is used once */
         if (r < 0)
                 return r;
 
