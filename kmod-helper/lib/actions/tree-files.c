@@ -24,9 +24,13 @@ int tree_files_stat(int root_fd, const char *in_root, TreeFiles *ret) {
         return 0;
 }
 
+/* The change time too: a writer can put the modification time back
+ * (utimensat), never the change time, and a container's files are not
+ * trusted to keep still. */
 bool stat_unchanged(const struct stat *a, const struct stat *b) {
         return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-               a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+               a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+               a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
 bool tree_files_unchanged(const TreeFiles *a, const TreeFiles *b) {

@@ -174,6 +174,8 @@ Test(load_prepare, same_rule) {
         cr_assert_not(load_prepared_same(&a, &b));
         b = a, b.files.dep.st_size = 101;
         cr_assert_not(load_prepared_same(&a, &b));
+        b = a, b.files.dep.st_ctim.tv_sec = 1; /* rewritten, its mtime put back */
+        cr_assert_not(load_prepared_same(&a, &b));
         b = a, b.files.dep.st_ino = 10; /* replaced by rename */
         cr_assert_not(load_prepared_same(&a, &b));
         b = a, b.files.builtin.st_ino = 3; /* modules.builtin appeared */
