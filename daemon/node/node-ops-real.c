@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 
 #include "nvme/nvme-unbound.h"
+#include "actions/host-tree-warm.h"
+#include "actions/load-prepare.h"
 #include "actions/module-file.h"
 #include "actions/module-tree.h"
 #include "actions/nvfs-check.h"
@@ -177,6 +179,15 @@ static int load(const char *tree, int root_fd, char *const *modules, unsigned ti
 static int real_load_from(void *userdata, const char *tree, int root_fd, char *const *modules,
                           unsigned timeout_sec, NodeLoadResult **ret) {
         return load(tree, root_fd, modules, timeout_sec, ret);
+}
+
+static int real_prepare_load(void *userdata, const char *tree, int root_fd, char *const *modules) {
+        int r = host_tree_warm(); /* a host tree that cannot be read now is read by the load */
+
+        if (!tree)
+                return r;
+        return load_prepare(&(LoadOptions) { .module_tree = tree, .in_root = root_fd >= 0, .root_fd = root_fd,
+                                             .modules = (char **) modules });
 }
 
 /* The host's own tree, with the library's deadline: LoadTimeoutSec= bounds
@@ -498,6 +509,7 @@ static int real_load_plan(void *userdata, const char *tree, int root_fd, char *c
 const NodeOps node_ops_real = {
         .unload = real_unload,
         .load_from = real_load_from,
+        .prepare_load = real_prepare_load,
         .nvme_driverless = real_nvme_driverless,
         .restore = real_restore,
         .read_stack = real_read_stack,

@@ -204,6 +204,14 @@ typedef struct NodeOps {
         int (*load_from)(void *userdata, const char *module_tree, int root_fd, char *const *modules,
                          unsigned timeout_sec, NodeLoadResult **ret);
         int (*restore)(void *userdata, char *const *modules, NodeLoadResult **ret);
+        /* Work done before the node goes without a driver, so that the window
+         * holds the swap alone (may be NULL: nothing prepared; changes nothing
+         * on the node either way): the host's module tree parsed; with
+         * module_tree (the ready file's moment: the container's tree is
+         * complete), the container's load prepared as load_from() with the
+         * same arguments would read it. load_from() takes what is still the
+         * same and checks everything (actions/load-prepare.h). */
+        int (*prepare_load)(void *userdata, const char *module_tree, int root_fd, char *const *modules);
         /* The stack for a decision: holders, refcounts, origins (in-tree or
          * not, exact); gds_hooks false and gds_generations NULL, not looked
          * at (no /proc/kallsyms: module-stack.h, MODULE_STACK_READ_DECIDE). */

@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actions/host-tree-warm.h"
-#include "actions/load-prepare.h"
 #include "container/container-privilege.h"
 #include "host/host-kernel.h"
 #include "publish/log.h"
@@ -159,7 +157,7 @@ static int open_container_root(Manager *m, int *ret_fd) {
 }
 
 /* The load that follows at the ready file, prepared before the node goes
- * driverless (actions/load-prepare.h): the tree and modules action_load()
+ * driverless (NodeOps.prepare_load): the tree and modules action_load()
  * asks for. The load reads itself whatever is not prepared, or no longer
  * the same, and checks everything either way: a failure here costs only
  * the time it was meant to save. */
@@ -169,7 +167,7 @@ static void prepare_load(Manager *m) {
         int r;
 
         if (!driver_container_followed(&m->follow.container) || m->follow.container.pid <= 0)
-                return;
+                return (void) m->ops->prepare_load(m->ops->userdata, NULL, -EBADF, NULL);
         r = host_kernel_release(&release);
         if (r >= 0)
                 r = driver_container_module_tree(&m->follow.container, release, &tree);
@@ -178,9 +176,8 @@ static void prepare_load(Manager *m) {
         if (r >= 0 && root_fd >= 0 && asprintf(&in_root, "lib/modules/%s", release) < 0)
                 r = -ENOMEM;
         if (r >= 0)
-                r = load_prepare(&(LoadOptions) { .module_tree = root_fd >= 0 ? in_root : tree,
-                                                  .in_root = root_fd >= 0, .root_fd = root_fd,
-                                                  .modules = (char **) swap_modules_wanted(m->config, &m->swap) });
+                r = m->ops->prepare_load(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd,
+                                         (char *const *) swap_modules_wanted(m->config, &m->swap));
         if (r < 0)
                 log_debug_errno(r, "Cannot prepare the load from %s before the unload, it reads the tree after: %m",
                                 tree ?: "the driver container's tree");
@@ -213,13 +210,11 @@ static SwapEvent action_unload(Manager *m) {
          * is prepared then too. Both before the guard's usage re-check
          * inside unload(), never between it and the removal. */
         at_ready = swap_moment_unload_at(m->config, &m->follow) == UNLOAD_AT_DRIVER_READY;
-        if (at_ready) {
-                (void) host_tree_warm();
+        if (at_ready && m->ops->prepare_load)
                 prepare_load(m);
-        }
         r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
-        if (!at_ready && r >= 0 && u->outcome == NODE_UNLOAD_REMOVED)
-                (void) host_tree_warm();
+        if (!at_ready && m->ops->prepare_load && r >= 0 && u->outcome == NODE_UNLOAD_REMOVED)
+                (void) m->ops->prepare_load(m->ops->userdata, NULL, -EBADF, NULL);
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
                 swap_fabrics_unload_over(m, false);
