@@ -2,11 +2,10 @@
 /* Which transports of the node's fabrics connections a module tree lacks
  * (see fabrics-build-check.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "actions/fabrics-build-check.h"
+#include "actions/host-tree-warm.h"
 #include "host/host-kernel.h"
 #include "host/host-root.h"
 #include "util/strv.h"
@@ -31,8 +30,7 @@ int fabrics_transports_missing_in(const FabricsTopology *t, const ModuleTree *tr
  * open_trees()): inside the container's root, or a host path, or the
  * host's own /lib/modules/<release> resolved inside the host's root. */
 static int open_tree(const LoadOptions *opts, ModuleTree **ret) {
-        _cleanup_free_ char *dir = NULL, *release = NULL, *root = NULL, *in_root = NULL;
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *dir = NULL, *release = NULL;
         int r;
 
         if (opts && opts->module_tree && opts->in_root) {
@@ -44,15 +42,9 @@ static int open_tree(const LoadOptions *opts, ModuleTree **ret) {
                 r = host_path(opts->module_tree, &dir);
                 return r < 0 ? r : module_tree_open(dir, ret);
         }
-        if ((r = host_kernel_release(&release)) < 0 || (r = host_path("/", &root)) < 0 ||
-            (r = host_pathf(&dir, "/lib/modules/%s", release)) < 0)
+        if ((r = host_kernel_release(&release)) < 0 || (r = host_pathf(&dir, "/lib/modules/%s", release)) < 0)
                 return r;
-        if (asprintf(&in_root, "lib/modules/%s", release) < 0)
-                return -ENOMEM;
-        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        return module_tree_open_at(fd, in_root, dir, ret);
+        return host_tree_open(release, dir, ret, NULL);
 }
 
 int fabrics_transports_missing(const FabricsTopology *t, const LoadOptions *opts, char ***ret) {

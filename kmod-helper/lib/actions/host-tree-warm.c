@@ -24,7 +24,7 @@ static struct {
  * weak-updates/ holds absolute symlinks to other releases' extra/ modules,
  * which are the host's own files. With ret_files, the index files as they
  * were before the tree read them (a change while it reads is then seen). */
-static int host_tree_open(const char *release, const char *display, ModuleTree **ret, TreeFiles *ret_files) {
+int host_tree_open(const char *release, const char *display, ModuleTree **ret, TreeFiles *ret_files) {
         _cleanup_free_ char *root = NULL, *in_root = NULL;
         _cleanup_close_ int fd = -EBADF;
         int r;

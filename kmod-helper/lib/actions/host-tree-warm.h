@@ -13,6 +13,7 @@
  * One tree per process, held from the warm until the next take. */
 
 #include "actions/module-tree.h"
+#include "actions/tree-files.h"
 
 /* Opens the running kernel's host tree now and keeps it. 0 or -errno (the
  * load then opens it itself: nothing is lost but the time). */
@@ -22,5 +23,9 @@ int host_tree_warm(void);
  * modules.builtin are the files it was parsed from (device, inode, size,
  * modification time), else opened now. 0 with *ret, or -errno. */
 int host_tree_take(const char *release, const char *display, ModuleTree **ret);
+/* The host tree of release opened now, never the warmed one: resolved
+ * inside the host's root (the host's own files). With ret_files (may be
+ * NULL), its index files as they were before the read. 0 or -errno. */
+int host_tree_open(const char *release, const char *display, ModuleTree **ret, TreeFiles *ret_files);
 /* Frees a warmed tree nobody took. */
 void host_tree_warm_drop(void);
