@@ -25,7 +25,7 @@ static void setup(void) {
         cli_suite_open("cli-fabrics", (const char *const[]) { "SWAPGUARD_KMOD", "FAKE_KERNEL_SO", NULL });
 }
 
-TestSuite(cli_fabrics, .init = setup, .fini = cli_suite_close, .timeout = 60);
+TestSuite(cli_fabrics, .init = setup, .fini = cli_suite_close, .timeout = 300);
 
 #define HOLDERS(...) ((const char *const[]) { __VA_ARGS__, NULL })
 #define RUN(run, script, ...) \

@@ -42,7 +42,7 @@ static void teardown(void) {
         node = NULL;
 }
 
-TestSuite(kernel612, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(kernel612, .init = setup, .fini = teardown, .timeout = 300);
 
 #define HOLDERS(...) ((const char *const[]) { __VA_ARGS__, NULL })
 #define RUN(run, script, ...) \

@@ -17,7 +17,7 @@ static void setup(void) {
         cli_suite_open("fakeroot", (const char *const[]) { "SWAPGUARD_KMOD", "FAKE_KERNEL_SO", NULL });
 }
 
-TestSuite(fakeroot, .init = setup, .fini = cli_suite_close, .timeout = 60);
+TestSuite(fakeroot, .init = setup, .fini = cli_suite_close, .timeout = 300);
 
 /* ---- status --------------------------------------------------------------- */
 

@@ -42,7 +42,7 @@ static void teardown(void) {
         cli_suite_close();
 }
 
-TestSuite(fabrics_node, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(fabrics_node, .init = setup, .fini = teardown, .timeout = 300);
 
 static const FakeFabricsNamespace one_ns[] = { { .nsid = 1, .nguid = NGUID, .uuid = NULL } };
 

@@ -25,7 +25,7 @@ static void setup(void) {
                        (const char *const[]) { "SWAPGUARD_KMOD", "FAKE_KERNEL_SO", "SYSCALL_SPY_SO", NULL });
 }
 
-TestSuite(hostile, .init = setup, .fini = cli_suite_close, .timeout = 60);
+TestSuite(hostile, .init = setup, .fini = cli_suite_close, .timeout = 300);
 
 #define RUN(run, ...) cr_assert_eq(cli_run(root, NULL, (const char *const[]) { __VA_ARGS__, NULL }, run), 0)
 
