@@ -31,6 +31,10 @@ asan_build=${ASAN_BUILD_DIR:-build-asan}
 fuzz_build=${FUZZ_BUILD_DIR:-build-fuzz}
 logs=()
 failed_steps=()
+# A meson timeout only catches a hang: on a busy machine (other builds,
+# other VMs on the same cores) everything takes several times longer, so
+# this command gives each test TIMEOUT_MULTIPLIER (4) times its own.
+test_opts=(--print-errorlogs --timeout-multiplier "${TIMEOUT_MULTIPLIER:-4}")
 # "name<TAB>seconds" of every step, for the closing summary
 step_times=()
 step_name= step_start=$SECONDS
@@ -84,7 +88,10 @@ for path in sys.argv[2:]:
             counts["failed"] += 1
         duration = float(t.get("duration") or 0)
         log_total += duration
-        tests.append((duration, t.get("name", "?"), "+".join(t.get("suite") or []), result))
+        # "project:suite / test" (meson's name; its log has no suite field)
+        full = t.get("name", "?")
+        suite, _, name = full.partition(" / ")
+        tests.append((duration, name or full, suite.split(":", 1)[-1], result))
     print(f"  test time summed over {path}: {log_total / 60:.1f} min")
 if tests:
     print("run-tests: the 15 slowest tests (meson's logs)")
@@ -107,7 +114,7 @@ quick_suites=(--suite unit --suite fakeroot --suite daemon --suite faults --suit
 if [ $quick = 1 ]; then
   step "quick: build ($build), the unit, fakeroot, daemon, faults, monitoring and ship suites"
   if setup "$build" -Dwerror=true && meson compile -C "$build"; then
-    meson test -C "$build" --print-errorlogs --num-processes 2 --logbase quick "${quick_suites[@]}" ||
+    meson test -C "$build" "${test_opts[@]}" --num-processes 2 --logbase quick "${quick_suites[@]}" ||
       fail "quick suites ($build)"
     logs+=("$build/meson-logs/quick.json")
   else
@@ -118,7 +125,7 @@ fi
 
 step "build ($build) and every suite"
 if setup "$build" -Dwerror=true && meson compile -C "$build"; then
-  meson test -C "$build" --print-errorlogs --num-processes 2 || fail "suites ($build)"
+  meson test -C "$build" "${test_opts[@]}" --num-processes 2 || fail "suites ($build)"
   logs+=("$build/meson-logs/testlog.json")
 else
   fail "build ($build)"
@@ -128,14 +135,14 @@ step "sanitizers: unit, fakeroot and faults suites and the daemon leak check und
 if setup "$asan_build" -Dwerror=true -Db_sanitize=address,undefined -Db_lto=false -Dvm_tests=disabled \
    && meson compile -C "$asan_build"; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    meson test -C "$asan_build" --print-errorlogs --num-processes 2 \
+    meson test -C "$asan_build" "${test_opts[@]}" --num-processes 2 \
       --suite unit --suite fakeroot --suite faults || fail "sanitizers"
   logs+=("$asan_build/meson-logs/testlog.json")
   # The daemon's leak check over a node's life (driver pods started and
   # ended): LeakSanitizer, since Debian 12's valgrind 3.19 cannot run it (no
   # pidfd_open), so the plain build's run of this test skips.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    meson test -C "$asan_build" --print-errorlogs --logbase leaks daemon-valgrind-fakeroot || fail "leak check"
+    meson test -C "$asan_build" "${test_opts[@]}" --logbase leaks daemon-valgrind-fakeroot || fail "leak check"
   logs+=("$asan_build/meson-logs/leaks.json")
 else
   fail "build ($asan_build)"
@@ -147,7 +154,7 @@ bash tests/fakeroot/valgrind-cli.sh "$build" || fail "valgrind"
 step "fuzzers: each libFuzzer harness for a bounded time ($fuzz_build)"
 if CC=clang setup "$fuzz_build" -Dwerror=true -Db_lto=false -Dfuzzers=true -Dvm_tests=disabled -Dtests=disabled \
    && meson compile -C "$fuzz_build"; then
-  meson test -C "$fuzz_build" --print-errorlogs --num-processes 2 --suite fuzz || fail "fuzzers"
+  meson test -C "$fuzz_build" "${test_opts[@]}" --num-processes 2 --suite fuzz || fail "fuzzers"
   logs+=("$fuzz_build/meson-logs/testlog.json")
 else
   fail "build ($fuzz_build)"
