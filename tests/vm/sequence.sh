@@ -7,7 +7,8 @@
 # own checks and verdict); between two cases the node is put back as it was
 # at boot and that reset is itself checked:
 #   - no process of the case left (its session), no driver container
-#     (no crio-*.scope unit, no pod in a real CRI-O, an empty CRI-O store),
+#     (no crio-*.scope unit, no pod in a real CRI-O, an empty CRI-O store,
+#     no simulated container's root),
 #   - no nvme-swapguard unit left active or failed, its /run and log
 #     directories and /run/mellanox (the ready file) gone, the unit's
 #     journal emptied (the next case asserts on the journal from its start),
@@ -68,20 +69,35 @@ _seq_unload_stack() {
 	return 1
 }
 
+# _seq_reset SID: the node back to its boot state after the case of session SID.
 _seq_reset() {
 	local t src
-	# the driver containers and the daemon
-	_seq_crio_up && "${_seq_crictl[@]}" rmp -af >/dev/null 2>&1
+	# the daemon first (it must not react to what follows), then the case's
+	# processes, then the driver containers
+	if [ "$VM_MODE" = systemd ]; then
+		for t in $(_seq_units); do
+			case $t in nvme-swapguard*) systemctl stop "$t" 2>/dev/null ;; esac
+		done
+	fi
+	for t in $(pidof nvme-swapguard); do kill -KILL "$t"; done
+	[ -n "$1" ] && _seq_kill_session "$1"
+	# a real CRI-O removes its own pods and containers (never behind its back)
+	if _seq_crio_up; then
+		"${_seq_crictl[@]}" rmp -af >/dev/null 2>&1
+	else
+		rm -rf /run/containers/storage/overlay-containers/*
+	fi
 	if [ "$VM_MODE" = systemd ]; then
 		for t in $(_seq_units); do
 			systemctl stop "$t" 2>/dev/null
 		done
 		systemctl reset-failed 2>/dev/null
-	else
-		# script mode: a daemon the case started (its session is gone already)
-		for t in $(pidof nvme-swapguard); do kill -KILL "$t"; done
 	fi
-	rm -rf /run/containers/storage/overlay-containers/* /run/mellanox \
+	# the simulated containers' roots and logs (lib-swapguard.sh:
+	# /var/tmp/ctr-<id>, /var/log/pods/..., named after the container id,
+	# which a later case may reuse) and lib.sh's fake container roots
+	rm -rf /var/tmp/ctr-* /tmp/fake-container.* /var/log/pods /var/log/containers
+	rm -rf /run/mellanox \
 		/run/nvme-swapguard /run/nvme-swapguard-fabrics /var/log/nvme-swapguard /var/lib/nvme-swapguard
 	# nothing on a namespace
 	findmnt -rn -o TARGET,SOURCE | sort -r | while read -r t src; do
@@ -122,6 +138,7 @@ _seq_check_reset() {
 		assert_eq "" "$(pidof nvme-swapguard)" "reset: no daemon process left"
 	fi
 	assert_eq "" "$(ls -A /run/containers/storage/overlay-containers 2>/dev/null)" "reset: no container in the CRI-O store"
+	assert_eq "" "$(ls -d /var/tmp/ctr-* /tmp/fake-container.* /var/log/pods 2>/dev/null)" "reset: no container root or log left"
 	if _seq_crio_up; then
 		assert_eq "" "$("${_seq_crictl[@]}" pods -q 2>/dev/null)" "reset: no pod in CRI-O"
 	fi
@@ -146,17 +163,19 @@ for case_script in "$@"; do
 	setsid -w bash -c 'echo $$ >"$1"; shift; exec bash "$@"' _ "$sidfile" "$case_script"
 	rc=$?
 	sid=$(cat "$sidfile"); rm -f "$sidfile"
-	[ -n "$sid" ] && _seq_kill_session "$sid"
 	case $rc in
 	0) _seq_passed+=("$name") ;;
 	77) _seq_skipped+=("$name") ;;
 	*) _seq_failed+=("$name (exit $rc)") ;;
 	esac
 	echo "#### sequence: $name: exit $rc"
-	[ $n -lt $# ] || break
+	if [ $n -ge $# ]; then
+		[ -n "$sid" ] && _seq_kill_session "$sid"
+		break
+	fi
 	echo "#### sequence: reset after $name"
 	before=$_vm_failed
-	_seq_reset
+	_seq_reset "$sid"
 	_seq_check_reset
 	if [ "$_vm_failed" != "$before" ]; then
 		vm_fail "the reset after $name left the node unlike a fresh boot: the rest of the sequence not run (${*:n+1})"
