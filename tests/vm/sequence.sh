@@ -14,8 +14,9 @@
 #     journal emptied (the next case asserts on the journal from its start),
 #   - nothing on an NVMe namespace (mounts, swap, device-mapper),
 #   - no reload block (/run/modprobe.d/nvme-swapguard.conf),
-#   - the in-tree stack back (nvme loaded without taint O, no mlx_compat)
-#     and every namespace of the layout present.
+#   - the in-tree stack back (nvme loaded without taint O, no mlx_compat),
+#     every namespace of the layout present, its uevents handled (udevadm
+#     settle), and every mount's propagation as at boot (/ private here).
 # A reset that fails its check ends the sequence (what follows would run on
 # a node the case did not expect). Verdict: FAIL if any case failed or a
 # reset did; SKIP only if every case skipped; PASS otherwise, the skipped
@@ -116,6 +117,10 @@ _seq_reset() {
 	fi
 	local deadline=$((SECONDS + 120))
 	while [ "$(nvme_namespaces | wc -l)" -lt "$VM_EXPECT_NS" ] && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+	# the reload's uevents handled, as at boot after coldplug: the next
+	# case's daemon must not start into them
+	[ "$VM_MODE" = systemd ] && udevadm settle --timeout=120
+	_seq_propagation_back
 	if [ "$VM_MODE" = systemd ]; then
 		journalctl --rotate >/dev/null 2>&1
 		sleep 1.1
@@ -151,6 +156,25 @@ _seq_check_reset() {
 	assert_not_contains "$(module_taint nvme)" "O" "reset: nvme taint (the in-tree build back)"
 	assert_not_loaded mlx_compat
 	assert_eq "$VM_EXPECT_NS" "$(nvme_namespaces | wc -l)" "reset: the layout's namespaces present"
+	assert_eq "$(awk '$1 == "/" { print $2 }' <<<"$_seq_propagation")" "$(findmnt -no PROPAGATION /)" \
+		"reset: the propagation of / as at boot"
+	# (not a reset's failure: the cases after it load in-tree modules only)
+	[ "$_seq_sig_enforce_at_boot" = "$(_seq_sig_enforce)" ] ||
+		vm_log "reset: module signature enforcement is on since this case (only a reboot ends it)"
+}
+
+# The mount propagation of every mount at boot: a case may make / shared as
+# on a node (lib-swapguard.sh), while another checks this VM's private /.
+_seq_propagation=$(findmnt -rn -o TARGET,PROPAGATION)
+# Signature enforcement, once on, stays on until a reboot: a case that turns
+# it on must come after every case that loads unsigned modules (said after it).
+_seq_sig_enforce() { cat /sys/module/module/parameters/sig_enforce 2>/dev/null; }
+_seq_sig_enforce_at_boot=$(_seq_sig_enforce)
+_seq_propagation_back() {
+	local t p
+	while read -r t p; do
+		case $p in shared*) mount --make-shared "$t" ;; private*) mount --make-private "$t" ;; esac 2>/dev/null
+	done <<<"$_seq_propagation"
 }
 
 _seq_failed=() _seq_skipped=() _seq_passed=()
