@@ -8,19 +8,42 @@
 #   3. rebuilds with ASan+UBSan and reruns the unit, fakeroot and faults suites,
 #   4. runs the CLI's status and check under valgrind on a fake node,
 #   5. builds the libFuzzer harnesses with clang and runs each for a bounded time.
-# Every step runs even if an earlier one failed; the last line counts the
-# tests of all steps and the exit code is non-zero if any failed.
+# Every step runs even if an earlier one failed; at the end it prints each
+# step's wall time, the 15 slowest tests (meson's own logs) and one line
+# counting the tests of all steps; the exit code is non-zero if any failed.
 # Build dirs: build/, build-asan/, build-fuzz/ (BUILD_DIR, ASAN_BUILD_DIR, FUZZ_BUILD_DIR).
+#
+# --quick: the tier for someone changing code, a few minutes: builds build/
+# and runs the unit, fakeroot (with hostile), daemon (fake node), faults,
+# monitoring and ship suites there; no real kernel, no sanitizers, no fuzzers.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+esac
 
 build=${BUILD_DIR:-build}
 asan_build=${ASAN_BUILD_DIR:-build-asan}
 fuzz_build=${FUZZ_BUILD_DIR:-build-fuzz}
 logs=()
 failed_steps=()
+# A meson timeout only catches a hang: on a busy machine (other builds,
+# other VMs on the same cores) everything takes several times longer, so
+# this command gives each test TIMEOUT_MULTIPLIER (4) times its own.
+test_opts=(--print-errorlogs --timeout-multiplier "${TIMEOUT_MULTIPLIER:-4}")
+# "name<TAB>seconds" of every step, for the closing summary
+step_times=()
+step_name= step_start=$SECONDS
 
-step() { printf '\n==== %s ====\n' "$*"; }
+step_done() {
+  [ -n "$step_name" ] && step_times+=("$step_name	$((SECONDS - step_start))")
+  step_name=
+}
+step() { step_done; step_name=$1; step_start=$SECONDS; printf '\n==== %s ====\n' "$*"; }
 fail() { failed_steps+=("$1"); echo "run-tests: step failed: $1" >&2; }
 
 setup() { # setup DIR [meson options...]
@@ -32,11 +55,77 @@ setup() { # setup DIR [meson options...]
   fi
 }
 
+# finish: the closing summary, then the exit code (1 if any step failed).
+finish() {
+step_done
+# Where the time went: each step's wall time, the slowest tests of every
+# step's meson log (name, suite, seconds), then one closing line over every
+# step: N passed, N failed, N skipped.
+printf '%s\n' "${step_times[@]}" >"${TMPDIR:-/tmp}/run-tests-steps.$$"
+python3 - "${TMPDIR:-/tmp}/run-tests-steps.$$" "${logs[@]}" <<'PY'
+import json, sys
+print("\nrun-tests: wall time per step")
+for line in open(sys.argv[1]).read().splitlines():
+    if "\t" in line:
+        name, secs = line.rsplit("\t", 1)
+        print(f"  {int(secs) // 60:3d} min {int(secs) % 60:02d} s  {name}")
+counts = {"passed": 0, "failed": 0, "skipped": 0}
+tests = []
+for path in sys.argv[2:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        continue
+    log_total = 0.0
+    for line in lines:
+        t = json.loads(line)
+        result = t.get("result")
+        if result in ("OK", "EXPECTEDFAIL"):
+            counts["passed"] += 1
+        elif result == "SKIP":
+            counts["skipped"] += 1
+        else:
+            counts["failed"] += 1
+        duration = float(t.get("duration") or 0)
+        log_total += duration
+        # "project:suite / test" (meson's name; its log has no suite field)
+        full = t.get("name", "?")
+        suite, _, name = full.partition(" / ")
+        tests.append((duration, name or full, suite.split(":", 1)[-1], result))
+    print(f"  test time summed over {path}: {log_total / 60:.1f} min")
+if tests:
+    print("run-tests: the 15 slowest tests (meson's logs)")
+    for duration, name, suite, result in sorted(tests, reverse=True)[:15]:
+        print(f"  {duration:7.1f} s  {name}  [{suite}] {result}")
+print(f'\nrun-tests: {counts["passed"]} passed, {counts["failed"]} failed, {counts["skipped"]} skipped')
+PY
+rm -f "${TMPDIR:-/tmp}/run-tests-steps.$$"
+if [ ${#failed_steps[@]} -gt 0 ]; then
+  echo "run-tests: FAILED steps: ${failed_steps[*]}"
+  exit 1
+fi
+echo "run-tests: all steps passed"
+exit 0
+}
+
 bash tests/install-deps.sh || { echo "run-tests: could not install dependencies" >&2; exit 1; }
+
+quick_suites=(--suite unit --suite fakeroot --suite daemon --suite faults --suite monitoring --suite ship)
+if [ $quick = 1 ]; then
+  step "quick: build ($build), the unit, fakeroot, daemon, faults, monitoring and ship suites"
+  if setup "$build" -Dwerror=true && meson compile -C "$build"; then
+    meson test -C "$build" "${test_opts[@]}" --num-processes 2 --logbase quick "${quick_suites[@]}" ||
+      fail "quick suites ($build)"
+    logs+=("$build/meson-logs/quick.json")
+  else
+    fail "build ($build)"
+  fi
+  finish
+fi
 
 step "build ($build) and every suite"
 if setup "$build" -Dwerror=true && meson compile -C "$build"; then
-  meson test -C "$build" --print-errorlogs --num-processes 2 || fail "suites ($build)"
+  meson test -C "$build" "${test_opts[@]}" --num-processes 2 || fail "suites ($build)"
   logs+=("$build/meson-logs/testlog.json")
 else
   fail "build ($build)"
@@ -46,14 +135,14 @@ step "sanitizers: unit, fakeroot and faults suites and the daemon leak check und
 if setup "$asan_build" -Dwerror=true -Db_sanitize=address,undefined -Db_lto=false -Dvm_tests=disabled \
    && meson compile -C "$asan_build"; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    meson test -C "$asan_build" --print-errorlogs --num-processes 2 \
+    meson test -C "$asan_build" "${test_opts[@]}" --num-processes 2 \
       --suite unit --suite fakeroot --suite faults || fail "sanitizers"
   logs+=("$asan_build/meson-logs/testlog.json")
   # The daemon's leak check over a node's life (driver pods started and
   # ended): LeakSanitizer, since Debian 12's valgrind 3.19 cannot run it (no
   # pidfd_open), so the plain build's run of this test skips.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    meson test -C "$asan_build" --print-errorlogs --logbase leaks daemon-valgrind-fakeroot || fail "leak check"
+    meson test -C "$asan_build" "${test_opts[@]}" --logbase leaks daemon-valgrind-fakeroot || fail "leak check"
   logs+=("$asan_build/meson-logs/leaks.json")
 else
   fail "build ($asan_build)"
@@ -65,34 +154,10 @@ bash tests/fakeroot/valgrind-cli.sh "$build" || fail "valgrind"
 step "fuzzers: each libFuzzer harness for a bounded time ($fuzz_build)"
 if CC=clang setup "$fuzz_build" -Dwerror=true -Db_lto=false -Dfuzzers=true -Dvm_tests=disabled -Dtests=disabled \
    && meson compile -C "$fuzz_build"; then
-  meson test -C "$fuzz_build" --print-errorlogs --num-processes 2 --suite fuzz || fail "fuzzers"
+  meson test -C "$fuzz_build" "${test_opts[@]}" --num-processes 2 --suite fuzz || fail "fuzzers"
   logs+=("$fuzz_build/meson-logs/testlog.json")
 else
   fail "build ($fuzz_build)"
 fi
 
-# One closing line over every step: N passed, N failed, N skipped.
-python3 - "${logs[@]}" <<'PY'
-import json, sys
-counts = {"passed": 0, "failed": 0, "skipped": 0}
-for path in sys.argv[1:]:
-    try:
-        lines = open(path).read().splitlines()
-    except OSError:
-        continue
-    for line in lines:
-        result = json.loads(line).get("result")
-        if result in ("OK", "EXPECTEDFAIL"):
-            counts["passed"] += 1
-        elif result == "SKIP":
-            counts["skipped"] += 1
-        else:
-            counts["failed"] += 1
-print(f'\nrun-tests: {counts["passed"]} passed, {counts["failed"]} failed, {counts["skipped"]} skipped')
-PY
-
-if [ ${#failed_steps[@]} -gt 0 ]; then
-  echo "run-tests: FAILED steps: ${failed_steps[*]}"
-  exit 1
-fi
-echo "run-tests: all steps passed"
+finish

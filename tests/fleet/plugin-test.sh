@@ -298,7 +298,11 @@ node hang-9 "$(cat "$docs/swapped/boot_id")" worker; serve hang-9 swapped; hang+
 t0=$(date +%s)
 out=$(SWAPGUARD_OC_TIMEOUT=3 "$plugin" status "${hang[@]}" 2>"$tmp/err"); rc=$?
 expect_rc 3
-[ $(( $(date +%s) - t0 )) -lt 30 ] && ok || fail "the hung call was not stopped"
+# The stand-in's hung call never ends: only a stop far past the 3 s
+# (120 s, on a busy machine the other nine calls take long too) is a hang.
+took=$(( $(date +%s) - t0 ))
+echo "#   the status with one hung call took $took s"
+[ $took -lt 120 ] && ok || fail "the hung call was not stopped ($took s)"
 row hang-0 "^hang-0 +swapped "
 row hang-8 "^hang-8 +unreachable .*no answer within 3 s \(oc adm node-logs asks its 10 nodes one after another\)"
 row hang-9 "^hang-9 +unreachable .*no answer within 3 s"

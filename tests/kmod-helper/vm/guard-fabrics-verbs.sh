@@ -114,8 +114,11 @@ assert_eq "failed refused" "$(by_port 4420 outcome) $(by_port 4420 error_kind)" 
 assert_eq "failed no-answer" "$(by_port 4421 outcome) $(by_port 4421 error_kind)" "port 4421 (accepts, never answers)"
 assert_eq 11 "$(by_port 4421 errno)" "port 4421 errno (EAGAIN)"
 assert_ne 0 "$(by_port 4421 next_try_usec)" "a next try is planned"
-if [ "$took" -ge 8000 ] && [ "$took" -le 15000 ]; then vm_pass "no answer told after ${took} ms (the kernel's 10 s ICResp timeout)"
-else vm_fail "no answer told after ${took} ms, expected about 10-12 s"; fi
+# Blocked, not refused at once: it waited for the kernel's 10 s ICResp
+# timeout (never less than 8 s); the upper bound only catches a hang (the
+# outcome above already says no-answer), the time is printed.
+if [ "$took" -ge 8000 ] && [ "$took" -le 120000 ]; then vm_pass "no answer told after ${took} ms (the kernel's 10 s ICResp timeout, then no hang)"
+else vm_fail "no answer told after ${took} ms, expected the kernel's 10 s timeout and well before 120 s"; fi
 kill "$silent" 2>/dev/null
 wait "$silent" 2>/dev/null
 assert_eq "1 1" "$(json $RUNDIR/record.json '" ".join(str(c["attempts"]) for c in j["connections"])')" "attempts recorded"
