@@ -148,8 +148,15 @@ int fnode_module_devices(FakeNode *n, const char *module, bool added) {
 
         if (strcmp(module, "nvme_fabrics") != 0)
                 return 0;
+        /* misc_register() with a dynamic minor; the number is what the
+         * product checks its open of the node against */
         if (added)
-                return fnode_writef(n, "", "dev/nvme-fabrics");
+                return fnode_writef(n, "10:122\n", "sys/class/misc/nvme-fabrics/dev") < 0 ? -ENOMEM
+                       : fnode_writef(n, "", "dev/nvme-fabrics");
         path = fnode_rpath(n, "dev/nvme-fabrics");
+        if (!path || fnode_rm_rf(path) < 0)
+                return path ? -EIO : -ENOMEM;
+        free(path);
+        path = fnode_rpath(n, "sys/class/misc/nvme-fabrics");
         return path ? fnode_rm_rf(path) : -ENOMEM;
 }
