@@ -246,8 +246,3 @@ int fstat(int fd, struct stat *st) {
                 as_device(fd, st);
         return r;
 }
-
-EXPORT int fstat64(int fd, struct stat64 *st);
-int fstat64(int fd, struct stat64 *st) {
-        return fstat(fd, (struct stat *) st);
-}

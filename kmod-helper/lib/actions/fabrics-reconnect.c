@@ -115,7 +115,7 @@ static void failed(FabricsController *c, FabricsPassEntry *e, int error, uint64_
 }
 
 /* One entry: true in *ret_drop when it leaves the record. */
-static int handle(FabricsPassResult *r, FabricsController *c, const FabricsTopology *live, uint64_t now,
+static int handle(FabricsPassResult *r, FabricsController *c, const FabricsTopology *live, uint64_t now, bool only_due,
                   char ***supported, bool *ret_drop) {
         const FabricsController *l = fabrics_topology_find(live, c);
         FabricsPassEntry *e;
@@ -145,7 +145,7 @@ static int handle(FabricsPassResult *r, FabricsController *c, const FabricsTopol
                 return k;
         if (k == 0)
                 return fabrics_pass_result_add(r, c, FABRICS_OUTCOME_SKIPPED_NO_TRANSPORT) ? 0 : -ENOMEM;
-        if (c->entry.next_try_at > now) {
+        if (only_due && c->entry.next_try_at > now) {
                 /* A request (one per load, restore or daemon start) never
                  * brings a try forward: the target hears from this node no
                  * more often than reconnect_delay says. */
@@ -175,7 +175,7 @@ static int handle(FabricsPassResult *r, FabricsController *c, const FabricsTopol
         return (e->controller = strdup_printf("nvme%u", instance)) ? 0 : -ENOMEM;
 }
 
-static int run(FabricsPassResult *r, FabricsTopology *record, uint64_t now) {
+static int run(FabricsPassResult *r, FabricsTopology *record, uint64_t now, bool only_due) {
         _cleanup_(fabrics_topology_freep) FabricsTopology *live = NULL;
         _cleanup_strv_free_ char **supported = NULL;
         _cleanup_free_ char *path = NULL;
@@ -198,7 +198,7 @@ static int run(FabricsPassResult *r, FabricsTopology *record, uint64_t now) {
         for (size_t i = 0; i < record->n_controllers;) {
                 bool drop;
 
-                if ((k = handle(r, &record->controllers[i], live, now, &supported, &drop)) < 0)
+                if ((k = handle(r, &record->controllers[i], live, now, only_due, &supported, &drop)) < 0)
                         return k;
                 if (drop)
                         fabrics_topology_remove(record, i);
@@ -213,16 +213,24 @@ static int run(FabricsPassResult *r, FabricsTopology *record, uint64_t now) {
         return 0;
 }
 
-int fabrics_connect_pass(uint64_t now_usec, FabricsPassResult **ret) {
+static int connect_pass(uint64_t now_usec, bool only_due, FabricsPassResult **ret) {
         _cleanup_(fabrics_pass_done) FabricsPass p = FABRICS_PASS_NULL;
         int k;
 
         k = fabrics_pass_begin(FABRICS_VERB_CONNECT, &p);
         if (k == 0)
-                k = run(p.result, p.record, now_usec);
+                k = run(p.result, p.record, now_usec, only_due);
         if (k < 0)
                 return k;
         fabrics_pass_result_settle(p.result);
         *ret = TAKE_PTR(p.result);
         return 0;
+}
+
+int fabrics_connect_pass(uint64_t now_usec, FabricsPassResult **ret) {
+        return connect_pass(now_usec, false, ret);
+}
+
+int fabrics_connect_pass_due(uint64_t now_usec, FabricsPassResult **ret) {
+        return connect_pass(now_usec, true, ret);
 }

@@ -161,7 +161,7 @@ int fabrics_serve_request(const char *path, uint64_t (*now)(void), FabricsPassRe
         if (r == -ENOMEM)
                 return r;
         if (r >= 0) {
-                r = req.verb == FABRICS_VERB_CAPTURE ? fabrics_capture_pass(now(), &res) : fabrics_connect_pass(now(), &res);
+                r = req.verb == FABRICS_VERB_CAPTURE ? fabrics_capture_pass(now(), &res) : fabrics_connect_pass_due(now(), &res);
                 if (r < 0)
                         return r;
         }
