@@ -3,7 +3,7 @@
  * buffer that held a secret is erased before it is freed. */
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/printbuf.h>
+#include <json-c/printbuf.h> /* the struct only: its functions are private to json-c */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,51 +28,27 @@ void fabrics_secret_free(char *secret) {
  * its CRC in base64: 104). */
 #define SECRET_MAX 1024
 
-/* Every string of o and below overwritten, then the serialization json-c
- * keeps in o, then freed: json_object_put() frees them as they are. */
-static void erase_strings(json_object *o) {
-        if (json_object_is_type(o, json_type_string))
-                explicit_bzero((char *) json_object_get_string(o), (size_t) json_object_get_string_len(o));
-        else if (json_object_is_type(o, json_type_array))
-                for (size_t i = 0; i < json_object_array_length(o); i++)
-                        erase_strings(json_object_array_get_idx(o, i));
-        else if (json_object_is_type(o, json_type_object)) {
-                json_object_object_foreach(o, key, v) {
-                        (void) key;
-                        erase_strings(v);
-                }
-        }
-}
-
-static void secrets_json_free(json_object *o) {
-        const char *text;
-
-        if (!o)
-                return;
-        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        if (text)
-                explicit_bzero((char *) text, strlen(text));
-        erase_strings(o);
-        json_object_put(o);
-}
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, secrets_json_free);
-#define _cleanup_secrets_json_ _cleanup_(secrets_json_freep)
-
 /* json_tokener_parse() of text, the tokener's own buffer (each string
- * value passes through it) grown to its final size first, so that no
- * realloc() leaves a copy behind, and erased before it is freed. */
+ * value passes through it) grown to its final size first, by a string of
+ * the text's length that holds nothing, so that no realloc() leaves a
+ * copy behind; erased before it is freed. */
 static int parse_erasing(const char *text, json_object **ret) {
         struct json_tokener *tok = json_tokener_new();
         size_t len = strlen(text);
+        _cleanup_free_ char *blank = NULL;
         json_object *o;
 
         if (!tok)
                 return -ENOMEM;
-        if (len >= INT32_MAX / 2 || printbuf_memset(tok->pb, 0, 0, (int) len + 1) < 0) {
+        if (len >= INT32_MAX / 2 || !(blank = malloc(len + 3))) {
                 json_tokener_free(tok);
                 return -ENOMEM;
         }
-        printbuf_reset(tok->pb);
+        blank[0] = '"';
+        memset(blank + 1, 'x', len);
+        blank[len + 1] = '"', blank[len + 2] = '\0';
+        json_object_put(json_tokener_parse_ex(tok, blank, (int) len + 2));
+        json_tokener_reset(tok);
         o = json_tokener_parse_ex(tok, text, (int) len);
         explicit_bzero(tok->pb->buf, (size_t) tok->pb->size);
         json_tokener_free(tok);
@@ -189,7 +165,7 @@ static const char *const identity_keys[] = { "transport",  "traddr",    "trsvcid
 static int entry_json(const FabricsController *c, const char *live_name, json_object **ret) {
         const char *values[] = { c->transport,  c->traddr,    c->trsvcid, c->host_traddr,
                                  c->host_iface, c->subsysnqn, c->hostnqn, c->hostid };
-        _cleanup_secrets_json_ json_object *o = json_object_new_object();
+        _cleanup_json_erase_ json_object *o = json_object_new_object();
         int r;
 
         if (!o)
@@ -212,7 +188,7 @@ static const char *live_name(const FabricsTopology *now, const FabricsController
 }
 
 static int secrets_json(const FabricsTopology *t, const FabricsTopology *now, json_object **ret) {
-        _cleanup_secrets_json_ json_object *o = json_object_new_object();
+        _cleanup_json_erase_ json_object *o = json_object_new_object();
         json_object *list = json_object_new_array();
         int r;
 
@@ -244,7 +220,7 @@ int fabrics_secrets_remove(void) {
 }
 
 int fabrics_secrets_save(const FabricsTopology *record, const FabricsTopology *live) {
-        _cleanup_secrets_json_ json_object *o = NULL;
+        _cleanup_json_erase_ json_object *o = NULL;
         _cleanup_free_ char *path = NULL;
         const char *text;
         int r;
@@ -299,7 +275,7 @@ int fabrics_secrets_load(const FabricsController *c, char **ret_host, char **ret
 }
 
 int fabrics_secrets_parse(const char *text, const FabricsController *c, char **ret_host, char **ret_ctrl) {
-        _cleanup_secrets_json_ json_object *o = NULL;
+        _cleanup_json_erase_ json_object *o = NULL;
         _cleanup_secret_ char *host = NULL, *ctrl = NULL;
         json_object *list = NULL;
         int r;
