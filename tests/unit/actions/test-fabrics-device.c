@@ -139,3 +139,37 @@ Test(fabrics_device, kernel_lines_lose_their_secrets) {
                 free(r);
         }
 }
+
+static FabricsController tls_controller(void) {
+        return (FabricsController) {
+                .transport = (char *) "tcp", .traddr = (char *) "127.0.0.1", .trsvcid = (char *) "4420",
+                .subsysnqn = (char *) "nqn.a", .ctrl_loss_tmo = FABRICS_OPT_UNSET, .reconnect_delay = FABRICS_OPT_UNSET,
+                .fast_io_fail_tmo = FABRICS_OPT_UNSET, .kato = FABRICS_OPT_UNSET, .nr_io_queues = FABRICS_OPT_UNSET,
+                .queue_size = FABRICS_OPT_UNSET, .nr_write_queues = FABRICS_OPT_UNSET, .nr_poll_queues = FABRICS_OPT_UNSET,
+        };
+}
+
+Test(fabrics_device, tls_key_passed_by_its_serial_and_unknown_tls_never_dropped) {
+        FabricsController c = tls_controller();
+        char *s = NULL;
+
+        c.tls = true, c.tls_configured_key = (char *) "0000002a";
+        cr_assert_eq(fabrics_connect_options(&c, NULL, NULL, &s, NULL), 0);
+        cr_assert_str_eq(s, "nqn=nqn.a,transport=tcp,traddr=127.0.0.1,trsvcid=4420,tls,tls_key=42",
+                         "sysfs shows the serial in hex, the option takes a number");
+        free(s);
+        c.tls_configured_key = (char *) "zz";
+        cr_assert_eq(fabrics_connect_options(&c, NULL, NULL, &s, NULL), 0);
+        cr_assert_str_eq(s, "nqn=nqn.a,transport=tcp,traddr=127.0.0.1,trsvcid=4420,tls", "a key we cannot read: tls alone");
+        free(s);
+        c = tls_controller();
+        c.tls_unknown = true;
+        cr_assert_eq(fabrics_connect_options(&c, NULL, NULL, &s, NULL), 0);
+        cr_assert_str_eq(s, "nqn=nqn.a,transport=tcp,traddr=127.0.0.1,trsvcid=4420,tls",
+                         "TLS state unknown: asked for, never dropped");
+        free(s);
+        c = tls_controller();
+        cr_assert_eq(fabrics_connect_options(&c, NULL, NULL, &s, NULL), 0);
+        cr_assert_null(strstr(s, "tls"), "no TLS: none asked for");
+        free(s);
+}
