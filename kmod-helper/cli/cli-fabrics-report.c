@@ -10,6 +10,7 @@
 #include "report/fabrics-report.h"
 #include "report/report-json.h"
 #include "report/report-text.h"
+#include "util/escape.h"
 #include "util/json-util.h"
 #include "util/strv.h"
 
@@ -152,7 +153,7 @@ int cli_fabrics_text(const CliFabrics *f, FILE *out) {
                         r = text_topology("Fabrics record pending (" FABRICS_RECORD_PATH
                                           "; load or restore reconnects these):", f->record, false, out);
                 if (r >= 0 && f->record_error)
-                        fprintf(out, "Fabrics record unreadable: %s\n", f->record_error);
+                        fputs("Fabrics record unreadable: ", out), fputs_escaped(f->record_error, out), fputc('\n', out);
                 break;
         case CLI_FABRICS_PLAN:
                 r = text_plan(f, out);

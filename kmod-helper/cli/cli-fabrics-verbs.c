@@ -13,6 +13,7 @@
 #include "cli-fabrics.h"
 #include "report/fabrics-report.h"
 #include "report/report-json.h"
+#include "util/escape.h"
 #include "util/json-util.h"
 #include "util/strv.h"
 
@@ -23,9 +24,13 @@ static int print(const FabricsPassResult *r, const char *error, bool json) {
         _cleanup_json_ json_object *o = NULL;
         int k;
 
-        if (error || (r && r->error))
+        if (error || (r && r->error)) {
+                /* may quote a file's content or the kernel's words: escaped */
+                _cleanup_free_ char *e = escape_control(error ?: r->error);
+
                 fprintf(stderr, "%s: fabrics %s: %s\n", program,
-                        r ? fabrics_verb_to_string(r->verb) : "serve-request", error ?: r->error);
+                        r ? fabrics_verb_to_string(r->verb) : "serve-request", e ?: "?");
+        }
         if (json) {
                 k = fabrics_result_to_json(r, _FABRICS_VERB_INVALID, 0, cli_fabrics_now(), error, &o);
                 return k < 0 ? k : report_json_print(o, stdout);

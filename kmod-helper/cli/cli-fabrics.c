@@ -17,6 +17,7 @@
 #include "report/fabrics-report.h"
 #include "report/report-json.h"
 #include "util/json-util.h"
+#include "util/escape.h"
 #include "util/strv.h"
 
 static const char *program = "nvme-swapguard-kmod";
@@ -31,9 +32,12 @@ void cli_fabrics_read(CliFabrics *f, CliFabricsStage stage) {
                 fprintf(stderr, "%s: cannot read the NVMe over Fabrics connections from /sys/class/nvme: %s\n",
                         program, strerror(-r));
         r = fabrics_record_load(&f->record, &f->record_error);
-        if (r < 0 && r != -ENOENT)
-                fprintf(stderr, "%s: cannot read the fabrics record: %s\n", program,
-                        f->record_error ?: strerror(-r));
+        if (r < 0 && r != -ENOENT) {
+                /* the record's own text may be quoted in it: escaped */
+                _cleanup_free_ char *e = escape_control(f->record_error ?: strerror(-r));
+
+                fprintf(stderr, "%s: cannot read the fabrics record: %s\n", program, e ?: "?");
+        }
 }
 
 void cli_fabrics_done(CliFabrics *f) {
@@ -79,8 +83,10 @@ int cli_fabrics_before_unload(CliFabrics *f) {
         cli_fabrics_no_dump();
         r = fabrics_capture_pass(cli_fabrics_now(), &f->capture);
         if (r < 0 || f->capture->exit_code != FABRICS_EXIT_OK) {
+                _cleanup_free_ char *e = escape_control(r < 0 ? strerror(-r) : f->capture->error ?: "failed");
+
                 fprintf(stderr, "%s: refusing to unload: cannot record the NVMe over Fabrics connections it drops: %s\n",
-                        program, r < 0 ? strerror(-r) : f->capture->error ?: "failed");
+                        program, e ?: "?");
                 return r < 0 ? r : -EIO;
         }
         f->record_saved = true;
@@ -96,9 +102,11 @@ static void reconnect(CliFabrics *f) {
                         strerror(-f->reconnect_error));
                 return;
         }
-        if (f->reconnect->error)
-                fprintf(stderr, "%s: cannot reconnect the NVMe over Fabrics connections: %s\n", program,
-                        f->reconnect->error);
+        if (f->reconnect->error) {
+                _cleanup_free_ char *e = escape_control(f->reconnect->error);
+
+                fprintf(stderr, "%s: cannot reconnect the NVMe over Fabrics connections: %s\n", program, e ?: "?");
+        }
         f->record_removed = fabrics_record_exists() == 0;
 }
 
@@ -144,8 +152,9 @@ static void say_missing(const CliFabrics *f, const char *tree) {
                 "connections need:\n", program, tree, list ?: "?");
         for (size_t i = 0; t && i < t->n_controllers; i++) {
                 _cleanup_free_ char *d = fabrics_controller_describe(&t->controllers[i]);
+                _cleanup_free_ char *e = escape_control(d ?: "?"); /* a target's NQN, an address: outside input */
 
-                fprintf(stderr, "  %s\n", d ?: "?");
+                fprintf(stderr, "  %s\n", e ?: "?");
         }
         fprintf(stderr, "Nothing was touched. Use a driver build that ships %s, or `restore` to bring the "
                 "connections back on the in-tree stack.\n", list ?: "it");
@@ -164,7 +173,9 @@ int cli_fabrics_check_tree(CliFabrics *f, const char *tree) {
         if (r == -ENOENT || r == -ENOTDIR)
                 return 0; /* no such tree: the load itself says so */
         if (r < 0) {
-                fprintf(stderr, "%s: cannot check %s for the fabrics transports: %s\n", program, tree, strerror(-r));
+                _cleanup_free_ char *e = escape_control(tree);
+
+                fprintf(stderr, "%s: cannot check %s for the fabrics transports: %s\n", program, e ?: "?", strerror(-r));
                 return r;
         }
         if (!f->missing || !f->missing[0])

@@ -9,6 +9,7 @@ import sys
 
 from .catalog import catalog_paths, load_catalog
 from .oc import run_oc
+from .table import printable
 from .times import utc
 
 UNIT = "nvme-swapguard"
@@ -38,13 +39,13 @@ def print_entry(entry, catalog):
         prio = PRIORITIES[int(field(entry, "PRIORITY", "6"))]
     except (ValueError, IndexError):
         prio = "info"
-    print(f"{utc(usec)} {prio:<7} {field(entry, 'MESSAGE')}")
+    print(f"{utc(usec)} {prio:<7} {printable(field(entry, 'MESSAGE'))}")
     mid = field(entry, "MESSAGE_ID")
     if catalog and mid in catalog:
         subject, body = catalog[mid]
-        print(f"   | {substitute(subject, entry)}")
+        print(f"   | {printable(substitute(subject, entry))}")
         for line in substitute(body, entry).splitlines():
-            print(f"   | {line}".rstrip())
+            print(f"   | {printable(line)}".rstrip())
 
 
 def cmd_logs(args, here):
@@ -70,7 +71,7 @@ def cmd_logs(args, here):
             print_entry(entry, catalog)
         elif line.strip():
             plain += 1
-            print(line)
+            print(printable(line))
     if plain:
         print(f"kubectl-swapguard: {plain} line(s) were not journal JSON (the node's kubelet ignored "
               "-o json?): shown as they came, without explanations", file=sys.stderr)

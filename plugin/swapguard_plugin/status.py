@@ -13,7 +13,7 @@ import sys
 from .documents import BAD_STATES, fabrics_warnings_of, observe_summary, report_of, summary_of
 from .fanout import fetch_all
 from .nodes import NodesError, list_nodes
-from .table import counts_line, header_of, observe_line, print_table, row_of
+from .table import counts_line, header_of, observe_line, print_table, printable, row_of
 from .times import now_utc
 
 
@@ -37,7 +37,7 @@ def cmd_status(args):
     try:
         reports = poll(args)
     except NodesError as e:
-        print(e, file=sys.stderr)
+        print(printable(e), file=sys.stderr)
         return 4
     code = exit_code_of(reports)
     counts = summary_of(reports)
@@ -61,12 +61,12 @@ def cmd_status(args):
         print(observe_line(observing))
     bad = [r["node"] for r in reports if r["report"] == "current" and r["state"] in BAD_STATES]
     if bad:
-        print(f"Blocked or failed: {', '.join(bad)} (oc swapguard logs NODE explains)")
+        print(f"Blocked or failed: {printable(', '.join(bad))} (oc swapguard logs NODE explains)")
     unknown = [r["node"] for r in reports if r["report"] != "current"]
     if unknown:
-        print(f"Not reporting a current status: {', '.join(unknown)}")
+        print(f"Not reporting a current status: {printable(', '.join(unknown))}")
     lost = [r["node"] for r in reports if r["report"] == "current" and fabrics_warnings_of(r["document"])]
     if lost:
-        print(f"NVMe over Fabrics connections not back: {', '.join(lost)} (oc swapguard logs NODE explains)")
+        print(f"NVMe over Fabrics connections not back: {printable(', '.join(lost))} (oc swapguard logs NODE explains)")
     return code
 

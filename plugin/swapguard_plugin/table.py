@@ -2,8 +2,20 @@
 """The status table: a row per node (its columns, the detail column's text)
 and the summary lines under it. Shared by `status` and `status -w`."""
 
+import unicodedata
+
 from .documents import OBSERVE, fabrics_warnings_of
 from .times import age, utc
+
+
+def printable(text):
+    """text for a terminal: every control character (C0, DEL and C1, Unicode
+    category Cc) as a backslash and three octal digits, the spelling of the
+    CLI (kmod-helper/lib/util/escape.h). What a node's document or journal
+    holds came from the node (a target's NQN, a kernel message, a container
+    path): a newline there must not start a row of its own, an escape
+    sequence must not reach the admin's terminal."""
+    return "".join(f"\\{ord(c):03o}" if unicodedata.category(c) == "Cc" else c for c in str(text))
 
 
 def hooks_of(doc):
@@ -58,7 +70,7 @@ def row_of(r, wide, now, modes):
                 (doc.get("daemon") or {}).get("version", "-"),
                 utc(doc.get("written_at_usec")),
                 (doc.get("boot_id") or "-")[:8]]
-    return row + [detail_of(r, wide)]
+    return [printable(c) for c in row + [detail_of(r, wide)]]
 
 
 def print_table(rows, header):
@@ -78,15 +90,15 @@ def header_of(wide, modes):
 
 def counts_line(reports, counts):
     return f"{len(reports)} node{'s' if len(reports) != 1 else ''}: " + \
-        ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        ", ".join(f"{n} {printable(k)}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 
 def observe_line(o):
     order = sorted(o["outlook"].items(), key=lambda kv: (kv[0] != "would swap", -kv[1], kv[0]))
     text = f"{o['nodes']} node{'s' if o['nodes'] != 1 else ''} observing: " + \
-        ", ".join(f"{n} {k}" for k, n in order)
+        ", ".join(f"{n} {printable(k)}" for k, n in order)
     if o["blocked"]:
-        text += ": " + ", ".join(f"{b['node']} ({b['why']})" for b in o["blocked"])
+        text += ": " + ", ".join(f"{printable(b['node'])} ({printable(b['why'])})" for b in o["blocked"])
     return text
 

@@ -14,7 +14,7 @@ from .documents import observe_summary, summary_of
 from .nodes import NodesError
 from .oc import stop_oc
 from .status import exit_code_of, poll
-from .table import counts_line, detail_of, header_of, hooks_of, row_of
+from .table import counts_line, detail_of, header_of, hooks_of, printable, row_of
 from .times import now_utc
 
 WATCH_INTERVAL = 5       # seconds between polls of status -w
@@ -63,7 +63,7 @@ class Watch:
         for row in rows:
             self.print_row(row)
         for n in gone:
-            print(f"{n.ljust(self.widths[0])}   (no longer selected)")
+            print(f"{printable(n).ljust(self.widths[0])}   (no longer selected)")
             del self.seen[n]
         self.seen.update((r["node"], signature_of(r, self.wide)) for r in changed)
         self.show_summary(watch_summary(reports) if reports else "No nodes selected.")

@@ -90,14 +90,14 @@ start_daemon
 start_container "$ID" build
 wait_state unloaded-waiting-driver || return 1
 expect_kernel "delete_module nvme_tcp flags=.* -> 0"
-[ "$(stat -c %a "$root/run/nvme-swapguard-fabrics/secrets.json" 2>/dev/null)" = 600 ] && ok ||
-  fail "secrets file mode $(stat -c %a "$root/run/nvme-swapguard-fabrics/secrets.json" 2>&1); unit: $(tail -5 "$tmp/fabrics-unit.log")"
+[ "$(stat -c %a "$root/run/nvme-swapguard-secrets/secrets.json" 2>/dev/null)" = 600 ] && ok ||
+  fail "secrets file mode $(stat -c %a "$root/run/nvme-swapguard-secrets/secrets.json" 2>&1); unit: $(tail -5 "$tmp/fabrics-unit.log")"
 ready
 wait_state swapped || return 1
 wait_log "connected again after the load as nvme[0-9]+" || fail "not back: $(tail -5 "$tmp/daemon.log"); unit: $(tail -5 "$tmp/fabrics-unit.log")"
 expect_kernel "connect .*nqn=$NQN.*dhchap_secret=${SECRET}.* -> 0"
 [ -e "$root/run/nvme-swapguard-fabrics/record.json" ] && fail "the record outlived the connect" || ok
-[ -e "$root/run/nvme-swapguard-fabrics/secrets.json" ] && fail "the secrets file outlived the connect" || ok
+[ -e "$root/run/nvme-swapguard-secrets/secrets.json" ] && fail "the secrets file outlived the connect" || ok
 expect_no_secret
 stop_daemon
 stop_container

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fake-kernel-fabrics.h"
@@ -23,12 +24,31 @@ typedef struct FabricsFd {
         int fd;
         dev_t dev;
         ino_t ino;
-        char reply[64]; /* "" until a connect succeeded */
+        char reply[1024]; /* "" until a connect succeeded or the options were asked for */
         int written;
+        int listed;
 } FabricsFd;
 
 static FabricsFd fds[MAX_FDS];
 static size_t n_fds;
+
+static int real_fstat(int fd, struct stat *st) {
+        static int (*real)(int, struct stat *);
+
+        if (!real)
+                real = (int (*)(int, struct stat *)) dlsym(RTLD_NEXT, "fstat");
+        return real(fd, st);
+}
+
+/* The kernel's option listing (nvmf_dev_show() without a controller), as
+ * 6.12 prints it; the stand-in file's own content instead when it has any
+ * (a test's older or smaller nvme_fabrics). */
+#define OPTIONS_6_12                                                                                              \
+        "instance=-1,cntlid=-1,transport=%s,traddr=%s,trsvcid=%s,nqn=%s,queue_size=%d,nr_io_queues=%d,"          \
+        "reconnect_delay=%d,ctrl_loss_tmo=%d,keep_alive_tmo=%d,hostnqn=%s,host_traddr=%s,host_iface=%s,"         \
+        "hostid=%s,duplicate_connect,disable_sqflow,hdr_digest,data_digest,nr_write_queues=%d,"                  \
+        "nr_poll_queues=%d,tos=%d,keyring=%d,tls_key=%d,discovery,dhchap_secret=%s,dhchap_ctrl_secret=%s,"       \
+        "tls,concat,fast_io_fail_tmo=%d\n"
 
 /* <root>/dev/kmsg, as /dev/kmsg shows records: "<prio>,<seq>,<usec>,-;<text>". */
 static void kmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -70,7 +90,8 @@ void fake_fabrics_opened(const char *root, const char *path, int fd) {
         struct stat st;
         int k;
 
-        if (strncmp(path, root, rl) != 0 || strcmp(path + rl, "/dev/nvme-fabrics") != 0 || fstat(fd, &st) < 0)
+        if (strncmp(path, root, rl) != 0 || strcmp(path + rl, "/dev/nvme-fabrics") != 0 || real_fstat(fd, &st) < 0 ||
+            !S_ISREG(st.st_mode)) /* only the fake node's stand-in: a FIFO or a link put there stays what it is */
                 return;
         snprintf(kpath, sizeof(kpath), "%s/dev/kmsg", root);
         k = open(kpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644); /* so that the caller can tail it */
@@ -90,7 +111,7 @@ static FabricsFd *lookup(int fd) {
 
         for (size_t i = 0; i < n_fds; i++)
                 if (fds[i].fd == fd)
-                        return fstat(fd, &st) == 0 && st.st_dev == fds[i].dev && st.st_ino == fds[i].ino ? &fds[i]
+                        return real_fstat(fd, &st) == 0 && st.st_dev == fds[i].dev && st.st_ino == fds[i].ino ? &fds[i]
                                                                                                       : NULL;
         return NULL;
 }
@@ -147,7 +168,16 @@ static ssize_t fabrics_write(FabricsFd *f, const void *data, size_t size) {
 static ssize_t fabrics_read(FabricsFd *f, void *buf, size_t size) {
         size_t len = strlen(f->reply);
 
-        if (!len) { /* nvmf_dev_show() without a controller */
+        if (!len && !f->written && !f->listed) { /* nvmf_dev_show() without a controller: the options */
+                char own[1024];
+                ssize_t n = pread(f->fd, own, sizeof(own) - 1, 0);
+
+                own[n > 0 ? n : 0] = '\0';
+                snprintf(f->reply, sizeof(f->reply), "%s", n > 0 ? own : OPTIONS_6_12);
+                f->listed = 1;
+                len = strlen(f->reply);
+        }
+        if (!len) {
                 errno = EINVAL;
                 return -1;
         }
@@ -185,4 +215,34 @@ ssize_t read(int fd, void *buf, size_t size) {
 EXPORT ssize_t __read_chk(int fd, void *buf, size_t size, size_t buflen);
 ssize_t __read_chk(int fd, void *buf, size_t size, size_t buflen) {
         return read(fd, buf, size < buflen ? size : buflen);
+}
+
+/* fstat() of the stand-in (a regular file in the fake root) answers as the
+ * kernel's misc device: a character device with the number the fake node
+ * shows in sys/class/misc/nvme-fabrics/dev. */
+static void as_device(int fd, struct stat *st) {
+        char path[4096], text[64] = "";
+        unsigned maj = 0, min = 0;
+        FILE *f;
+
+        if (!n_fds || !lookup(fd))
+                return;
+        snprintf(path, sizeof(path), "%s/sys/class/misc/nvme-fabrics/dev", fake_root());
+        f = fopen(path, "re");
+        if (f) {
+                if (!fgets(text, sizeof(text), f) || sscanf(text, "%u:%u", &maj, &min) != 2)
+                        maj = min = 0;
+                fclose(f);
+        }
+        st->st_mode = (st->st_mode & 07777) | S_IFCHR;
+        st->st_rdev = makedev(maj, min);
+}
+
+EXPORT int fstat(int fd, struct stat *st);
+int fstat(int fd, struct stat *st) {
+        int r = real_fstat(fd, st);
+
+        if (r == 0)
+                as_device(fd, st);
+        return r;
 }

@@ -145,11 +145,26 @@ int fake_node_add_fabrics_controller(FakeNode *n, unsigned ctrl, const FakeFabri
 
 int fnode_module_devices(FakeNode *n, const char *module, bool added) {
         _auto_free_ char *path = NULL;
+        int r;
 
         if (strcmp(module, "nvme_fabrics") != 0)
                 return 0;
-        if (added)
-                return fnode_writef(n, "", "dev/nvme-fabrics");
+        /* misc_register() with a dynamic minor; the number is what the
+         * product checks its open of the node against */
+        if (added) {
+                _auto_free_ char *dir = fnode_rpath(n, "sys/class/misc/nvme-fabrics");
+
+                if (!dir)
+                        return -ENOMEM;
+                r = fnode_mkdir_p(dir);
+                if (r >= 0)
+                        r = fnode_writef(n, "10:122\n", "sys/class/misc/nvme-fabrics/dev");
+                return r < 0 ? r : fnode_writef(n, "", "dev/nvme-fabrics");
+        }
         path = fnode_rpath(n, "dev/nvme-fabrics");
+        if (!path || fnode_rm_rf(path) < 0)
+                return path ? -EIO : -ENOMEM;
+        free(path);
+        path = fnode_rpath(n, "sys/class/misc/nvme-fabrics");
         return path ? fnode_rm_rf(path) : -ENOMEM;
 }

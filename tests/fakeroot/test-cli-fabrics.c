@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,7 +20,7 @@
 #define NGUID "0123456789abcdef0123456789abcdef"
 #define SECRET "DHHC-1:00:c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTIzNA==:"
 #define RECORD "/run/nvme-swapguard-fabrics/record.json"
-#define SECRETS "/run/nvme-swapguard-fabrics/secrets.json"
+#define SECRETS "/run/nvme-swapguard-secrets/secrets.json"
 
 static void setup(void) {
         cli_suite_open("cli-fabrics", (const char *const[]) { "SWAPGUARD_KMOD", "FAKE_KERNEL_SO", NULL });
@@ -363,6 +364,14 @@ Test(cli_fabrics, a_failed_unload_that_dropped_connections_reconnects_at_once) {
 
 /* The fabrics verbs the connect unit and an operator run: the result in
  * the kernel's terms, the exit codes, and never a secret on stdout/stderr. */
+/* The wall clock in usec, as the CLI reads it without a fake time. */
+static uint64_t cli_fabrics_now_for_tests(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
 Test(cli_fabrics, fabrics_verbs_never_print_a_secret) {
         CliRun r;
         char path[512];
@@ -396,10 +405,29 @@ Test(cli_fabrics, fabrics_verbs_never_print_a_secret) {
         snprintf(path, sizeof(path), "%s/run/nvme-swapguard", root);
         mkdir(path, 0755);
         snprintf(path, sizeof(path), "%s/run/nvme-swapguard/fabrics-request", root);
+        /* The daemon's request right after that failure: its next try is
+         * not due, so nothing is sent (a request never brings it forward). */
+        f = fopen(path, "we");
+        fputs("verb=connect\ntoken=4\n", f);
+        fclose(f);
+        RUN(&r, NULL, "fabrics", "serve-request", "/run/nvme-swapguard/fabrics-request");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 2, "pending");
+        cr_assert(strstr(r.out, "not tried: its next try is not due yet"), "%s", r.out);
+        cr_assert_eq(count_lines_with(r.klog, "connect nqn="), 0, "a connect before its next try");
+        cli_run_done(&r);
+        /* ... and once it is due (the record's reconnect_delay is 10 s), it is tried */
         f = fopen(path, "we");
         fputs("verb=connect\ntoken=5\n", f);
         fclose(f);
+        {
+                char later[32];
+
+                snprintf(later, sizeof(later), "%llu", (unsigned long long) cli_fabrics_now_for_tests() + 11000000ULL);
+                cr_assert_eq(setenv("NVME_SWAPGUARD_FAKE_NOW_USEC", later, 1), 0);
+        }
         RUN(&r, NULL, "fabrics", "serve-request", "/run/nvme-swapguard/fabrics-request");
+        unsetenv("NVME_SWAPGUARD_FAKE_NOW_USEC");
         dump(&r);
         cr_assert_eq(r.exit_code, 0);
         cr_assert(strstr(r.out, "reconnected as nvme1"), "%s", r.out);
@@ -416,5 +444,150 @@ Test(cli_fabrics, fabrics_verbs_never_print_a_secret) {
         cli_run_done(&r);
         RUN(&r, NULL, "fabrics", "forget");
         cr_assert_eq(r.exit_code, 0);
+        cli_run_done(&r);
+}
+
+/* What another process may have put where /dev/nvme-fabrics was: the
+ * connect refuses it, names the path and what is there, and writes nothing
+ * (the fake kernel logs every write to its device; a FIFO's or a link
+ * target's content shows any other). */
+static void device_replaced(bool fifo) {
+        char dev[512], target[512], *content;
+        CliRun r;
+
+        tcp_node(SECRET);
+        unload();
+        /* the stack back, the connect's turn; then the swap */
+        module("nvme_core", -1, HOLDERS("nvme_fabrics", "nvme_tcp"), "");
+        module("nvme_fabrics", -1, HOLDERS("nvme_tcp"), "");
+        module("nvme_tcp", 0, NULL, "");
+        snprintf(dev, sizeof(dev), "%s/dev/nvme-fabrics", root);
+        snprintf(target, sizeof(target), "%s/dev/disk-standin", root);
+        cr_assert_eq(unlink(dev), 0);
+        if (fifo)
+                cr_assert_eq(mkfifo(dev, 0600), 0);
+        else {
+                FILE *f = fopen(target, "we");
+
+                cr_assert_not_null(f);
+                fclose(f);
+                cr_assert_eq(symlink("disk-standin", dev), 0);
+        }
+        RUN(&r, NULL, "fabrics", "connect");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 2, "pending, not connected");
+        cr_assert(strstr(r.out, fifo ? "/dev/nvme-fabrics is a FIFO, not the kernel's nvme-fabrics device 10:122: nothing written"
+                                     : "/dev/nvme-fabrics is a symbolic link, not the kernel's nvme-fabrics device 10:122: nothing written"),
+                  "%s", r.out);
+        cr_assert_eq(count_lines_with(r.klog, "connect nqn="), 0, "a write reached the fake device");
+        cr_assert_null(strstr(r.out, "DHHC"));
+        if (!fifo) {
+                content = slurp(target);
+                cr_assert_str_eq(content, "", "the link's target was written: %s", content);
+                free(content);
+        }
+        cr_assert(exists(SECRETS), "the secrets stay for the next try");
+        cli_run_done(&r);
+}
+
+Test(cli_fabrics, a_fifo_at_the_device_path_gets_nothing) {
+        device_replaced(true);
+}
+
+Test(cli_fabrics, a_symlink_at_the_device_path_is_not_followed) {
+        device_replaced(false);
+}
+
+/* A request that is not a small regular file is removed unread and
+ * answered in result.json: never left for the path unit to start the
+ * service on again and again until its start limit. */
+Test(cli_fabrics, a_request_that_is_no_file_is_removed_and_answered) {
+        const char *kinds[] = { "directory", "FIFO", "symbolic link", "over 4 KiB" };
+        char dir[512], path[512], *result;
+        CliRun r;
+
+        snprintf(dir, sizeof(dir), "%s/run/nvme-swapguard", root);
+        mkdir(dir, 0755);
+        snprintf(path, sizeof(path), "%s/fabrics-request", dir);
+        for (size_t i = 0; i < 4; i++) {
+                if (i == 0) {
+                        cr_assert_eq(mkdir(path, 0755), 0);
+                        snprintf(dir, sizeof(dir), "%s/inner", path);
+                        cr_assert_eq(mkdir(dir, 0755), 0);
+                } else if (i == 1)
+                        cr_assert_eq(mkfifo(path, 0600), 0);
+                else if (i == 2)
+                        cr_assert_eq(symlink("/etc/passwd", path), 0);
+                else {
+                        FILE *f = fopen(path, "we");
+
+                        cr_assert_not_null(f);
+                        fputs("verb=connect\ntoken=1\n", f);
+                        for (int k = 0; k < 5000; k++)
+                                fputc('#', f);
+                        fclose(f);
+                }
+                RUN(&r, NULL, "fabrics", "serve-request", "/run/nvme-swapguard/fabrics-request");
+                dump(&r);
+                cr_assert_eq(r.exit_code, 1, "%s", kinds[i]);
+                cr_assert_not(exists("/run/nvme-swapguard/fabrics-request"), "the %s is still there", kinds[i]);
+                cr_assert(strstr(r.err, kinds[i]) && strstr(r.err, "removed unread"), "%s: %s", kinds[i], r.err);
+                cli_run_done(&r);
+                snprintf(dir, sizeof(dir), "%s/run/nvme-swapguard-fabrics/result.json", root);
+                result = slurp(dir);
+                cr_assert(result && strstr(result, "removed unread"), "not answered: %s", result ?: "(none)");
+                free(result);
+        }
+}
+
+/* A secrets.json where earlier versions kept it (a directory the daemon
+ * can traverse) is moved into the 0700 one, and the connect still has it. */
+Test(cli_fabrics, an_old_secrets_file_moves_and_is_not_lost) {
+        char old[512], dir[512];
+        struct stat st;
+        CliRun r;
+
+        tcp_node(SECRET);
+        unload();
+        snprintf(old, sizeof(old), "%s/run/nvme-swapguard-fabrics/secrets.json", root);
+        snprintf(dir, sizeof(dir), "%s%s", root, SECRETS);
+        cr_assert_eq(rename(dir, old), 0, "as an earlier version left it");
+        RUN(&r, NULL, "restore");
+        dump(&r);
+        cr_assert_eq(r.exit_code, 0);
+        cr_assert(strstr(r.klog, "dhchap_secret=" SECRET " -> 0"), "the moved secret did not reach the kernel");
+        cr_assert_not(exists("/run/nvme-swapguard-fabrics/secrets.json"), "the old file stays");
+        cli_run_done(&r);
+        snprintf(dir, sizeof(dir), "%s/run/nvme-swapguard-secrets", root);
+        cr_assert_eq(stat(dir, &st), 0);
+        cr_assert_eq(st.st_mode & 07777, 0700, "the secrets directory is %o", st.st_mode & 07777);
+}
+
+/* An nvme_fabrics that does not list an option: left out and named, never
+ * sent (the kernel would log it with its value, a secret included). */
+Test(cli_fabrics, an_option_the_module_does_not_know_is_left_out) {
+        char dev[512];
+        FILE *f;
+        CliRun r;
+
+        tcp_node(SECRET);
+        unload();
+        module("nvme_core", -1, HOLDERS("nvme_fabrics", "nvme_tcp"), "");
+        module("nvme_fabrics", -1, HOLDERS("nvme_tcp"), "");
+        module("nvme_tcp", 0, NULL, "");
+        /* the stand-in's content is the listing the fake kernel answers with */
+        snprintf(dev, sizeof(dev), "%s/dev/nvme-fabrics", root);
+        f = fopen(dev, "we");
+        cr_assert_not_null(f);
+        fputs("instance=-1,cntlid=-1,transport=%s,traddr=%s,trsvcid=%s,nqn=%s,queue_size=%d,nr_io_queues=%d,"
+              "reconnect_delay=%d,ctrl_loss_tmo=%d,keep_alive_tmo=%d,hostnqn=%s,host_traddr=%s,host_iface=%s,"
+              "hostid=%s,hdr_digest,data_digest,fast_io_fail_tmo=%d\n", f);
+        fclose(f);
+        RUN(&r, NULL, "fabrics", "connect", "--json");
+        dump(&r);
+        cr_assert_null(strstr(r.klog, "DHHC"), "a secret the module does not know was sent: %s", r.klog);
+        cr_assert(strstr(r.klog, "connect nqn=" NQN), "no connect at all: %s", r.klog);
+        cr_assert(strstr(r.out, "left out, unknown to the loaded nvme_fabrics: dhchap_secret"), "%s", r.out);
+        cr_assert_null(strstr(r.out, "DHHC"));
         cli_run_done(&r);
 }

@@ -136,5 +136,17 @@ check(all(sum(len(n.name) + 1 for n in x) <= sg.BATCH_CHARS for x in b), "charac
 check(sum(len(x) for x in b) == 1000 and len(b) <= 5, f"1000 long names: {[len(x) for x in b]}")
 check([n for x in b for n in x] == many, "batches keep the listing's order")
 
+# --- what reaches the admin's terminal ---------------------------------------
+# a document's text came from the node: no control character is printed as is
+from swapguard_plugin.table import printable, row_of  # noqa: E402  (the package beside the plugin)
+
+check(printable("a\nb\x1b[31m\x9bc\x7f") == "a\\012b\\033[31m\\233c\\177", f"escaped: {printable(chr(10))}")
+check(printable("nqn.2026-12.io:sub é") == "nqn.2026-12.io:sub é", "printable text unchanged")
+report = {"node": "w1\nFAKE-ROW", "report": "current", "state": "swapped", "mode": None, "error": None,
+          "document": {"since_usec": None, "blockers": ["held by \x1b]0;pwned\x07/data"]}}
+row = row_of(report, False, None, False)
+check(not any(c in cell for cell in row for c in "\n\x1b\x07"), f"a control character in a row: {row}")
+check(row[0] == "w1\\012FAKE-ROW", f"the node's name escaped: {row[0]}")
+
 print(f"fanout: {checks} checks, {failures} failed")
 sys.exit(1 if failures else 0)

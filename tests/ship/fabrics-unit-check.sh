@@ -34,6 +34,8 @@ grep -qE '^ExecStart=@bindir@/nvme-swapguard-kmod fabrics serve-request /run/nvm
         ok "ExecStart= serves the daemon's request" || fail "ExecStart= is not the serve-request of the daemon's request"
 has 'RuntimeDirectory=nvme-swapguard-fabrics' && has 'RuntimeDirectoryPreserve=yes' &&
         ok "RuntimeDirectory=nvme-swapguard-fabrics, preserved" || fail "RuntimeDirectory= or its preservation missing"
+has 'ReadWritePaths=-/run/nvme-swapguard-secrets' && has 'ExecStartPre=+/bin/mkdir -p -m 0700 /run/nvme-swapguard-secrets' &&
+        ok "the secrets directory: made 0700, writable" || fail "the secrets directory /run/nvme-swapguard-secrets is not made 0700 and writable"
 grep -qxF 'PathExists=/run/nvme-swapguard/fabrics-request' "$path_unit" && grep -qxF 'Unit=nvme-swapguard-fabrics.service' "$path_unit" &&
         grep -qxF 'WantedBy=nvme-swapguard.service' "$path_unit" &&
         ok "the path unit starts the service on the daemon's request" || fail "the path unit does not watch the request"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "actions/fabrics-connect.h"
+#include "actions/fabrics-device.h"
 #include "host/host-root.h"
 #include "host/kernel-log.h"
 #include "util/parse-util.h"
@@ -32,6 +33,40 @@ int fabrics_parse_connect_reply(const char *reply, unsigned *ret_instance) {
         return -EINVAL;
 }
 
+static bool is_delimiter(char c) {
+        return c == '\0' || c == ' ' || c == ',' || c == '\'' || c == '"' || c == '\n' || c == ';' || c == '\t';
+}
+
+char *fabrics_redact_secrets(const char *line) {
+        static const char *const markers[] = { "DHHC-1:", "secret=", "secret " };
+        const char *p = line ?: "";
+        char *out = malloc(strlen(p) * 2 + sizeof("<redacted>") * 2 + 1), *o = out;
+
+        /* each marker's following token, at most once per byte of input: the
+         * result is at most the input plus one "<redacted>" per 7 bytes */
+        if (!out)
+                return NULL;
+        while (*p) {
+                size_t skip = 0;
+
+                for (size_t i = 0; i < ELEMENTSOF(markers) && !skip; i++)
+                        if (strneq(p, markers[i], strlen(markers[i])))
+                                skip = strlen(markers[i]);
+                if (!skip) {
+                        *o++ = *p++;
+                        continue;
+                }
+                memcpy(o, p, skip), o += skip, p += skip;
+                if (is_delimiter(*p))
+                        continue;
+                while (!is_delimiter(*p))
+                        p++;
+                o = stpcpy(o, "<redacted>");
+        }
+        *o = '\0';
+        return out;
+}
+
 static int connect_fd(int fd, const char *options, unsigned *ret_instance) {
         char reply[256] = {};
         size_t len = strlen(options);
@@ -51,20 +86,31 @@ static int connect_fd(int fd, const char *options, unsigned *ret_instance) {
         return fabrics_parse_connect_reply(reply, ret_instance);
 }
 
-int fabrics_connect(const char *options, unsigned *ret_instance, char **ret_kernel_message) {
-        _cleanup_free_ char *path = NULL;
+int fabrics_connect(const char *options, unsigned *ret_instance, char **ret_message) {
+        _cleanup_free_ char *kernel = NULL, *redacted = NULL, *error = NULL;
         _cleanup_close_ int fd = -EBADF, kmsg = -EBADF;
         int r;
 
-        r = host_path("/dev/nvme-fabrics", &path);
-        if (r < 0)
+        if (ret_message)
+                *ret_message = NULL;
+        r = fabrics_device_open(&fd, &error);
+        if (r < 0) {
+                if (ret_message)
+                        *ret_message = TAKE_PTR(error);
                 return r;
-        fd = open(path, O_RDWR | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
+        }
         kmsg = kernel_log_open_tail(); /* before the call: only its own messages */
         r = connect_fd(fd, options, ret_instance);
-        if (r < 0 && ret_kernel_message && kmsg >= 0 && kernel_log_read_new(kmsg, "nvme", ret_kernel_message) < 0)
-                *ret_kernel_message = NULL;
-        return r;
+        if (r >= 0 || !ret_message)
+                return r;
+        /* The kernel may have logged a value of the string (an option it did
+         * not know, a secret it refused): a copy never carries a secret. */
+        if (kmsg >= 0 && kernel_log_read_new(kmsg, "nvme", &kernel) < 0)
+                kernel = NULL;
+        if (kernel && !(redacted = fabrics_redact_secrets(kernel)))
+                return -ENOMEM;
+        *ret_message = strdup_printf("%s%s%s", strerror(-r), redacted ? "; the kernel: " : "", redacted ?: "");
+        if (kernel)
+                explicit_bzero(kernel, strlen(kernel));
+        return *ret_message ? r : -ENOMEM;
 }

@@ -2,11 +2,13 @@
 /* The connect option string (see fabrics-options.h). */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "actions/fabrics-options.h"
 #include "util/string-util.h"
+#include "util/strv.h"
 
 /* The kernel's bounds for queue_size (NVMF_MIN_QUEUE_SIZE,
  * NVMF_MAX_QUEUE_SIZE in drivers/nvme/host/fabrics.h, 6.1 and 6.12): a
@@ -128,12 +130,81 @@ int fabrics_connect_options(const FabricsController *c, const char *host_secret,
         add_options(&o, c);
         add_string(&o, "dhchap_secret", host_secret);
         add_string(&o, "dhchap_ctrl_secret", ctrl_secret);
-        /* tls alone: the kernel finds the PSK in its .nvme keyring, as when
-         * it was first connected by nvme-cli without --tls_key. */
-        if (c->tls && streq(c->transport, "tcp"))
+        /* TLS on, or not known to be off: never connected again without it.
+         * The key it was configured with by its serial (sysfs shows it as
+         * "%08x", the option takes a number); without one the kernel finds
+         * the PSK in its .nvme keyring, as when it was first connected. */
+        if ((c->tls || c->tls_unknown) && streq(c->transport, "tcp")) {
+                unsigned long serial;
+                char *end = NULL;
+
                 add(&o, "tls");
+                errno = 0;
+                serial = c->tls_configured_key ? strtoul(c->tls_configured_key, &end, 16) : 0;
+                if (c->tls_configured_key && !errno && end && end != c->tls_configured_key && *end == '\0' &&
+                    serial > 0 && serial <= INT32_MAX)
+                        add(&o, "tls_key=%lu", serial);
+        }
         if (o.failed)
                 return -ENOMEM;
         *ret = o.text;
+        return 0;
+}
+
+bool fabrics_secret_format_ok(const char *s) {
+        static const char base64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        size_t n, pad;
+
+        /* DHHC-1:<hash: 2 hex>:<base64 of the key and its CRC>: (NVMe base
+         * specification 8.13.5.8; nvme_auth_extract_key()) */
+        if (!s || strncmp(s, "DHHC-1:", 7) != 0)
+                return false;
+        s += 7;
+        if (strspn(s, "0123456789abcdefABCDEF") != 2 || s[2] != ':')
+                return false;
+        s += 3;
+        n = strspn(s, base64);
+        pad = strspn(s + n, "=");
+        if (n == 0 || pad > 2 || (n + pad) % 4 != 0)
+                return false;
+        return streq(s + n + pad, ":");
+}
+
+int fabrics_options_keep_supported(char **options, char *const *supported, char ***ret_left_out) {
+        _cleanup_strv_free_ char **left_out = strv_new_empty();
+        size_t len = strlen(*options);
+        char *kept = malloc(len + 1), *k = kept;
+        const char *p = *options;
+
+        if (!kept || !left_out) {
+                free(kept);
+                return -ENOMEM;
+        }
+        while (*p) {
+                size_t part = strcspn(p, ","), name = strcspn(p, "=,");
+                _cleanup_free_ char *key = strndup(p, name);
+
+                if (!key) {
+                        explicit_bzero(kept, len + 1);
+                        free(kept);
+                        return -ENOMEM;
+                }
+                if (strv_contains(supported, key)) {
+                        if (k != kept)
+                                *k++ = ',';
+                        memcpy(k, p, part), k += part;
+                } else if (strv_push(&left_out, TAKE_PTR(key)) < 0) {
+                        explicit_bzero(kept, len + 1);
+                        free(kept);
+                        return -ENOMEM;
+                }
+                p += part + (p[part] == ',');
+        }
+        *k = '\0';
+        explicit_bzero(*options, len);
+        free(*options);
+        *options = kept;
+        if (ret_left_out)
+                *ret_left_out = TAKE_PTR(left_out);
         return 0;
 }

@@ -9,7 +9,8 @@
  *   nr_io_queues=,nr_write_queues=,nr_poll_queues=,queue_size=,keep_alive_tmo=,
  *   reconnect_delay=,ctrl_loss_tmo= (may be -1; not for loop),
  *   fast_io_fail_tmo= (not for loop),[hdr_digest,][data_digest,]
- *   [dhchap_secret=,][dhchap_ctrl_secret=,][tls]
+ *   [dhchap_secret=,][dhchap_ctrl_secret=,][tls[,tls_key=<serial>]]
+ * (tls also when the TLS state could not be read: never downgraded)
  * an option the kernel did not show is left out (its default applies).
  *
  * The kernel splits the string at ',' and '\n' (strsep() in
@@ -32,3 +33,16 @@ int fabrics_connect_options(const FabricsController *c, const char *host_secret,
 
 /* Pure: whether value may go into the string (see above). */
 bool fabrics_option_value_ok(const char *value, bool secret);
+
+/* Pure: whether a DH-HMAC-CHAP secret has the form the kernel takes,
+ * "DHHC-1:<2 hex>:<base64>:". The kernel logs one it refuses with its
+ * value ("Invalid DH-CHAP secret %s", fabrics.c): one of another form is
+ * never sent. */
+bool fabrics_secret_format_ok(const char *secret);
+
+/* Pure: leaves out of *options (replaced, the old string erased) each
+ * option whose name is not in supported (the loaded nvme_fabrics' own
+ * list, fabrics-device.h): the kernel logs an unknown option with its
+ * value, a secret included. *ret_left_out (may be NULL): their names, a
+ * strv (empty when none). 0 or -ENOMEM (*options untouched). */
+int fabrics_options_keep_supported(char **options, char *const *supported, char ***ret_left_out);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "actions/fabrics-connect.h"
+#include "actions/fabrics-device.h"
 #include "actions/fabrics-options.h"
 #include "actions/fabrics-reconnect.h"
 #include "host/host-root.h"
@@ -15,6 +16,7 @@
 #include "nvme/nvme-controllers.h"
 #include "util/fileio.h"
 #include "util/string-util.h"
+#include "util/strv.h"
 
 static int transport_loaded(const FabricsController *c) {
         _cleanup_free_ char *path = NULL;
@@ -38,13 +40,25 @@ static int set_message(FabricsPassEntry *e, const char *fmt, ...) {
         return e->message ? 0 : -ENOMEM;
 }
 
+/* The options of the loaded nvme_fabrics, read once per pass (it cannot
+ * change under us: its module is held by the transport in use). */
+static int supported_options(char ***cache, char **ret_error) {
+        if (*cache)
+                return 0;
+        return fabrics_supported_options_read(cache, ret_error);
+}
+
 /* One write; 0 and *ret_instance, or the -errno of the try with e's message set. */
-static int try_connect(const FabricsController *c, FabricsPassEntry *e, unsigned *ret_instance) {
+static int try_connect(const FabricsController *c, FabricsPassEntry *e, char ***supported, unsigned *ret_instance) {
         _cleanup_secret_ char *host = NULL, *ctrl = NULL, *options = NULL;
-        _cleanup_free_ char *kernel = NULL;
+        _cleanup_free_ char *message = NULL, *left = NULL;
+        _cleanup_strv_free_ char **left_out = NULL;
         const char *field = NULL;
         int r;
 
+        r = supported_options(supported, &message);
+        if (r < 0)
+                return r == -ENOMEM || set_message(e, "%s", message ?: strerror(-r)) < 0 ? -ENOMEM : r;
         if (c->dhchap_secret || c->dhchap_ctrl_secret) {
                 r = fabrics_secrets_load(c, &host, &ctrl);
                 if (r == -ENOMEM)
@@ -52,14 +66,32 @@ static int try_connect(const FabricsController *c, FabricsPassEntry *e, unsigned
                 if (r < 0 && r != -ENOENT) /* none kept: the kernel says whether it needs them */
                         return set_message(e, "reading its secrets: %s", strerror(-r)) < 0 ? -ENOMEM : r;
         }
+        /* The kernel logs a secret it refuses with its value: one that is
+         * not DHHC-1 is never sent. */
+        if ((host && !fabrics_secret_format_ok(host)) || (ctrl && !fabrics_secret_format_ok(ctrl)))
+                return set_message(e, "%s is not of the form DHHC-1:<2 hex>:<base64>: not sent",
+                                   host && !fabrics_secret_format_ok(host) ? "dhchap_secret" : "dhchap_ctrl_secret") < 0
+                               ? -ENOMEM
+                               : -EINVAL;
+        if (c->tls_keyring && !streq(c->tls_keyring, ".nvme") && !c->tls_configured_key)
+                return set_message(e, "its TLS keyring \"%s\" is known by name only, the kernel takes a serial: "
+                                      "not connected with another keyring's key", c->tls_keyring) < 0 ? -ENOMEM : -EINVAL;
         r = fabrics_connect_options(c, host, ctrl, &options, &field);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
                 return set_message(e, "option %s holds ',', '=', a space or a control character: refused",
                                    field ?: "?") < 0 ? -ENOMEM : r;
-        r = fabrics_connect(options, ret_instance, &kernel);
-        if (r < 0 && set_message(e, "%s%s%s", strerror(-r), kernel ? "; the kernel: " : "", kernel ?: "") < 0)
+        /* An option the loaded module does not know would be logged with its value. */
+        if ((r = fabrics_options_keep_supported(&options, *supported, &left_out)) < 0)
+                return r;
+        if (left_out[0] && !(left = strv_join(left_out, ", ")))
+                return -ENOMEM;
+        r = fabrics_connect(options, ret_instance, &message);
+        if (r < 0 && set_message(e, "%s%s%s%s", message ?: strerror(-r), left ? " (left out, unknown to the loaded nvme_fabrics: " : "",
+                                 left ?: "", left ? ")" : "") < 0)
+                return -ENOMEM;
+        if (r >= 0 && left && set_message(e, "left out, unknown to the loaded nvme_fabrics: %s", left) < 0)
                 return -ENOMEM;
         return r;
 }
@@ -74,6 +106,7 @@ static void failed(FabricsController *c, FabricsPassEntry *e, int error, uint64_
         c->entry.last_error_kind = e->error_kind;
         c->entry.last_errno = error;
         e->give_up_at_usec = plan.give_up_at_usec;
+        c->entry.next_try_at = plan.give_up ? 0 : plan.next_try_usec;
         if (plan.give_up) {
                 c->entry.state = FABRICS_ENTRY_LOST;
                 e->outcome = FABRICS_OUTCOME_LOST;
@@ -82,7 +115,8 @@ static void failed(FabricsController *c, FabricsPassEntry *e, int error, uint64_
 }
 
 /* One entry: true in *ret_drop when it leaves the record. */
-static int handle(FabricsPassResult *r, FabricsController *c, const FabricsTopology *live, uint64_t now, bool *ret_drop) {
+static int handle(FabricsPassResult *r, FabricsController *c, const FabricsTopology *live, uint64_t now, bool only_due,
+                  char ***supported, bool *ret_drop) {
         const FabricsController *l = fabrics_topology_find(live, c);
         FabricsPassEntry *e;
         unsigned instance;
@@ -111,10 +145,23 @@ static int handle(FabricsPassResult *r, FabricsController *c, const FabricsTopol
                 return k;
         if (k == 0)
                 return fabrics_pass_result_add(r, c, FABRICS_OUTCOME_SKIPPED_NO_TRANSPORT) ? 0 : -ENOMEM;
+        if (only_due && c->entry.next_try_at > now) {
+                /* A request (one per load, restore or daemon start) never
+                 * brings a try forward: the target hears from this node no
+                 * more often than reconnect_delay says. */
+                e = fabrics_pass_result_add(r, c, FABRICS_OUTCOME_FAILED);
+                if (!e)
+                        return -ENOMEM;
+                e->error = c->entry.last_errno;
+                e->error_kind = c->entry.last_error_kind;
+                e->next_try_usec = c->entry.next_try_at;
+                e->give_up_at_usec = fabrics_retry_plan(now, c->entry.lost_at, c->reconnect_delay, c->ctrl_loss_tmo).give_up_at_usec;
+                return set_message(e, "not tried: its next try is not due yet");
+        }
         e = fabrics_pass_result_add(r, c, FABRICS_OUTCOME_BACK);
         if (!e)
                 return -ENOMEM;
-        k = try_connect(c, e, &instance);
+        k = try_connect(c, e, supported, &instance);
         if (k == -ENOMEM)
                 return k;
         if (k < 0) {
@@ -128,8 +175,9 @@ static int handle(FabricsPassResult *r, FabricsController *c, const FabricsTopol
         return (e->controller = strdup_printf("nvme%u", instance)) ? 0 : -ENOMEM;
 }
 
-static int run(FabricsPassResult *r, FabricsTopology *record, uint64_t now) {
+static int run(FabricsPassResult *r, FabricsTopology *record, uint64_t now, bool only_due) {
         _cleanup_(fabrics_topology_freep) FabricsTopology *live = NULL;
+        _cleanup_strv_free_ char **supported = NULL;
         _cleanup_free_ char *path = NULL;
         int k;
 
@@ -150,7 +198,7 @@ static int run(FabricsPassResult *r, FabricsTopology *record, uint64_t now) {
         for (size_t i = 0; i < record->n_controllers;) {
                 bool drop;
 
-                if ((k = handle(r, &record->controllers[i], live, now, &drop)) < 0)
+                if ((k = handle(r, &record->controllers[i], live, now, only_due, &supported, &drop)) < 0)
                         return k;
                 if (drop)
                         fabrics_topology_remove(record, i);
@@ -165,16 +213,24 @@ static int run(FabricsPassResult *r, FabricsTopology *record, uint64_t now) {
         return 0;
 }
 
-int fabrics_connect_pass(uint64_t now_usec, FabricsPassResult **ret) {
+static int connect_pass(uint64_t now_usec, bool only_due, FabricsPassResult **ret) {
         _cleanup_(fabrics_pass_done) FabricsPass p = FABRICS_PASS_NULL;
         int k;
 
         k = fabrics_pass_begin(FABRICS_VERB_CONNECT, &p);
         if (k == 0)
-                k = run(p.result, p.record, now_usec);
+                k = run(p.result, p.record, now_usec, only_due);
         if (k < 0)
                 return k;
         fabrics_pass_result_settle(p.result);
         *ret = TAKE_PTR(p.result);
         return 0;
+}
+
+int fabrics_connect_pass(uint64_t now_usec, FabricsPassResult **ret) {
+        return connect_pass(now_usec, false, ret);
+}
+
+int fabrics_connect_pass_due(uint64_t now_usec, FabricsPassResult **ret) {
+        return connect_pass(now_usec, true, ret);
 }

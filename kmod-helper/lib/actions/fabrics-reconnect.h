@@ -27,3 +27,11 @@
  * CLOCK_REALTIME, passed in so that tests need not wait. -EPERM in the
  * error under a fake root without the test fake kernel (host/kernel-target.h). */
 int fabrics_connect_pass(uint64_t now_usec, FabricsPassResult **ret);
+
+/* The same for the daemon's request (serve-request): an entry whose next
+ * try (the record's next_try_at, set by its last failed try) is not due
+ * yet is answered "failed" with that time and its last error, and not
+ * tried: however often the daemon asks (each load, restore, start), a
+ * target hears from this node no more often than its reconnect_delay. A
+ * person's `restore` or `fabrics connect` tries at once. */
+int fabrics_connect_pass_due(uint64_t now_usec, FabricsPassResult **ret);

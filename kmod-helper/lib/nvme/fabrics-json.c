@@ -66,7 +66,7 @@ static int add_options(json_object *o, const FabricsController *c) {
                         return r;
         if ((r = json_add_new(o, "hdr_digest", json_object_new_boolean(c->hdr_digest))) < 0 ||
             (r = json_add_new(o, "data_digest", json_object_new_boolean(c->data_digest))) < 0 ||
-            (r = json_add_new(o, "tls", json_object_new_boolean(c->tls))) < 0 ||
+            (r = json_add(o, "tls", c->tls_unknown ? json_object_new_string("unknown") : json_object_new_boolean(c->tls))) < 0 ||
             (r = json_add_new(o, "dhchap_secret", json_object_new_boolean(c->dhchap_secret))) < 0 ||
             (r = json_add_new(o, "dhchap_ctrl_secret", json_object_new_boolean(c->dhchap_ctrl_secret))) < 0)
                 return r;

@@ -15,7 +15,7 @@
 
 #define N_STRINGS 10
 #define N_OPTIONS 8
-#define N_FLAGS 5
+#define N_FLAGS 6
 
 /* The controller's fields under their record keys, in one place for both ways. */
 typedef struct Fields {
@@ -37,8 +37,8 @@ static Fields fields_of(FabricsController *c) {
                                  "reconnect_delay", "ctrl_loss_tmo", "fast_io_fail_tmo" },
                 .options = { &c->nr_io_queues, &c->nr_write_queues, &c->nr_poll_queues, &c->queue_size, &c->kato,
                              &c->reconnect_delay, &c->ctrl_loss_tmo, &c->fast_io_fail_tmo },
-                .flag_keys = { "hdr_digest", "data_digest", "tls", "has_dhchap", "has_dhchap_ctrl" },
-                .flags = { &c->hdr_digest, &c->data_digest, &c->tls, &c->dhchap_secret, &c->dhchap_ctrl_secret },
+                .flag_keys = { "hdr_digest", "data_digest", "tls", "tls_unknown", "has_dhchap", "has_dhchap_ctrl" },
+                .flags = { &c->hdr_digest, &c->data_digest, &c->tls, &c->tls_unknown, &c->dhchap_secret, &c->dhchap_ctrl_secret },
         };
 }
 
@@ -75,6 +75,7 @@ static int add_status(json_object *o, const FabricsEntryStatus *s) {
         if ((r = add_string(o, "state", fabrics_entry_state_to_string(s->state))) < 0 ||
             (r = json_add_new(o, "captured_at", json_object_new_uint64(s->captured_at))) < 0 ||
             (r = json_add_new(o, "lost_at", json_object_new_uint64(s->lost_at))) < 0 ||
+            (r = json_add_new(o, "next_try_at", json_object_new_uint64(s->next_try_at))) < 0 ||
             (r = json_add_new(o, "attempts", json_object_new_int64(s->attempts))) < 0 ||
             (r = add_string(o, "last_error_kind", fabrics_error_kind_to_string(s->last_error_kind))) < 0 ||
             (r = json_add_new(o, "last_errno", json_object_new_int(s->last_errno))) < 0)
@@ -251,6 +252,7 @@ static int parse_status(Parser *p, json_object *o, const char *field, FabricsEnt
             (r = get_string(p, o, field, "last_error_kind", false, &kind)) < 0 ||
             (r = get_number(p, o, field, "captured_at", UINT64_MAX, &s->captured_at)) < 0 ||
             (r = get_number(p, o, field, "lost_at", UINT64_MAX, &s->lost_at)) < 0 ||
+            (r = get_number(p, o, field, "next_try_at", UINT64_MAX, &s->next_try_at)) < 0 ||
             (r = get_number(p, o, field, "attempts", UINT_MAX, &attempts)) < 0 ||
             (r = get_number(p, o, field, "last_errno", 4095, &last_errno)) < 0)
                 return r;

@@ -16,11 +16,14 @@
  *     "nr_io_queues","nr_write_queues","nr_poll_queues","queue_size",
  *     "keep_alive_tmo","reconnect_delay","ctrl_loss_tmo","fast_io_fail_tmo",
  *                                         a number, "off" (-1) or null (the kernel's default)
- *     "hdr_digest","data_digest","tls","has_dhchap","has_dhchap_ctrl",  booleans
+ *     "hdr_digest","data_digest","tls","tls_unknown","has_dhchap","has_dhchap_ctrl",  booleans
+ *                                         (tls_unknown: a TLS attribute was there but could
+ *                                         not be read; never taken as "no TLS")
  *     "tls_keyring","tls_configured_key", strings or null (6.12)
  *     "state",                            "pending" | "lost"
- *     "captured_at","lost_at",            CLOCK_REALTIME usec; lost_at 0 until a connect
- *                                         first found it not live
+ *     "captured_at","lost_at","next_try_at", CLOCK_REALTIME usec; lost_at 0 until a connect
+ *                                         first found it not live; next_try_at 0 until a try
+ *                                         failed, then the earliest time of the next one
  *     "attempts","last_error_kind","last_errno",
  *     "namespaces":[{"name","nsid","nguid","uuid","eui"}]}]}
  * A FabricsTopology holds it: each controller's entry (FabricsEntryStatus)

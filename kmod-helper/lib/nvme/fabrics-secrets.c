@@ -2,6 +2,8 @@
 /* The secrets file of the fabrics record (see fabrics-secrets.h). Every
  * buffer that held a secret is erased before it is freed. */
 #include <errno.h>
+#include <fcntl.h>
+#include <json-c/printbuf.h> /* the struct only: its functions are private to json-c */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,20 +24,116 @@ void fabrics_secret_free(char *secret) {
         free(secret);
 }
 
-/* A controller's secret from sysfs; NULL when it shows "none". */
+/* A secret is a few hundred bytes at most (DHHC-1 with a 64-byte key and
+ * its CRC in base64: 104). */
+#define SECRET_MAX 1024
+
+/* json_tokener_parse() of text, the tokener's own buffer (each string
+ * value passes through it) grown to its final size first, by a string of
+ * the text's length that holds nothing, so that no realloc() leaves a
+ * copy behind; erased before it is freed. */
+static int parse_erasing(const char *text, json_object **ret) {
+        struct json_tokener *tok = json_tokener_new();
+        size_t len = strlen(text);
+        _cleanup_free_ char *blank = NULL;
+        json_object *o;
+
+        if (!tok)
+                return -ENOMEM;
+        if (len >= INT32_MAX / 2 || !(blank = malloc(len + 3))) {
+                json_tokener_free(tok);
+                return -ENOMEM;
+        }
+        blank[0] = '"';
+        memset(blank + 1, 'x', len);
+        blank[len + 1] = '"', blank[len + 2] = '\0';
+        json_object_put(json_tokener_parse_ex(tok, blank, (int) len + 2));
+        json_tokener_reset(tok);
+        o = json_tokener_parse_ex(tok, text, (int) len);
+        explicit_bzero(tok->pb->buf, (size_t) tok->pb->size);
+        json_tokener_free(tok);
+        *ret = o;
+        return o ? 0 : -EBADMSG;
+}
+
+/* A controller's secret from sysfs, read into a buffer of ours that is
+ * erased; NULL when it shows "none". */
 static int read_sysfs_secret(const char *ctrl, const char *attr, char **ret) {
         _cleanup_free_ char *path = NULL;
-        _cleanup_secret_ char *value = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        char buf[SECRET_MAX];
+        ssize_t n;
         int r;
 
         r = host_pathf(&path, "/sys/class/nvme/%s/%s", ctrl, attr);
         if (r < 0)
                 return r;
-        r = read_one_line_file(path, &value);
-        if (r < 0)
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        do
+                n = read(fd, buf, sizeof(buf) - 1);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        *ret = streq(buf, "none") || !*buf ? NULL : strdup(buf);
+        r = !*ret && !streq(buf, "none") && *buf ? -ENOMEM : 0;
+        explicit_bzero(buf, sizeof(buf));
+        return r;
+}
+
+/* The secrets directory, root 0700: created when missing, its mode put
+ * back when someone widened it; refused when it is not a directory of ours
+ * (a symlink included). */
+static int secrets_dir(void) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+        int r;
+
+        if ((r = host_path(FABRICS_SECRETS_DIR, &dir)) < 0)
                 return r;
-        *ret = streq(value, "none") || !*value ? NULL : TAKE_PTR(value);
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+                return -errno;
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ELOOP ? -ENOTDIR : -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (st.st_uid != geteuid())
+                return -EPERM;
+        if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0)
+                return -errno;
         return 0;
+}
+
+/* Earlier versions kept the file in the state directory, which the
+ * daemon's identity can traverse: moved here (written anew, then the old
+ * one removed), so an upgrade loses no secret. One already here is the
+ * newer: the old one only goes. */
+static int move_old_secrets(void) {
+        _cleanup_free_ char *old = NULL, *path = NULL;
+        _cleanup_secret_ char *text = NULL;
+        struct stat st;
+        int r;
+
+        if ((r = host_path(FABRICS_OLD_SECRETS_PATH, &old)) < 0)
+                return r;
+        if (lstat(old, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if ((r = host_path(FABRICS_SECRETS_PATH, &path)) < 0 || (r = secrets_dir()) < 0)
+                return r;
+        if (S_ISREG(st.st_mode) && access(path, F_OK) < 0) {
+                r = read_regular_file(old, FABRICS_SECRETS_MAX, &text, NULL);
+                if (r < 0)
+                        return r;
+                r = write_file_atomic_exclusive(path, text, 0600);
+                if (r < 0 && r != -EEXIST)
+                        return r;
+        }
+        return unlink(old) < 0 && errno != ENOENT ? -errno : 0;
 }
 
 static int add_value(json_object *o, const char *key, const char *value) {
@@ -111,29 +209,32 @@ static int secrets_json(const FabricsTopology *t, const FabricsTopology *now, js
 }
 
 int fabrics_secrets_remove(void) {
-        _cleanup_free_ char *path = NULL;
-        int r = host_path(FABRICS_SECRETS_PATH, &path);
+        _cleanup_free_ char *path = NULL, *old = NULL;
+        int r;
 
-        if (r < 0)
+        if ((r = host_path(FABRICS_SECRETS_PATH, &path)) < 0 || (r = host_path(FABRICS_OLD_SECRETS_PATH, &old)) < 0)
                 return r;
+        if (unlink(old) < 0 && errno != ENOENT)
+                return -errno;
         return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
 int fabrics_secrets_save(const FabricsTopology *record, const FabricsTopology *live) {
         _cleanup_json_erase_ json_object *o = NULL;
-        _cleanup_free_ char *path = NULL, *dir = NULL;
+        _cleanup_free_ char *path = NULL;
         const char *text;
         int r;
 
+        /* first: an entry not live now takes its secret from the file */
+        if ((r = move_old_secrets()) < 0)
+                return r;
         r = secrets_json(record, live, &o);
         if (r < 0)
                 return r;
         if (!o)
                 return fabrics_secrets_remove();
-        if ((r = host_path(FABRICS_SECRETS_PATH, &path)) < 0 || (r = host_path(FABRICS_STATE_DIR, &dir)) < 0)
+        if ((r = host_path(FABRICS_SECRETS_PATH, &path)) < 0 || (r = secrets_dir()) < 0)
                 return r;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
         text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
         return text ? write_file_atomic_exclusive(path, text, 0600) : -ENOMEM;
 }
@@ -158,20 +259,31 @@ static int copy_secret(json_object *e, const char *key, char **ret) {
 }
 
 int fabrics_secrets_load(const FabricsController *c, char **ret_host, char **ret_ctrl) {
-        _cleanup_json_erase_ json_object *o = NULL;
-        _cleanup_secret_ char *text = NULL, *host = NULL, *ctrl = NULL;
+        _cleanup_secret_ char *text = NULL;
         _cleanup_free_ char *path = NULL;
-        json_object *list = NULL;
         int r;
 
+        if ((r = move_old_secrets()) < 0)
+                return r;
         r = host_path(FABRICS_SECRETS_PATH, &path);
         if (r < 0)
                 return r;
         r = read_regular_file(path, FABRICS_SECRETS_MAX, &text, NULL);
         if (r < 0)
                 return r;
-        o = json_tokener_parse(text);
-        if (!o || !json_object_object_get_ex(o, "secrets", &list) || !json_object_is_type(list, json_type_array))
+        return fabrics_secrets_parse(text, c, ret_host, ret_ctrl);
+}
+
+int fabrics_secrets_parse(const char *text, const FabricsController *c, char **ret_host, char **ret_ctrl) {
+        _cleanup_json_erase_ json_object *o = NULL;
+        _cleanup_secret_ char *host = NULL, *ctrl = NULL;
+        json_object *list = NULL;
+        int r;
+
+        r = parse_erasing(text, &o);
+        if (r < 0)
+                return r;
+        if (!json_object_object_get_ex(o, "secrets", &list) || !json_object_is_type(list, json_type_array))
                 return -EBADMSG;
         for (size_t i = 0; i < json_object_array_length(list); i++) {
                 json_object *e = json_object_array_get_idx(list, i);

@@ -2,8 +2,9 @@
 #pragma once
 
 /* The DH-HMAC-CHAP secrets of the recorded connections, apart from the
- * record: FABRICS_SECRETS_PATH (fabrics-paths.h), mode 0600 from its
- * creation (O_EXCL temp + rename), by identity (the eight fields of
+ * record: FABRICS_SECRETS_PATH (fabrics-paths.h; its directory root 0700,
+ * which the daemon cannot traverse), mode 0600 from its creation (O_EXCL
+ * temp + rename), by identity (the eight fields of
  * fabrics_controller_same_connection(): two host identities to one
  * subsystem keep their own secrets). Written by the capture, read by the
  * connect only to pass to the kernel, entries dropped with their record
@@ -11,7 +12,10 @@
  *   {"version":2,"secrets":[{"transport","traddr","trsvcid","host_traddr",
  *     "host_iface","subsysnqn","hostnqn","hostid","dhchap_secret",
  *     "dhchap_ctrl_secret"}]}
- * Every buffer that held a secret is erased before it is freed. */
+ * Every buffer that held a secret is erased before it is freed, json-c's
+ * included (its strings, its serialization, its tokener's buffer). A file
+ * left at FABRICS_OLD_SECRETS_PATH by an earlier version is moved here by
+ * the first save or load. */
 
 #include "nvme/fabrics-paths.h"
 #include "nvme/fabrics-topology.h"
@@ -29,7 +33,12 @@ int fabrics_secrets_save(const FabricsTopology *record, const FabricsTopology *l
  * entry for c), -EBADMSG, -errno. The caller never logs them. */
 int fabrics_secrets_load(const FabricsController *c, char **ret_host, char **ret_ctrl);
 
-/* Removes the file; an absent one is fine. 0 or -errno. */
+/* Pure: the lookup of fabrics_secrets_load() in the file's text (for it and
+ * the fuzzer). Every copy json-c makes while parsing is erased. */
+int fabrics_secrets_parse(const char *text, const FabricsController *c, char **ret_host, char **ret_ctrl);
+
+/* Removes the file (and one left at FABRICS_OLD_SECRETS_PATH); an absent
+ * one is fine. 0 or -errno. */
 int fabrics_secrets_remove(void);
 
 /* Overwrites a secret with zeros, then frees it; accepts NULL. */

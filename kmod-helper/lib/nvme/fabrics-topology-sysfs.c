@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/host-root.h"
 #include "nvme/fabrics-topology-sysfs.h"
@@ -39,18 +40,28 @@ static int read_option(int dfd, const char *attr, int *ret) {
 }
 
 /* dhchap_secret shows "none" when not set (nvme_ctrl_dhchap_secret_show(),
- * core.c 6.1 / sysfs.c 6.12); the value is dropped at once. */
+ * core.c 6.1 / sysfs.c 6.12), else the secret, "DHHC-1:...". Only the
+ * first five bytes are read ("none\n" or "DHHC-"): whoever reads the
+ * topology (status, plan, the capture's record) never holds a secret. */
 static int read_secret_present(int dfd, const char *attr, bool *ret) {
-        _cleanup_free_ char *text = NULL;
-        int r = nvme_sysfs_read_opt_at(dfd, attr, &text);
+        _cleanup_close_ int fd = openat(dfd, attr, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        char head[5];
+        ssize_t n;
 
-        if (r == -EACCES || r == -EPERM) /* not root: we cannot know; say so by "present" */
+        if (fd < 0 && (errno == EACCES || errno == EPERM)) /* not root: we cannot know; say so by "present" */
                 return *ret = true, 0;
-        if (r < 0)
-                return r;
-        *ret = text && *text && !streq(text, "none");
-        if (text)
-                explicit_bzero(text, strlen(text));
+        if (fd < 0 && errno == ENOENT) /* no in-band authentication (before 6.0) */
+                return *ret = false, 0;
+        if (fd < 0)
+                return -errno;
+        do
+                n = read(fd, head, sizeof(head));
+        while (n < 0 && errno == EINTR);
+        if (n < 0 && (errno == EACCES || errno == EPERM))
+                return *ret = true, 0;
+        if (n < 0)
+                return errno == ENODEV ? -ENOENT : -errno;
+        *ret = n > 0 && head[0] != '\n' && !(n >= 4 && memcmp(head, "none", 4) == 0);
         return 0;
 }
 
@@ -71,13 +82,25 @@ static void drop_empty(char **s) {
 /* TLS is on when 6.12's tls_configured_key says so, or a tls_key shows a
  * key: 6.7-6.11 show tls_key, empty, on every tcp controller, so its mere
  * presence says nothing. */
+static int read_tls_attr(int dfd, const char *attr, char **ret, bool *unknown) {
+        int r = nvme_sysfs_read_opt_at(dfd, attr, ret);
+
+        if (r == -ENOMEM || r == -ENOENT) /* ENOENT: the controller went away */
+                return r;
+        if (r < 0) { /* there, but not readable: the state is unknown, not off */
+                *ret = NULL;
+                *unknown = true;
+        }
+        return 0;
+}
+
 static int read_tls(int dfd, FabricsController *c) {
         _cleanup_free_ char *key = NULL;
         int r;
 
-        if ((r = nvme_sysfs_read_opt_at(dfd, "tls_keyring", &c->tls_keyring)) < 0 ||
-            (r = nvme_sysfs_read_opt_at(dfd, "tls_configured_key", &c->tls_configured_key)) < 0 ||
-            (r = nvme_sysfs_read_opt_at(dfd, "tls_key", &key)) < 0)
+        if ((r = read_tls_attr(dfd, "tls_keyring", &c->tls_keyring, &c->tls_unknown)) < 0 ||
+            (r = read_tls_attr(dfd, "tls_configured_key", &c->tls_configured_key, &c->tls_unknown)) < 0 ||
+            (r = read_tls_attr(dfd, "tls_key", &key, &c->tls_unknown)) < 0)
                 return r;
         drop_empty(&c->tls_keyring);
         drop_empty(&c->tls_configured_key);

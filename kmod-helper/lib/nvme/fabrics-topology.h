@@ -24,7 +24,8 @@
  *   dhchap_secret dhchap_ctrl_secret        6.0+, mode 0600, "none" when not set
  *   tls_key                                 6.7-6.11: every tcp controller shows it, empty
  *                                            without TLS; 6.12: only with tls (or concat)
- *   tls_configured_key tls_keyring          6.12: the key asked for and its keyring
+ *   tls_configured_key tls_keyring          6.12: the key asked for ("%08x", its serial) and its
+ *                                            keyring (its description)
  *   nr_write_queues nr_poll_queues          shown by no kernel yet; read when present
  *   hdr_digest data_digest                  the same (0/1)
  * and its namespaces: with native multipath (Debian's and RHEL's default)
@@ -70,6 +71,8 @@ typedef struct FabricsEntryStatus {
         FabricsEntryState state;
         uint64_t captured_at;   /* CLOCK_REALTIME usec */
         uint64_t lost_at;       /* usec: when a connect first found it not live; 0 until then */
+        uint64_t next_try_at;   /* usec: after a failed try, no connect before this (a request
+                                   does not bring it forward); 0: any time */
         unsigned attempts;
         FabricsErrorKind last_error_kind;
         int last_errno;         /* positive */
@@ -103,6 +106,8 @@ typedef struct FabricsController {
         bool hdr_digest;
         bool data_digest;
         bool tls;          /* tls_configured_key or a non-empty tls_key: reconnect with "tls" */
+        bool tls_unknown;  /* a TLS attribute is there but could not be read: the state is
+                              unknown, never taken as off (the reconnect asks for tls) */
         char *tls_keyring; /* 6.12: as shown; NULL when not */
         char *tls_configured_key;
         bool dhchap_secret;      /* present (never the value); also true when the

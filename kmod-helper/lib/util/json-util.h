@@ -17,16 +17,35 @@
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
 #define _cleanup_json_ _cleanup_(json_object_putp)
 
+/* Every string value of o and below overwritten with zeros in place
+ * (json_object_put() frees them as they are). */
+static inline void json_object_erase_strings(json_object *o) {
+        if (json_object_is_type(o, json_type_string))
+                explicit_bzero((char *) json_object_get_string(o), (size_t) json_object_get_string_len(o));
+        else if (json_object_is_type(o, json_type_array))
+                for (size_t i = 0; i < json_object_array_length(o); i++)
+                        json_object_erase_strings(json_object_array_get_idx(o, i));
+        else if (json_object_is_type(o, json_type_object)) {
+                json_object_object_foreach(o, key, v) {
+                        (void) key;
+                        json_object_erase_strings(v);
+                }
+        }
+}
+
 /* json_object_put() of an object that held secrets: the text of its last
- * serialization (json-c keeps it in the object) is erased first. */
+ * serialization (json-c keeps it in the object; made again here with the
+ * strings unchanged, so into the same buffer) is erased, then every string
+ * value. */
 static inline void json_object_erase_put(json_object *o) {
         const char *text;
 
         if (!o)
                 return;
-        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
         if (text)
                 explicit_bzero((char *) text, strlen(text));
+        json_object_erase_strings(o);
         json_object_put(o);
 }
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_erase_put);

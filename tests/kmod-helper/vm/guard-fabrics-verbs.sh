@@ -19,6 +19,7 @@
 . "$VM_HARNESS/lib-nvmet.sh"
 
 RUNDIR=/run/nvme-swapguard-fabrics
+SECRETDIR=/run/nvme-swapguard-secrets
 REQUEST=/run/nvme-swapguard/fabrics-request
 SILENT_PORT=4421
 ALL_OUT=/tmp/fabrics-verbs.out
@@ -71,8 +72,9 @@ assert_eq "pending pending" "$(json $RUNDIR/record.json '" ".join(c["state"] for
 assert_eq "4420 4421" "$(json $RUNDIR/record.json '" ".join(sorted(c["trsvcid"] for c in j["connections"]))')" "their ports"
 assert_eq "$NVMET_HOSTNQN" "$(json $RUNDIR/record.json 'j["connections"][0]["hostnqn"]')" "the host NQN is part of the identity"
 if [ -n "$secret" ]; then
-	assert_eq 600 "$(stat -c %a $RUNDIR/secrets.json)" "secrets.json mode"
-	assert_eq yes "$(json $RUNDIR/secrets.json '"yes" if [e["dhchap_secret"] for e in j["secrets"]] == [sys.argv[3]] * 2 else "no"' "$secret")" \
+	assert_eq 600 "$(stat -c %a $SECRETDIR/secrets.json)" "secrets.json mode"
+	assert_eq 700 "$(stat -c %a $SECRETDIR)" "its directory's mode"
+	assert_eq yes "$(json $SECRETDIR/secrets.json '"yes" if [e["dhchap_secret"] for e in j["secrets"]] == [sys.argv[3]] * 2 else "no"' "$secret")" \
 		"secrets.json holds the secret of each connection"
 fi
 
@@ -133,7 +135,7 @@ assert_eq live "$(fabrics_ctrl_state)" "the connection"
 head=$(fabrics_wait_head 30) || vm_fail "no head after the connect"
 [ -n "$head" ] && assert_ok fabrics_verify "$head"
 assert_no_file $RUNDIR/record.json
-assert_no_file $RUNDIR/secrets.json
+assert_no_file $SECRETDIR/secrets.json
 
 # --- the CLI's own unload and restore: the same two passes -------------------------------
 kmod unload
