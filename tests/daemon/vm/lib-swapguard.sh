@@ -717,7 +717,8 @@ sg_probe_run() {
 		echo "Environment=PROBE_VICTIM=$SG_PROBE_VICTIM PROBE_DEV_VICTIM=/dev/zz-probe-victim"
 		echo "StandardOutput=truncate:/run/swapguard-probe-$half.log"
 		echo "StandardError=inherit"
-		echo "ExecStartPre=+/bin/sh -c 'umask 077; echo {\"probe\": \"DHHC-1:00:probe:\"} >/run/nvme-swapguard-secrets/secrets.json'"
+		# (a unit without that mkdir, main's before this stage: made here, and said)
+		echo "ExecStartPre=+/bin/sh -c '[ -d /run/nvme-swapguard-secrets ] || { mkdir -m 0700 /run/nvme-swapguard-secrets; : >/run/swapguard-probe-made-secrets-dir; }; umask 077; echo {\"probe\": \"DHHC-1:00:probe:\"} >/run/nvme-swapguard-secrets/secrets.json'"
 	} >"$dropin"
 	systemctl daemon-reload
 	systemctl start "$SG_UNIT"
@@ -752,6 +753,11 @@ sg_probe_unit() {
 		journalctl -u "$SG_UNIT" --no-pager -q -o cat | tail -n 20 | sed 's/^/#   /'
 	fi
 	assert_eq 700 "$(stat -c %a /run/nvme-swapguard-secrets 2>&1)" "the secrets directory's mode (ExecStartPre=)"
+	if [ -e /run/swapguard-probe-made-secrets-dir ]; then
+		vm_fail "the unit did not create /run/nvme-swapguard-secrets before its ExecStart= (the probe's drop-in did)"
+	else
+		vm_pass "the unit's own ExecStartPre= created /run/nvme-swapguard-secrets on a fresh /run, before InaccessiblePaths="
+	fi
 	grep -q '^# probe done' /run/swapguard-probe-daemon.log || vm_fail "the probe did not finish"
 	n=$(grep -c '^blocked: ' /run/swapguard-probe-daemon.log)
 	while IFS= read -r line; do vm_fail "taken-over daemon: $line"; done < <(grep '^OPEN: ' /run/swapguard-probe-daemon.log)
