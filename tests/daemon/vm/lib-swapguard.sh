@@ -703,7 +703,8 @@ SG_PARSER_PROBE=$VM_BUILD_ROOT/tests/security/privilege-probe
 # its ExecStart= (Type=oneshot, no watchdog, no restart); root puts a
 # secrets file where the fabrics unit keeps them (after the unit's own
 # ExecStartPre= lines: its mkdir of the directory is what a fresh boot runs).
-# The output in /run/swapguard-probe-HALF.log. Returns the start's status.
+# Its output (the journal of that invocation) in /run/swapguard-probe-HALF.log.
+# Returns the start's status.
 sg_probe_run() {
 	local half=$1 exec=$2 dropin=/run/systemd/system/$SG_UNIT.d/zz-probe.conf rc
 	mkdir -p "${dropin%/*}"
@@ -715,14 +716,15 @@ sg_probe_run() {
 		echo "WatchdogSec=0"
 		echo "Restart=no"
 		echo "Environment=PROBE_VICTIM=$SG_PROBE_VICTIM PROBE_DEV_VICTIM=/dev/zz-probe-victim"
-		echo "StandardOutput=truncate:/run/swapguard-probe-$half.log"
-		echo "StandardError=inherit"
 		# (a unit without that mkdir, main's before this stage: made here, and said)
 		echo "ExecStartPre=+/bin/sh -c '[ -d /run/nvme-swapguard-secrets ] || { mkdir -m 0700 /run/nvme-swapguard-secrets; : >/run/swapguard-probe-made-secrets-dir; }; umask 077; echo {\"probe\": \"DHHC-1:00:probe:\"} >/run/nvme-swapguard-secrets/secrets.json'"
 	} >"$dropin"
 	systemctl daemon-reload
 	systemctl start "$SG_UNIT"
 	rc=$?
+	journalctl --sync 2>/dev/null
+	journalctl -q --no-pager -o cat _SYSTEMD_INVOCATION_ID="$(systemctl show -P InvocationID "$SG_UNIT")" \
+		_SYSTEMD_UNIT="$SG_UNIT" >"/run/swapguard-probe-$half.log"
 	rm -f "$dropin"
 	systemctl daemon-reload
 	systemctl reset-failed "$SG_UNIT" 2>/dev/null
