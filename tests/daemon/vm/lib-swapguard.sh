@@ -703,8 +703,9 @@ SG_PARSER_PROBE=$VM_BUILD_ROOT/tests/security/privilege-probe
 # its ExecStart= (Type=oneshot, no watchdog, no restart); root puts a
 # secrets file where the fabrics unit keeps them (after the unit's own
 # ExecStartPre= lines: its mkdir of the directory is what a fresh boot runs).
-# Its output (the journal of that invocation) in /run/swapguard-probe-HALF.log.
-# Returns the start's status.
+# EXECSTART writes its output itself, in the unit's own RuntimeDirectory=
+# (/run/nvme-swapguard/probe-HALF.log, the one place it may write), copied to
+# /run/swapguard-probe-HALF.log. Returns the start's status.
 sg_probe_run() {
 	local half=$1 exec=$2 dropin=/run/systemd/system/$SG_UNIT.d/zz-probe.conf rc
 	mkdir -p "${dropin%/*}"
@@ -712,7 +713,7 @@ sg_probe_run() {
 		echo "[Service]"
 		echo "Type=oneshot"
 		echo "ExecStart="
-		echo "ExecStart=$exec"
+		echo "ExecStart=/bin/sh -c 'exec $exec >/run/nvme-swapguard/probe-$half.log 2>&1'"
 		echo "WatchdogSec=0"
 		echo "Restart=no"
 		echo "Environment=PROBE_VICTIM=$SG_PROBE_VICTIM PROBE_DEV_VICTIM=/dev/zz-probe-victim"
@@ -722,9 +723,9 @@ sg_probe_run() {
 	systemctl daemon-reload
 	systemctl start "$SG_UNIT"
 	rc=$?
-	journalctl --sync 2>/dev/null
-	journalctl -q --no-pager -o cat _SYSTEMD_INVOCATION_ID="$(systemctl show -P InvocationID "$SG_UNIT")" \
-		_SYSTEMD_UNIT="$SG_UNIT" >"/run/swapguard-probe-$half.log"
+	cp "/run/nvme-swapguard/probe-$half.log" "/run/swapguard-probe-$half.log" 2>&1
+	[ $rc = 0 ] || journalctl -u "$SG_UNIT" -q --no-pager -o cat -n 30 | sed 's/^/#   journal: /'
+	rm -f "/run/nvme-swapguard/probe-$half.log"
 	rm -f "$dropin"
 	systemctl daemon-reload
 	systemctl reset-failed "$SG_UNIT" 2>/dev/null
