@@ -80,7 +80,9 @@ fi
 
 # 3. The NVMe over Fabrics secrets.
 try "read /run/nvme-swapguard-secrets/secrets.json" cat /run/nvme-swapguard-secrets/secrets.json
-try "list /run/nvme-swapguard-secrets" ls /run/nvme-swapguard-secrets
+# InaccessiblePaths= puts an empty mode-0000 directory there, which
+# CAP_DAC_READ_SEARCH may list: open only if it shows what root put there.
+try "list /run/nvme-swapguard-secrets (its entries)" sh -c 'l=$(ls -A /run/nvme-swapguard-secrets) || exit 1; [ -n "$l" ] || { echo "shows: nothing, an empty stand-in"; exit 1; }' 
 if [ -e /run/nvme-swapguard-fabrics/secrets.json ]; then
 	try "read /run/nvme-swapguard-fabrics/secrets.json (the old place)" cat /run/nvme-swapguard-fabrics/secrets.json
 else
