@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The dispatch loop and state entry (manager-dispatch.h). */
+#include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
 
@@ -68,12 +69,16 @@ void manager_apply_state(Manager *m) {
         int r;
 
         if (m->ops->observe) {
-                /* Observe writes nothing to /run/modprobe.d, nor
-                 * removes a file another instance left. */
+                /* Observe sets no reload block, nor removes one
+                 * another instance left. */
         } else if (swap_state_is_unloaded(m->swap.state)) {
                 if (!reload_block_installed()) {
                         r = reload_block_install(nvme_stack_modules);
-                        if (r < 0)
+                        if (r == -ENOENT && reload_block_installed())
+                                log_warning("The reload block " RELOAD_BLOCK_PATH " is set but the gate " RELOAD_GATE_PATH
+                                            " is missing (the unit's ExecStartPre= writes it), the host may load the "
+                                            "in-tree stack back");
+                        else if (r < 0)
                                 log_warning_errno(r, "Cannot write the reload block " RELOAD_BLOCK_PATH
                                                   ", the host may load the in-tree stack back: %m");
                 }

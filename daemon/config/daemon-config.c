@@ -12,7 +12,7 @@
  *   Mode=enforce                        enforce: swap; observe: follow the container and
  *                                       run every check, report what it would do, change
  *                                       nothing (no module loaded or unloaded, no
- *                                       /run/modprobe.d file, no pin); switched by a
+ *                                       reload block, no pin); switched by a
  *                                       restart of the unit
  *   UnloadAt=auto                       container-start: unload the in-tree stack as
  *                                       soon as the container runs (while it compiles);

@@ -14,7 +14,7 @@
  *   restore       `would`, nothing inserted, except on a node with no stack
  *                 module loaded at all (see node-ops-observe.c);
  *   pin           never (both pin ops NULL), and `observe` set so the
- *                 manager writes no /run/modprobe.d file.
+ *                 manager sets no reload block.
  * The inner ops' unload, load_from and pin are never called, save that one
  * restore: tests/unit/daemon/test-node-ops-observe.c holds that. */
 

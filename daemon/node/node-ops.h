@@ -251,7 +251,7 @@ typedef struct NodeOps {
          * root, a container): then nobody can tell a fabrics-only node. */
         int (*nvme_pci_functions)(void *userdata, unsigned *ret);
         /* These ops change nothing on the node (node-ops-observe.c): the
-         * manager then keeps /run/modprobe.d as it is. */
+         * manager then keeps the reload block as it is. */
         bool observe;
         void *userdata;
 } NodeOps;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actions/reload-gate.h"
 #include "actions/stack-load.h"
 #include "actions/stack-unload.h"
 #include "cli-fabrics-verbs.h"
@@ -66,7 +67,11 @@ static void help(void) {
                "  fabrics connect      Connect the recorded ones again (once; exit 2 some pending,\n"
                "                       3 some given up after their ctrl_loss_tmo)\n"
                "  fabrics serve-request FILE  The daemon's request, answered in result.json\n"
-               "  fabrics forget       Drop the record and its secrets\n\n"
+               "  fabrics forget       Drop the record and its secrets\n"
+               "  reload-block install-gate  Write /run/modprobe.d/nvme-swapguard.conf: every NVMe\n"
+               "                       host module of the running kernel refuses to load while\n"
+               "                       /run/nvme-swapguard/reload-blocked exists (the daemon's\n"
+               "                       unit runs it as root before the daemon starts)\n\n"
                "Options:\n"
                "  --json               One JSON object on stdout\n"
                "  --module NAME        For load/restore: a module to load (repeatable; default nvme)\n"
@@ -170,7 +175,7 @@ static int parse_args(int argc, char *argv[], Args *a) {
                 return -EINVAL;
         }
         a->command = argv[optind];
-        if (streq(a->command, "fabrics")) {
+        if (streq(a->command, "fabrics") || streq(a->command, "reload-block")) {
                 a->args = argv + optind + 1;
                 return 1;
         }
@@ -433,6 +438,43 @@ static int cmd_fabrics(const Args *a) {
         return cli_fabrics_verb(a->args, a->json);
 }
 
+/* The daemon's unit runs this as root before the daemon (ExecStartPre=+):
+ * the daemon's own identity must never write modprobe configuration
+ * (actions/reload-gate.h says why). */
+static int cmd_reload_block(const Args *a) {
+        _cleanup_strv_free_ char **modules = NULL;
+        _cleanup_free_ char *list = NULL;
+        int r;
+
+        if (!a->args || !a->args[0] || !streq(a->args[0], "install-gate") || a->args[1]) {
+                fprintf(stderr, "%s: reload-block needs exactly one word: install-gate\n", program);
+                return EXIT_FAILURE;
+        }
+        r = reload_gate_install(&modules);
+        if (r < 0) {
+                fprintf(stderr, "%s: cannot write the reload gate %s%s: %s\n", program, host_root_is_real() ? "" : host_root(),
+                        RELOAD_GATE_PATH, strerror(-r));
+                return EXIT_FAILURE;
+        }
+        list = strv_join(modules, " ");
+        if (!list)
+                return fail(-ENOMEM, "reload-block");
+        if (a->json) {
+                _cleanup_(json_object_putp) struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+
+                STRV_FOREACH(m, modules)
+                        json_object_array_add(arr, json_object_new_string(*m));
+                json_object_object_add(o, "gate", json_object_new_string(RELOAD_GATE_PATH));
+                json_object_object_add(o, "flag", json_object_new_string(RELOAD_GATE_FLAG));
+                json_object_object_add(o, "modules", json_object_get(arr));
+                puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+                return EXIT_SUCCESS;
+        }
+        printf("%s: %zu module(s) gated on %s: %s\n", RELOAD_GATE_PATH, strv_length(modules), RELOAD_GATE_FLAG,
+               list[0] ? list : "(none: the kernel's tree has no NVMe host module files)");
+        return EXIT_SUCCESS;
+}
+
 int main(int argc, char *argv[]) {
         static const struct {
                 const char *name;
@@ -440,7 +482,7 @@ int main(int argc, char *argv[]) {
         } commands[] = {
                 { "status", cmd_status }, { "check", cmd_check },   { "plan", cmd_plan },
                 { "unload", cmd_unload }, { "load", cmd_load },     { "restore", cmd_restore },
-                { "fabrics", cmd_fabrics },
+                { "fabrics", cmd_fabrics }, { "reload-block", cmd_reload_block },
         };
         Args a = {};
         int r, ret = EXIT_FAILURE;

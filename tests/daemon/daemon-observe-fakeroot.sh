@@ -90,7 +90,7 @@ restart_in enforce
 wait_state unloaded-waiting-driver
 expect_kernel "delete_module nvme flags=.* -> 0"
 expect_log "MESSAGE_ID=$UNLOADED"
-grep -q "install nvme /bin/false" "$root$guard_file" && ok || fail "enforce wrote no reload block"
+[ -e "$root$guard_file" ] && grep -q "^install nvme test ! -e $guard_file && " "$root$gate_file" && ok || fail "enforce wrote no reload block"
 ready
 wait_state swapped
 stop_daemon

@@ -58,7 +58,9 @@ ID_A=aaaa2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
 # shellcheck disable=SC2034
 ID_B=bbbb2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
 # shellcheck disable=SC2034
-guard_file=/run/modprobe.d/nvme-swapguard.conf
+guard_file=/run/nvme-swapguard/reload-blocked
+# shellcheck disable=SC2034
+gate_file=/run/modprobe.d/nvme-swapguard.conf
 : "${WAIT_STATE_SEC:=30}"
 [ -n "${node_dirs+set}" ] || node_dirs=()
 
@@ -174,7 +176,15 @@ stop_container() {
   kill "$container_pid" 2>/dev/null; wait "$container_pid" 2>/dev/null; container_pid=
 }
 
+# The unit's ExecStartPre=+: root writes the reload gate the daemon's flag
+# acts through (the fake node has no modprobe: a stand-in, never run).
+install_gate() {
+  [ -x "$root/sbin/modprobe" ] || { mkdir -p "$root/sbin" && printf '#!/bin/sh\nexit 1\n' >"$root/sbin/modprobe" && chmod 0755 "$root/sbin/modprobe"; }
+  "$NVME_SWAPGUARD_KMOD" --root "$root" reload-block install-gate >>"$tmp/daemon.log" 2>&1 || fail "reload-block install-gate"
+}
+
 start_daemon() {
+  install_gate
   NVME_SWAPGUARD_ROOT=$root FAKE_KERNEL_ROOT=$root FAKE_KERNEL_LOG=$tmp/kernel.log \
     ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
     LD_PRELOAD=$FAKE_KERNEL_SO "$SWAPGUARD_DAEMON" --root "$root" --log-target stderr "$@" \

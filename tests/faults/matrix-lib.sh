@@ -326,7 +326,7 @@ finish_daemon_row() {
   local after
   after=$(node_verdict)
   [ "$after" = "$raw" ] || fail "a clean stop changed the node from $raw to $after"
-  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "the reload block outlived the daemon"
+  [ -e "$root/run/nvme-swapguard/reload-blocked" ] && fail "the reload block outlived the daemon"
 }
 
 # Did the scripted fault fire, and was it absorbed (the swap still completed)?

@@ -75,7 +75,7 @@ created_never_started() {
   [ "$verdict" = in-tree ] || fail "the node is $verdict, expected in-tree, untouched"
   stop_daemon
   [ "$(node_verdict)" = in-tree ] || fail "a clean stop changed the node to $(node_verdict)"
-  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "a reload block for a container that never started"
+  [ -e "$root/run/nvme-swapguard/reload-blocked" ] && fail "a reload block for a container that never started"
 }
 
 # started_by_fifo RUNTIME: created as above, its fifo under the runtime's

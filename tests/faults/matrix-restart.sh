@@ -40,7 +40,7 @@ run_kill_row() {
     unloaded-waiting-driver)
       start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; kill_daemon
       start_daemon; wait_log "previous state unloaded-waiting-driver"; wait_log "started in state" 2
-      [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] || fail "reload block not back after the restart"
+      [ -e "$root/run/nvme-swapguard/reload-blocked" ] || fail "reload block not back after the restart"
       ready; wait_state swapped ;;
     loading)
       start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
@@ -176,7 +176,7 @@ run_fabrics_row() {
 no_module_call_yet() {
   grep -qE "^(delete_module|init_module|finit_module)" "$tmp/kernel.log" 2>/dev/null &&
     fail "observe made a module call: $(grep -E '^(delete|init|finit)' "$tmp/kernel.log" | head -3)"
-  [ -e "$root/run/modprobe.d/nvme-swapguard.conf" ] && fail "observe wrote the reload block"
+  [ -e "$root/run/nvme-swapguard/reload-blocked" ] && fail "observe wrote the reload block"
   return 0
 }
 

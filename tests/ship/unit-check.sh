@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # ship: the systemd unit is valid and its sandbox does not weaken silently.
 #   unit-check.sh UNIT_IN THRESHOLD [DAEMON_BINARY] [MAN_PAGE...]
+#   (SWAPGUARD_KMOD in the environment: the CLI just built, @bindir@'s; a
+#   stand-in when unset)
 # 1. `systemd-analyze verify` on the unit, with ExecStart= pointing at the
 #    binary just built and MANPATH at the man pages just built, so that a
 #    Documentation=man:... that does not resolve fails too.
@@ -31,8 +33,16 @@ else
         printf '#!/bin/sh\nexit 0\n' >"$tmp/nvme-swapguard"; chmod +x "$tmp/nvme-swapguard"
         bindir=$tmp
 fi
+# @bindir@: the CLI (the reload gate's ExecStartPre=+), in a directory of its own.
+mkdir "$tmp/bin"
+if [ -n "${SWAPGUARD_KMOD:-}" ] && [ -x "$SWAPGUARD_KMOD" ]; then
+        ln -s "$(realpath "$SWAPGUARD_KMOD")" "$tmp/bin/nvme-swapguard-kmod"
+else
+        echo "note: no CLI given (SWAPGUARD_KMOD); ExecStartPre= checked against a stand-in"
+        printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/nvme-swapguard-kmod"; chmod +x "$tmp/bin/nvme-swapguard-kmod"
+fi
 unit=$tmp/nvme-swapguard.service
-sed "s|@daemondir@|$bindir|g" "$unit_in" >"$unit"
+sed -e "s|@daemondir@|$bindir|g" -e "s|@bindir@|$tmp/bin|g" "$unit_in" >"$unit"
 if grep -n '@[A-Za-z_]*@' "$unit"; then
         echo "FAIL: unsubstituted placeholder in $unit_in"; exit 1
 fi
@@ -111,4 +121,24 @@ for opt in '^MemoryMax=' '^TasksMax=' '^PrivateIPC=yes' '^DynamicUser=yes' '^Pro
 done
 grep -q '^RuntimeDirectoryPreserve=yes' "$unit" || { echo "FAIL: RuntimeDirectoryPreserve=yes lost: a restart would drop the state file"; exit 1; }
 grep -q '^Type=notify' "$unit" || { echo "FAIL: Type=notify lost"; exit 1; }
+# The daemon's identity is no way to root (docs/ARCHITECTURE.md, "Threat
+# model"): exactly these three capabilities, never CAP_DAC_OVERRIDE; /run
+# and /dev read-only but its own directory; the secrets hidden; modprobe
+# configuration written only by root (the gate, ExecStartPre=+), never
+# writable from the sandbox.
+caps="CAP_SYS_MODULE CAP_SYS_PTRACE CAP_DAC_READ_SEARCH"
+for k in CapabilityBoundingSet AmbientCapabilities; do
+        got=$(sed -n "s/^$k=//p" "$unit" | tr ' ' '\n' | sort | xargs)
+        [ "$got" = "$(printf '%s\n' $caps | sort | xargs)" ] || { echo "FAIL: $k=$got, expected exactly $caps"; exit 1; }
+done
+grep -q CAP_DAC_OVERRIDE <(grep -E '^(CapabilityBoundingSet|AmbientCapabilities)=' "$unit") && { echo "FAIL: CAP_DAC_OVERRIDE is back"; exit 1; }
+grep -qxE 'ReadOnlyPaths=(.* )?/run( .*)?' "$unit" || { echo "FAIL: /run is not read-only"; exit 1; }
+grep -qxE 'ReadOnlyPaths=(.* )?/dev( .*)?' "$unit" || { echo "FAIL: /dev is not read-only"; exit 1; }
+rw=$(sed -n 's/^ReadWritePaths=//p' "$unit" | xargs)
+[ "$rw" = /run/nvme-swapguard ] || { echo "FAIL: ReadWritePaths=$rw, expected only /run/nvme-swapguard"; exit 1; }
+grep -qx 'InaccessiblePaths=/run/nvme-swapguard-secrets' "$unit" || { echo "FAIL: the secrets directory is not inaccessible"; exit 1; }
+grep -qx 'ExecStartPre=+/bin/mkdir -p -m 0700 /run/nvme-swapguard-secrets' "$unit" || { echo "FAIL: the secrets directory is not created before the sandbox"; exit 1; }
+grep -qE '^ExecStartPre=\+[^ ]*/nvme-swapguard-kmod reload-block install-gate$' "$unit" || { echo "FAIL: the reload gate is not written by root before the daemon"; exit 1; }
+grep -q 'modprobe\.d' <(grep -E '^(ReadWritePaths|RuntimeDirectory|StateDirectory|LogsDirectory)=' "$unit") && { echo "FAIL: modprobe configuration writable from the sandbox"; exit 1; }
+grep -qE '^ExecStopPost=-\+/bin/rm -f /run/modprobe.d/nvme-swapguard.conf /run/nvme-swapguard/reload-blocked$' "$unit" || { echo "FAIL: the gate or the flag may outlive the daemon"; exit 1; }
 echo "unit-check: passed"

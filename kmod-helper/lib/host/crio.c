@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdint.h>
@@ -77,6 +78,34 @@ static const char *const runtime_roots[] = { "/run/runc", "/run/crun" };
 
 const char *crio_runtime_root(size_t i) {
         return i < ELEMENTSOF(runtime_roots) ? runtime_roots[i] : NULL;
+}
+
+static bool only(const char *s, size_t max, const char *chars) {
+        size_t n = s ? strlen(s) : 0;
+
+        return n >= 1 && n <= max && strspn(s, chars) == n;
+}
+
+static bool alnum_ends(const char *s) {
+        size_t n = strlen(s);
+
+        return isalnum((unsigned char) s[0]) && isalnum((unsigned char) s[n - 1]);
+}
+
+bool crio_k8s_label_valid(const char *s) {
+        return only(s, 63, "abcdefghijklmnopqrstuvwxyz0123456789-") && alnum_ends(s);
+}
+
+bool crio_k8s_subdomain_valid(const char *s) {
+        return only(s, 253, "abcdefghijklmnopqrstuvwxyz0123456789-.") && alnum_ends(s);
+}
+
+bool crio_pod_uid_valid(const char *s) {
+        return only(s, 64, "0123456789abcdefABCDEF-");
+}
+
+bool crio_created_valid(const char *s) {
+        return only(s, 64, "0123456789TZtz:.+-");
 }
 
 CrioConfig *crio_config_free(CrioConfig *c) {

@@ -52,6 +52,20 @@ int crio_userdata_file(const char *containers_dir, const char *id, const char *f
  * <root>/<id>/ from the container's create until its start. */
 const char *crio_runtime_root(size_t i);
 
+/* What Kubernetes accepts, and so what a real config.json holds: the
+ * parent side of the parser child checks every name it is handed with
+ * these (and the child leaves out an optional field that fails them). */
+/* A DNS-1123 label (namespace, container name): 1..63 of [a-z0-9-],
+ * alphanumeric at both ends. */
+bool crio_k8s_label_valid(const char *s);
+/* A DNS-1123 subdomain (pod name): 1..253 of [a-z0-9.-], alphanumeric at
+ * both ends. */
+bool crio_k8s_subdomain_valid(const char *s);
+/* A pod uid: a UUID, or a static pod's hash: 1..64 of [0-9a-fA-F-]. */
+bool crio_pod_uid_valid(const char *s);
+/* CRI-O's Created annotation, RFC 3339: 1..64 of [0-9TZtz:.+-]. */
+bool crio_created_valid(const char *s);
+
 /* What config.json says about its container. Each annotation is NULL when
  * it is absent or not a string. */
 typedef struct CrioConfig {

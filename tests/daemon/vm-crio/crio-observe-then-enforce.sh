@@ -4,7 +4,7 @@
 # driver pod: the daemon first observes (Mode=observe): it follows
 # mofed-container through its compile and its ready file and says what it
 # would do, while the in-tree stack, its lines in /proc/modules (reference
-# counts included), /run/modprobe.d and the namespace stay as they were.
+# counts included), the reload flag and the namespace stay as they were.
 # Then the file says Mode=enforce and the unit restarts, as the node
 # disruption policy does on a MachineConfig change: the daemon acts from
 # where the node is (the container is ready already) and swaps.
@@ -39,7 +39,7 @@ assert_no_journal UNLOADED
 assert_no_journal PINNED
 sg_assert_in_tree
 assert_eq "$before" "$(stack_lines)" "the stack's /proc/modules lines (refcounts) after observe"
-assert_no_file /run/modprobe.d/nvme-swapguard.conf
+assert_no_file /run/nvme-swapguard/reload-blocked # the reload flag (the gate is the unit's, in both modes)
 assert_ok test -b "$dev"
 assert_eq observe "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mode"])' "$SG_STATE_FILE")" \
 	"the state file's mode"

@@ -33,6 +33,11 @@
 #     time printed) while the connect hangs; started again with the target
 #     back, the daemon asks for the connect of the pending record and the
 #     connection is live again.
+# Before them, on the same boot: the reload gate on this kernel (flagged,
+# `modprobe nvme` and a load by modalias fail and load nothing; unflagged
+# they load the in-tree stack), and the shipped unit run with a probe in
+# place of the daemon (every way to root or to a secret its identity must
+# not have; lib-swapguard.sh, sg_probe_unit).
 # The capture and the connects are nvme-swapguard-fabrics.service's (its
 # path unit on the daemon's request), installed from the build as the
 # daemon's unit is. No DH-HMAC-CHAP secret in the journal, the state file or
@@ -99,6 +104,8 @@ new_container_unloaded() {
 	assert_eq absent "$(fabrics_ctrl_state)" "the connection after the unload"
 }
 
+# Before anything holds the stack: the reload gate on this kernel (lib-swapguard.sh).
+sg_reload_gate_check
 sg_step "0. The target on 127.0.0.1 and the node's connection (in-tree nvme_tcp)"
 assert_ok nvmet_tcp_target_up 64
 assert_ok nvmet_tcp_connect
@@ -106,6 +113,9 @@ head=$(fabrics_head) || vm_fatal "no fabrics head"
 ctrl=$(fabrics_ctrl)
 vm_log "connection: $ctrl, head $head"
 assert_ok mkfs_ext4 "$head"
+# The daemon's identity taken over, with /dev/nvme-fabrics and a fabrics
+# controller present (lib-swapguard.sh), before the daemon's first start.
+sg_probe_unit
 sg_setup
 # Mounted once the daemon runs, with / shared as on a node (sg_setup): a
 # mount made before would stay in the unit's private mount namespace after

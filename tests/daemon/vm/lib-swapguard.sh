@@ -36,7 +36,10 @@ SG_UNIT=nvme-swapguard.service
 SG_STORE=/run/containers/storage/overlay-containers
 SG_READY=/run/mellanox/drivers/.driver-ready
 SG_STATE_FILE=/run/nvme-swapguard/state.json
-SG_GUARD=/run/modprobe.d/nvme-swapguard.conf
+# The reload block: the daemon's flag, and the root-owned gate (written by
+# the unit's ExecStartPre=+) that refuses NVMe loads while the flag exists.
+SG_GUARD=/run/nvme-swapguard/reload-blocked
+SG_GATE=/run/modprobe.d/nvme-swapguard.conf
 SG_SRC=$(cd "${BASH_SOURCE[0]%/*}/../../.." && pwd)
 SG_BUILT_DAEMON=$VM_BUILD_ROOT/daemon/nvme-swapguard
 SG_BUILT_UNIT=$VM_BUILD_ROOT/systemd/nvme-swapguard.service
@@ -114,6 +117,7 @@ sg_install_unit() {
 	install -D -m 0644 "$SG_SRC/daemon/catalog/nvme-swapguard.catalog" \
 		/usr/local/lib/systemd/catalog/nvme-swapguard.catalog
 	install -D -m 0644 "$SG_BUILT_UNIT" "/run/systemd/system/$SG_UNIT"
+	sg_install_gate_cli
 	sg_install_fabrics_units
 	systemctl daemon-reload || vm_fatal "systemctl daemon-reload"
 	vm_log "installed the shipped unit (ExecStart=$exec) in /run/systemd/system"
@@ -134,6 +138,16 @@ sg_install_fabrics_units() {
 	vm_log "installed nvme-swapguard-fabrics.{path,service} (ExecStart=$exec) in /run/systemd/system"
 }
 
+# The CLI at the path of the unit's ExecStartPre=+ (the reload gate),
+# whether or not the fabrics unit is installed; its path in /run/.sg-gate-cli.
+sg_install_gate_cli() {
+	local kmod
+	kmod=$(sed -n 's/^ExecStartPre=+\([^ ]*\/nvme-swapguard-kmod\) reload-block install-gate$/\1/p' "$SG_BUILT_UNIT")
+	[ -n "$kmod" ] || return 0 # a unit from before the gate
+	install -D -m 0755 "$VM_BUILD_ROOT/kmod-helper/nvme-swapguard-kmod" "$kmod" || vm_fatal "install $kmod"
+	echo "$kmod" >/run/.sg-gate-cli
+}
+
 sg_main_pid() { systemctl show -P MainPID "$SG_UNIT"; }
 
 # sg_start: start the unit (Type=notify: returns after READY=1).
@@ -145,10 +159,12 @@ sg_start() {
 	vm_pass "$SG_UNIT started (pid $(sg_main_pid), state $(sg_state))"
 }
 
-# sg_stop: stop the unit; the reload block must not outlive the daemon.
+# sg_stop: stop the unit; the reload block (flag and gate) must not outlive
+# the daemon.
 sg_stop() {
 	systemctl stop "$SG_UNIT"
 	assert_no_file "$SG_GUARD"
+	assert_no_file "$SG_GATE"
 }
 
 # sg_assert_daemon_sees_kallsyms: /proc/kallsyms in the daemon's sandbox is
@@ -623,4 +639,155 @@ sg_assert_oot() {
 sg_show_journal() {
 	vm_log "the daemon's journal:"
 	journalctl -u "$SG_UNIT" --no-pager -q -o short-monotonic | sed 's/^/#   /'
+}
+
+# --- the daemon's identity, taken over ------------------------------------------
+
+# sg_reload_gate_check: the reload gate on the real kernel, before anything
+# holds the stack (run it first in a case, before sg_setup; it leaves the
+# in-tree stack loaded and the gate removed, as at boot). The gate written
+# by the unit's own ExecStartPre= command; with the flag, `modprobe nvme` and
+# a load by the controller's PCI modalias (what udev does) fail and load
+# nothing; without it, the modalias loads the in-tree stack through the gate.
+sg_reload_gate_check() {
+	local kmod fn modalias m
+	sg_install_gate_cli
+	kmod=$(cat /run/.sg-gate-cli 2>/dev/null) || vm_fatal "the unit has no reload-block install-gate ExecStartPre="
+	fn=$(basename "$(ls -d /sys/bus/pci/drivers/nvme/0000:* 2>/dev/null | head -n1)")
+	[ -n "$fn" ] || vm_fatal "no PCI function bound to nvme"
+	modalias=$(cat "/sys/bus/pci/devices/$fn/modalias")
+	sg_step "the reload gate on $(uname -r): $fn ($modalias)"
+	assert_ok "$kmod" reload-block install-gate
+	sed 's/^/#   /' "$SG_GATE"
+	for m in nvme nvme_core nvme_fabrics nvme_tcp; do
+		if grep -q "^install $m test ! -e $SG_GUARD && /[a-z/]*modprobe --ignore-install $m \$CMDLINE_OPTS\$" "$SG_GATE"; then
+			vm_pass "the gate lists $m"
+		else
+			vm_fail "the gate does not list $m"
+		fi
+	done
+	if [ -d "/lib/modules/$(uname -r)/kernel/drivers/nvme/common" ]; then
+		for m in $(ls "/lib/modules/$(uname -r)/kernel/drivers/nvme/common" | sed 's/\.ko.*//; s/-/_/g'); do
+			if grep -q "^install $m " "$SG_GATE"; then
+				vm_pass "the gate lists $m (drivers/nvme/common)"
+			else
+				vm_fail "the gate does not list $m (drivers/nvme/common)"
+			fi
+		done
+	fi
+	udevadm settle
+	modprobe -r nvme || vm_fatal "modprobe -r nvme: the in-tree stack is held at the start ($(module_holders nvme_core))"
+	assert_not_loaded nvme
+	assert_not_loaded nvme_core
+	mkdir -p "${SG_GUARD%/*}"
+	: >"$SG_GUARD"
+	assert_fails modprobe nvme
+	assert_fails modprobe "$modalias"
+	assert_not_loaded nvme
+	assert_not_loaded nvme_core
+	rm -f "$SG_GUARD"
+	assert_ok modprobe "$modalias"
+	assert_loaded nvme
+	assert_loaded nvme_core
+	sg_assert_in_tree
+	rm -f "$SG_GATE"
+	udevadm settle
+	for ((m = 0; m < 300; m++)); do [ -n "$(first_namespace)" ] && break; sleep 0.1; done
+	[ -n "$(first_namespace)" ] || vm_fatal "no namespace after the in-tree stack came back"
+	wait_for_block "$(first_namespace)" 30 || vm_fatal "$(first_namespace) is not a block device"
+}
+
+SG_PROBE_SCRIPT=$SG_SRC/tests/daemon/vm/privilege-probe-unit.sh
+SG_PARSER_PROBE=$VM_BUILD_ROOT/tests/security/privilege-probe
+# sg_probe_run HALF EXECSTART: the shipped unit with a drop-in that replaces
+# its ExecStart= (Type=oneshot, no watchdog, no restart); root puts a
+# secrets file where the fabrics unit keeps them (after the unit's own
+# ExecStartPre= lines: its mkdir of the directory is what a fresh boot runs).
+# EXECSTART writes its output itself, in the unit's own RuntimeDirectory=
+# (/run/nvme-swapguard/probe-HALF.log, the one place it may write), copied to
+# /run/swapguard-probe-HALF.log. Returns the start's status.
+sg_probe_run() {
+	local half=$1 exec=$2 dropin=/run/systemd/system/$SG_UNIT.d/zz-probe.conf rc
+	mkdir -p "${dropin%/*}"
+	{
+		echo "[Service]"
+		echo "Type=oneshot"
+		echo "ExecStart="
+		echo "ExecStart=/bin/sh -c 'exec $exec >/run/nvme-swapguard/probe-$half.log 2>&1'"
+		echo "WatchdogSec=0"
+		echo "Restart=no"
+		echo "Environment=PROBE_VICTIM=$SG_PROBE_VICTIM PROBE_DEV_VICTIM=/dev/zz-probe-victim"
+		# (a unit without that mkdir, main's before this stage: made here, and said)
+		echo "ExecStartPre=+/bin/sh -c '[ -d /run/nvme-swapguard-secrets ] || { mkdir -m 0700 /run/nvme-swapguard-secrets; : >/run/swapguard-probe-made-secrets-dir; }; umask 077; echo {\"probe\": \"DHHC-1:00:probe:\"} >/run/nvme-swapguard-secrets/secrets.json'"
+	} >"$dropin"
+	systemctl daemon-reload
+	systemctl start "$SG_UNIT"
+	rc=$?
+	cp "/run/nvme-swapguard/probe-$half.log" "/run/swapguard-probe-$half.log" 2>&1
+	[ $rc = 0 ] || journalctl -u "$SG_UNIT" -q --no-pager -o cat -n 30 | sed 's/^/#   journal: /'
+	rm -f "/run/nvme-swapguard/probe-$half.log"
+	rm -f "$dropin"
+	systemctl daemon-reload
+	systemctl reset-failed "$SG_UNIT" 2>/dev/null
+	sed 's/^/#   /' "/run/swapguard-probe-$half.log"
+	return $rc
+}
+
+# sg_probe_unit: the taken-over daemon, as the shipped unit
+# (privilege-probe-unit.sh: every path of FIELD-NOTES section 14), then the
+# parser child (tests/security/privilege-probe --as-parser) when the build
+# has it. Run before sg_setup (the unit not started yet, as on a fresh boot).
+sg_probe_unit() {
+	local line n
+	[ "$(systemctl is-active "$SG_UNIT")" = active ] && vm_fatal "sg_probe_unit runs before the daemon starts"
+	sg_install_unit
+	sg_step "the daemon's identity, taken over: the shipped unit running a probe"
+	# A fresh boot: the secrets directory is created by the unit's own
+	# ExecStartPre=, before the daemon's namespace hides it.
+	assert_no_file /run/nvme-swapguard-secrets
+	install -D -m 0755 "$SG_PROBE_SCRIPT" /usr/local/libexec/swapguard-probe-unit.sh
+	SWAPGUARD_PROBE_SECRET=probe-$RANDOM setsid sleep 900 </dev/null >/dev/null 2>&1 &
+	SG_PROBE_VICTIM=$!
+	mknod -m 0600 /dev/zz-probe-victim c 1 3 || vm_fatal "mknod /dev/zz-probe-victim"
+	if sg_probe_run daemon "/bin/bash /usr/local/libexec/swapguard-probe-unit.sh"; then
+		vm_pass "the probe ran as the shipped unit (its ExecStartPre= lines included)"
+	else
+		vm_fail "the shipped unit with the probe did not start"
+		journalctl -u "$SG_UNIT" --no-pager -q -o cat | tail -n 20 | sed 's/^/#   /'
+	fi
+	assert_eq 700 "$(stat -c %a /run/nvme-swapguard-secrets 2>&1)" "the secrets directory's mode (ExecStartPre=)"
+	if [ -e /run/swapguard-probe-made-secrets-dir ]; then
+		vm_fail "the unit did not create /run/nvme-swapguard-secrets before its ExecStart= (the probe's drop-in did)"
+	else
+		vm_pass "the unit's own ExecStartPre= created /run/nvme-swapguard-secrets on a fresh /run, before InaccessiblePaths="
+	fi
+	grep -q '^# probe done' /run/swapguard-probe-daemon.log || vm_fail "the probe did not finish"
+	n=$(grep -c '^blocked: ' /run/swapguard-probe-daemon.log)
+	while IFS= read -r line; do vm_fail "taken-over daemon: $line"; done < <(grep '^OPEN: ' /run/swapguard-probe-daemon.log)
+	if grep -q '^not tried: the reload gate' /run/swapguard-probe-daemon.log; then
+		vm_fail "the shipped unit did not write the reload gate before its ExecStart="
+	fi
+	grep -q '^blocked: write /run/modprobe.d/zz-probe.conf' /run/swapguard-probe-daemon.log ||
+		vm_fail "no blocked attempt on /run/modprobe.d"
+	if [ "$n" -ge 20 ]; then vm_pass "taken-over daemon: $n attempts blocked"; else vm_fail "taken-over daemon: only $n attempts blocked"; fi
+	while IFS= read -r line; do vm_log "$line"; done < <(grep -E '^(known open|blocked \(known|not tried)' /run/swapguard-probe-daemon.log)
+
+	if [ -x "$SG_PARSER_PROBE" ]; then
+		sg_step "the parser child, taken over: privilege-probe --as-parser as the shipped unit's ExecStart"
+		install -D -m 0755 "$SG_PARSER_PROBE" /usr/local/libexec/swapguard-privilege-probe
+		if sg_probe_run parser "/usr/local/libexec/swapguard-privilege-probe --as-parser"; then
+			vm_pass "privilege-probe --as-parser: every path closed (exit 0)"
+		else
+			vm_fail "privilege-probe --as-parser failed or found a path open"
+		fi
+		while IFS= read -r line; do vm_fail "taken-over parser: $line"; done < <(grep -E ': open$' /run/swapguard-probe-parser.log)
+		n=$(grep -c ': closed' /run/swapguard-probe-parser.log)
+		if [ "$n" -ge 8 ]; then vm_pass "taken-over parser: $n paths closed"; else vm_fail "taken-over parser: only $n paths closed"; fi
+	else
+		vm_log "SKIP (parser half): no $SG_PARSER_PROBE in this build (tests/security/privilege-probe)"
+	fi
+	kill "$SG_PROBE_VICTIM" 2>/dev/null
+	rm -f /dev/zz-probe-victim /run/nvme-swapguard-secrets/secrets.json
+	assert_no_file "$SG_GATE"
+	assert_no_file "$SG_GUARD"
 }

@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# The taken-over daemon: run as the SHIPPED nvme-swapguard.service with only
+# its ExecStart= (and Type=, WatchdogSec=, Restart=) replaced by this script
+# (lib-swapguard.sh, sg_probe_unit), so with the daemon's dynamic user,
+# capabilities, sandbox and paths. It tries each way to root or to a secret a
+# node's security team asks about (FIELD-NOTES section 14) and prints one
+# line per attempt:
+#   "OPEN: ..."                     it worked and must not (the test fails);
+#   "blocked: ... (<error>)"        it failed, as it must;
+#   "known open (next stage): ..."  it worked, and is known to until the usage
+#                                   scan has a process of its own (CAP_SYS_PTRACE,
+#                                   CAP_DAC_READ_SEARCH): printed, not failed;
+#   "not tried: ... (why)".
+# What it manages to create it removes at once; what it renames it puts back.
+# PROBE_VICTIM: the pid of an unrelated root process (environ, mem);
+# PROBE_DEV_VICTIM: a /dev node root made for it to unlink.
+set -u
+export LC_ALL=C
+
+echo "# identity: uid=$(id -u) $(grep CapEff /proc/self/status | tr -s '\t' ' ')"
+
+# try WHAT CMD...: a must-fail attempt.
+try() {
+	local what=$1 err
+	shift
+	if err=$("$@" 2>&1); then
+		echo "OPEN: $what"
+	else
+		echo "blocked: $what (${err##*: })"
+	fi
+}
+# known WHAT CMD...: a known-open attempt (printed either way).
+known() {
+	local what=$1 err
+	shift
+	if err=$("$@" 2>&1); then
+		echo "known open (next stage): $what"
+	else
+		echo "blocked (known open before): $what (${err##*: })"
+	fi
+}
+write_new() { # PATH: create PATH with a line, then remove it
+	printf 'install zz_probe /bin/true\n' >"$1" && rm -f "$1"
+}
+
+# 1. modprobe configuration, in every directory modprobe reads.
+for d in /etc/modprobe.d /run/modprobe.d /usr/local/lib/modprobe.d /lib/modprobe.d /usr/lib/modprobe.d; do
+	if [ -d "$d" ]; then
+		try "write $d/zz-probe.conf" write_new "$d/zz-probe.conf"
+	else
+		try "mkdir $d (absent) for modprobe configuration" mkdir -p "$d"
+	fi
+done
+gate=/run/modprobe.d/nvme-swapguard.conf
+if [ -e "$gate" ]; then
+	try "rename the reload gate $gate" mv "$gate" "$gate.probe"
+	[ -e "$gate.probe" ] && mv "$gate.probe" "$gate"
+	try "replace the reload gate's content" sh -c ": >>$gate"
+	try "replace the reload gate by a link" ln -sf /dev/null "$gate"
+	try "unlink the reload gate" rm "$gate"
+else
+	echo "not tried: the reload gate ($gate absent: a unit without ExecStartPre= install-gate)"
+fi
+
+# 2. /dev: create, rename, remove entries.
+try "mkfifo /dev/zz-probe-fifo" sh -c 'mkfifo /dev/zz-probe-fifo && rm -f /dev/zz-probe-fifo'
+try "symlink /dev/zz-probe-link" sh -c 'ln -s /dev/sda /dev/zz-probe-link && rm -f /dev/zz-probe-link'
+try "create /dev/zz-probe-file" write_new /dev/zz-probe-file
+if [ -e /dev/nvme-fabrics ]; then
+	try "rename /dev/nvme-fabrics" sh -c 'mv /dev/nvme-fabrics /dev/nvme-fabrics.probe && mv /dev/nvme-fabrics.probe /dev/nvme-fabrics'
+else
+	echo "not tried: rename /dev/nvme-fabrics (absent: nvme_fabrics not loaded)"
+fi
+if [ -n "${PROBE_DEV_VICTIM:-}" ] && [ -e "$PROBE_DEV_VICTIM" ]; then
+	try "unlink $PROBE_DEV_VICTIM (root's /dev node)" rm -f "$PROBE_DEV_VICTIM"
+else
+	echo "not tried: unlink a /dev node (PROBE_DEV_VICTIM not given)"
+fi
+
+# 3. The NVMe over Fabrics secrets.
+try "read /run/nvme-swapguard-secrets/secrets.json" cat /run/nvme-swapguard-secrets/secrets.json
+# InaccessiblePaths= puts an empty mode-0000 directory there, which
+# CAP_DAC_READ_SEARCH may list: open only if it shows what root put there.
+try "list /run/nvme-swapguard-secrets (its entries)" sh -c 'l=$(ls -A /run/nvme-swapguard-secrets) || exit 1; [ -n "$l" ] || { echo "shows: nothing, an empty stand-in"; exit 1; }' 
+if [ -e /run/nvme-swapguard-fabrics/secrets.json ]; then
+	try "read /run/nvme-swapguard-fabrics/secrets.json (the old place)" cat /run/nvme-swapguard-fabrics/secrets.json
+else
+	echo "not tried: /run/nvme-swapguard-fabrics/secrets.json (absent: nothing kept there)"
+fi
+
+# 4. Another process's environment and memory (root's, unrelated).
+if [ -n "${PROBE_VICTIM:-}" ] && [ -d "/proc/$PROBE_VICTIM" ]; then
+	known "read /proc/$PROBE_VICTIM/environ (root's)" sh -c "tr '\\0' '\\n' </proc/$PROBE_VICTIM/environ | grep -q '^SWAPGUARD_PROBE_SECRET='"
+	addr=$(sed -n '1s/-.*//p' "/proc/$PROBE_VICTIM/maps" 2>/dev/null)
+	if [ -n "$addr" ]; then
+		known "read /proc/$PROBE_VICTIM/mem at 0x$addr (root's)" \
+			sh -c "dd if=/proc/$PROBE_VICTIM/mem bs=4096 skip=\$((0x$addr / 4096)) count=1 status=none | head -c 16 | od -An | grep -q ."
+	else
+		known "open /proc/$PROBE_VICTIM/mem (root's; its maps unreadable)" sh -c "exec 3</proc/$PROBE_VICTIM/mem"
+	fi
+else
+	echo "not tried: another process's environ/mem (PROBE_VICTIM not given)"
+fi
+
+# 5. Files anywhere else root acts on what it finds.
+for f in /run/systemd/system/zz-probe.service /run/udev/rules.d/99-zz-probe.rules /run/zz-probe \
+	/etc/zz-probe /var/lib/zz-probe /usr/local/zz-probe /run/systemd/generator/zz-probe.service; do
+	if [ -d "${f%/*}" ]; then
+		try "create $f" write_new "$f"
+	else
+		try "mkdir ${f%/*} (absent) and create $f" sh -c "mkdir -p '${f%/*}' && printf x >'$f' && rm -f '$f'"
+	fi
+done
+
+# 6. sysfs's DH-HMAC-CHAP secrets of a fabrics controller.
+shopt -s nullglob
+secrets=(/sys/class/nvme/*/dhchap_secret /sys/class/nvme/*/dhchap_ctrl_secret)
+if [ ${#secrets[@]} -gt 0 ]; then
+	for f in "${secrets[@]}"; do
+		known "read $f" cat "$f"
+		try "write $f" sh -c "printf 'DHHC-1:00:probe:' >'$f'"
+	done
+else
+	echo "not tried: sysfs dhchap_* (no fabrics controller with them: $(ls /sys/class/nvme 2>/dev/null | xargs), kernel $(uname -r))"
+fi
+echo "# probe done"
+exit 0
