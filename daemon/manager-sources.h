@@ -3,7 +3,7 @@
 
 /* The event sources the manager feeds the swap from: the container store,
  * the ready file, udev, the CRI-O scopes, the mount table, the signals, the
- * ready deadline and the coalesced usage re-check. Only the manager's own
+ * ready deadline, the coalesced usage re-check and the node labels' refresh. Only the manager's own
  * files (manager*.c) hold and read them; the swap's owners
  * (swap/manager-data.h) see an opaque pointer, so no file of swap/ can
  * reach a source. The pin and its usage watch stay with the swap's pin
@@ -12,6 +12,7 @@
 #include <systemd/sd-event.h>
 
 #include "container/container-store.h"
+#include "manager-labels.h"
 #include "swap/manager-data.h"
 #include "watch/mount-tables.h"
 #include "watch/mount-watch.h"
@@ -30,4 +31,5 @@ struct ManagerSources {
         sd_event_source *sig_term, *sig_int, *sig_hup;
         sd_event_source *deadline;
         sd_event_source *recheck;    /* deferred, coalesced usage re-check */
+        ManagerLabels labels;        /* the node labels' file and its refresh */
 };

@@ -16,6 +16,8 @@
 #include "cli-fabrics-verbs.h"
 #include "cli-fabrics-report.h"
 #include "cli-fabrics.h"
+#include "cli-labels.h"
+#include "report/node-labels.h"
 #include "config.h"
 #include "host/host-root.h"
 #include "host/kernel-target.h"
@@ -66,7 +68,11 @@ static void help(void) {
                "  fabrics connect      Connect the recorded ones again (once; exit 2 some pending,\n"
                "                       3 some given up after their ctrl_loss_tmo)\n"
                "  fabrics serve-request FILE  The daemon's request, answered in result.json\n"
-               "  fabrics forget       Drop the record and its secrets\n\n"
+               "  fabrics forget       Drop the record and its secrets\n"
+               "  labels publish [SOURCE [DIRECTORY]]  Check the daemon's node labels line by line\n"
+               "                       and publish them for Node Feature Discovery (default\n"
+               "                       " NODE_LABELS_SOURCE " to\n"
+               "                       " NODE_LABELS_DIR_DEFAULT ")\n\n"
                "Options:\n"
                "  --json               One JSON object on stdout\n"
                "  --module NAME        For load/restore: a module to load (repeatable; default nvme)\n"
@@ -170,7 +176,7 @@ static int parse_args(int argc, char *argv[], Args *a) {
                 return -EINVAL;
         }
         a->command = argv[optind];
-        if (streq(a->command, "fabrics")) {
+        if (streq(a->command, "fabrics") || streq(a->command, "labels")) {
                 a->args = argv + optind + 1;
                 return 1;
         }
@@ -433,6 +439,10 @@ static int cmd_fabrics(const Args *a) {
         return cli_fabrics_verb(a->args, a->json);
 }
 
+static int cmd_labels(const Args *a) {
+        return cli_labels_verb(a->args);
+}
+
 int main(int argc, char *argv[]) {
         static const struct {
                 const char *name;
@@ -440,7 +450,7 @@ int main(int argc, char *argv[]) {
         } commands[] = {
                 { "status", cmd_status }, { "check", cmd_check },   { "plan", cmd_plan },
                 { "unload", cmd_unload }, { "load", cmd_load },     { "restore", cmd_restore },
-                { "fabrics", cmd_fabrics },
+                { "fabrics", cmd_fabrics }, { "labels", cmd_labels },
         };
         Args a = {};
         int r, ret = EXIT_FAILURE;
