@@ -18,30 +18,37 @@ static bool same_text(const char *a, const char *b) {
         return a == b || (a && b && streq(a, b));
 }
 
-/* Why no labels are published now (NULL: they are), as STATUS= says it. */
+/* Why no labels are published now (NULL: they are). */
 static char *labels_off(const Manager *m) {
         const char *dir = m->config->node_labels_dir;
         int r;
 
         if (!dir || dir[0] == '\0')
-                return strdup("node labels off (NodeLabelsDirectory= is empty)");
+                return strdup("NodeLabelsDirectory= is empty");
         r = node_labels_directory_exists(dir);
         if (r == 0)
-                return strdup_printf("node labels off: no %s (Node Feature Discovery is not on this node)", dir);
+                return strdup_printf("no %s (Node Feature Discovery is not on this node)", dir);
         if (r < 0)
-                return strdup_printf("node labels off: cannot see %s (%s)", dir, strerror(-r));
+                return strdup_printf("cannot see %s (%s)", dir, strerror(-r));
         return NULL;
 }
 
 static void set_off(Manager *m, char *off) {
         ManagerLabels *l = &m->sources->labels;
-        bool changed = !same_text(off, l->off);
+        bool changed = !l->said || !same_text(off, l->off);
+        _cleanup_free_ char *status = NULL;
 
         free(l->off);
         l->off = off;
+        l->said = true;
         if (!changed)
                 return;
-        report_status_labels(off);
+        if (off) {
+                log_info("Node labels off: %s.", off);
+                status = strdup_printf("node labels off: %s", off);
+        } else
+                log_info("Publishing node labels in " NODE_LABELS_SOURCE " for %s.", m->config->node_labels_dir);
+        report_status_labels(status);
         if (m->swap.started)
                 swap_status_update(m);
 }
@@ -150,7 +157,9 @@ void manager_labels_stop(Manager *m) {
         l->written = NULL;
 }
 
-void manager_labels_free(ManagerLabels *l) {
+void manager_labels_free(Manager *m) {
+        ManagerLabels *l = &m->sources->labels;
+
         l->refresh = sd_event_source_disable_unref(l->refresh);
         free(l->written);
         l->written = NULL;

@@ -12,11 +12,7 @@
 
 #include "swap/manager-data.h"
 
-typedef struct ManagerLabels {
-        sd_event_source *refresh; /* the refresh's deadline: before the written expiry */
-        char *written;            /* what the last file said, its expiry apart; NULL: none written */
-        char *off;                /* why no labels are published; NULL: they are */
-} ManagerLabels;
+/* Its data: ManagerLabels, with the other sources (manager-sources.h). */
 
 /* Arms the refresh. Without it the labels still follow the state, and
  * expire NODE_LABELS_EXPIRY_SEC after the last change. */
@@ -25,4 +21,4 @@ void manager_labels_setup(Manager *m);
 void manager_labels_update(Manager *m);
 /* The daemon stops: a file without labels, expiring now. */
 void manager_labels_stop(Manager *m);
-void manager_labels_free(ManagerLabels *l);
+void manager_labels_free(Manager *m);

@@ -9,16 +9,24 @@
  * reach a source. The pin and its usage watch stay with the swap's pin
  * (swap/swap-pin.c). */
 
+#include <stdbool.h>
 #include <systemd/sd-event.h>
 
 #include "container/container-store.h"
-#include "manager-labels.h"
 #include "swap/manager-data.h"
 #include "watch/mount-tables.h"
 #include "watch/mount-watch.h"
 #include "watch/path-watch.h"
 #include "watch/scope-watch.h"
 #include "watch/udev-watch.h"
+
+/* The node labels' file (manager-labels.c). */
+typedef struct ManagerLabels {
+        sd_event_source *refresh; /* the refresh's deadline: before the written expiry */
+        char *written;            /* what the last file said, its expiry apart; NULL: none written */
+        char *off;                /* why no labels are published; NULL: they are */
+        bool said;                /* whether the journal and STATUS= said which */
+} ManagerLabels;
 
 struct ManagerSources {
         ContainerStore *store;

@@ -332,7 +332,7 @@ Manager *manager_free(Manager *m) {
         if (m->sources) {
                 sd_event_source_disable_unref(m->sources->deadline);
                 sd_event_source_disable_unref(m->sources->recheck);
-                manager_labels_free(&m->sources->labels);
+                manager_labels_free(m);
         }
         sd_event_source_disable_unref(m->stack.timer);
         lifecycle_free(m);
@@ -502,6 +502,10 @@ static void reconcile(Manager *m) {
         if (d.event >= 0)
                 manager_dispatch(m, d.event);
         swap_status_update(m);
+        /* A restart while swapped: the GDS hooks' match as it is now (the
+         * node labels' gds-ready, the metrics), not unknown until nvidia_fs
+         * next comes or goes. */
+        lifecycle_nvfs_changed(m);
         manager_labels_update(m);
 }
 
