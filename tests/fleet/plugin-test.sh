@@ -413,7 +413,7 @@ expect_out "^NODE +STATE +LABEL +SINCE"
 row lab-0 "^lab-0 +swapped +swapped +[0-9]"
 row lab-1 "^lab-1 +swapped +!idle +[0-9]"
 row lab-2 "^lab-2 +swapped +!swapped\+gds +[0-9]"
-row lab-3 "^lab-3 +idle +- +[0-9]"
+row lab-3 "^lab-3 +idle +- +- +in-tree"
 expect_out "^Node labels disagree with the node's status: lab-1 \(label says idle, the node swapped\), lab-2 \(label says gds-ready=true, the node is not\)$"
 run status -l lab=yes -o json
 python3 -c '
