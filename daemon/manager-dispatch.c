@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "manager-dispatch.h"
+#include "manager-labels.h"
 #include "manager-sources.h"
 #include "modules/module-stack.h"
 #include "publish/log.h"
@@ -133,6 +134,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
         }
         swap_record_persist(m);
         swap_status_update(m);
+        manager_labels_update(m);
         /* Blocked: the mount watch also follows the exit of the processes
          * the blockers named. */
         (void) mount_watch_follow(m->sources->mounts, m->swap.blocker_pids, m->swap.state == SWAP_STATE_BLOCKED ? m->swap.n_blocker_pids : 0);

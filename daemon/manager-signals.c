@@ -7,6 +7,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "manager-dispatch.h"
+#include "manager-labels.h"
 #include "manager-sources.h"
 #include "manager-signals.h"
 #include "publish/log.h"
@@ -52,6 +53,7 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
         (void) sd_notify(0, "STATUS=stopping");
         (void) reload_block_remove();
         swap_record_persist(m);
+        manager_labels_stop(m); /* no labels of a node nobody guards */
         return sd_event_exit(m->event, 0);
 }
 
@@ -97,6 +99,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         manager_stack_changed(m);
         swap_pin_refresh(m);
         swap_status_update(m);
+        manager_labels_update(m); /* NodeLabelsDirectory= may have changed */
         return 0;
 }
 

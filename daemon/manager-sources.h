@@ -3,12 +3,13 @@
 
 /* The event sources the manager feeds the swap from: the container store,
  * the ready file, udev, the CRI-O scopes, the mount table, the signals, the
- * ready deadline and the coalesced usage re-check. Only the manager's own
+ * ready deadline, the coalesced usage re-check and the node labels' refresh. Only the manager's own
  * files (manager*.c) hold and read them; the swap's owners
  * (swap/manager-data.h) see an opaque pointer, so no file of swap/ can
  * reach a source. The pin and its usage watch stay with the swap's pin
  * (swap/swap-pin.c). */
 
+#include <stdbool.h>
 #include <systemd/sd-event.h>
 
 #include "container/container-store.h"
@@ -18,6 +19,14 @@
 #include "watch/path-watch.h"
 #include "watch/scope-watch.h"
 #include "watch/udev-watch.h"
+
+/* The node labels' file (manager-labels.c). */
+typedef struct ManagerLabels {
+        sd_event_source *refresh; /* the refresh's deadline: before the written expiry */
+        char *written;            /* what the last file said, its expiry apart; NULL: none written */
+        char *off;                /* why no labels are published; NULL: they are */
+        bool said;                /* whether the journal and STATUS= said which */
+} ManagerLabels;
 
 struct ManagerSources {
         ContainerStore *store;
@@ -30,4 +39,5 @@ struct ManagerSources {
         sd_event_source *sig_term, *sig_int, *sig_hup;
         sd_event_source *deadline;
         sd_event_source *recheck;    /* deferred, coalesced usage re-check */
+        ManagerLabels labels;        /* the node labels' file and its refresh */
 };

@@ -15,6 +15,7 @@
 #include "manager-dispatch.h"
 #include "manager-sources.h"
 #include "manager-fabrics.h"
+#include "manager-labels.h"
 #include "manager-signals.h"
 #include "manager.h"
 #include "modules/module-stack.h"
@@ -201,6 +202,7 @@ static int on_recheck(sd_event_source *s, void *userdata) {
                 swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
                 swap_record_persist(m);
                 swap_status_update(m);
+                manager_labels_update(m); /* GDS-ready once every namespace is back */
         }
         return 0;
 }
@@ -250,6 +252,7 @@ static void rescan_all(Manager *m) {
         (void) container_store_rescan(m->sources->store);
         manager_stack_changed(m); /* a lost module uevent may hide a broken stack */
         lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going */
+        manager_labels_update(m);
         if (swap_read_context(m, &ctx) < 0)
                 return;
         if (swap_state_is_unloaded(m->swap.state) && ctx.stack_loaded)
@@ -271,12 +274,16 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                 if (nvme_stack_module(name)) {
                         manager_stack_changed(m);
                         module_added(m, name);
-                } else if (streq(name, "nvidia_fs"))
+                } else if (streq(name, "nvidia_fs")) {
                         lifecycle_nvfs_changed(m); /* the GDS hook generation may change */
+                        manager_labels_update(m);
+                }
                 break;
         case UDEV_WATCH_MODULE_REMOVE:
-                if (streq(name, "nvidia_fs"))
+                if (streq(name, "nvidia_fs")) {
                         lifecycle_nvfs_changed(m); /* the GDS hook generation may change */
+                        manager_labels_update(m);
+                }
                 if (!nvme_stack_module(name))
                         break;
                 manager_stack_changed(m);
@@ -325,6 +332,7 @@ Manager *manager_free(Manager *m) {
         if (m->sources) {
                 sd_event_source_disable_unref(m->sources->deadline);
                 sd_event_source_disable_unref(m->sources->recheck);
+                manager_labels_free(m);
         }
         sd_event_source_disable_unref(m->stack.timer);
         lifecycle_free(m);
@@ -412,6 +420,7 @@ static int add_watches(Manager *m) {
                 return log_error_errno(r, "Cannot create the re-check source: %m");
         (void) sd_event_source_set_enabled(m->sources->recheck, SD_EVENT_OFF);
         (void) sd_event_source_set_description(m->sources->recheck, "usage-recheck");
+        manager_labels_setup(m);
 
         if (host_path(m->config->ready_file, &ready) < 0 || host_path(m->config->container_store, &store) < 0)
                 return log_oom();
@@ -493,6 +502,11 @@ static void reconcile(Manager *m) {
         if (d.event >= 0)
                 manager_dispatch(m, d.event);
         swap_status_update(m);
+        /* A restart while swapped: the GDS hooks' match as it is now (the
+         * node labels' gds-ready, the metrics), not unknown until nvidia_fs
+         * next comes or goes. */
+        lifecycle_nvfs_changed(m);
+        manager_labels_update(m);
 }
 
 int manager_start(Manager *m) {

@@ -15,6 +15,8 @@ for one pool that writes
 
 and installs nvme-swapguard.service enabled, with the NVMe over Fabrics
 connect unit nvme-swapguard-fabrics.service and its path unit (enabled),
+the node labels' copier nvme-swapguard-labels.service and its path unit
+(enabled; nothing is created under /etc/kubernetes),
 and nvme-swapguard-metrics-label.service (the SELinux label of the metrics
 directory, for the monitoring pod). /usr is read-only on RHCOS;
 /usr/local is writable (it lives in /var there) and systemd searches
@@ -55,6 +57,8 @@ BINDIR = "/usr/local/bin"
 UNIT_NAME = "nvme-swapguard.service"
 FABRICS_UNIT_NAME = "nvme-swapguard-fabrics.service"
 FABRICS_PATH_NAME = "nvme-swapguard-fabrics.path"
+LABELS_UNIT_NAME = "nvme-swapguard-labels.service"
+LABELS_PATH_NAME = "nvme-swapguard-labels.path"
 IGNITION_VERSION = "3.4.0"
 ETCD_LIMIT = 1536 * 1024  # etcd's default request size limit: 1.5 MiB
 
@@ -184,6 +188,11 @@ def local_files(args, tmpdir):
         f.write(render_unit(args.fabrics_unit))
     files[FABRICS_UNIT_NAME] = (fabrics, args.fabrics_unit + f" (@bindir@={BINDIR})")
     files[FABRICS_PATH_NAME] = (args.fabrics_path, args.fabrics_path)
+    labels = os.path.join(tmpdir, LABELS_UNIT_NAME)
+    with open(labels, "w") as f:
+        f.write(render_unit(args.labels_unit))
+    files[LABELS_UNIT_NAME] = (labels, args.labels_unit + f" (@bindir@={BINDIR})")
+    files[LABELS_PATH_NAME] = (args.labels_path, args.labels_path)
     files["nvme-swapguard-metrics-label.service"] = (args.label_unit, args.label_unit)
     files["nvme-swapguard.conf"] = (args.config, args.config)
     files["nvme-swapguard.catalog"] = (args.catalog, args.catalog)
@@ -343,6 +352,13 @@ def check(path, role, payloads, units, args):
     c.ok(f"ExecStart={BINDIR}/nvme-swapguard-kmod fabrics serve-request " in fabrics_text,
          f"{FABRICS_UNIT_NAME} present, ExecStart= runs {BINDIR}/nvme-swapguard-kmod fabrics serve-request")
     c.ok(got_units.get(FABRICS_PATH_NAME, {}).get("enabled") is True, f"{FABRICS_PATH_NAME} present and enabled")
+    labels_text = got_units.get(LABELS_UNIT_NAME, {}).get("contents", "")
+    c.ok(f"ExecStart={BINDIR}/nvme-swapguard-kmod labels publish " in labels_text,
+         f"{LABELS_UNIT_NAME} present, ExecStart= runs {BINDIR}/nvme-swapguard-kmod labels publish")
+    c.ok(got_units.get(LABELS_PATH_NAME, {}).get("enabled") is True, f"{LABELS_PATH_NAME} present and enabled")
+    # The MachineConfig creates nothing under /etc/kubernetes: Node Feature
+    # Discovery owns that tree; no directory there, no labels.
+    c.ok(not any(p.startswith("/etc/kubernetes") for p in files), "no file under /etc/kubernetes")
 
     size = len(blob)
     print(f"size: MachineConfig {size} bytes ({size / 1024:.1f} KiB), "
@@ -372,6 +388,8 @@ def main():
     ap.add_argument("--unit", default=os.path.join(TOP, "systemd", "nvme-swapguard.service.in"))
     ap.add_argument("--fabrics-unit", default=os.path.join(TOP, "systemd", "nvme-swapguard-fabrics.service.in"))
     ap.add_argument("--fabrics-path", default=os.path.join(TOP, "systemd", "nvme-swapguard-fabrics.path"))
+    ap.add_argument("--labels-unit", default=os.path.join(TOP, "systemd", "nvme-swapguard-labels.service.in"))
+    ap.add_argument("--labels-path", default=os.path.join(TOP, "systemd", "nvme-swapguard-labels.path"))
     ap.add_argument("--label-unit", default=os.path.join(HERE, "nvme-swapguard-metrics-label.service"))
     ap.add_argument("--output", "-o", metavar="FILE",
                     help="default: ./99-<role>-nvme-swapguard.yaml")

@@ -33,6 +33,11 @@
  *   LoadFromContainer=yes               load the build from the container's
  *                                       /lib/modules/<release>; no = only report
  *                                       (older images load it themselves)
+ *   NodeLabelsDirectory=/etc/kubernetes/node-feature-discovery/features.d   where
+ *                                       Node Feature Discovery reads local feature
+ *                                       files: the swap's node labels are published
+ *                                       there (nvme-swapguard-labels.service) when it
+ *                                       exists; empty = no labels
  *
  * Every path is a host path; tests move them all under --root.
  * Unknown sections or keys and bad values are errors naming file, line and reason:
@@ -54,6 +59,7 @@
 
 #include "actions/stack-load.h"
 #include "host/crio.h"
+#include "report/node-labels.h"
 #include "config/daemon-config.h"
 #include "util/macro.h"
 #include "util/parse-util.h"
@@ -72,6 +78,7 @@ Config *config_free(Config *c) {
         free(c->pod_name_prefix);
         free(c->ready_file);
         free(c->container_store);
+        free(c->node_labels_dir);
         strv_free(c->modules);
         free(c);
         return NULL;
@@ -88,8 +95,9 @@ int config_new_default(Config **ret) {
         c->pod_name_prefix = strdup("mofed-");
         c->ready_file = strdup("/run/mellanox/drivers/.driver-ready");
         c->container_store = strdup(CRIO_STORE_DEFAULT);
+        c->node_labels_dir = strdup(NODE_LABELS_DIR_DEFAULT);
         if (!c->container_namespace || !c->container_name || !c->pod_name_prefix ||
-            !c->ready_file || !c->container_store)
+            !c->ready_file || !c->container_store || !c->node_labels_dir)
                 return -ENOMEM;
         c->mode = SWAP_MODE_ENFORCE;
         c->unload_at = UNLOAD_AT_AUTO;
@@ -314,6 +322,12 @@ static int handle_swap(ParseState *p, const char *key, const char *value) {
                                            value, MAX_LOAD_TIMEOUT_SEC);
                 c->load_timeout_sec = (unsigned) v;
                 return 1;
+        }
+        if (streq(key, "NodeLabelsDirectory")) {
+                /* Empty: no labels. */
+                if (value[0] != '\0' && !valid_abs_path(value))
+                        return parse_error(p, "NodeLabelsDirectory=: \"%s\" is not an absolute path (or empty)", value);
+                return set_string(p, &c->node_labels_dir, value);
         }
         if (streq(key, "Modules"))
                 return set_modules(p, value);

@@ -32,6 +32,7 @@ typedef struct Config {
         char *container_store;       /* host path, before host_path() */
         char **modules;              /* NULL: restore what was loaded before the unload */
         bool load_from_container;
+        char *node_labels_dir;       /* host path, before host_path(); "": no node labels */
 } Config;
 
 int config_new_default(Config **ret);

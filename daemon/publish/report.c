@@ -78,6 +78,12 @@ int report_event(int priority, const char *message_id, const ReportFields *f, co
 
 static char *status_suffix;
 static char *status_fabrics;
+static char *status_labels;
+
+void report_status_labels(const char *text) {
+        free(status_labels);
+        status_labels = text ? strdup(text) : NULL;
+}
 
 void report_status_fabrics(const char *text) {
         free(status_fabrics);
@@ -104,6 +110,12 @@ void report_status(const char *fmt, ...) {
         }
         if (status && status_fabrics) {
                 char *joined = strdup_printf("%s; %s", status, status_fabrics);
+
+                free(status);
+                status = joined;
+        }
+        if (status && status_labels) {
+                char *joined = strdup_printf("%s; %s", status, status_labels);
 
                 free(status);
                 status = joined;

@@ -34,3 +34,5 @@ void report_status(const char *fmt, ...) _printf_(1, 2);
 void report_status_suffix(const char *suffix);
 /* The same for the NVMe over Fabrics connections ("NVMe-oF: 1 back, ..."). */
 void report_status_fabrics(const char *text);
+/* The same for the node labels when none are published ("node labels off: ..."). */
+void report_status_labels(const char *text);

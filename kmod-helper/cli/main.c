@@ -17,6 +17,8 @@
 #include "cli-fabrics-verbs.h"
 #include "cli-fabrics-report.h"
 #include "cli-fabrics.h"
+#include "cli-labels.h"
+#include "report/node-labels.h"
 #include "config.h"
 #include "host/host-root.h"
 #include "host/kernel-target.h"
@@ -72,6 +74,10 @@ static void help(void) {
                "                       host module of the running kernel refuses to load while\n"
                "                       /run/nvme-swapguard/reload-blocked exists (the daemon's\n"
                "                       unit runs it as root before the daemon starts)\n\n"
+               "  labels publish [SOURCE [DIRECTORY]]  Check the daemon's node labels line by line\n"
+               "                       and publish them for Node Feature Discovery (default\n"
+               "                       " NODE_LABELS_SOURCE " to\n"
+               "                       " NODE_LABELS_DIR_DEFAULT ")\n\n"
                "Options:\n"
                "  --json               One JSON object on stdout\n"
                "  --module NAME        For load/restore: a module to load (repeatable; default nvme)\n"
@@ -175,7 +181,7 @@ static int parse_args(int argc, char *argv[], Args *a) {
                 return -EINVAL;
         }
         a->command = argv[optind];
-        if (streq(a->command, "fabrics") || streq(a->command, "reload-block")) {
+        if (streq(a->command, "fabrics") || streq(a->command, "reload-block") || streq(a->command, "labels")) {
                 a->args = argv + optind + 1;
                 return 1;
         }
@@ -475,6 +481,10 @@ static int cmd_reload_block(const Args *a) {
         return EXIT_SUCCESS;
 }
 
+static int cmd_labels(const Args *a) {
+        return cli_labels_verb(a->args);
+}
+
 int main(int argc, char *argv[]) {
         static const struct {
                 const char *name;
@@ -483,6 +493,7 @@ int main(int argc, char *argv[]) {
                 { "status", cmd_status }, { "check", cmd_check },   { "plan", cmd_plan },
                 { "unload", cmd_unload }, { "load", cmd_load },     { "restore", cmd_restore },
                 { "fabrics", cmd_fabrics }, { "reload-block", cmd_reload_block },
+                { "labels", cmd_labels },
         };
         Args a = {};
         int r, ret = EXIT_FAILURE;

@@ -44,8 +44,43 @@ def outlook_of(mode, state):
     return OUTLOOK.get(state, "waiting")  # idle, container-seen: no rehearsal yet
 
 
+def gds_ready_of(doc):
+    """Whether the document says what the daemon's gds-ready label says (daemon/publish/node-labels.h)."""
+    return (doc.get("state") == "swapped" and doc.get("mode", "enforce") == "enforce"
+            and doc.get("gds_match") == "same" and not doc.get("missing_namespaces"))
+
+
+def label_disagreement(r):
+    """Why the node's labels disagree with its current status document; None when they
+    agree, or when either says nothing (no labels: no Node Feature Discovery, labels off).
+    Both are written at the same moments, so a disagreement that lasts is a stuck copier,
+    a node whose labels a person set by hand, or labels of a daemon that went away."""
+    labels, doc = r["labels"], r["document"]
+    if not labels:
+        return None
+    if r["report"] != "current":
+        if labels.get("gds-ready") == "true":
+            return f"labelled gds-ready, but the node reports no current status ({r['report']})"
+        return None
+    state = labels.get("state")
+    if state and state != doc["state"]:
+        return f"label says {state}, the node {doc['state']}"
+    ready = labels.get("gds-ready")
+    if ready in ("true", "false") and (ready == "true") != gds_ready_of(doc):
+        return f"label says gds-ready={ready}, the node {'is' if gds_ready_of(doc) else 'is not'}"
+    return None
+
+
 def report_of(node, answer):
-    """One node's report: a dict with node, report, state, error, document."""
+    """One node's report: a dict with node, report, state, error, document, and the
+    node's labels beside them (labels, label_disagrees)."""
+    r = report_without_labels(node, answer)
+    r["labels"] = dict(getattr(node, "labels", None) or {})
+    r["label_disagrees"] = label_disagreement(r)
+    return r
+
+
+def report_without_labels(node, answer):
     r = {"node": node.name, "node_boot_id": node.boot_id or None, "report": None, "state": None,
          "mode": None, "would": None, "outlook": None, "error": None, "document": None}
     if answer.text is None:

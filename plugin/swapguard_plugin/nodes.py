@@ -20,8 +20,17 @@ class NodesError(Exception):
     """The nodes could not be listed: exit 4 (status), or try again (status -w)."""
 
 
-# A selected node, from oc get nodes: its addresses name it in oc's errors.
-Node = collections.namedtuple("Node", "name boot_id addresses")
+# A selected node, from oc get nodes: its addresses name it in oc's errors;
+# labels: the node labels the daemon publishes through Node Feature
+# Discovery (README "Schedule GDS work"), without their prefix: "state",
+# "gds-ready", "gds-hooks", "mode"; {} when it has none.
+Node = collections.namedtuple("Node", "name boot_id addresses labels", defaults=({},))
+LABEL_PREFIX = "feature.node.kubernetes.io/nvme-swapguard."
+
+
+def swapguard_labels_of(node):
+    labels = node.get("metadata", {}).get("labels") or {}
+    return {k[len(LABEL_PREFIX):]: v for k, v in labels.items() if k.startswith(LABEL_PREFIX)}
 
 
 def list_nodes(args):
@@ -39,6 +48,7 @@ def list_nodes(args):
         raise NodesError(f"kubectl-swapguard: oc get nodes gave no JSON: {e}")
     items = obj["items"] if "items" in obj else [obj]  # one name: a Node, not a List
     return [Node(n["metadata"]["name"], n.get("status", {}).get("nodeInfo", {}).get("bootID", ""),
-                 [a.get("address", "") for a in n.get("status", {}).get("addresses") or [] if a.get("address")])
+                 [a.get("address", "") for a in n.get("status", {}).get("addresses") or [] if a.get("address")],
+                 swapguard_labels_of(n))
             for n in items]
 

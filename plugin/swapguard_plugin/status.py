@@ -53,8 +53,10 @@ def cmd_status(args):
     wide = args.output == "wide"
     # MODE only while a node observes (a rollout): an enforcing fleet's table stays as it was.
     modes = observing is not None
+    # LABEL only where some node has the daemon's node labels (Node Feature Discovery).
+    labels = any(r.get("labels") for r in reports)
     now = now_utc()
-    print_table([row_of(r, wide, now, modes) for r in reports], header_of(wide, modes))
+    print_table([row_of(r, wide, now, modes, labels) for r in reports], header_of(wide, modes, labels))
     print()
     print(counts_line(reports, counts))
     if observing:
@@ -65,6 +67,9 @@ def cmd_status(args):
     unknown = [r["node"] for r in reports if r["report"] != "current"]
     if unknown:
         print(f"Not reporting a current status: {printable(', '.join(unknown))}")
+    disagree = [f"{r['node']} ({r['label_disagrees']})" for r in reports if r.get("label_disagrees")]
+    if disagree:
+        print(f"Node labels disagree with the node's status: {printable(', '.join(disagree))}")
     lost = [r["node"] for r in reports if r["report"] == "current" and fabrics_warnings_of(r["document"])]
     if lost:
         print(f"NVMe over Fabrics connections not back: {printable(', '.join(lost))} (oc swapguard logs NODE explains)")

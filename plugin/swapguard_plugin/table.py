@@ -56,11 +56,19 @@ def detail_of(r, wide):
     return "; ".join(parts) or "-"
 
 
-def row_of(r, wide, now, modes):
+def label_of(r):
+    """The LABEL column: the node's state label, "+gds" when it says gds-ready, "!" in front
+    when it disagrees with the node's own status."""
+    labels = r.get("labels") or {}
+    text = labels.get("state", "-") + ("+gds" if labels.get("gds-ready") == "true" else "")
+    return ("!" + text) if r.get("label_disagrees") else text
+
+
+def row_of(r, wide, now, modes, labels=False):
     doc = r["document"] or {}
     current = r["report"] == "current"
     state = r["state"] if current else r["report"]
-    row = [r["node"]] + ([r["mode"] or "-"] if modes else []) + [state,
+    row = [r["node"]] + ([r["mode"] or "-"] if modes else []) + [state] + ([label_of(r)] if labels else []) + [
            age(doc.get("since_usec"), now) if current else "-",
            doc.get("live_build", "-") if current else "-",
            hooks_of(doc) if current else "-"]
@@ -81,8 +89,9 @@ def print_table(rows, header):
 
 
 
-def header_of(wide, modes):
-    header = ["NODE"] + (["MODE"] if modes else []) + ["STATE", "SINCE", "BUILD", "GDS-HOOKS"]
+def header_of(wide, modes, labels=False):
+    header = ["NODE"] + (["MODE"] if modes else []) + ["STATE"] + (["LABEL"] if labels else []) + \
+        ["SINCE", "BUILD", "GDS-HOOKS"]
     if wide:
         header += ["DRIVER-POD", "VERSION", "WRITTEN", "BOOT"]
     return header + ["BLOCKER/PIN/DETAIL"]

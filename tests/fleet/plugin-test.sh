@@ -396,5 +396,43 @@ grep -E "^fab-1 " <<<"$out" | grep -q "NVMe-oF" && fail "fab-1 has no warning: $
 expect_out "^NVMe over Fabrics connections not back: fab-0 "
 rm -rf "$cluster/nodes/fab-0" "$cluster/nodes/fab-1"
 
+# Node labels (Node Feature Discovery, README "Schedule GDS work"): the
+# LABEL column appears when nodes carry the daemon's labels, beside the
+# node's own state; a node whose labels disagree with its status document
+# is flagged in the row ("!") and in a pool line. The documents are the
+# daemon's (its swapped one has nvidia_fs absent: not GDS-ready).
+case=node-labels
+L=feature.node.kubernetes.io/nvme-swapguard
+node lab-0 "$(cat "$docs/swapped/boot_id")" worker lab=yes $L.state=swapped $L.gds-ready=false $L.gds-hooks=v1 $L.mode=enforce
+serve lab-0 swapped
+node lab-1 "$(cat "$docs/swapped/boot_id")" worker lab=yes $L.state=idle $L.gds-ready=false $L.gds-hooks=none $L.mode=enforce
+serve lab-1 swapped
+node lab-2 "$(cat "$docs/swapped/boot_id")" worker lab=yes $L.state=swapped $L.gds-ready=true $L.gds-hooks=v1 $L.mode=enforce
+serve lab-2 swapped
+node lab-3 "$(cat "$docs/idle/boot_id")" worker lab=yes   # no labels (no NFD): not a disagreement
+serve lab-3 idle
+run status -l lab=yes
+expect_rc 0
+expect_out "^NODE +STATE +LABEL +SINCE"
+row lab-0 "^lab-0 +swapped +swapped +[0-9]"
+row lab-1 "^lab-1 +swapped +!idle +[0-9]"
+row lab-2 "^lab-2 +swapped +!swapped\+gds +[0-9]"
+row lab-3 "^lab-3 +idle +- +- +in-tree"
+expect_out "^Node labels disagree with the node's status: lab-1 \(label says idle, the node swapped\), lab-2 \(label says gds-ready=true, the node is not\)$"
+run status -l lab=yes -o json
+python3 -c '
+import json, sys
+d = {r["node"]: r for r in json.load(sys.stdin)["nodes"]}
+assert d["lab-0"]["labels"] == {"state": "swapped", "gds-ready": "false", "gds-hooks": "v1", "mode": "enforce"}, d["lab-0"]
+assert d["lab-0"]["label_disagrees"] is None
+assert d["lab-1"]["label_disagrees"] == "label says idle, the node swapped"
+assert d["lab-3"]["labels"] == {} and d["lab-3"]["label_disagrees"] is None
+' <<<"$out" && ok || fail "JSON labels: $out"
+rm -rf "$cluster/nodes/lab-"*
+# without labels anywhere the table has no LABEL column (the rows above keep their columns)
+run status -l gpu=true
+expect_out "^NODE +STATE +SINCE"
+expect_no_out "LABEL"
+
 echo "fleet plugin: $checks checks passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -24,6 +24,10 @@ sg_step "The node: Linux $(uname -r) under QEMU, its NVMe namespace on the in-tr
 sg_setup
 dev=$SG_DEV
 sg_assert_daemon_sees_kallsyms
+# Node Feature Discovery's directory (its DaemonSet's, on a node): the
+# swap's node labels are published there by nvme-swapguard-labels.service.
+nfd_dir=/etc/kubernetes/node-feature-discovery/features.d
+mkdir -p "$nfd_dir"
 
 # The drive carries a file system, as a node's local NVMe does.
 mkfs_ext4 "$dev" || vm_fatal "mkfs $dev"
@@ -108,6 +112,22 @@ else
 fi
 assert_contains "$(sg_journal_text)" "Loaded" "journal says the daemon loaded the build"
 assert_contains "$(systemctl show -P StatusText "$SG_UNIT")" "swapped" "STATUS="
+# The node labels, as nfd-worker reads the file the copier published (root,
+# no capabilities, started by the path unit): swapped, the stand-in's GDS
+# hooks (v1), not GDS-ready (no nvidia_fs loaded here: nothing asks for them).
+labels=
+for _ in $(seq 300); do
+	labels=$(/usr/bin/python3 "$SG_SRC/tests/daemon/nfd-feature-file.py" "$nfd_dir/nvme-swapguard" 2>&1) &&
+		[[ $labels == *'"nvme-swapguard.state": "swapped"'* ]] && [[ $labels == *'"nvme-swapguard.gds-hooks": "v1"'* ]] && break
+	sleep 0.1
+done
+assert_contains "$labels" '"errors": []' "features.d/nvme-swapguard read as nfd-worker reads it"
+assert_contains "$labels" '"nvme-swapguard.state": "swapped"' "node label state"
+assert_contains "$labels" '"nvme-swapguard.gds-hooks": "v1"' "node label gds-hooks (the stand-in's nvme exports v1)"
+assert_contains "$labels" '"nvme-swapguard.gds-ready": "false"' "node label gds-ready (no nvidia_fs asks for the hooks)"
+assert_contains "$labels" '"nvme-swapguard.mode": "enforce"' "node label mode"
+assert_eq "root 644" "$(stat -c '%U %a' "$nfd_dir/nvme-swapguard")" "features.d/nvme-swapguard owner and mode"
+assert_eq success "$(systemctl show -P Result nvme-swapguard-labels.service)" "nvme-swapguard-labels.service result"
 # The unit's ExecStartPre= rebuilt the catalog: journalctl -x explains.
 assert_contains "$(journalctl --list-catalog 2>/dev/null | grep "$(sg_message_id SWAPPED)")" \
 	"$(sg_message_id SWAPPED)" "journalctl --list-catalog"

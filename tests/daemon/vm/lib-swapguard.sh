@@ -119,6 +119,7 @@ sg_install_unit() {
 	install -D -m 0644 "$SG_BUILT_UNIT" "/run/systemd/system/$SG_UNIT"
 	sg_install_gate_cli
 	sg_install_fabrics_units
+	sg_install_labels_units
 	systemctl daemon-reload || vm_fatal "systemctl daemon-reload"
 	vm_log "installed the shipped unit (ExecStart=$exec) in /run/systemd/system"
 }
@@ -146,6 +147,16 @@ sg_install_gate_cli() {
 	[ -n "$kmod" ] || return 0 # a unit from before the gate
 	install -D -m 0755 "$VM_BUILD_ROOT/kmod-helper/nvme-swapguard-kmod" "$kmod" || vm_fatal "install $kmod"
 	echo "$kmod" >/run/.sg-gate-cli
+}
+
+# The node labels' copier and its path unit, shipped the same way (the
+# daemon's Wants= pulls the path unit in; the CLI installed above). It acts
+# only where Node Feature Discovery's features.d exists: a case creates it.
+SG_BUILT_LABELS_UNIT=$VM_BUILD_ROOT/systemd/nvme-swapguard-labels.service
+sg_install_labels_units() {
+	[ -e "$SG_BUILT_LABELS_UNIT" ] || { vm_log "no $SG_BUILT_LABELS_UNIT: node labels not published"; return 0; }
+	install -D -m 0644 "$SG_BUILT_LABELS_UNIT" /run/systemd/system/nvme-swapguard-labels.service
+	install -D -m 0644 "$SG_SRC/systemd/nvme-swapguard-labels.path" /run/systemd/system/nvme-swapguard-labels.path
 }
 
 sg_main_pid() { systemctl show -P MainPID "$SG_UNIT"; }

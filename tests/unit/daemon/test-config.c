@@ -321,3 +321,31 @@ Test(config, unload_at_auto) {
         config_free(c);
         free(p);
 }
+
+Test(config, node_labels_directory) {
+        Config *c = NULL;
+        char **errors = NULL;
+        char *p;
+
+        cr_assert_eq(config_new_default(&c), 0);
+        cr_assert_str_eq(c->node_labels_dir, "/etc/kubernetes/node-feature-discovery/features.d");
+        c = config_free(c);
+
+        p = write_file("nvme-swapguard.conf", "[Swap]\nNodeLabelsDirectory=\n");
+        cr_assert_eq(config_load(p, false, &c, &errors), 0);
+        cr_assert_str_eq(c->node_labels_dir, "", "empty: no labels");
+        c = config_free(c);
+        free(p);
+
+        p = write_file("nvme-swapguard.conf", "[Swap]\nNodeLabelsDirectory=/var/lib/nfd/features.d\n");
+        cr_assert_eq(config_load(p, false, &c, &errors), 0);
+        cr_assert_str_eq(c->node_labels_dir, "/var/lib/nfd/features.d");
+        c = config_free(c);
+        free(p);
+
+        p = write_file("nvme-swapguard.conf", "[Swap]\n\nNodeLabelsDirectory=features.d\n");
+        cr_assert_eq(config_load(p, false, &c, &errors), CONFIG_E_INVALID);
+        cr_assert(errors_contain(errors, ":3: NodeLabelsDirectory=: \"features.d\" is not an absolute path (or empty)"));
+        strv_free(errors);
+        free(p);
+}
