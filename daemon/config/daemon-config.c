@@ -49,7 +49,7 @@ static const ConfigOption config_option_table[] = {
           "container-start, driver-ready, auto",
           "when the in-tree stack goes: at the container's start (while it compiles), at its ready file "
           "(drives up through the compile), or auto: one of the two per container, by the rules of "
-          "UnloadAt=auto (README, \"Which moment\")" },
+          "auto in README.md, \"Which moment: UnloadAt\"" },
         { "Swap", "ReadyFile", "/run/mellanox/drivers/.driver-ready",
           "an absolute path",
           "created by the driver container once its drivers are loaded" },
