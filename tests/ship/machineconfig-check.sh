@@ -29,6 +29,68 @@ grep -q '^  name: 99-infra-nvme-swapguard$' infra.yaml || { echo "FAIL: --role i
 grep -q '^    machineconfiguration.openshift.io/role: infra$' infra.yaml || { echo "FAIL: --role infra: wrong label"; exit 1; }
 echo "ok: --role infra renders 99-infra-nvme-swapguard"
 
+echo "== what is shipped: the configuration's Mode= and UnloadAt= as labels"
+grep -q '^    nvme-swapguard.io/mode: enforce$' worker.yaml || { echo "FAIL: default config: no label mode=enforce"; exit 1; }
+sed 's/^Mode=enforce$/Mode=observe/' "$(dirname "$render")/../daemon/nvme-swapguard.conf" > observe.conf
+grep -q '^Mode=observe$' observe.conf || { echo "FAIL: observe.conf has no Mode=observe line"; exit 1; }
+"$python" "$render" --daemon "$daemon" --kmod "$kmod" --strip --check --config observe.conf --output observe.yaml >observe.log
+grep -q "^render: shipping Mode=observe UnloadAt=auto (from observe.conf)" observe.log ||
+        { cat observe.log; echo "FAIL: render did not say it ships Mode=observe"; exit 1; }
+grep -q '^    nvme-swapguard.io/mode: observe$' observe.yaml || { echo "FAIL: observe.yaml: no label mode=observe"; exit 1; }
+grep -q '^    nvme-swapguard.io/unload-at: auto$' observe.yaml || { echo "FAIL: observe.yaml: no unload-at label"; exit 1; }
+grep -q "^ok: label nvme-swapguard.io/mode=observe" observe.log || { echo "FAIL: --check did not check the label"; exit 1; }
+echo "ok: Mode=observe printed and labelled"
+
+echo "== bad --config (and other named files) refused, nothing written"
+# refuse NAME EXPECTED-MESSAGE RENDER-ARGS...
+refuse() {
+        local name=$1 want=$2 rc=0; shift 2
+        rm -f refused.yaml
+        "$python" "$render" --daemon "$daemon" --kmod "$kmod" --output refused.yaml "$@" >refused.log 2>&1 || rc=$?
+        [ "$rc" -eq 1 ] || { cat refused.log; echo "FAIL: $name: exit $rc, expected 1"; exit 1; }
+        grep -qF -- "$want" refused.log || { cat refused.log; echo "FAIL: $name: no \"$want\""; exit 1; }
+        [ ! -e refused.yaml ] || { echo "FAIL: $name: a MachineConfig was written all the same"; exit 1; }
+        echo "ok: $name: $(grep -F -- "$want" refused.log | head -1)"
+}
+refuse "mistyped --config" "render: --config obsreve.conf: no such file" --config obsreve.conf
+mkdir -p adir
+refuse "--config a directory" "render: --config adir: is a directory, not a file" --config adir
+printf '[Swap]\nMode=observ\n' > typo.conf
+refuse "--config the daemon refuses" 'typo.conf:2: Mode=: "observ" is not enforce or observe' --config typo.conf
+refuse "missing --catalog" "render: --catalog nope.catalog: no such file" --catalog nope.catalog
+refuse "missing --unit" "render: --unit nope.service.in: no such file" --unit nope.service.in
+if [ "$(id -u)" -ne 0 ]; then
+        cp observe.conf unreadable.conf && chmod 000 unreadable.conf
+        refuse "unreadable --config" "render: --config unreadable.conf: cannot be read: Permission denied" --config unreadable.conf
+else
+        echo "skip: unreadable --config (running as root, which reads any file)"
+fi
+release=$(dirname "$render")/build-release.sh
+for args in "--config obsreve.conf" "--config adir" "--config"; do
+        rc=0; bash "$release" $args >release.log 2>&1 || rc=$?
+        [ "$rc" -ne 0 ] || { cat release.log; echo "FAIL: build-release.sh $args: exit 0"; exit 1; }
+        grep -q "^build-release: --config" release.log || { cat release.log; echo "FAIL: build-release.sh $args: no clear error"; exit 1; }
+        echo "ok: build-release.sh $args: exit $rc: $(head -1 release.log)"
+done
+bash "$release" --help >help.log
+for o in --role --out --config --help "Exit status"; do
+        grep -q -- "$o" help.log || { echo "FAIL: build-release.sh --help does not document $o"; exit 1; }
+done
+"$python" "$render" --help >help.log
+for o in $(grep -oE 'add_argument\("--[a-z-]+' "$render" | cut -d'"' -f2); do
+        grep -q -- "$o" help.log || { echo "FAIL: render.py --help lacks $o"; exit 1; }
+done
+if "$python" - "$render" <<'PY'
+import re, sys
+src = open(sys.argv[1]).read()
+calls = re.findall(r'ap\.add_argument\((.*?)\)\n', src, re.S)
+bare = [c.split(",")[0] for c in calls if "help=" not in c]
+if bare or not calls:
+    print("FAIL: render.py options without help:", bare)
+    sys.exit(1)
+PY
+then echo "ok: every option of render.py and build-release.sh is in its --help"; else exit 1; fi
+
 echo "== reproducible"
 "$python" "$render" --daemon "$daemon" --kmod "$kmod" --strip --output again.yaml >/dev/null
 cmp worker.yaml again.yaml && echo "ok: rendering twice gives the same bytes"
