@@ -28,6 +28,7 @@ tmp=$(mktemp -d /tmp/sg-fleet-XXXXXX)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 cluster=$tmp/cluster
 export OC_STANDIN_CLUSTER=$cluster OC_STANDIN_LOG=$tmp/oc.log OC_STANDIN_PIDS=$tmp/oc.pids PATH=$here:$PATH
+export OC_STANDIN_ALL_LOG=$tmp/oc-all.log
 export SWAPGUARD_CATALOG=$src/daemon/catalog/nvme-swapguard.catalog
 failures=0 checks=0
 fail() { echo "FAIL [$case]: $*"; failures=$((failures + 1)); }
@@ -391,6 +392,36 @@ row fab-0 "NVMe-oF not back: nvme1: tcp 192.0.2.5:4420 .*Connection refused"
 grep -E "^fab-1 " <<<"$out" | grep -q "NVMe-oF" && fail "fab-1 has no warning: $out" || ok
 expect_out "^NVMe over Fabrics connections not back: fab-0 "
 rm -rf "$cluster/nodes/fab-0" "$cluster/nodes/fab-1"
+
+case=version-help
+run --version
+expect_rc 0
+expect_out "^oc swapguard ${SWAPGUARD_VERSION:-[0-9.]+}"
+run status --help
+expect_rc 0
+expect_out "Exit status:"
+expect_out "0 +every selected node"
+expect_out "4 +the nodes could not be listed"
+expect_out "would-swap +Mode=observe"
+
+# Every oc call this run made (every command and option above, and logs'
+# time options) is covered by the shipped ClusterRole, and it grants nothing
+# unused; a role without nodes/proxy is refused.
+case=clusterrole
+run logs worker-0 --since=-1h --until=now --tail=5 --boot=0
+expect_rc 0
+out=$(python3 "$here/rbac-coverage.py" "$src/plugin/clusterrole.yaml" "$OC_STANDIN_ALL_LOG" 2>&1); rc=$?
+echo "$out" | tail -1
+expect_rc 0
+expect_out "adm node-logs, get nodes"
+sed 's#"nodes/proxy"#"nodes/log"#' "$src/plugin/clusterrole.yaml" > "$tmp/role-no-proxy.yaml"
+out=$(python3 "$here/rbac-coverage.py" "$tmp/role-no-proxy.yaml" "$OC_STANDIN_ALL_LOG" 2>&1); rc=$?
+expect_rc 1
+expect_out "needs get nodes/proxy, which the role does not grant"
+sed 's/verbs: \["get", "list"\]/verbs: ["get", "list", "watch"]/' "$src/plugin/clusterrole.yaml" > "$tmp/role-more.yaml"
+out=$(python3 "$here/rbac-coverage.py" "$tmp/role-more.yaml" "$OC_STANDIN_ALL_LOG" 2>&1); rc=$?
+expect_rc 1
+expect_out "grants watch nodes, which no call of the plugin used"
 
 echo "fleet plugin: $checks checks passed, $failures failed"
 [ "$failures" -eq 0 ]
