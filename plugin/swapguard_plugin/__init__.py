@@ -12,6 +12,7 @@
   watch      `status -w`
   catalog    the journal catalog's explanations
   journal    `logs`: a node's journal, explained
+  bundle     `bundle`: what a bug report needs, in one archive, without secrets
   states     the daemon's states and their meanings (generated from the code)
   version    the release's version, for --version
 

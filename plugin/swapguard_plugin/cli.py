@@ -5,6 +5,7 @@ import argparse
 import signal
 import sys
 
+from .bundle import cmd_bundle
 from .journal import cmd_logs
 from .oc import stop_oc
 from .states import STATES
@@ -65,9 +66,18 @@ def main(argv, here):
     l.add_argument("--until")
     l.add_argument("--tail", type=int)
     l.add_argument("--boot", type=int)
+    b = sub.add_parser("bundle", help="a .tar.gz for a bug report: each NODE's Node object (without "
+                                      "annotations), status document and the journals of nvme-swapguard and "
+                                      "its connect unit; no secrets",
+                       epilog="Exit status: 0 everything gathered; 3 something could not be read "
+                              "(NAME.error in the bundle says why); 2 usage.")
+    b.add_argument("nodes", nargs="+", metavar="NODE")
+    b.add_argument("-o", "--output", metavar="FILE", help="default: nvme-swapguard-bundle-<UTC time>.tar.gz")
     args = p.parse_args(argv)
     if args.command == "logs":
         return cmd_logs(args, here)
+    if args.command == "bundle":
+        return cmd_bundle(args)
     check_watch_args(args)
     check_selection(args)
     try:

@@ -71,6 +71,7 @@ ALLOWED_PATHS = {
     "/etc/os-release", "/root",
     "/proc/sys/kernel/tainted", "/proc/self/mountinfo", "/sys/fs/cgroup",
     "/sys/kernel/debug", "/var/log/journal",
+    "/proc/mdstat",                           # the kernel's, read by the admin
     "/usr/share/doc",
     "/etc/fstab", "/etc/nvme/discovery.conf",  # the admin's, nvme-cli's
     "/usr/bin/time", "/run/systemd/system",   # tools and systemd's own, in benchmarks
