@@ -29,6 +29,22 @@ static void help(void) {
                "  --version           print the version and exit\n");
 }
 
+/* Hidden (not in --help): the configuration keys and the states, one per
+ * line, tab-separated, for tests/ship/docs-tables.py, which writes and
+ * checks the documentation from them: the tables in the code stay their one
+ * owner. */
+static void dump_doc_tables(void) {
+        const ConfigOption *o;
+        size_t n;
+
+        o = config_options(&n);
+        for (size_t i = 0; i < n; i++)
+                printf("option\t%s\t%s\t%s\t%s\t%s\n",
+                       o[i].section, o[i].key, o[i].default_value, o[i].range, o[i].meaning);
+        for (SwapState s = 0; s < _SWAP_STATE_MAX; s++)
+                printf("state\t%s\t%s\n", swap_state_to_string(s), swap_state_meaning(s));
+}
+
 typedef struct Args {
         const char *config;
         const char *root;
@@ -36,7 +52,7 @@ typedef struct Args {
 } Args;
 
 static int parse_args(int argc, char **argv, Args *a) {
-        enum { ARG_CONFIG = 0x100, ARG_CHECK, ARG_ROOT, ARG_LOG_TARGET, ARG_DEBUG, ARG_VERSION };
+        enum { ARG_CONFIG = 0x100, ARG_CHECK, ARG_ROOT, ARG_LOG_TARGET, ARG_DEBUG, ARG_VERSION, ARG_DUMP_DOC_TABLES };
         static const struct option options[] = {
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "check-config", no_argument, NULL, ARG_CHECK },
@@ -45,6 +61,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "debug", no_argument, NULL, ARG_DEBUG },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "help", no_argument, NULL, 'h' },
+                { "dump-doc-tables", no_argument, NULL, ARG_DUMP_DOC_TABLES },
                 {},
         };
         int c;
@@ -78,6 +95,9 @@ static int parse_args(int argc, char **argv, Args *a) {
                         return 0;
                 case 'h':
                         help();
+                        return 0;
+                case ARG_DUMP_DOC_TABLES:
+                        dump_doc_tables();
                         return 0;
                 default:
                         return -EINVAL;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Render the nvme-swapguard MachineConfig, without butane, and check it.
 
-    render.py --binaries DIR [--role worker] [--output FILE] [--check]
+    render.py --binaries DIR [--role worker] [--config FILE] [--output FILE] [--check]
 
 Builds what `butane --files-dir DIR nvme-swapguard.bu` builds (see
 nvme-swapguard.bu next to this script, the readable source): a MachineConfig
@@ -30,6 +30,15 @@ With --check it verifies what it wrote, from the file on disk:
     unit is the one rendered from systemd/nvme-swapguard.service.in;
   - the whole object stays well under etcd's 1.5 MiB request limit (all
     MachineConfigs of a pool are merged into one rendered object there).
+Every file it is given (--config, --catalog, --butane, the units) must exist
+and be readable, or it stops with an error naming the option and the file:
+a mistyped --config must never ship the built-in Mode=enforce instead. The
+configuration is validated by the daemon itself (--check-config) and what
+will be shipped is printed (Mode=, UnloadAt=); the MachineConfig carries
+them and the release's version as labels, for `oc get mc -L
+nvme-swapguard.io/mode -L nvme-swapguard.io/unload-at -L
+nvme-swapguard.io/version`.
+
 Only the Python standard library and PyYAML (Debian python3-yaml, RHEL
 python3-pyyaml) are used. Exit 0 when all is well, 1 otherwise.
 """
@@ -60,6 +69,9 @@ FABRICS_PATH_NAME = "nvme-swapguard-fabrics.path"
 LABELS_UNIT_NAME = "nvme-swapguard-labels.service"
 LABELS_PATH_NAME = "nvme-swapguard-labels.path"
 IGNITION_VERSION = "3.4.0"
+LABEL_MODE = "nvme-swapguard.io/mode"
+LABEL_UNLOAD_AT = "nvme-swapguard.io/unload-at"
+LABEL_VERSION = "nvme-swapguard.io/version"
 ETCD_LIMIT = 1536 * 1024  # etcd's default request size limit: 1.5 MiB
 
 # Budgets, far below the limit: the pool's rendered MachineConfig also holds
@@ -167,6 +179,70 @@ class Payload:
         self.source, self.data, self.origin = source, data, origin
 
 
+def readable_file(option, path):
+    """A file named on the command line: there, a regular file, readable."""
+    try:
+        with open(path, "rb") as f:
+            if not os.path.isfile(path):
+                die(f"{option} {path}: not a regular file")
+            f.read(1)
+    except IsADirectoryError:
+        die(f"{option} {path}: is a directory, not a file")
+    except FileNotFoundError:
+        die(f"{option} {path}: no such file")
+    except OSError as e:
+        die(f"{option} {path}: cannot be read: {e.strerror}")
+    return path
+
+
+def shipped_settings(daemon, config, tmpdir):
+    """(Mode, UnloadAt) the configuration gives on the nodes, after the daemon
+    itself validated it. The defaults are the daemon's (--dump-doc-tables:
+    its configuration table), not assumed here."""
+    check_dir = os.path.join(tmpdir, "check-config")
+    os.makedirs(check_dir)  # alone, so that no conf.d/ beside the admin's file is read
+    copy = os.path.join(check_dir, "nvme-swapguard.conf")
+    shutil.copyfile(config, copy)
+    try:
+        r = subprocess.run([daemon, "--check-config", "--config", copy], capture_output=True, text=True)
+        table = subprocess.run([daemon, "--dump-doc-tables"], capture_output=True, text=True)
+    except OSError as e:
+        die(f"{daemon}: cannot run it to check --config: {e.strerror}")
+    if r.returncode != 0:
+        die(f"--config {config}: the daemon refuses it:\n" + r.stderr.replace(copy, config).rstrip())
+    values = {}
+    for line in table.stdout.splitlines():
+        f = line.split("\t")
+        if f[0] == "option" and len(f) == 6:
+            values[(f[1], f[2])] = f[3]
+    if ("Swap", "Mode") not in values:
+        die(f"{daemon}: --dump-doc-tables gave no Mode= default (a daemon older than this render.py?)")
+    section = None
+    with open(config, encoding="utf-8-sig") as f:  # the daemon accepted it: simple INI
+        for line in f:
+            line = line.strip()
+            if not line or line[0] in "#;":
+                continue
+            if line.startswith("["):
+                section = line[1:line.index("]")]
+                continue
+            key, sep, value = line.partition("=")
+            if not sep:
+                key, sep, value = line.partition(":")
+            values[(section, key.strip())] = value.strip()
+    return values[("Swap", "Mode")], values[("Swap", "UnloadAt")]
+
+
+def daemon_version(daemon):
+    r = subprocess.run([daemon, "--version"], capture_output=True, text=True)
+    m = re.fullmatch(r"nvme-swapguard (\S+)\n?", r.stdout)
+    if r.returncode != 0 or not m:
+        die(f"{daemon} --version: unexpected answer {r.stdout!r}")
+    # A label value: at most 63 of [A-Za-z0-9._-], alphanumeric at both ends.
+    v = re.sub(r"[^A-Za-z0-9._-]", "_", m.group(1))[:63].strip("._-")
+    return v or "unknown"
+
+
 def local_files(args, tmpdir):
     """What the .bu's `local:` names stand for: butane's --files-dir, built
     from the build's outputs and the sources. Maps name -> (path, origin)."""
@@ -199,13 +275,7 @@ def local_files(args, tmpdir):
     return files
 
 
-# Files the daemon work provides; until they exist the MachineConfig goes
-# without them (the daemon has built-in defaults, journalctl -x just says
-# less). Anything else missing is an error, as it is for butane.
-OPTIONAL_LOCALS = ("nvme-swapguard.conf", "nvme-swapguard.catalog")
-
-
-def load_butane(path, role):
+def load_butane(path, role, labels):
     bu = yaml.safe_load(read(path))
     if bu.get("variant") != "openshift" or not str(bu.get("version", "")).startswith("4."):
         die(f"{path}: expected variant openshift, version 4.x")
@@ -214,6 +284,7 @@ def load_butane(path, role):
             f"found {sorted(set(bu) - {'variant', 'version', 'metadata', 'storage', 'systemd'})}")
     bu["metadata"]["name"] = f"99-{role}-nvme-swapguard"
     bu["metadata"]["labels"]["machineconfiguration.openshift.io/role"] = role
+    bu["metadata"]["labels"].update(labels)
     return bu
 
 
@@ -223,9 +294,6 @@ def collect(bu, local):
         name = f["contents"]["local"]
         src, origin = local[name]
         if not os.path.isfile(src):
-            if name in OPTIONAL_LOCALS:
-                print(f"render: note: {src} does not exist yet; {f['path']} not shipped", file=sys.stderr)
-                continue
             die(f"{src}: missing (for {f['path']})")
         payloads.append(Payload(f["path"], f.get("mode", 0o644), f.get("overwrite", False),
                                 src, read(src), origin))
@@ -308,7 +376,7 @@ def check_ignition(c, ign, validator):
              f"ignition-validate (spec {version}){': ' + out if out else ''}")
 
 
-def check(path, role, payloads, units, args):
+def check(path, role, payloads, units, args, labels):
     c = Checker()
     blob = read(path)
     try:
@@ -319,8 +387,11 @@ def check(path, role, payloads, units, args):
     c.ok(isinstance(mc, dict), "YAML parses to one object")
     c.ok(mc.get("apiVersion") == "machineconfiguration.openshift.io/v1", "apiVersion")
     c.ok(mc.get("kind") == "MachineConfig", "kind")
+    want_labels = labels
     labels = mc.get("metadata", {}).get("labels", {})
     c.ok(labels.get("machineconfiguration.openshift.io/role") == role, f"role label is '{role}'")
+    for k, v in want_labels.items():
+        c.ok(labels.get(k) == v, f"label {k}={v} (what the shipped configuration says)")
     ign = mc.get("spec", {}).get("config", {})
     c.ok(ign.get("ignition", {}).get("version") == IGNITION_VERSION, f"Ignition version {IGNITION_VERSION}")
 
@@ -375,41 +446,75 @@ def check(path, role, payloads, units, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog="Exit status: 0 written (and checked); 1 a file missing or "
+                                        "unreadable, a configuration the daemon refuses, or a failed check; "
+                                        "2 usage.")
     ap.add_argument("--binaries", metavar="DIR", default=".",
-                    help="directory holding nvme-swapguard and nvme-swapguard-kmod")
+                    help="directory holding nvme-swapguard and nvme-swapguard-kmod (default: .)")
     ap.add_argument("--daemon", metavar="PATH", help="the daemon binary (default DIR/nvme-swapguard)")
     ap.add_argument("--kmod", metavar="PATH", help="the CLI binary (default DIR/nvme-swapguard-kmod)")
-    ap.add_argument("--role", default="worker", help="machine config pool (default: worker)")
-    ap.add_argument("--config", default=os.path.join(TOP, "daemon", "nvme-swapguard.conf"))
-    ap.add_argument("--catalog", default=os.path.join(TOP, "daemon", "catalog", "nvme-swapguard.catalog"))
-    ap.add_argument("--butane", default=os.path.join(HERE, "nvme-swapguard.bu"),
+    ap.add_argument("--role", default="worker",
+                    help="machine config pool the MachineConfig is for: its role label and name "
+                         "99-ROLE-nvme-swapguard (default: worker)")
+    ap.add_argument("--config", metavar="FILE", default=os.path.join(TOP, "daemon", "nvme-swapguard.conf"),
+                    help="the nvme-swapguard.conf to ship as /etc/nvme-swapguard/nvme-swapguard.conf "
+                         "(default: daemon/nvme-swapguard.conf, Mode=enforce); must exist and pass the "
+                         "daemon's --check-config; its Mode= and UnloadAt= become labels")
+    ap.add_argument("--catalog", metavar="FILE",
+                    default=os.path.join(TOP, "daemon", "catalog", "nvme-swapguard.catalog"),
+                    help="the journal catalog to ship (default: daemon/catalog/nvme-swapguard.catalog)")
+    ap.add_argument("--butane", metavar="FILE", default=os.path.join(HERE, "nvme-swapguard.bu"),
                     help="the Butane source to render (default: next to this script)")
-    ap.add_argument("--unit", default=os.path.join(TOP, "systemd", "nvme-swapguard.service.in"))
-    ap.add_argument("--fabrics-unit", default=os.path.join(TOP, "systemd", "nvme-swapguard-fabrics.service.in"))
-    ap.add_argument("--fabrics-path", default=os.path.join(TOP, "systemd", "nvme-swapguard-fabrics.path"))
-    ap.add_argument("--labels-unit", default=os.path.join(TOP, "systemd", "nvme-swapguard-labels.service.in"))
-    ap.add_argument("--labels-path", default=os.path.join(TOP, "systemd", "nvme-swapguard-labels.path"))
-    ap.add_argument("--label-unit", default=os.path.join(HERE, "nvme-swapguard-metrics-label.service"))
+    ap.add_argument("--unit", metavar="FILE", default=os.path.join(TOP, "systemd", "nvme-swapguard.service.in"),
+                    help="the daemon's unit source (default: systemd/nvme-swapguard.service.in)")
+    ap.add_argument("--fabrics-unit", metavar="FILE",
+                    default=os.path.join(TOP, "systemd", "nvme-swapguard-fabrics.service.in"),
+                    help="the NVMe over Fabrics connect unit's source "
+                         "(default: systemd/nvme-swapguard-fabrics.service.in)")
+    ap.add_argument("--fabrics-path", metavar="FILE",
+                    default=os.path.join(TOP, "systemd", "nvme-swapguard-fabrics.path"),
+                    help="its path unit (default: systemd/nvme-swapguard-fabrics.path)")
+    ap.add_argument("--labels-unit", metavar="FILE",
+                    default=os.path.join(TOP, "systemd", "nvme-swapguard-labels.service.in"),
+                    help="the node labels' copier unit source (default: systemd/nvme-swapguard-labels.service.in)")
+    ap.add_argument("--labels-path", metavar="FILE",
+                    default=os.path.join(TOP, "systemd", "nvme-swapguard-labels.path"),
+                    help="its path unit (default: systemd/nvme-swapguard-labels.path)")
+    ap.add_argument("--label-unit", metavar="FILE",
+                    default=os.path.join(HERE, "nvme-swapguard-metrics-label.service"),
+                    help="the metrics directory's SELinux label unit (default: next to this script)")
     ap.add_argument("--output", "-o", metavar="FILE",
-                    help="default: ./99-<role>-nvme-swapguard.yaml")
-    ap.add_argument("--strip", action="store_true", help="ship stripped copies of the binaries")
+                    help="where to write the MachineConfig (default: ./99-ROLE-nvme-swapguard.yaml)")
+    ap.add_argument("--strip", action="store_true", help="ship stripped copies of the binaries (strip(1))")
     ap.add_argument("--check", action="store_true", help="verify the written file (see above)")
     ap.add_argument("--verify-only", action="store_true",
                     help="do not write --output; check the existing one against the sources")
-    ap.add_argument("--ignition-validate", default="ignition-validate", metavar="PATH")
-    ap.add_argument("--max-total", type=int, default=DEFAULT_MAX_TOTAL, metavar="BYTES")
-    ap.add_argument("--max-binary-gz", type=int, default=DEFAULT_MAX_BINARY_GZ, metavar="BYTES")
+    ap.add_argument("--ignition-validate", default="ignition-validate", metavar="PATH",
+                    help="the ignition-validate program for --check (default: from PATH)")
+    ap.add_argument("--max-total", type=int, default=DEFAULT_MAX_TOTAL, metavar="BYTES",
+                    help=f"--check: the MachineConfig's size budget (default {DEFAULT_MAX_TOTAL})")
+    ap.add_argument("--max-binary-gz", type=int, default=DEFAULT_MAX_BINARY_GZ, metavar="BYTES",
+                    help=f"--check: each binary's compressed budget (default {DEFAULT_MAX_BINARY_GZ})")
     args = ap.parse_args()
 
     # A pool name is a Kubernetes name and becomes part of ours.
     if not re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", args.role) or len(args.role) > 200:
         die(f"--role: '{args.role}' is not a machine config pool name")
     output = args.output or f"99-{args.role}-nvme-swapguard.yaml"
+    for option in ("config", "catalog", "butane", "unit", "fabrics_unit", "fabrics_path", "labels_unit",
+                   "labels_path", "label_unit"):
+        readable_file("--" + option.replace("_", "-"), getattr(args, option))
 
     with tempfile.TemporaryDirectory() as tmpdir:
-        bu = load_butane(args.butane, args.role)
-        payloads, units = collect(bu, local_files(args, tmpdir))
+        local = local_files(args, tmpdir)
+        daemon = args.daemon or os.path.join(args.binaries, "nvme-swapguard")
+        mode, unload_at = shipped_settings(daemon, args.config, tmpdir)
+        labels = {LABEL_MODE: mode, LABEL_UNLOAD_AT: unload_at, LABEL_VERSION: daemon_version(daemon)}
+        print(f"render: shipping Mode={mode} UnloadAt={unload_at} (from {args.config}), "
+              f"nvme-swapguard {labels[LABEL_VERSION]}, for pool '{args.role}'")
+        bu = load_butane(args.butane, args.role, labels)
+        payloads, units = collect(bu, local)
         mc = machine_config(bu, payloads, units)
         text = header(args.role, payloads) + yaml.safe_dump(mc, sort_keys=False, width=1 << 30)
         if args.verify_only:
@@ -421,7 +526,7 @@ def main():
             os.replace(tmp_out, output)
             print(f"render: wrote {output} ({len(text.encode())} bytes) for role '{args.role}'")
         if args.check or args.verify_only:
-            failed = check(output, args.role, payloads, units, args)
+            failed = check(output, args.role, payloads, units, args, labels)
             if failed:
                 die(f"{failed} check(s) failed")
             print("render: all checks passed")

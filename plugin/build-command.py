@@ -9,10 +9,13 @@ __main__.py and the package beside it.
 FILEs: the launcher and the package's modules (meson passes them, so that a
 change rebuilds); without them, every module in plugin/swapguard_plugin/.
 The archive does not depend on when or where it was built: its entries are
-sorted and carry one fixed time."""
+sorted and carry one fixed time. It carries the release's version
+(swapguard_plugin/release.py, from meson.build's project(): the one place
+the binaries take it from too) for `oc swapguard --version`."""
 
 import glob
 import os
+import re
 import stat
 import sys
 import zipfile
@@ -45,6 +48,15 @@ def members(files):
     return out
 
 
+def project_version():
+    """meson.build's project(version : '...'), the release's one version."""
+    with open(os.path.join(HERE, "..", "meson.build"), encoding="utf-8") as f:
+        m = re.search(r"^\s*version\s*:\s*'([^']+)'", f.read(), re.M)
+    if not m:
+        sys.exit("build-command: no version in meson.build's project()")
+    return m.group(1)
+
+
 def main(argv):
     if not argv:
         sys.exit("usage: plugin/build-command.py OUTPUT [FILE...]")
@@ -61,6 +73,10 @@ def main(argv):
                 info.external_attr = (stat.S_IFREG | 0o644) << 16
                 with open(files[name], "rb") as src:
                     z.writestr(info, src.read())
+            info = zipfile.ZipInfo(f"{PACKAGE}/release.py", EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = (stat.S_IFREG | 0o644) << 16
+            z.writestr(info, f'"""Written by plugin/build-command.py."""\nVERSION = "{project_version()}"\n')
     os.chmod(tmp, 0o755)
     os.replace(tmp, output)
     return 0

@@ -1,48 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 
-/*
- * Configuration reference (also in daemon/nvme-swapguard.conf):
- *
- * [Container]                 which container is NVIDIA's driver container
- *   Namespace=nvidia-network-operator   its pod's namespace (exact match)
- *   Name=mofed-container                the container's name (exact match)
- *   PodNamePrefix=mofed-                its pod name starts with this; empty = any pod
- *
- * [Swap]                      when and how to swap the NVMe stack
- *   Mode=enforce                        enforce: swap; observe: follow the container and
- *                                       run every check, report what it would do, change
- *                                       nothing (no module loaded or unloaded, no
- *                                       reload block, no pin); switched by a
- *                                       restart of the unit
- *   UnloadAt=auto                       container-start: unload the in-tree stack as
- *                                       soon as the container runs (while it compiles);
- *                                       driver-ready: keep the drives up until the
- *                                       ready file appears; auto: one of the two per
- *                                       swap, from the node and the image (swap-moment.c)
- *   ReadyFile=/run/mellanox/drivers/.driver-ready   created by the container when its
- *                                       drivers are loaded
- *   ReadyTimeoutSec=3600                no ready file this long after the container
- *                                       started: give up and restore the in-tree stack
- *   LoadTimeoutSec=60                   the load from the container must end within
- *                                       this, or it is rolled back and the in-tree
- *                                       stack restored (1..90)
- *   ContainerStore=/run/containers/storage   CRI-O's runroot (overlay-containers/ in it)
- *   Modules=                            space-separated stack modules to load from the
- *                                       container and to restore; empty = the ones
- *                                       that were loaded before the unload
- *   LoadFromContainer=yes               load the build from the container's
- *                                       /lib/modules/<release>; no = only report
- *                                       (older images load it themselves)
- *   NodeLabelsDirectory=/etc/kubernetes/node-feature-discovery/features.d   where
- *                                       Node Feature Discovery reads local feature
- *                                       files: the swap's node labels are published
- *                                       there (nvme-swapguard-labels.service) when it
- *                                       exists; empty = no labels
- *
+/* The daemon's configuration file: its keys (config_options[] below, the
+ * one place that names them), their defaults and how each value is read.
  * Every path is a host path; tests move them all under --root.
  * Unknown sections or keys and bad values are errors naming file, line and reason:
- * a typo must not silently fall back to a default that unloads drives.
- */
+ * a typo must not silently fall back to a default that unloads drives. */
 
 #include <ctype.h>
 #include <dirent.h>
@@ -70,6 +32,63 @@
  * unit's WatchdogSec=2min, or the watchdog ends the load, not its deadline. */
 #define MAX_LOAD_TIMEOUT_SEC 90ULL
 
+static const ConfigOption config_option_table[] = {
+        { "Container", "Namespace", "nvidia-network-operator",
+          "a Kubernetes name (a-z, 0-9, '-', '.')",
+          "the driver pod's namespace (exact match)" },
+        { "Container", "Name", "mofed-container",
+          "a Kubernetes name (a-z, 0-9, '-', '.')",
+          "the driver container's name in its pod (exact match)" },
+        { "Container", "PodNamePrefix", "mofed-",
+          "a Kubernetes name, or empty",
+          "the driver pod's name starts with this; empty matches any pod" },
+        { "Swap", "Mode", "enforce",
+          "enforce, observe",
+          "enforce: swap; observe: follow the container, run every check, report what would be done, "
+          "change nothing (no module, no reload block, no pin); switched by a restart, not a reload" },
+        { "Swap", "UnloadAt", "auto",
+          "container-start, driver-ready, auto",
+          "when the in-tree stack goes: at the container's start (while it compiles), at its ready file "
+          "(drives up through the compile), or auto: one of the two per container, by the rules of "
+          "auto in README.md, \"Which moment: UnloadAt\"" },
+        { "Swap", "ReadyFile", "/run/mellanox/drivers/.driver-ready",
+          "an absolute path",
+          "created by the driver container once its drivers are loaded" },
+        { "Swap", "ReadyTimeoutSec", "3600",
+          "1 to 604800 seconds",
+          "no ready file this long after the container started: give up and restore the in-tree stack" },
+        { "Swap", "LoadTimeoutSec", "60",
+          "1 to 90 seconds (the load, its rollback and the restore fit in WatchdogSec=2min)",
+          "deadline of the load from the container; past it the load is rolled back and the in-tree "
+          "stack restored" },
+        { "Swap", "ContainerStore", CRIO_STORE_DEFAULT,
+          "an absolute path",
+          "CRI-O's runtime root (overlay-containers/ inside)" },
+        { "Swap", "Modules", "",
+          "module names separated by spaces ('-' read as '_'), or empty",
+          "stack modules to load from the container and to restore; empty: those loaded before the unload" },
+        { "Swap", "LoadFromContainer", "yes",
+          "yes, no (also true/false, on/off, 1/0)",
+          "yes: load the NVIDIA build from the container's /lib/modules/<release>; no: only report "
+          "(older images load it themselves)" },
+        { "Swap", "NodeLabelsDirectory", NODE_LABELS_DIR_DEFAULT,
+          "an absolute path, or empty",
+          "where Node Feature Discovery reads local feature files: the swap's node labels are published "
+          "there (nvme-swapguard-labels.service) when it exists; empty: no labels" },
+};
+
+const ConfigOption *config_options(size_t *ret_n) {
+        *ret_n = ELEMENTSOF(config_option_table);
+        return config_option_table;
+}
+
+const ConfigOption *config_option_find(const char *section, const char *key) {
+        for (size_t i = 0; i < ELEMENTSOF(config_option_table); i++)
+                if (streq(config_option_table[i].section, section) && streq(config_option_table[i].key, key))
+                        return &config_option_table[i];
+        return NULL;
+}
+
 Config *config_free(Config *c) {
         if (!c)
                 return NULL;
@@ -85,25 +104,39 @@ Config *config_free(Config *c) {
 }
 
 
+/* The defaults are the table's, read by the same parser as a file: a
+ * default the parser would refuse cannot ship. */
 int config_new_default(Config **ret) {
         _cleanup_(config_freep) Config *c = calloc(1, sizeof(*c));
+        _cleanup_free_ char *text = NULL;
+        const char *section = NULL;
+        char **errors = NULL;
+        size_t size = 0;
+        FILE *f;
+        int r;
 
         if (!c)
                 return -ENOMEM;
-        c->container_namespace = strdup("nvidia-network-operator");
-        c->container_name = strdup("mofed-container");
-        c->pod_name_prefix = strdup("mofed-");
-        c->ready_file = strdup("/run/mellanox/drivers/.driver-ready");
-        c->container_store = strdup(CRIO_STORE_DEFAULT);
-        c->node_labels_dir = strdup(NODE_LABELS_DIR_DEFAULT);
-        if (!c->container_namespace || !c->container_name || !c->pod_name_prefix ||
-            !c->ready_file || !c->container_store || !c->node_labels_dir)
+        f = open_memstream(&text, &size);
+        if (!f)
                 return -ENOMEM;
-        c->mode = SWAP_MODE_ENFORCE;
-        c->unload_at = UNLOAD_AT_AUTO;
-        c->ready_timeout_usec = 3600ULL * 1000000ULL;
-        c->load_timeout_sec = LOAD_TIMEOUT_SEC_DEFAULT;
-        c->load_from_container = true;
+        for (size_t i = 0; i < ELEMENTSOF(config_option_table); i++) {
+                const ConfigOption *o = &config_option_table[i];
+
+                if (!section || !streq(section, o->section))
+                        fprintf(f, "[%s]\n", o->section);
+                section = o->section;
+                fprintf(f, "%s=%s\n", o->key, o->default_value);
+        }
+        if (fclose(f) != 0 || !text)
+                return -ENOMEM;
+        r = config_parse_string(c, "defaults", text, &errors);
+        if (r < 0)
+                return r;
+        if (errors) {
+                strv_free(errors);
+                return -EINVAL; /* the table's own default refused: a bug, caught by the unit tests */
+        }
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -345,6 +378,13 @@ static int handle_swap(ParseState *p, const char *key, const char *value) {
 static int parse_handler(void *user, const char *section, const char *key, const char *value) {
         ParseState *p = user;
 
+        if (!config_option_find(section, key)) {
+                if (section[0] == '\0')
+                        return parse_error(p, "key \"%s\" outside of any section", key);
+                if (!streq(section, "Container") && !streq(section, "Swap"))
+                        return parse_error(p, "unknown section [%s]", section);
+                return parse_error(p, "unknown key \"%s\" in section [%s]", key, section);
+        }
         if (streq(section, "Container"))
                 return handle_container(p, key, value);
         if (streq(section, "Swap"))

@@ -6,6 +6,7 @@
  * earlier ones key by key. INI, read with inih. See config.c for the keys. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/strv.h"
@@ -34,6 +35,24 @@ typedef struct Config {
         bool load_from_container;
         char *node_labels_dir;       /* host path, before host_path(); "": no node labels */
 } Config;
+
+/* One row per key: the one owner of each key's section, name, default,
+ * accepted values and meaning. The parser accepts exactly these keys,
+ * config_new_default() applies these defaults through the parser, and the
+ * documentation (README.md's table, nvme-swapguard.conf(5), the shipped
+ * nvme-swapguard.conf) is generated from it: tests/ship/docs-tables.py,
+ * through the daemon's hidden --dump-doc-tables. */
+typedef struct ConfigOption {
+        const char *section;
+        const char *key;
+        const char *default_value; /* as written in the file; "" = empty */
+        const char *range;         /* the values accepted, in words */
+        const char *meaning;       /* one line */
+} ConfigOption;
+
+/* The table, *ret_n rows. */
+const ConfigOption *config_options(size_t *ret_n);
+const ConfigOption *config_option_find(const char *section, const char *key);
 
 int config_new_default(Config **ret);
 Config *config_free(Config *c);

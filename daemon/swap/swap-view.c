@@ -20,6 +20,28 @@ static const char *const state_names[_SWAP_STATE_MAX] = {
         [SWAP_STATE_WOULD_SWAP] = "would-swap",
 };
 
+/* One line each, the one owner of what a state means: the README's state
+ * table, nvme-swapguard(8), the catalog and the plugin are generated from
+ * or checked against these (tests/ship/docs-tables.py). */
+static const char *const state_meanings[_SWAP_STATE_MAX] = {
+        [SWAP_STATE_IDLE] = "no driver container running (or one only created, not started): nothing to do",
+        [SWAP_STATE_CONTAINER_SEEN] = "driver container running, in-tree stack still loaded: "
+                "just before the unload, or until the ready file when that is the moment",
+        [SWAP_STATE_BLOCKED] = "wanted to unload, but a namespace is in use; nothing was touched",
+        [SWAP_STATE_UNLOADED_WAITING_DRIVER] = "in-tree stack gone, waiting for the container's ready file",
+        [SWAP_STATE_LOADING] = "loading NVIDIA's build from the container's module tree",
+        [SWAP_STATE_SWAPPED] = "NVIDIA's (or another out-of-tree) build is loaded",
+        [SWAP_STATE_RESTORING] = "putting the in-tree stack back",
+        [SWAP_STATE_RESTORED] = "in-tree stack back: the swap was abandoned, or the pod ended "
+                "and its build was taken back as RESTORE_DRIVER_ON_POD_TERMINATION=true asks",
+        [SWAP_STATE_FAILED] = "the daemon gave up; the journal says why",
+        [SWAP_STATE_REPAIRING] = "putting the in-tree stack back while a driver container is still expected",
+        [SWAP_STATE_NO_BUILD] = "the driver container has no usable NVMe build: not a swap, in-tree stack kept",
+        [SWAP_STATE_WOULD_UNLOAD] = "Mode=observe: the unload would have gone ahead; nothing was unloaded",
+        [SWAP_STATE_WOULD_SWAP] = "Mode=observe: the load from the container would have gone ahead too; "
+                "in-tree stack still loaded",
+};
+
 static const char *const unload_at_names[_UNLOAD_AT_MAX] = {
         [UNLOAD_AT_CONTAINER_START] = "container-start",
         [UNLOAD_AT_DRIVER_READY] = "driver-ready",
@@ -60,6 +82,10 @@ const char *swap_state_to_string(SwapState s) {
 
 SwapState swap_state_from_string(const char *s) {
         return index_of(state_names, _SWAP_STATE_MAX, s);
+}
+
+const char *swap_state_meaning(SwapState s) {
+        return name_of(state_meanings, _SWAP_STATE_MAX, s);
 }
 
 const char *unload_at_to_string(UnloadAt u) {

@@ -59,5 +59,7 @@ const char *swap_mode_to_string(SwapMode m);
 SwapMode swap_mode_from_string(const char *s);
 const char *swap_state_to_string(SwapState s);
 SwapState swap_state_from_string(const char *s);
+/* What the state means, in one line (for the documentation). */
+const char *swap_state_meaning(SwapState s);
 const char *unload_at_to_string(UnloadAt u);
 UnloadAt unload_at_from_string(const char *s);

@@ -12,6 +12,9 @@
   watch      `status -w`
   catalog    the journal catalog's explanations
   journal    `logs`: a node's journal, explained
+  bundle     `bundle`: what a bug report needs, in one archive, without secrets
+  states     the daemon's states and their meanings (generated from the code)
+  version    the release's version, for --version
 
 plugin/kubectl-swapguard runs it from a checkout; plugin/build-command.py
 packs the package and that launcher into the one file that is installed."""

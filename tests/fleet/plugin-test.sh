@@ -28,6 +28,7 @@ tmp=$(mktemp -d /tmp/sg-fleet-XXXXXX)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 cluster=$tmp/cluster
 export OC_STANDIN_CLUSTER=$cluster OC_STANDIN_LOG=$tmp/oc.log OC_STANDIN_PIDS=$tmp/oc.pids PATH=$here:$PATH
+export OC_STANDIN_ALL_LOG=$tmp/oc-all.log
 export SWAPGUARD_CATALOG=$src/daemon/catalog/nvme-swapguard.catalog
 failures=0 checks=0
 fail() { echo "FAIL [$case]: $*"; failures=$((failures + 1)); }
@@ -433,6 +434,59 @@ rm -rf "$cluster/nodes/lab-"*
 run status -l gpu=true
 expect_out "^NODE +STATE +SINCE"
 expect_no_out "LABEL"
+
+case=version-help
+run --version
+expect_rc 0
+expect_out "^oc swapguard ${SWAPGUARD_VERSION:-[0-9.]+}"
+run status --help
+expect_rc 0
+expect_out "Exit status:"
+expect_out "0 +every selected node"
+expect_out "4 +the nodes could not be listed"
+expect_out "would-swap +Mode=observe"
+
+case=bundle
+# Another operator's token in the Node's annotations must not reach the bundle.
+python3 - "$cluster/nodes/worker-1/node.json" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))
+n["metadata"]["annotations"] = {"example.com/dhchap": "DHHC-1:00:c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0:"}
+json.dump(n, open(sys.argv[1], "w"))
+PY
+run bundle worker-1 worker-6 -o "$tmp/bundle.tar.gz"
+expect_rc 3   # worker-6 has no daemon: its status.json.error says so
+tar -tzf "$tmp/bundle.tar.gz" > "$tmp/bundle.list" 2>&1 && ok || fail "no archive: $(cat "$tmp/bundle.list")"
+for f in bundle.json worker-1/node.json worker-1/status.json worker-1/journal-nvme-swapguard.json \
+         worker-1/journal-nvme-swapguard-fabrics.json worker-6/status.json.error; do
+  grep -qx "$f" "$tmp/bundle.list" && ok || fail "bundle lacks $f: $(cat "$tmp/bundle.list")"
+done
+mkdir -p "$tmp/bundle" && tar -xzf "$tmp/bundle.tar.gz" -C "$tmp/bundle"
+cmp -s "$tmp/bundle/worker-1/status.json" "$cluster/nodes/worker-1/var/log/nvme-swapguard/status.json" && ok ||
+  fail "the bundle's status.json is not the node's"
+grep -q '"annotations"' "$tmp/bundle/worker-1/node.json" && fail "annotations kept in node.json" || ok
+grep -q '"worker-1"' "$tmp/bundle/worker-1/node.json" && ok || fail "node.json is not worker-1's"
+grep -rq 'DHHC-1' "$tmp/bundle" && fail "a DH-HMAC-CHAP secret in the bundle: $(grep -rl 'DHHC-1' "$tmp/bundle")" || ok
+grep -q "not found\|could not find" "$tmp/bundle/worker-6/status.json.error" && ok || fail "worker-6's error: $(cat "$tmp/bundle/worker-6/status.json.error")"
+
+# Every oc call this run made (every command and option above, and logs'
+# time options) is covered by the shipped ClusterRole, and it grants nothing
+# unused; a role without nodes/proxy is refused.
+case=clusterrole
+run logs worker-0 --since=-1h --until=now --tail=5 --boot=0
+expect_rc 0
+out=$(python3 "$here/rbac-coverage.py" "$src/plugin/clusterrole.yaml" "$OC_STANDIN_ALL_LOG" 2>&1); rc=$?
+echo "$out" | tail -1
+expect_rc 0
+expect_out "adm node-logs, get nodes"
+sed 's#"nodes/proxy"#"nodes/log"#' "$src/plugin/clusterrole.yaml" > "$tmp/role-no-proxy.yaml"
+out=$(python3 "$here/rbac-coverage.py" "$tmp/role-no-proxy.yaml" "$OC_STANDIN_ALL_LOG" 2>&1); rc=$?
+expect_rc 1
+expect_out "needs get nodes/proxy, which the role does not grant"
+sed 's/verbs: \["get", "list"\]/verbs: ["get", "list", "watch"]/' "$src/plugin/clusterrole.yaml" > "$tmp/role-more.yaml"
+out=$(python3 "$here/rbac-coverage.py" "$tmp/role-more.yaml" "$OC_STANDIN_ALL_LOG" 2>&1); rc=$?
+expect_rc 1
+expect_out "grants watch nodes, which no call of the plugin used"
 
 echo "fleet plugin: $checks checks passed, $failures failed"
 [ "$failures" -eq 0 ]

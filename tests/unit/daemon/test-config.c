@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "actions/stack-load.h"
 #include "config/daemon-config.h"
+#include "host/crio.h"
+#include "util/macro.h"
 #include "util/strv.h"
 
 static char dir[] = "/tmp/test-daemon-config-XXXXXX";
@@ -348,4 +351,58 @@ Test(config, node_labels_directory) {
         cr_assert(errors_contain(errors, ":3: NodeLabelsDirectory=: \"features.d\" is not an absolute path (or empty)"));
         strv_free(errors);
         free(p);
+}
+
+/* The table is the documentation's source: each row's default is what
+ * config_new_default() gives, the table's ranges are the parser's, and every
+ * key the parser takes is a row. */
+Test(config, table_rows_are_what_the_parser_takes) {
+        const ConfigOption *o;
+        size_t n;
+
+        o = config_options(&n);
+        cr_assert_geq(n, 11);
+        for (size_t i = 0; i < n; i++) {
+                Config *c = NULL;
+                char **errors = NULL;
+                char *text;
+
+                cr_assert(asprintf(&text, "[%s]\n%s=%s\n", o[i].section, o[i].key, o[i].default_value) > 0);
+                cr_assert_eq(config_new_default(&c), 0);
+                cr_assert_eq(config_parse_string(c, "row", text, &errors), 0);
+                cr_assert_null(errors, "%s=%s refused: %s", o[i].key, o[i].default_value, errors ? errors[0] : "");
+                cr_assert_not_null(o[i].range);
+                cr_assert(strlen(o[i].meaning) > 10, "%s= has no meaning", o[i].key);
+                cr_assert(!strchr(o[i].meaning, '\t') && !strchr(o[i].meaning, '\n'), "one line: %s", o[i].key);
+                cr_assert_eq(config_option_find(o[i].section, o[i].key), &o[i]);
+                free(text);
+                config_free(c);
+        }
+        cr_assert_null(config_option_find("Swap", "Namespace"));
+}
+
+Test(config, table_defaults_are_the_libraries_and_ranges_hold) {
+        const char *ok[] = { "ReadyTimeoutSec=604800", "LoadTimeoutSec=90", "ReadyTimeoutSec=1", "LoadTimeoutSec=1" };
+        const char *bad[] = { "ReadyTimeoutSec=604801", "LoadTimeoutSec=91", "ReadyTimeoutSec=0", "LoadTimeoutSec=0" };
+        Config *c = NULL;
+
+        cr_assert_eq(config_new_default(&c), 0);
+        cr_assert_eq(c->load_timeout_sec, LOAD_TIMEOUT_SEC_DEFAULT);
+        cr_assert_str_eq(c->container_store, CRIO_STORE_DEFAULT);
+        cr_assert_str_eq(config_option_find("Swap", "ReadyTimeoutSec")->range, "1 to 604800 seconds");
+        cr_assert(strneq(config_option_find("Swap", "LoadTimeoutSec")->range, "1 to 90 seconds", 15));
+        for (size_t i = 0; i < ELEMENTSOF(ok); i++) {
+                char **errors = NULL, *text;
+
+                cr_assert(asprintf(&text, "[Swap]\n%s\n", ok[i]) > 0);
+                cr_assert_eq(config_parse_string(c, "t", text, &errors), 0);
+                cr_assert_null(errors, "%s refused", ok[i]);
+                free(text);
+                cr_assert(asprintf(&text, "[Swap]\n%s\n", bad[i]) > 0);
+                cr_assert_eq(config_parse_string(c, "t", text, &errors), 0);
+                cr_assert_not_null(errors, "%s accepted", bad[i]);
+                strv_free(errors);
+                free(text);
+        }
+        config_free(c);
 }
