@@ -62,10 +62,10 @@ int parser_sandbox_open(const char *path, size_t max, int *ret_fd) {
         return open_checked(open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), max, ret_fd);
 }
 
-int parser_sandbox_open_in_root(int dir_fd, const char *path, size_t max, int *ret_fd) {
+int parser_sandbox_open_in_root(int dir_fd, const char *path, bool follow_last, size_t max, int *ret_fd) {
         struct open_how how = {
-                .flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+                .flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow_last ? 0 : O_NOFOLLOW),
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
         };
 
         return open_checked((int) syscall(SYS_openat2, dir_fd, path, &how, sizeof(how)), max, ret_fd);

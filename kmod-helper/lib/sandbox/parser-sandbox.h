@@ -50,6 +50,7 @@
  *
  * Library code: no logging; the caller says what failed, once. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,8 +78,9 @@ typedef int (*ParserJobFunc)(int input_fd, ReplyWriter *w, void *userdata);
 int parser_sandbox_open(const char *path, size_t max, int *ret_fd);
 /* The same below an already open directory (a container's root), resolved
  * inside it: symlinks, absolute ones included, and ".." stay under dir_fd
- * (openat2 RESOLVE_IN_ROOT, no magic links). */
-int parser_sandbox_open_in_root(int dir_fd, const char *path, size_t max, int *ret_fd);
+ * (openat2 RESOLVE_IN_ROOT, no magic links). follow_last: whether the last
+ * component may be a symlink (still resolved inside dir_fd). */
+int parser_sandbox_open_in_root(int dir_fd, const char *path, bool follow_last, size_t max, int *ret_fd);
 
 /* Runs job in a confined child over input_fd (the parent keeps its fd; -1
  * for none). 0 with *ret_reply (malloc'd) and *ret_len: the raw reply, to
