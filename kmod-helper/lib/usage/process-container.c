@@ -6,7 +6,6 @@
 
 #include "host/crio.h"
 #include "host/host-root.h"
-#include "sandbox/crio-config-job.h"
 #include "usage/process-container.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -36,27 +35,22 @@ ProcessContainer *process_container_free(ProcessContainer *c) {
         return NULL;
 }
 
-/* The identity from the store, parsed in the parser child
- * (sandbox/crio-config-job.h: the file is the container owner's); a config
- * we cannot read or parse leaves the id alone (still worth naming: crictl
- * inspect finds it). */
+/* The identity from the store; a config we cannot read or parse leaves the
+ * id alone (still worth naming: crictl inspect finds it). */
 static int read_config(ProcessContainer *c) {
-        _cleanup_(crio_config_freep) CrioConfig *cfg = NULL;
-        _cleanup_free_ char *dir = NULL, *config = NULL, *path = NULL;
+        _cleanup_free_ char *dir = NULL, *config = NULL, *path = NULL, *text = NULL;
         int r;
 
         if (crio_containers_dir(CRIO_STORE_DEFAULT, &dir) < 0 ||
             crio_userdata_file(dir, c->id, CRIO_CONFIG_FILE, &config) < 0 || host_path(config, &path) < 0)
                 return -ENOMEM;
-        r = crio_config_read_confined(path, NULL, &cfg, NULL);
+        r = read_regular_file(path, CRIO_CONFIG_MAX, &text, NULL);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
                 return 0;
-        c->pod_namespace = TAKE_PTR(cfg->pod_namespace);
-        c->pod_name = TAKE_PTR(cfg->pod_name);
-        c->container_name = TAKE_PTR(cfg->container_name);
-        return 0;
+        r = process_container_parse_config(text, c);
+        return r == -ENOMEM ? r : 0;
 }
 
 int process_container_read(pid_t pid, ProcessContainer **ret) {
