@@ -118,10 +118,12 @@ int container_store_find_running(const char *store_dir, const char *container_na
                 if (crio_userdata_file(dir, de->d_name, CRIO_CONFIG_FILE, &config) < 0 ||
                     crio_userdata_file(dir, de->d_name, CRIO_PIDFILE, &pidfile) < 0)
                         return -ENOMEM;
-                if (container_config_read(config, de->d_name, &c) < 0 || !streq(c->container_name, container_name))
-                        continue;
+                /* Started first: config.json costs a parser child (a fork),
+                 * the pidfile and the process's state do not. */
                 if (container_pidfile_read(pidfile, &pid) < 0 ||
                     container_process_state(pid, de->d_name, NULL) != CONTAINER_PROCESS_STARTED)
+                        continue;
+                if (container_config_read(config, de->d_name, &c) < 0 || !streq(c->container_name, container_name))
                         continue;
                 if (!best || c->created_usec > best_created) {
                         best = pid;
