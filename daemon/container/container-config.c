@@ -11,7 +11,9 @@
 #include "container/container-config.h"
 #include "container/container-started.h"
 #include "container/container-time.h"
+#include "container/driver-env.h"
 #include "host/crio.h"
+#include "sandbox/crio-config-job.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 
@@ -24,14 +26,10 @@ static uint64_t created_usec(const char *created) {
         return usec;
 }
 
-int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret) {
-        _cleanup_(crio_config_freep) CrioConfig *cfg = NULL;
+/* Who the container is, from what config.json said. */
+static int identity_from(const char *id, CrioConfig *cfg, ContainerIdentity **ret) {
         _cleanup_(container_identity_freep) ContainerIdentity *c = NULL;
-        int r;
 
-        r = crio_config_parse(json, len, &cfg);
-        if (r < 0)
-                return r;
         /* Who the container is: without these it cannot be matched. */
         if (!cfg->pod_namespace || !cfg->pod_name || !cfg->container_name)
                 return -ENODATA;
@@ -52,15 +50,32 @@ int container_config_parse(const char *id, const char *json, size_t len, Contain
         return 0;
 }
 
-int container_config_read(const char *path, const char *id, ContainerIdentity **ret) {
-        _cleanup_free_ char *text = NULL;
-        size_t len;
+int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret) {
+        _cleanup_(crio_config_freep) CrioConfig *cfg = NULL;
         int r;
 
-        r = read_regular_file(path, CRIO_CONFIG_MAX, &text, &len);
+        r = crio_config_parse(json, len, &cfg);
         if (r < 0)
                 return r;
-        return container_config_parse(id, text, len, ret);
+        return identity_from(id, cfg, ret);
+}
+
+int container_config_read_full(const char *path, const char *id, ContainerIdentity **ret, const char **ret_why) {
+        _cleanup_(crio_config_freep) CrioConfig *cfg = NULL;
+        int r;
+
+        if (ret_why)
+                *ret_why = NULL;
+        /* Parsed in the parser child: the file is the tenant's as much as
+         * ours. Only the environment keys the daemon decides on come back. */
+        r = crio_config_read_confined(path, driver_env_keys, &cfg, ret_why);
+        if (r < 0)
+                return r;
+        return identity_from(id, cfg, ret);
+}
+
+int container_config_read(const char *path, const char *id, ContainerIdentity **ret) {
+        return container_config_read_full(path, id, ret, NULL);
 }
 
 int container_pidfile_read(const char *path, pid_t *ret) {
@@ -103,10 +118,12 @@ int container_store_find_running(const char *store_dir, const char *container_na
                 if (crio_userdata_file(dir, de->d_name, CRIO_CONFIG_FILE, &config) < 0 ||
                     crio_userdata_file(dir, de->d_name, CRIO_PIDFILE, &pidfile) < 0)
                         return -ENOMEM;
-                if (container_config_read(config, de->d_name, &c) < 0 || !streq(c->container_name, container_name))
-                        continue;
+                /* Started first: config.json costs a parser child (a fork),
+                 * the pidfile and the process's state do not. */
                 if (container_pidfile_read(pidfile, &pid) < 0 ||
                     container_process_state(pid, de->d_name, NULL) != CONTAINER_PROCESS_STARTED)
+                        continue;
+                if (container_config_read(config, de->d_name, &c) < 0 || !streq(c->container_name, container_name))
                         continue;
                 if (!best || c->created_usec > best_created) {
                         best = pid;

@@ -17,7 +17,13 @@
  * or not an object, -ENODATA when an annotation we need is missing or not a
  * string, -ENOMEM. */
 int container_config_parse(const char *id, const char *json, size_t len, ContainerIdentity **ret);
-/* Reads and parses <path>; -EFBIG past CRIO_CONFIG_MAX, -errno from open. */
+/* Reads <path> and parses it in the parser child (sandbox/crio-config-job.h):
+ * the identity holds only what passed the parent's checks, env only the keys
+ * of driver_env_keys. -EFBIG past CRIO_CONFIG_MAX, -errno from open,
+ * -EBADMSG/-ENODATA as container_config_parse(); the child's failures
+ * (-ETIME, -EPROTO, -EPERM, -EMSGSIZE) with *ret_why (optional, static)
+ * saying what happened. */
+int container_config_read_full(const char *path, const char *id, ContainerIdentity **ret, const char **ret_why);
 int container_config_read(const char *path, const char *id, ContainerIdentity **ret);
 /* Reads a pidfile: 0 with *ret > 0; -EBADMSG when it holds no pid. */
 int container_pidfile_read(const char *path, pid_t *ret);

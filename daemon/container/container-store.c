@@ -52,15 +52,17 @@ static void entry_created_fallback(Entry *e) {
 
 static void entry_read_identity(Entry *e) {
         _cleanup_free_ char *p = NULL;
+        const char *why = NULL;
         int r;
 
         r = entry_path(e, CRIO_CONFIG_FILE, &p);
         if (r >= 0)
-                r = container_config_read(p, e->id, &e->identity);
+                r = container_config_read_full(p, e->id, &e->identity, &why);
         if (r == -ENOENT || r == -EBADMSG)
                 return; /* not there yet or still being written: wait for the next write */
         if (r < 0) {
-                log_warning_errno(r, "Container %.12s: cannot use %s, ignoring the container: %m", e->id, p);
+                log_warning_errno(r, "Container %.12s: cannot use %s, ignoring the container: %m%s%s", e->id, p,
+                                  why ? ": " : "", why ?: "");
                 e->state = ENTRY_IGNORED;
                 return;
         }

@@ -4,6 +4,13 @@
 #include "container/driver-env.h"
 #include "util/macro.h"
 
+const char *const driver_env_keys[] = {
+        "ENABLE_NFSRDMA",
+        "UNLOAD_STORAGE_MODULES",
+        "RESTORE_DRIVER_ON_POD_TERMINATION",
+        NULL,
+};
+
 const char *driver_env_get(char *const *env, const char *key) {
         size_t n = strlen(key);
 

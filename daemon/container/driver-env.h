@@ -43,6 +43,10 @@ typedef struct DriverEnvDecision {
  * container's module tree holds at the time of the decision. */
 DriverEnvDecision driver_env_decide(char *const *env, TreeBuild tree);
 
+/* The keys above, NULL-terminated: all of a container's environment the
+ * daemon asks the parser child for. */
+extern const char *const driver_env_keys[];
+
 /* The value of key in a "KEY=value" list, NULL when absent. */
 const char *driver_env_get(char *const *env, const char *key);
 const char *env_flag_to_string(EnvFlag f);

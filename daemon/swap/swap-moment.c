@@ -9,6 +9,7 @@
 #include "host/host-root.h"
 #include "publish/log.h"
 #include "publish/report.h"
+#include "sandbox/parser-sandbox.h"
 #include "swap/swap-moment.h"
 #include "swap/swap-record.h"
 #include "util/fileio.h"
@@ -26,25 +27,72 @@ static const char *const openibd_files[] = {
         "/usr/sbin/openibd",
 };
 
-static int read_in_root(pid_t pid, const char *path, char **ret) {
+/* The container's root, opened once per decision: every file below is
+ * resolved inside it (an image's absolute symlink points into the image,
+ * never at the node's files). */
+static int open_root(pid_t pid) {
         _cleanup_free_ char *p = NULL;
-        int r;
+        int fd;
 
-        r = host_pathf(&p, "/proc/%d/root%s", (int) pid, path);
-        if (r < 0)
-                return r;
-        return read_regular_file(p, MOMENT_SCRIPT_MAX, ret, NULL);
+        if (host_pathf(&p, "/proc/%d/root", (int) pid) < 0)
+                return -ENOMEM;
+        fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
 }
 
-static Knowledge openibd_knowledge(pid_t pid, const char **ret_file) {
-        *ret_file = NULL;
-        for (size_t i = 0; i < ELEMENTSOF(openibd_files); i++) {
-                _cleanup_free_ char *text = NULL;
-                Knowledge k;
+/* The scripts are the image's: each is read in the parser child
+ * (sandbox/parser-sandbox.h), which answers one word the parent checks. */
+enum { MOMENT_REPLY_KNOWLEDGE = 1 };
 
-                if (read_in_root(pid, openibd_files[i], &text) < 0)
-                        continue;
-                k = openibd_check_lists_nvme(text);
+static const char *knowledge_word(Knowledge k) {
+        return k == KNOWN_YES ? "yes" : k == KNOWN_NO ? "no" : "unknown";
+}
+
+typedef Knowledge (*ScriptParser)(const char *text);
+
+static int script_job(int input_fd, ReplyWriter *w, void *userdata) {
+        ScriptParser parse = (ScriptParser) userdata;
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        r = parser_sandbox_read_input(input_fd, MOMENT_SCRIPT_MAX, &text, NULL);
+        if (r < 0)
+                return r;
+        return reply_put_string(w, MOMENT_REPLY_KNOWLEDGE, knowledge_word(parse(text)));
+}
+
+static bool knowledge_word_valid(const char *s) {
+        return streq(s, "yes") || streq(s, "no") || streq(s, "unknown");
+}
+
+/* What parse says of the file at path in the container's root; unknown
+ * when it cannot be read or the child fails (the safe side: the stack then
+ * goes at the container's start). */
+static Knowledge script_knowledge(int root, const char *path, ScriptParser parse) {
+        static const ReplyField schema[] = {
+                { MOMENT_REPLY_KNOWLEDGE, 7, 1, knowledge_word_valid, "knowledge" },
+        };
+        _cleanup_(reply_freep) Reply *reply = NULL;
+        _cleanup_free_ uint8_t *buf = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        const char *v;
+        size_t len = 0;
+
+        if (parser_sandbox_open_in_root(root, path, false, MOMENT_SCRIPT_MAX, &fd) < 0 ||
+            parser_sandbox_run(fd, script_job, (void *) parse, &buf, &len, NULL) < 0 ||
+            reply_decode(buf, len, schema, ELEMENTSOF(schema), &reply, NULL) < 0 || reply->error != 0)
+                return KNOWN_UNKNOWN;
+        v = reply_get(reply, MOMENT_REPLY_KNOWLEDGE);
+        return !v ? KNOWN_UNKNOWN : streq(v, "yes") ? KNOWN_YES : streq(v, "no") ? KNOWN_NO : KNOWN_UNKNOWN;
+}
+
+static Knowledge openibd_knowledge(int root, const char **ret_file) {
+        *ret_file = NULL;
+        if (root < 0)
+                return KNOWN_UNKNOWN;
+        for (size_t i = 0; i < ELEMENTSOF(openibd_files); i++) {
+                Knowledge k = script_knowledge(root, openibd_files[i], openibd_check_lists_nvme);
+
                 if (k != KNOWN_UNKNOWN) {
                         *ret_file = openibd_files[i];
                         return k;
@@ -65,46 +113,52 @@ static bool is_shell(const char *path) {
  * init that is a program and no shell is the Go entrypoint (loader.sh
  * execs it), which never loads nvme itself: the images that did (before
  * doca-driver-build PR #91) ran the bash entrypoint. */
-/* The first bytes of a file in the container's root ("#!", "\177ELF"). */
-static bool head_in_root(pid_t pid, const char *path, char buf[static 4]) {
-        _cleanup_free_ char *p = NULL;
+/* The first bytes of a file in the container's root ("#!", "\177ELF"):
+ * four bytes compared, no parsing, so read here. A symlink is followed,
+ * inside the root (/bin/sh -> dash). */
+static bool head_in_root(int root, const char *path, char buf[static 4]) {
         _cleanup_close_ int fd = -EBADF;
 
-        if (host_pathf(&p, "/proc/%d/root%s", (int) pid, path) < 0)
-                return false;
-        fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        return fd >= 0 && read(fd, buf, 4) == 4;
+        return parser_sandbox_open_in_root(root, path, true, SIZE_MAX, &fd) >= 0 && read(fd, buf, 4) == 4;
 }
 
-static Knowledge image_knowledge(pid_t pid) {
+static Knowledge image_knowledge(pid_t pid, int root) {
         _cleanup_free_ char *path = NULL, *cmdline = NULL;
         size_t n = 0;
         bool any = false;
 
-        /* The kernel's cmdline says size 0: read to its end, not st_size. */
+        if (root < 0)
+                return KNOWN_UNKNOWN;
+        /* The kernel's cmdline says size 0: read to its end, not st_size.
+         * Only split at its NULs here: the scripts it names are parsed in
+         * the child. */
         if (host_pathf(&path, "/proc/%d/cmdline", (int) pid) < 0 || read_full_file(path, &cmdline, &n) < 0 || n == 0)
                 return KNOWN_UNKNOWN;
         for (const char *a = cmdline; a < cmdline + n; a += strlen(a) + 1) {
-                _cleanup_free_ char *text = NULL;
                 char head[4];
 
-                if (a[0] != '/' || !head_in_root(pid, a, head))
+                if (a[0] != '/' || !head_in_root(root, a, head))
                         continue;
                 if (memcmp(head, "#!", 2) != 0) {
                         if (!any && memcmp(head, "\177ELF", 4) == 0 && !is_shell(a))
                                 return KNOWN_NO;
                         continue; /* a shell running the script that follows */
                 }
-                if (read_in_root(pid, a, &text) < 0)
-                        continue;
-                any = true;
-                if (entrypoint_loads_nvme(text) == KNOWN_YES)
+                switch (script_knowledge(root, a, entrypoint_loads_nvme)) {
+                case KNOWN_YES:
                         return KNOWN_YES;
+                case KNOWN_NO:
+                        any = true;
+                        break;
+                default:
+                        break; /* not readable: as before, not counted */
+                }
         }
         return any ? KNOWN_NO : KNOWN_UNKNOWN;
 }
 
 void swap_moment_decide(Manager *m) {
+        _cleanup_close_ int root = -EBADF;
         NodeStack *stack = NULL;
         const NodeModule *rdma;
         const char *openibd = NULL;
@@ -126,8 +180,9 @@ void swap_moment_decide(Manager *m) {
                 node_stack_free(stack);
         } else
                 in.replacement_loaded = true; /* not known: the safe side */
-        in.openibd_lists_nvme = openibd_knowledge(m->follow.container.pid, &openibd);
-        in.image_loads_nvme = image_knowledge(m->follow.container.pid);
+        root = open_root(m->follow.container.pid);
+        in.openibd_lists_nvme = openibd_knowledge(root, &openibd);
+        in.image_loads_nvme = image_knowledge(m->follow.container.pid, root);
         m->follow.moment = unload_moment_decide(&in);
         m->follow.moment_decided = true;
         snprintf(at_field, sizeof(at_field), "SWAPGUARD_UNLOAD_AT=%s", unload_at_to_string(m->follow.moment.at));

@@ -41,7 +41,7 @@ static int put_env(ReplyWriter *w, char *const *env, const char *const *keys) {
                 if (n == 0 || n > 128)
                         continue;
                 for (size_t i = 0; i < n_sent; i++)
-                        dup = dup || (strlen(sent[i]) == n && strneq(sent[i], *e, n));
+                        dup = dup || (strneq(sent[i], *e, n + 1)); /* "KEY=" alike */
                 if (dup || n_sent >= ELEMENTSOF(sent))
                         continue; /* the first one counts, as driver_env_get() reads */
                 sent[n_sent++] = *e;

@@ -16,6 +16,9 @@
  * The parent refuses a reply with anything else, or with a field that fails
  * those same checks. */
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "host/crio.h"
 
 #define CRIO_ENV_VALUE_MAX 256U

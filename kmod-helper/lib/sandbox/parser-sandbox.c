@@ -42,6 +42,14 @@
 /* The child's exit codes when it could not confine itself: no reply. */
 #define EXIT_CONFINE 99
 
+/* The child leaves by the system call itself, not _exit(): a sanitizer's
+ * _exit() runs its leak check (threads, /proc reads) first, which the
+ * filter would kill, and the parent's leaks are not the child's. */
+_Noreturn static void child_exit(int code) {
+        for (;;)
+                (void) syscall(SYS_exit_group, code);
+}
+
 static int open_checked(int fd, size_t max, int *ret_fd) {
         _cleanup_close_ int owned = fd;
         struct stat st;
@@ -62,10 +70,10 @@ int parser_sandbox_open(const char *path, size_t max, int *ret_fd) {
         return open_checked(open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), max, ret_fd);
 }
 
-int parser_sandbox_open_in_root(int dir_fd, const char *path, size_t max, int *ret_fd) {
+int parser_sandbox_open_in_root(int dir_fd, const char *path, bool follow_last, size_t max, int *ret_fd) {
         struct open_how how = {
-                .flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+                .flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow_last ? 0 : O_NOFOLLOW),
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
         };
 
         return open_checked((int) syscall(SYS_openat2, dir_fd, path, &how, sizeof(how)), max, ret_fd);
@@ -366,10 +374,10 @@ _Noreturn static void child(pid_t parent, int input_fd, int reply_fd, ParserJobF
         int r;
 
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
-                _exit(EXIT_CONFINE);
+                child_exit(EXIT_CONFINE);
         if (child_fds(input_fd, reply_fd) < 0 || child_drop_identity() < 0 || child_drop_caps() < 0 ||
             child_limits() < 0 || child_seccomp() < 0)
-                _exit(EXIT_CONFINE);
+                child_exit(EXIT_CONFINE);
 
         /* Confined: from here on only the filter's calls. */
         w.len = 0;
@@ -381,7 +389,7 @@ _Noreturn static void child(pid_t parent, int input_fd, int reply_fd, ParserJobF
                 (void) reply_put_errno(&w, r < 0 ? r : -EMSGSIZE);
         }
         (void) reply_put_end(&w);
-        _exit(write_all(PARSER_SANDBOX_REPLY_FD, w.buf, w.len) < 0 ? 1 : 0);
+        child_exit(write_all(PARSER_SANDBOX_REPLY_FD, w.buf, w.len) < 0 ? 1 : 0);
 }
 
 static uint64_t now_usec(void) {
@@ -426,13 +434,28 @@ static int read_reply(int fd, uint64_t deadline, uint8_t *buf, size_t *ret_len) 
         return 0;
 }
 
-/* Reaps the child, killing it first when it has not exited: a child that
- * closed its pipe and kept running must not hold us in waitpid(). */
-static int reap(pid_t pid, bool kill_first) {
+/* Reaps the child. After its reply it has closed its pipe and is exiting:
+ * wait for that until the deadline (a pidfd), then kill it, so that a child
+ * that closed its pipe and kept running cannot hold us in waitpid(). */
+static int reap(pid_t pid, bool kill_now, uint64_t deadline) {
         int status = 0;
         pid_t r;
 
-        if (!kill_first) {
+        if (!kill_now) {
+                _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+
+                while (pidfd >= 0) {
+                        struct pollfd p = { .fd = pidfd, .events = POLLIN };
+                        uint64_t now = now_usec();
+                        int k;
+
+                        if (now >= deadline)
+                                break;
+                        k = poll(&p, 1, (int) ((deadline - now + 999) / 1000));
+                        if (k < 0 && errno == EINTR)
+                                continue;
+                        break; /* exited, or the deadline, or poll failed: reap below */
+                }
                 do
                         r = waitpid(pid, &status, WNOHANG);
                 while (r < 0 && errno == EINTR);
@@ -471,7 +494,7 @@ int parser_sandbox_run(int input_fd, ParserJobFunc job, void *userdata, uint8_t 
         (void) close(TAKE_FD(wr));
 
         r = read_reply(rd, deadline, buf, &len);
-        status = reap(pid, r < 0);
+        status = reap(pid, r < 0, deadline);
         if (ret_signal)
                 *ret_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
         if (r < 0)
