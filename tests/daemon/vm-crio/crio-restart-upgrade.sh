@@ -30,6 +30,14 @@
 if [ -z "${VM_OOT_ROOT_LINK:-}" ] || [ -z "${VM_OOT_ROOT_OWN:-}" ]; then
 	vm_fatal "needs run-vm.sh --oot-both (the two stand-in shapes)"
 fi
+# On a kernel of RHEL 9's shape (a modular nvme_auth), the reload gate and
+# the daemon's identity taken over (lib-swapguard.sh) run here, before the
+# daemon's first start: vm-daemon-fabrics, which runs them on 6.1, is in
+# the full matrix only on such a kernel (tests/meson.build).
+if kernel_is_module nvme_auth; then
+	sg_reload_gate_check
+	sg_probe_unit
+fi
 crio_case_begin
 
 main_shape=$VM_OOT_SHAPE

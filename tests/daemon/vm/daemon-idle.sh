@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # No driver container at all: for 20 s the daemon must touch nothing and not
-# wake up, but for its watchdog pings (WatchdogSec=2min in the shipped unit:
-# sd-event pings every 60-90 s). Measured: the daemon's context switches
-# (voluntary + involuntary, /proc/<pid>/status) and CPU time (utime + stime,
-# /proc/<pid>/stat) before and after; the pings are counted from systemd's
-# WatchdogTimestampMonotonic. Each ping may cost a wakeup or two.
+# wake up, but for its own periodic work: the watchdog pings (WatchdogSec=2min
+# in the shipped unit: sd-event pings every 60-90 s), the metrics file's
+# refresh (every 30 s) and the node labels' refresh (every 3 min). Measured:
+# the daemon's context switches (voluntary + involuntary, /proc/<pid>/status)
+# and CPU time (utime + stime, /proc/<pid>/stat) before and after; a ping is
+# seen in systemd's WatchdogTimestampMonotonic, a refresh in its file's
+# change time. Each may cost a wakeup or two and a CPU tick. (Where the 20 s
+# fall after the start is the machine's timing: on a busy one the 30 s
+# refresh lands inside them, and that is not a fault.)
 # Then, for the record only (not a verdict): what unrelated churn in /run
 # costs while /run/mellanox does not exist yet.
 . "$VM_LIB"
@@ -18,25 +22,44 @@ switches() {
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
 watchdog_ts() { systemctl show -P WatchdogTimestampMonotonic "$SG_UNIT"; }
-
+# The periodic files' change times, one line each (empty: absent).
+METRICS_FILE=/var/lib/nvme-swapguard/nvme-swapguard.prom
+LABELS_FILE=/run/nvme-swapguard/node-labels
+periodic_ts() {
+	local f
+	for f in "$METRICS_FILE" "$LABELS_FILE"; do echo "$f $(stat -L -c %z "$f" 2>/dev/null)"; done
+}
+# periodic_writes BEFORE AFTER: how many of the two files changed between.
+periodic_writes() { diff <(echo "$1") <(echo "$2") | grep -c '^>' || true; }
 refcnt=$(module_refcnt nvme_core)
 state_mtime=$(stat -c %Y "$SG_STATE_FILE")
-sleep 3   # let the start settle (bus replies, first watchdog ping)
-s0=$(switches) c0=$(cpu_ticks) w0=$(watchdog_ts) t0=$SECONDS
+# Let the start settle (bus replies, the first files written): until the
+# daemon has not switched for 3 s, 60 s at most (a daemon that never settles
+# fails the count below anyway).
+prev=$(switches)
+for ((i = 0; i < 20; i++)); do sleep 3; cur=$(switches); [ "$cur" = "$prev" ] && break; prev=$cur; done
+s0=$(switches) c0=$(cpu_ticks) w0=$(watchdog_ts) p0=$(periodic_ts) t0=$SECONDS
 sg_step "idle for 20 s: counting the daemon's wakeups"
 sleep 20
-s1=$(switches) c1=$(cpu_ticks) w1=$(watchdog_ts) t1=$SECONDS
+s1=$(switches) c1=$(cpu_ticks) w1=$(watchdog_ts) p1=$(periodic_ts) t1=$SECONDS
 pings=0
 [ "$w0" != "$w1" ] && pings=1
+refreshes=$(periodic_writes "$p0" "$p1")
+# A ping costs a wakeup or two; a refresh writes a file (temp file, fsync,
+# rename: blocking I/O, each a switch), and under TCG on a busy host its CPU
+# time is tens of milliseconds. What the check catches, a loop or a poll, is
+# hundreds of wakeups in 20 s.
+allowed_switches=$((2 * pings + 20 * refreshes))
+allowed_ticks=$((pings + 25 * refreshes))
 wakeups=$((s1 - s0))
-vm_log "measured over $((t1 - t0)) s: $wakeups context switches, $((c1 - c0)) CPU ticks, $pings watchdog ping(s)"
-if [ "$wakeups" -le $((2 * pings)) ]; then
-	vm_pass "idle: $wakeups context switches for $pings watchdog ping(s)"
+vm_log "measured over $((t1 - t0)) s: $wakeups context switches, $((c1 - c0)) CPU ticks, $pings watchdog ping(s), $refreshes periodic file refresh(es)"
+if [ "$wakeups" -le "$allowed_switches" ]; then
+	vm_pass "idle: $wakeups context switches for $pings watchdog ping(s) and $refreshes refresh(es)"
 else
-	vm_fail "idle: $wakeups context switches, only $pings watchdog ping(s) to explain them"
+	vm_fail "idle: $wakeups context switches, only $pings watchdog ping(s) and $refreshes refresh(es) to explain them"
 fi
-if [ $((c1 - c0)) -le $pings ]; then vm_pass "idle: $((c1 - c0)) CPU ticks (10 ms) for $pings ping(s)"
-else vm_fail "idle: $((c1 - c0)) CPU ticks (10 ms), only $pings watchdog ping(s)"; fi
+if [ $((c1 - c0)) -le "$allowed_ticks" ]; then vm_pass "idle: $((c1 - c0)) CPU ticks (10 ms) for $pings ping(s) and $refreshes refresh(es)"
+else vm_fail "idle: $((c1 - c0)) CPU ticks (10 ms), only $pings ping(s) and $refreshes refresh(es)"; fi
 assert_eq idle "$(sg_state)" "daemon state"
 assert_eq "$state_mtime" "$(stat -c %Y "$SG_STATE_FILE")" "state file mtime (not rewritten)"
 sg_assert_in_tree
