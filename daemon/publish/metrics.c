@@ -13,6 +13,7 @@
 #include "util/string-util.h"
 
 const char *const metrics_live_builds[] = { "in-tree", "nvidia", "out-of-tree", "absent", "unknown", NULL };
+const char *const metrics_restore_reasons[] = { "pod-ended", "abandoned", "unknown", NULL };
 
 static const char *const blocker_kinds[_METRICS_BLOCKER_MAX] = {
         [METRICS_BLOCKER_MOUNT] = "mount",
@@ -142,6 +143,11 @@ static void put_identity(FILE *f, const MetricsFacts *x) {
                 modes[m] = swap_mode_to_string(m);
         put_state_set(f, "mode", "mode", "Mode=: enforce swaps, observe only says what it would do.",
                       modes, _SWAP_MODE_MAX, swap_mode_to_string(x->mode));
+        if (x->restore_reason)
+                put_state_set(f, "restore_reason", "reason",
+                              "While restoring or restored: why the in-tree stack is put back (pod-ended: "
+                              "the driver pod asked for it; abandoned: the swap could not complete).",
+                              metrics_restore_reasons, SIZE_MAX, x->restore_reason);
 }
 
 static void put_modules(FILE *f, const MetricsFacts *x) {

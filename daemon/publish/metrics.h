@@ -85,6 +85,8 @@ typedef struct MetricsFacts {
         size_t n_modules;
         int gds_hooks;                       /* a loaded module exports GDS hooks: 1, 0; < 0 unknown */
         const char *gds_match;               /* "same", "different", "no-hooks", "unknown"; NULL: unknown */
+        const char *restore_reason;          /* restoring/restored: one of metrics_restore_reasons[];
+                                                NULL in the other states (no series) */
         int driverless;                      /* NVMe controllers without a driver: 1, 0; < 0 unknown */
         unsigned blockers[_METRICS_BLOCKER_MAX];
         unsigned fabrics[_METRICS_FABRICS_MAX];
@@ -93,6 +95,11 @@ typedef struct MetricsFacts {
 
 /* The values of the live_build state-set, NULL-terminated. */
 extern const char *const metrics_live_builds[];
+/* Why the in-tree stack is (being) put back, NULL-terminated: "pod-ended"
+ * (the driver pod ended and asked for it: RESTORE_DRIVER_ON_POD_TERMINATION),
+ * "abandoned" (the swap could not complete), "unknown" (a restarted daemon
+ * found it so). */
+extern const char *const metrics_restore_reasons[];
 
 const char *metrics_blocker_kind_to_string(MetricsBlockerKind k);
 /* A NodeBlocker's kind ("mounted", "swap", ...; other_namespace for a mount

@@ -116,6 +116,18 @@ static void facts_from_stack(const NodeStack *stack, MetricsFacts *f, MetricsMod
         f->modules = mods;
 }
 
+/* The cause the restore was entered with: an asked-for restore is not a
+ * failed swap (the alert NvmeSwapguardRestored tells them apart by it). */
+static const char *restore_reason(SwapState state, SwapEvent cause) {
+        if (state != SWAP_STATE_RESTORING && state != SWAP_STATE_RESTORED)
+                return NULL;
+        if (cause == SWAP_EVENT_POD_ENDED)
+                return "pod-ended";
+        if (cause < 0)
+                return "unknown";
+        return "abandoned";
+}
+
 static void write_file(Manager *m, const NodeStack *stack) {
         SwapMetrics *s = m->publish.metrics;
         _cleanup_free_ MetricsModule *mods = NULL;
@@ -129,6 +141,7 @@ static void write_file(Manager *m, const NodeStack *stack) {
                 .mode = m->config->mode,
                 .gds_hooks = s->gds_hooks,
                 .gds_match = m->swap.record.gds_match,
+                .restore_reason = restore_reason(m->swap.state, m->swap.restore_cause),
                 .driverless = -1,
                 .counters = s->counters,
         };

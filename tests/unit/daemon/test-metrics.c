@@ -192,3 +192,21 @@ Test(metrics, bad_counter_named) {
         cr_expect_eq(metrics_counters_parse("# HELP x\nnvme_swapguard_swaps_total_x 5\nfoo 1\n", &c, NULL), 0);
         cr_expect_eq(c.swaps, 0);
 }
+
+/* Restoring or restored: why, so that an asked-for restore does not read as a
+ * failed swap; no such series in the other states. */
+Test(metrics, restore_reason_only_while_restoring) {
+        MetricsFacts f = swapped();
+        char *t = text_of(&f);
+
+        cr_expect(!strstr(t, "restore_reason"), "%s", t);
+        free(t);
+        f.state = SWAP_STATE_RESTORED;
+        f.restore_reason = "pod-ended";
+        t = text_of(&f);
+        has(t, "# TYPE nvme_swapguard_restore_reason gauge");
+        has(t, "nvme_swapguard_restore_reason{reason=\"pod-ended\"} 1");
+        has(t, "nvme_swapguard_restore_reason{reason=\"abandoned\"} 0");
+        has(t, "nvme_swapguard_restore_reason{reason=\"unknown\"} 0");
+        free(t);
+}
