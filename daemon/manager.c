@@ -494,6 +494,13 @@ static void reconcile(Manager *m) {
                  m->ready_present ? "present" : "absent", swap_state_to_string(d.state),
                  d.event >= 0 ? " then " : "", d.event >= 0 ? swap_event_to_string(d.event) : "");
         observe_report_start(m, previous, d.state);
+        /* Resuming in the state the previous instance left: the state has
+         * not changed, so neither has the time it was entered (the metrics'
+         * state_since and the status document's since survive a restart). */
+        if (previous && previous->state == d.state && previous->since_usec > 0) {
+                m->swap.record.state = previous->state;
+                m->swap.record.since_usec = previous->since_usec;
+        }
         state_file_free(previous);
         m->swap.state = d.state;
         m->swap.started = true;

@@ -132,12 +132,16 @@ expect_series 'nvme_swapguard_state\{state="swapped"\} 1' \
   "nvme_swapguard_last_swap_timestamp_seconds $num" \
   "nvme_swapguard_last_swap_duration_seconds $num" \
   "nvme_swapguard_last_swap_driverless_seconds $num" || return 1
+since=$(sed -n 's/^nvme_swapguard_state_since_timestamp_seconds //p' "$tmp/scrape")
 # The counters outlive the daemon: a restart reads them back from the file.
 kill -TERM "$daemon_pid"; wait "$daemon_pid"; daemon_pid=
 start_daemon
 wait_log "nvme-swapguard started in state swapped" || fail "the daemon did not start again"
 expect_series 'nvme_swapguard_state\{state="swapped"\} 1' 'nvme_swapguard_swaps_total 1' \
   'nvme_swapguard_refusals_total 1' 'nvme_swapguard_restores_total 0' || return 1
+# ...and so does the time the state was entered: resumed in the same state.
+again=$(sed -n 's/^nvme_swapguard_state_since_timestamp_seconds //p' "$tmp/scrape")
+[ -n "$since" ] && [ "$since" = "$again" ] && ok || fail "state_since $since before the restart, $again after"
 expect_no_log "Ignoring the counters"
 # No temporary file is left for the collector to read (it reads *.prom only).
 [ "$(find "$root$prom_dir" -name '*.prom' | wc -l)" = 1 ] && ok || fail "files: $(ls -a "$root$prom_dir")"
@@ -156,7 +160,8 @@ wait_state unloaded-waiting-driver || return 1
 stop_container
 wait_state restored || return 1
 expect_series 'nvme_swapguard_state\{state="restored"\} 1' 'nvme_swapguard_restores_total 1' \
-  'nvme_swapguard_swaps_total 0' 'nvme_swapguard_live_build\{build="in-tree"\} 1' || return 1
+  'nvme_swapguard_swaps_total 0' 'nvme_swapguard_live_build\{build="in-tree"\} 1' \
+  'nvme_swapguard_restore_reason\{reason="abandoned"\} 1' || return 1
 stop_daemon
 }
 run_case restored
