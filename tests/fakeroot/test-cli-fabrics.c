@@ -503,7 +503,7 @@ Test(cli_fabrics, a_symlink_at_the_device_path_is_not_followed) {
  * service on again and again until its start limit. */
 Test(cli_fabrics, a_request_that_is_no_file_is_removed_and_answered) {
         const char *kinds[] = { "directory", "FIFO", "symbolic link", "over 4 KiB" };
-        char dir[512], path[512], *result;
+        char dir[1024], path[1024 + 32], inner[1024 + 64], *result;
         CliRun r;
 
         snprintf(dir, sizeof(dir), "%s/run/nvme-swapguard", root);
@@ -512,8 +512,8 @@ Test(cli_fabrics, a_request_that_is_no_file_is_removed_and_answered) {
         for (size_t i = 0; i < 4; i++) {
                 if (i == 0) {
                         cr_assert_eq(mkdir(path, 0755), 0);
-                        snprintf(dir, sizeof(dir), "%s/inner", path);
-                        cr_assert_eq(mkdir(dir, 0755), 0);
+                        snprintf(inner, sizeof(inner), "%s/inner", path);
+                        cr_assert_eq(mkdir(inner, 0755), 0);
                 } else if (i == 1)
                         cr_assert_eq(mkfifo(path, 0600), 0);
                 else if (i == 2)
