@@ -200,13 +200,19 @@ _seq_propagation_back() {
 	done <<<"$_seq_propagation"
 }
 
-_seq_failed=() _seq_skipped=() _seq_passed=()
+# _seq_since T: guest seconds since uptime T (where a boot's time goes:
+# each case's and each reset's share, in the log).
+_seq_uptime() { cut -d' ' -f1 /proc/uptime; }
+_seq_since() { awk -v a="$1" -v b="$(_seq_uptime)" 'BEGIN { printf "%.1f", b - a }'; }
+
+_seq_failed=() _seq_skipped=() _seq_passed=() _seq_times=()
 n=0
 for case_script in "$@"; do
 	n=$((n + 1))
 	name=$(basename "$case_script" .sh)
 	echo "#### sequence: case $n of $#: $name"
 	sidfile=$(mktemp)
+	t0=$(_seq_uptime)
 	setsid -w bash -c 'echo $$ >"$1"; shift; exec bash "$@"' _ "$sidfile" "$case_script"
 	rc=$?
 	sid=$(cat "$sidfile"); rm -f "$sidfile"
@@ -216,20 +222,24 @@ for case_script in "$@"; do
 	*) _seq_failed+=("$name (exit $rc)") ;;
 	esac
 	echo "#### sequence: $name: exit $rc"
+	_seq_times+=("$name $(_seq_since "$t0") s")
 	if [ $n -ge $# ]; then
 		[ -n "$sid" ] && _seq_kill_session "$sid"
 		break
 	fi
 	echo "#### sequence: reset after $name"
 	before=$_vm_failed
+	t0=$(_seq_uptime)
 	_seq_reset "$sid"
 	_seq_check_reset
+	_seq_times+=("reset $(_seq_since "$t0") s")
 	if [ "$_vm_failed" != "$before" ]; then
 		vm_fail "the reset after $name left the node unlike a fresh boot: the rest of the sequence not run (${*:n+1})"
 		break
 	fi
 done
 vm_log "sequence: passed: ${_seq_passed[*]:-none}; skipped: ${_seq_skipped[*]:-none}; failed: ${_seq_failed[*]:-none}"
+vm_log "sequence: guest time: $(IFS=,; echo "${_seq_times[*]}" | sed 's/,/, /g')"
 if [ ${#_seq_failed[@]} -gt 0 ]; then
 	vm_fail "cases failed in this boot: ${_seq_failed[*]}"
 elif [ ${#_seq_passed[@]} -eq 0 ] && [ ${#_seq_skipped[@]} -gt 0 ]; then
