@@ -13,6 +13,8 @@
 #include "actions/module-elf.h"
 #include "actions/module-file.h"
 #include "actions/module-tree.h"
+#include "sandbox/module-meta-job.h"
+#include "sandbox/modules-dep-job.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -21,6 +23,10 @@
  * the bound keeps a hostile tree (symlink loops are not followed anyway)
  * from costing more than it should. */
 #define TREE_WALK_MAX_DEPTH 12
+/* A confined tree's walk hands its files' images to the parser child in
+ * batches of at most this many bytes (or MODULE_META_BATCH_MAX files): the
+ * parent holds a batch twice (read, and in the memfd). */
+#define TREE_WALK_BATCH_BYTES (16u * 1024u * 1024u)
 
 static const char *const module_suffixes[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
 
@@ -250,7 +256,7 @@ static int parse_dep_line(ModuleTree *t, char *line) {
         return tree_add_entry(t, TAKE_PTR(name), rel, TAKE_PTR(deps), false);
 }
 
-int module_tree_parse_modules_dep(ModuleTree *t, const char *text) {
+int module_tree_parse_modules_dep_lines(ModuleTree *t, const char *text) {
         _cleanup_free_ char *copy = strdup(text);
         char *line, *save = NULL;
         int r;
@@ -262,7 +268,13 @@ int module_tree_parse_modules_dep(ModuleTree *t, const char *text) {
                 if (r < 0)
                         return r;
         }
-        return tree_settle_duplicates(t);
+        return 0;
+}
+
+int module_tree_parse_modules_dep(ModuleTree *t, const char *text) {
+        int r = module_tree_parse_modules_dep_lines(t, text);
+
+        return r < 0 ? r : tree_settle_duplicates(t);
 }
 
 static int tree_path(const ModuleTree *t, const char *relpath, char **ret) {
@@ -313,9 +325,46 @@ static int walk_file_depends(ModuleTree *t, const char *relpath, char ***ret) {
         return 0;
 }
 
-static int walk(ModuleTree *t, const char *rel, unsigned depth);
+/* A confined tree's files, found by the walk, read after it in batches. */
+typedef struct WalkFile {
+        char *name, *relpath;
+        char **depends; /* NULL until read: a file that cannot be read stays out */
+} WalkFile;
 
-static int walk_entry(ModuleTree *t, const char *rel, const struct dirent *de, unsigned depth) {
+typedef struct Walk {
+        ModuleTree *t;
+        WalkFile *files;
+        size_t n_files;
+} Walk;
+
+static void walk_done(Walk *w) {
+        for (size_t i = 0; i < w->n_files; i++) {
+                free(w->files[i].name);
+                free(w->files[i].relpath);
+                strv_free(w->files[i].depends);
+        }
+        free(w->files);
+}
+
+static int walk_defer(Walk *w, char *name, const char *relpath) {
+        WalkFile *n = reallocarray(w->files, w->n_files + 1, sizeof(*n));
+        char *rel = strdup(relpath);
+
+        if (!n || !rel) {
+                free(name);
+                free(rel);
+                if (n)
+                        w->files = n;
+                return -ENOMEM;
+        }
+        w->files = n;
+        w->files[w->n_files++] = (WalkFile) { .name = name, .relpath = rel };
+        return 0;
+}
+
+static int walk(Walk *w, const char *rel, unsigned depth);
+
+static int walk_entry(Walk *w, const char *rel, const struct dirent *de, unsigned depth) {
         _cleanup_free_ char *sub = NULL, *name = NULL;
         char **deps = NULL;
 
@@ -324,19 +373,21 @@ static int walk_entry(ModuleTree *t, const char *rel, const struct dirent *de, u
         if (asprintf(&sub, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) < 0)
                 return -ENOMEM;
         if (de->d_type == DT_DIR)
-                return walk(t, sub, depth + 1);
+                return walk(w, sub, depth + 1);
         if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
                 return 0; /* symlinks are not followed: no loops */
         if (module_name_from_path(de->d_name, &name) < 0 || !module_name_valid(name))
                 return 0;
-        if (walk_file_depends(t, sub, &deps) < 0)
+        if (w->t->confined)
+                return walk_defer(w, TAKE_PTR(name), sub);
+        if (walk_file_depends(w->t, sub, &deps) < 0)
                 return 0; /* not a readable module: skip it, a load would fail anyway */
-        return tree_add(t, TAKE_PTR(name), sub, deps);
+        return tree_add(w->t, TAKE_PTR(name), sub, deps);
 }
 
 /* Every directory is opened inside the root, by fd: a directory swapped
  * for a symlink while we walk still cannot take us outside. */
-static int walk(ModuleTree *t, const char *rel, unsigned depth) {
+static int walk(Walk *w, const char *rel, unsigned depth) {
         _cleanup_free_ char *p = NULL;
         _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
@@ -344,10 +395,10 @@ static int walk(ModuleTree *t, const char *rel, unsigned depth) {
 
         if (depth > TREE_WALK_MAX_DEPTH)
                 return 0;
-        r = tree_path(t, rel, &p);
+        r = tree_path(w->t, rel, &p);
         if (r < 0)
                 return r;
-        r = module_dir_open(t->root_fd, p, &fd);
+        r = module_dir_open(w->t->root_fd, p, &fd);
         if (r < 0)
                 return depth == 0 ? r : 0; /* an unreadable subdirectory is skipped */
         d = fdopendir(fd);
@@ -357,11 +408,105 @@ static int walk(ModuleTree *t, const char *rel, unsigned depth) {
                 return r;
         }
         while ((de = readdir(d))) {
-                r = walk_entry(t, rel, de, depth);
+                r = walk_entry(w, rel, de, depth);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+/* One file of a confined walk, read: 1 with *ret_image (to parse), 1 with
+ * f->depends set and no image (compressed: as walk_file_depends()), 0 when
+ * it cannot be read (skipped, as walk_entry() skips it), -ENOMEM. */
+static int walk_read(const ModuleTree *t, WalkFile *f, char **ret_image, size_t *ret_size) {
+        _cleanup_free_ char *p = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        size_t size;
+        int r;
+
+        *ret_image = NULL;
+        r = tree_path(t, f->relpath, &p);
+        if (r >= 0)
+                r = module_file_open(t->root_fd, p, MODULE_FILE_MAX, &fd, &size);
+        if (r >= 0)
+                r = module_file_read(fd, size, ret_image, ret_size);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        if (module_image_kind_is_compressed(module_image_kind(*ret_image, *ret_size))) {
+                free(*ret_image);
+                *ret_image = NULL;
+                f->depends = strv_new_empty();
+                return f->depends ? 1 : -ENOMEM;
+        }
+        return 1;
+}
+
+/* Files [from, to) of a confined walk: their modinfo in one child. */
+static int walk_batch(Walk *w, size_t from, size_t *ret_to, const char **ret_why) {
+        char *images[MODULE_META_BATCH_MAX] = {};
+        BundlePart parts[MODULE_META_BATCH_MAX];
+        size_t which[MODULE_META_BATCH_MAX], n = 0, bytes = 0, i = from;
+        ModuleMeta metas[MODULE_META_BATCH_MAX] = {};
+        int errors[MODULE_META_BATCH_MAX], r = 0;
+
+        for (; i < w->n_files && n < MODULE_META_BATCH_MAX && bytes < TREE_WALK_BATCH_BYTES; i++) {
+                size_t size = 0;
+
+                r = walk_read(w->t, &w->files[i], &images[n], &size);
+                if (r < 0)
+                        goto out;
+                if (!images[n])
+                        continue;
+                parts[n] = (BundlePart) { images[n], size };
+                which[n++] = i;
+                bytes += size;
+        }
+        *ret_to = i;
+        r = n > 0 ? module_meta_parse_confined(parts, n, metas, errors, ret_why) : 0;
+        for (size_t k = 0; r >= 0 && k < n; k++)
+                if (errors[k] == 0)
+                        w->files[which[k]].depends = TAKE_PTR(metas[k].depends);
+out:
+        for (size_t k = 0; k < MODULE_META_BATCH_MAX; k++) {
+                free(images[k]);
+                module_meta_done(&metas[k]);
+        }
+        return r;
+}
+
+/* A confined walk's files, read in batches, added in the walk's order. */
+static int walk_confined(Walk *w, const char **ret_why) {
+        int r;
+
+        for (size_t i = 0; i < w->n_files;) {
+                size_t to = i;
+
+                r = walk_batch(w, i, &to, ret_why);
+                if (r < 0)
+                        return r;
+                i = to;
+        }
+        for (size_t i = 0; i < w->n_files; i++) {
+                WalkFile *f = &w->files[i];
+
+                if (!f->depends)
+                        continue; /* not a readable module: skipped */
+                r = tree_add(w->t, TAKE_PTR(f->name), f->relpath, TAKE_PTR(f->depends));
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int walk_tree(ModuleTree *t, const char **ret_why) {
+        Walk w = { .t = t };
+        int r;
+
+        r = walk(&w, "", 0);
+        if (r >= 0 && t->confined)
+                r = walk_confined(&w, ret_why);
+        walk_done(&w);
+        return r;
 }
 
 static int read_index(ModuleTree *t) {
@@ -375,7 +520,7 @@ static int read_index(ModuleTree *t) {
                 return r;
         r = module_file_open(t->root_fd, p, MODULE_DEP_FILE_MAX, &fd, &size);
         if (r == -ENOENT)
-                return walk(t, "", 0);
+                return walk_tree(t, NULL);
         if (r >= 0)
                 r = module_file_read(fd, size, &text, &size);
         if (r < 0)
@@ -384,30 +529,14 @@ static int read_index(ModuleTree *t) {
         return module_tree_parse_modules_dep(t, text);
 }
 
-/* modules.builtin: one path per line, kernel/block/t10-pi.ko. A tree
- * without one (a container's, an old kernel's) has none built in that we
- * could know of. */
-static int read_builtin(ModuleTree *t) {
-        _cleanup_free_ char *p = NULL, *text = NULL;
-        _cleanup_close_ int fd = -EBADF;
+int module_builtin_parse(const char *text, char ***list) {
+        _cleanup_free_ char *copy = strdup(text);
         char *line, *save = NULL;
-        size_t size;
         int r;
 
-        t->builtin = strv_new_empty();
-        if (!t->builtin)
+        if (!copy)
                 return -ENOMEM;
-        r = tree_path(t, "modules.builtin", &p);
-        if (r < 0)
-                return r;
-        r = module_file_open(t->root_fd, p, MODULE_DEP_FILE_MAX, &fd, &size);
-        if (r == -ENOENT)
-                return 0;
-        if (r >= 0)
-                r = module_file_read(fd, size, &text, &size);
-        if (r < 0)
-                return r;
-        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
                 char *name = NULL;
 
                 if (module_name_from_path(line, &name) < 0)
@@ -416,18 +545,93 @@ static int read_builtin(ModuleTree *t) {
                         free(name);
                         continue;
                 }
-                r = strv_push(&t->builtin, name);
+                r = strv_push(list, name);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
+/* An index file of the tree, read whole: 0 with *ret (NULL when the tree
+ * has none), or -errno. */
+static int read_index_file(const ModuleTree *t, const char *file, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *p = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        size_t size;
+        int r;
+
+        *ret = NULL;
+        *ret_size = 0;
+        r = tree_path(t, file, &p);
+        if (r < 0)
+                return r;
+        r = module_file_open(t->root_fd, p, MODULE_DEP_FILE_MAX, &fd, &size);
+        if (r == -ENOENT)
+                return 0;
+        if (r >= 0)
+                r = module_file_read(fd, size, ret, ret_size);
+        return r;
+}
+
+/* modules.builtin: one path per line, kernel/block/t10-pi.ko. A tree
+ * without one (a container's, an old kernel's) has none built in that we
+ * could know of. */
+static int read_builtin(ModuleTree *t) {
+        _cleanup_free_ char *text = NULL;
+        size_t size;
+        int r;
+
+        t->builtin = strv_new_empty();
+        if (!t->builtin)
+                return -ENOMEM;
+        r = read_index_file(t, "modules.builtin", &text, &size);
+        if (r < 0 || !text)
+                return r;
+        return module_builtin_parse(text, &t->builtin);
+}
+
+/* A confined tree's index: both files read here, parsed in one child,
+ * every field checked (modules-dep-job.h), the modules added and settled
+ * here as read_index() does; without modules.dep, the walk. */
+static int read_index_confined(ModuleTree *t, const char **ret_why) {
+        _cleanup_free_ char *dep = NULL, *builtin = NULL;
+        _cleanup_(module_index_freep) ModuleIndex *x = NULL;
+        size_t dep_size, builtin_size;
+        int r;
+
+        r = read_index_file(t, "modules.dep", &dep, &dep_size);
+        if (r >= 0)
+                r = read_index_file(t, "modules.builtin", &builtin, &builtin_size);
+        if (r < 0)
+                return r;
+        if (dep || builtin) {
+                r = module_index_parse_confined(dep, dep_size, builtin, builtin_size, &x, ret_why);
+                if (r < 0)
+                        return r;
+                t->builtin = TAKE_PTR(x->builtin);
+        } else
+                t->builtin = strv_new_empty();
+        if (!t->builtin)
+                return -ENOMEM;
+        if (!dep)
+                return walk_tree(t, ret_why);
+        for (size_t i = 0; i < x->n_entries; i++) {
+                ModuleIndexEntry *e = &x->entries[i];
+
+                r = tree_add_entry(t, TAKE_PTR(e->name), e->relpath, TAKE_PTR(e->depends), false);
+                if (r < 0)
+                        return r;
+        }
+        t->from_modules_dep = true;
+        return tree_settle_duplicates(t);
+}
+
 bool module_tree_builtin(const ModuleTree *t, const char *name) {
         return t && strv_contains(t->builtin, name);
 }
 
-static int tree_new(int root_fd, const char *in_root, const char *display, ModuleTree **ret) {
+static int tree_new(int root_fd, const char *in_root, const char *display, bool confined, ModuleTree **ret,
+                    const char **ret_why) {
         _cleanup_(module_tree_freep) ModuleTree *t = calloc(1, sizeof(*t));
         _cleanup_close_ int check = -EBADF;
         int r;
@@ -438,6 +642,7 @@ static int tree_new(int root_fd, const char *in_root, const char *display, Modul
         }
         t->root_fd = root_fd;
         t->has_fds = true;
+        t->confined = confined;
         t->dir = strdup(display);
         t->in_root = strdup(in_root);
         if (!t->dir || !t->in_root)
@@ -448,25 +653,30 @@ static int tree_new(int root_fd, const char *in_root, const char *display, Modul
         t->ctx = kmod_new_quiet(display);
         if (!t->ctx)
                 return -ENOMEM;
-        r = read_index(t);
-        if (r >= 0)
-                r = read_builtin(t);
+        if (confined)
+                r = read_index_confined(t, ret_why);
+        else {
+                r = read_index(t);
+                if (r >= 0)
+                        r = read_builtin(t);
+        }
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(t);
         return 0;
 }
 
-int module_tree_open(const char *dir, ModuleTree **ret) {
+static int open_dir(const char *dir, bool confined, ModuleTree **ret, const char **ret_why) {
         int fd;
 
         fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return errno == ENOTDIR ? -ENOTDIR : -errno;
-        return tree_new(fd, "", dir, ret); /* takes the fd, also on failure */
+        return tree_new(fd, "", dir, confined, ret, ret_why); /* takes the fd, also on failure */
 }
 
-int module_tree_open_at(int root_fd, const char *in_root, const char *display, ModuleTree **ret) {
+static int open_at(int root_fd, const char *in_root, const char *display, bool confined, ModuleTree **ret,
+                   const char **ret_why) {
         int fd;
 
         if (!in_root || (in_root[0] && !module_relpath_valid(in_root)))
@@ -474,8 +684,26 @@ int module_tree_open_at(int root_fd, const char *in_root, const char *display, M
         fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
                 return -errno;
-        return tree_new(fd, in_root, display, ret);
+        return tree_new(fd, in_root, display, confined, ret, ret_why);
 }
+
+int module_tree_open(const char *dir, ModuleTree **ret) {
+        return open_dir(dir, false, ret, NULL);
+}
+
+int module_tree_open_at(int root_fd, const char *in_root, const char *display, ModuleTree **ret) {
+        return open_at(root_fd, in_root, display, false, ret, NULL);
+}
+
+int module_tree_open_confined(const char *dir, ModuleTree **ret, const char **ret_why) {
+        return open_dir(dir, true, ret, ret_why);
+}
+
+int module_tree_open_at_confined(int root_fd, const char *in_root, const char *display, ModuleTree **ret,
+                                 const char **ret_why) {
+        return open_at(root_fd, in_root, display, true, ret, ret_why);
+}
+
 /* The host's own compressed modules (RHEL 9 ships .ko.xz): libkmod reads and
  * decompresses them by path. Only for the host's tree, which is the host's. */
 int module_tree_meta_libkmod(const ModuleTree *t, const ModuleTreeEntry *e, ModuleMeta *ret) {

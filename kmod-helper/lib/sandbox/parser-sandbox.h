@@ -95,6 +95,10 @@ int parser_sandbox_open_in_root(int dir_fd, const char *path, bool follow_last, 
  * child, 0 when it exited. -errno from pipe/fork. */
 int parser_sandbox_run(int input_fd, ParserJobFunc job, void *userdata, uint8_t **ret_reply, size_t *ret_len,
                        int *ret_signal);
+/* The same for a job whose reply is a list and may pass REPLY_MAX (a module
+ * tree's index): at most reply_max bytes, read as they come. */
+int parser_sandbox_run_max(int input_fd, size_t reply_max, ParserJobFunc job, void *userdata, uint8_t **ret_reply,
+                           size_t *ret_len, int *ret_signal);
 
 /* In the child: the whole input (up to max bytes, NUL-terminated). -EFBIG
  * when it holds more (it grew since the parent's fstat). */
