@@ -13,49 +13,13 @@
 #include "actions/module-elf.h"
 #include "actions/module-file.h"
 #include "actions/module-tree.h"
+#include "actions/tree-walk.h"
 #include "sandbox/module-meta-job.h"
 #include "sandbox/modules-dep-job.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
-/* A tree walk never needs to go deeper than kernel/drivers/nvme/host/...;
- * the bound keeps a hostile tree (symlink loops are not followed anyway)
- * from costing more than it should. */
-#define TREE_WALK_MAX_DEPTH 12
-/* A confined tree's walk hands its files' images to the parser child in
- * batches of at most this many bytes (or MODULE_META_BATCH_MAX files): the
- * parent holds a batch twice (read, and in the memfd). */
-#define TREE_WALK_BATCH_BYTES (16u * 1024u * 1024u)
-
-static const char *const module_suffixes[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
-
-int module_name_from_path(const char *path, char **ret) {
-        const char *base = strrchr(path, '/');
-        size_t n = 0;
-        char *name;
-
-        base = base ? base + 1 : path;
-        for (size_t i = 0; i < ELEMENTSOF(module_suffixes); i++) {
-                size_t l = strlen(base), s = strlen(module_suffixes[i]);
-
-                if (l > s && streq(base + l - s, module_suffixes[i])) {
-                        n = l - s;
-                        break;
-                }
-        }
-        if (n == 0)
-                return -EINVAL;
-
-        name = strndup(base, n);
-        if (!name)
-                return -ENOMEM;
-        for (char *c = name; *c; c++)
-                if (*c == '-')
-                        *c = '_';
-        *ret = name;
-        return 0;
-}
 
 static int rank_of(const char *relpath) {
         if (strneq(relpath, "updates/", 8))
@@ -204,75 +168,12 @@ static int tree_settle_duplicates(ModuleTree *t) {
         return 0;
 }
 
-/* modules.dep paths are relative to the tree; depmods before kmod wrote
- * absolute /lib/modules/<release>/... paths, which inside a container's
- * root mean the same tree. Anything else absolute, and any ".." or "."
- * component, is refused: the index must not name a file outside the tree
- * (extra/../../../x/nvme.ko). */
-static const char *relative_module_path(const char *p) {
-        if (p[0] == '/') {
-                if (!strneq(p, "/lib/modules/", 13))
-                        return NULL;
-                p = strchr(p + 13, '/');
-                if (!p || !p[1])
-                        return NULL;
-                p++;
-        }
-        return module_relpath_valid(p) ? p : NULL;
-}
-
-static int parse_dep_line(ModuleTree *t, char *line) {
-        _cleanup_free_ char *name = NULL;
-        _cleanup_strv_free_ char **deps = NULL;
-        char *colon, *rel, *tok, *save = NULL;
-        int r;
-
-        colon = strchr(line, ':');
-        if (!colon)
-                return 0;
-        *colon = '\0';
-        rel = (char *) relative_module_path(line);
-        if (!rel || module_name_from_path(rel, &name) < 0)
-                return 0;
-        deps = strv_new_empty();
-        if (!deps)
-                return -ENOMEM;
-
-        for (tok = strtok_r(colon + 1, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-                char *dep = NULL;
-
-                if (module_name_from_path(tok, &dep) < 0)
-                        continue;
-                if (!module_name_valid(dep)) {
-                        free(dep);
-                        continue;
-                }
-                r = strv_push(&deps, dep);
-                if (r < 0)
-                        return r;
-        }
-        if (!module_name_valid(name))
-                return 0;
-        return tree_add_entry(t, TAKE_PTR(name), rel, TAKE_PTR(deps), false);
-}
-
-int module_tree_parse_modules_dep_lines(ModuleTree *t, const char *text) {
-        _cleanup_free_ char *copy = strdup(text);
-        char *line, *save = NULL;
-        int r;
-
-        if (!copy)
-                return -ENOMEM;
-        for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                r = parse_dep_line(t, line);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+static int add_unsettled(void *userdata, char *name, const char *relpath, char **depends) {
+        return tree_add_entry(userdata, name, relpath, depends, false);
 }
 
 int module_tree_parse_modules_dep(ModuleTree *t, const char *text) {
-        int r = module_tree_parse_modules_dep_lines(t, text);
+        int r = modules_dep_parse_text(text, add_unsettled, t);
 
         return r < 0 ? r : tree_settle_duplicates(t);
 }
@@ -295,217 +196,17 @@ int module_tree_open_module(const ModuleTree *t, const ModuleTreeEntry *e, int *
         return module_file_open(t->root_fd, p, MODULE_FILE_MAX, ret_fd, ret_size);
 }
 
-/* Without modules.dep, a module's dependencies are its modinfo `depends`,
- * read from the file itself. A compressed file's cannot be read without
- * decompressing it: the load reads them then (the host's tree), or refuses
- * the file (a container's, see stack-load.c). */
-static int walk_file_depends(ModuleTree *t, const char *relpath, char ***ret) {
-        _cleanup_free_ char *p = NULL, *image = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        ModuleMeta meta = {};
-        size_t size;
-        int r;
-
-        r = tree_path(t, relpath, &p);
-        if (r >= 0)
-                r = module_file_open(t->root_fd, p, MODULE_FILE_MAX, &fd, &size);
-        if (r >= 0)
-                r = module_file_read(fd, size, &image, &size);
-        if (r < 0)
-                return r;
-        if (module_image_kind_is_compressed(module_image_kind(image, size))) {
-                *ret = strv_new_empty();
-                return *ret ? 0 : -ENOMEM;
-        }
-        r = module_meta_parse(image, size, &meta);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(meta.depends);
-        module_meta_done(&meta);
-        return 0;
-}
-
-/* A confined tree's files, found by the walk, read after it in batches. */
-typedef struct WalkFile {
-        char *name, *relpath;
-        char **depends; /* NULL until read: a file that cannot be read stays out */
-} WalkFile;
-
-typedef struct Walk {
-        ModuleTree *t;
-        WalkFile *files;
-        size_t n_files;
-} Walk;
-
-static void walk_done(Walk *w) {
-        for (size_t i = 0; i < w->n_files; i++) {
-                free(w->files[i].name);
-                free(w->files[i].relpath);
-                strv_free(w->files[i].depends);
-        }
-        free(w->files);
-}
-
-static int walk_defer(Walk *w, char *name, const char *relpath) {
-        WalkFile *n = reallocarray(w->files, w->n_files + 1, sizeof(*n));
-        char *rel = strdup(relpath);
-
-        if (!n || !rel) {
-                free(name);
-                free(rel);
-                if (n)
-                        w->files = n;
-                return -ENOMEM;
-        }
-        w->files = n;
-        w->files[w->n_files++] = (WalkFile) { .name = name, .relpath = rel };
-        return 0;
-}
-
-static int walk(Walk *w, const char *rel, unsigned depth);
-
-static int walk_entry(Walk *w, const char *rel, const struct dirent *de, unsigned depth) {
-        _cleanup_free_ char *sub = NULL, *name = NULL;
-        char **deps = NULL;
-
-        if (de->d_name[0] == '.')
-                return 0;
-        if (asprintf(&sub, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) < 0)
-                return -ENOMEM;
-        if (de->d_type == DT_DIR)
-                return walk(w, sub, depth + 1);
-        if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-                return 0; /* symlinks are not followed: no loops */
-        if (module_name_from_path(de->d_name, &name) < 0 || !module_name_valid(name))
-                return 0;
-        if (w->t->confined)
-                return walk_defer(w, TAKE_PTR(name), sub);
-        if (walk_file_depends(w->t, sub, &deps) < 0)
-                return 0; /* not a readable module: skip it, a load would fail anyway */
-        return tree_add(w->t, TAKE_PTR(name), sub, deps);
-}
-
-/* Every directory is opened inside the root, by fd: a directory swapped
- * for a symlink while we walk still cannot take us outside. */
-static int walk(Walk *w, const char *rel, unsigned depth) {
-        _cleanup_free_ char *p = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        struct dirent *de;
-        int fd, r;
-
-        if (depth > TREE_WALK_MAX_DEPTH)
-                return 0;
-        r = tree_path(w->t, rel, &p);
-        if (r < 0)
-                return r;
-        r = module_dir_open(w->t->root_fd, p, &fd);
-        if (r < 0)
-                return depth == 0 ? r : 0; /* an unreadable subdirectory is skipped */
-        d = fdopendir(fd);
-        if (!d) {
-                r = -errno;
-                close(fd);
-                return r;
-        }
-        while ((de = readdir(d))) {
-                r = walk_entry(w, rel, de, depth);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-/* One file of a confined walk, read: 1 with *ret_image (to parse), 1 with
- * f->depends set and no image (compressed: as walk_file_depends()), 0 when
- * it cannot be read (skipped, as walk_entry() skips it), -ENOMEM. */
-static int walk_read(const ModuleTree *t, WalkFile *f, char **ret_image, size_t *ret_size) {
-        _cleanup_free_ char *p = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        size_t size;
-        int r;
-
-        *ret_image = NULL;
-        r = tree_path(t, f->relpath, &p);
-        if (r >= 0)
-                r = module_file_open(t->root_fd, p, MODULE_FILE_MAX, &fd, &size);
-        if (r >= 0)
-                r = module_file_read(fd, size, ret_image, ret_size);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        if (module_image_kind_is_compressed(module_image_kind(*ret_image, *ret_size))) {
-                free(*ret_image);
-                *ret_image = NULL;
-                f->depends = strv_new_empty();
-                return f->depends ? 1 : -ENOMEM;
-        }
-        return 1;
-}
-
-/* Files [from, to) of a confined walk: their modinfo in one child. */
-static int walk_batch(Walk *w, size_t from, size_t *ret_to, const char **ret_why) {
-        char *images[MODULE_META_BATCH_MAX] = {};
-        BundlePart parts[MODULE_META_BATCH_MAX];
-        size_t which[MODULE_META_BATCH_MAX], n = 0, bytes = 0, i = from;
-        ModuleMeta metas[MODULE_META_BATCH_MAX] = {};
-        int errors[MODULE_META_BATCH_MAX], r = 0;
-
-        for (; i < w->n_files && n < MODULE_META_BATCH_MAX && bytes < TREE_WALK_BATCH_BYTES; i++) {
-                size_t size = 0;
-
-                r = walk_read(w->t, &w->files[i], &images[n], &size);
-                if (r < 0)
-                        goto out;
-                if (!images[n])
-                        continue;
-                parts[n] = (BundlePart) { images[n], size };
-                which[n++] = i;
-                bytes += size;
-        }
-        *ret_to = i;
-        r = n > 0 ? module_meta_parse_confined(parts, n, metas, errors, ret_why) : 0;
-        for (size_t k = 0; r >= 0 && k < n; k++)
-                if (errors[k] == 0)
-                        w->files[which[k]].depends = TAKE_PTR(metas[k].depends);
-out:
-        for (size_t k = 0; k < MODULE_META_BATCH_MAX; k++) {
-                free(images[k]);
-                module_meta_done(&metas[k]);
-        }
-        return r;
-}
-
-/* A confined walk's files, read in batches, added in the walk's order. */
-static int walk_confined(Walk *w, const char **ret_why) {
-        int r;
-
-        for (size_t i = 0; i < w->n_files;) {
-                size_t to = i;
-
-                r = walk_batch(w, i, &to, ret_why);
-                if (r < 0)
-                        return r;
-                i = to;
-        }
-        for (size_t i = 0; i < w->n_files; i++) {
-                WalkFile *f = &w->files[i];
-
-                if (!f->depends)
-                        continue; /* not a readable module: skipped */
-                r = tree_add(w->t, TAKE_PTR(f->name), f->relpath, TAKE_PTR(f->depends));
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
+/* Without modules.dep: the walk (tree-walk.h), each readable module added. */
 static int walk_tree(ModuleTree *t, const char **ret_why) {
-        Walk w = { .t = t };
+        TreeWalkFile *files = NULL;
+        size_t n = 0;
         int r;
 
-        r = walk(&w, "", 0);
-        if (r >= 0 && t->confined)
-                r = walk_confined(&w, ret_why);
-        walk_done(&w);
+        r = tree_walk(t->root_fd, t->in_root, t->confined, &files, &n, ret_why);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                if (files[i].depends)
+                        r = tree_add(t, TAKE_PTR(files[i].name), files[i].relpath, TAKE_PTR(files[i].depends));
+        tree_walk_free(files, n);
         return r;
 }
 
@@ -527,29 +228,6 @@ static int read_index(ModuleTree *t) {
                 return r;
         t->from_modules_dep = true;
         return module_tree_parse_modules_dep(t, text);
-}
-
-int module_builtin_parse(const char *text, char ***list) {
-        _cleanup_free_ char *copy = strdup(text);
-        char *line, *save = NULL;
-        int r;
-
-        if (!copy)
-                return -ENOMEM;
-        for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char *name = NULL;
-
-                if (module_name_from_path(line, &name) < 0)
-                        continue;
-                if (!module_name_valid(name)) {
-                        free(name);
-                        continue;
-                }
-                r = strv_push(list, name);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
 }
 
 /* An index file of the tree, read whole: 0 with *ret (NULL when the tree

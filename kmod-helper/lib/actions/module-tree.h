@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "actions/modules-dep-text.h"
 #include "util/macro.h"
 
 struct kmod_ctx;
@@ -84,16 +85,3 @@ bool module_tree_builtin(const ModuleTree *t, const char *name);
  * Malformed lines, and lines naming a path with a ".." component or another
  * absolute path, are skipped. 0 or -ENOMEM. */
 int module_tree_parse_modules_dep(ModuleTree *t, const char *text);
-/* The same without settling the duplicates (all kept, in the file's
- * order): the parser child's half (sandbox/modules-dep-job.h), whose filter
- * refuses what glibc's qsort() asks the kernel (sysinfo()); the parent
- * settles them. */
-int module_tree_parse_modules_dep_lines(ModuleTree *t, const char *text);
-
-/* Pure: appends the module names of a modules.builtin text (one path per
- * line) to *list; lines that name no valid module are skipped. 0 or -ENOMEM. */
-int module_builtin_parse(const char *text, char ***list);
-
-/* Pure: the module name of a .ko path ("kernel/x/nvme-core.ko.xz" -> "nvme_core").
- * 0, -EINVAL (not a module file name) or -ENOMEM. */
-int module_name_from_path(const char *path, char **ret);

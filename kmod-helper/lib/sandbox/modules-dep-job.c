@@ -5,7 +5,7 @@
 
 #include "actions/module-elf.h"
 #include "actions/module-file.h"
-#include "actions/module-tree.h"
+#include "actions/modules-dep-text.h"
 #include "sandbox/modules-dep-job.h"
 #include "sandbox/parser-sandbox.h"
 #include "sandbox/sandbox-bundle.h"
@@ -30,46 +30,46 @@ typedef struct IndexJob {
         bool has_dep, has_builtin; /* the parts of the bundle, in this order */
 } IndexJob;
 
-static int put_entries(ReplyWriter *w, const ModuleTree *t) {
-        size_t n_depends = 0;
+typedef struct Emit {
+        ReplyWriter *w;
+        size_t n_entries, n_depends;
+} Emit;
+
+/* Each module of modules.dep as it is parsed, straight into the reply:
+ * duplicates and all (the parent settles them; glibc's qsort() asks the
+ * kernel for sysinfo(), which the filter refuses). */
+static int emit_entry(void *userdata, char *name, const char *relpath, char **depends) {
+        _cleanup_strv_free_ char **d = depends;
+        Emit *e = userdata;
         int r;
 
-        if (t->n_entries > MODULE_INDEX_ENTRIES_MAX)
+        free(name); /* the parent takes the name from the path itself */
+        if (!entry_valid(relpath))
+                return 0; /* as a malformed line: an overlong path */
+        e->n_depends += strv_length(d);
+        if (++e->n_entries > MODULE_INDEX_ENTRIES_MAX || e->n_depends > MODULE_INDEX_DEPENDS_MAX)
                 return -E2BIG;
-        for (size_t i = 0; i < t->n_entries; i++) {
-                const ModuleTreeEntry *e = &t->entries[i];
-
-                if (!entry_valid(e->relpath))
-                        continue; /* as a malformed line: an overlong path */
-                n_depends += strv_length(e->depends);
-                if (n_depends > MODULE_INDEX_DEPENDS_MAX)
-                        return -E2BIG;
-                r = reply_put_string(w, MODULE_INDEX_REPLY_ENTRY, e->relpath);
-                STRV_FOREACH(d, e->depends)
-                        if (r >= 0)
-                                r = reply_put_string(w, MODULE_INDEX_REPLY_DEPEND, *d);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        r = reply_put_string(e->w, MODULE_INDEX_REPLY_ENTRY, relpath);
+        STRV_FOREACH(x, d)
+                if (r >= 0)
+                        r = reply_put_string(e->w, MODULE_INDEX_REPLY_DEPEND, *x);
+        return r;
 }
 
 static int job(int input_fd, ReplyWriter *w, void *userdata) {
         const IndexJob *j = userdata;
-        _cleanup_(module_tree_freep) ModuleTree *t = calloc(1, sizeof(*t));
         _cleanup_strv_free_ char **builtin = strv_new_empty();
         _cleanup_free_ char *dep = NULL, *text = NULL;
+        Emit e = { .w = w };
         size_t size;
         int r;
 
-        if (!t || !builtin || !(t->dir = strdup("")))
+        if (!builtin)
                 return -ENOMEM;
         if (j->has_dep) {
                 r = sandbox_bundle_next(input_fd, MODULE_DEP_FILE_MAX, &dep, &size);
                 if (r >= 0)
-                        r = module_tree_parse_modules_dep_lines(t, dep);
-                if (r >= 0)
-                        r = put_entries(w, t);
+                        r = modules_dep_parse_text(dep, emit_entry, &e);
                 if (r < 0)
                         return r;
         }

@@ -6,7 +6,7 @@
  * (parser-sandbox.h): the text is the image's. The parent opens and reads
  * both files inside the container's root (one sealed memfd, sandbox-bundle.h:
  * one fork for both); the child runs the same parsers the host's tree goes
- * through (module_tree_parse_modules_dep_lines(), module_builtin_parse())
+ * through (modules_dep_parse_text(), module_builtin_parse())
  * and sends, in order:
  *   - per module of modules.dep: its path relative to the tree (an old
  *     depmod's absolute /lib/modules/<release>/ prefix taken off), then
