@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -14,12 +13,10 @@
 #include "actions/module-file.h"
 #include "actions/module-tree.h"
 #include "actions/tree-walk.h"
-#include "sandbox/module-meta-job.h"
 #include "sandbox/modules-dep-job.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
-
 
 static int rank_of(const char *relpath) {
         if (strneq(relpath, "updates/", 8))
