@@ -17,7 +17,9 @@
 #include "node/node-ops-observe.h"
 #include "node/node-ops.h"
 #include "host/host-root.h"
+#ifndef SWAPGUARD_DAEMON_ONLY
 #include "kmod-cli.h"
+#endif
 #include "publish/log.h"
 #include "manager.h"
 #include "publish/report.h"
@@ -115,6 +117,7 @@ static int parse_args(int argc, char **argv, Args *a) {
         return 1;
 }
 
+#ifndef SWAPGUARD_DAEMON_ONLY
 /* The name the program was started under, without its directory: argv[0]
  * as given (a symlink's own name, or the one the node's wrapper passes with
  * exec -a), never its target's. */
@@ -126,6 +129,7 @@ static bool started_as(char **argv, const char *name) {
         slash = strrchr(argv[0], '/');
         return streq(slash ? slash + 1 : argv[0], name);
 }
+#endif
 
 int main(int argc, char **argv) {
         _cleanup_(node_ops_observe_freep) NodeOps *observe_ops = NULL;
@@ -138,9 +142,13 @@ int main(int argc, char **argv) {
         int r;
 
         /* First, before any of the daemon's setup: the CLI is its own
-         * program, with its own arguments and allocator defaults. */
+         * program, with its own arguments and allocator defaults. (Not in
+         * the daemon-only link that proves the daemon's code calls no
+         * fabrics secrets code: daemon/meson.build.) */
+#ifndef SWAPGUARD_DAEMON_ONLY
         if (started_as(argv, KMOD_CLI_NAME))
                 return kmod_cli_main(argc, argv);
+#endif
 
         /* A swap reads whole module files for their .modinfo (a .ko
          * with its debug info is megabytes; up to MODULE_FILE_MAX), then the
