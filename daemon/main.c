@@ -3,8 +3,9 @@
 /* nvme-swapguard: swaps the host's in-tree NVMe stack for the NVIDIA build
  * of the driver container at the right moment, safely. main() only parses
  * the arguments, reads the configuration and runs the manager; started as
- * nvme-swapguard-kmod (the name on the nodes links here) it is the operator
- * CLI instead (kmod-cli.h: one binary in the MachineConfig's budget). */
+ * nvme-swapguard-kmod (by the nodes' wrapper script, or meson install's
+ * symlink) it is the operator CLI instead (kmod-cli.h: one binary in the
+ * MachineConfig's budget). */
 
 #include <getopt.h>
 #include <malloc.h>
