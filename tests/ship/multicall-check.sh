@@ -31,19 +31,14 @@ grep -q ' /usr/local/bin/nvme-swapguard "\$@"$' "$wrapper" || { echo "FAIL: $wra
 sed "s| /usr/local/bin/nvme-swapguard \"| $daemon \"|" "$wrapper" > "$tmp/wrapper/nvme-swapguard-kmod"
 chmod +x "$tmp/wrapper/nvme-swapguard-kmod"
 
-# A fake node (tests/fakeroot): Debian's in-tree stack, nvme holding one
-# namespace with a partition (claimed: in use), another free one.
+# A fake node (tests/fakeroot/lib-fake-node.sh): Debian's in-tree stack,
+# nvme holding one namespace with a partition (claimed: in use), another
+# free one.
 root=$tmp/root rel=6.1.0-fake-amd64
 fn() { "$fake_node" "$root" "$@"; }
-fn init $rel
-fn ko /lib/modules/$rel kernel/block/t10-pi.ko t10_pi - -
-fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme-core.ko nvme_core t10-pi -
-fn ko /lib/modules/$rel kernel/drivers/nvme/host/nvme.ko nvme nvme-core -
-fn modules-dep /lib/modules/$rel
-fn module t10_pi -1 nvme_core
-fn module nvme_core -1 nvme
-fn module nvme 0 -
-fn namespace 0 1 partitions=1
+# shellcheck source=../fakeroot/lib-fake-node.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../fakeroot/lib-fake-node.sh"
+fake_node_in_tree
 fn namespace 1 1 multipath
 fn claim nvme0n1p1   # in use: check and plan exit 3
 
