@@ -16,6 +16,8 @@
 #include "publish/log.h"
 #include "manager.h"
 #include "publish/report.h"
+#include "sandbox/privileged-reader.h"
+#include "usage/process-users.h"
 #include "util/strv.h"
 
 static void help(void) {
@@ -112,6 +114,7 @@ static int parse_args(int argc, char **argv, Args *a) {
 int main(int argc, char **argv) {
         _cleanup_(node_ops_observe_freep) NodeOps *observe_ops = NULL;
         _cleanup_free_ char *default_path = NULL;
+        _cleanup_(privileged_reader_freep) PrivilegedReader *reader = NULL;
         Args a = {};
         Config *config = NULL;
         Manager *m = NULL;
@@ -138,6 +141,18 @@ int main(int argc, char **argv) {
         }
         if (host_path(CONFIG_DEFAULT_PATH, &default_path) < 0)
                 return EXIT_FAILURE;
+        /* The privileged reader, forked before anything is parsed: the one
+         * process of the daemon that lists other users' /proc/<pid>/fd
+         * (sandbox/privileged-reader.h). The usage check asks it; should it
+         * die, every namespace reads as unchecked, never free. */
+        if (!a.check_config) {
+                r = privileged_reader_start(&reader);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot start the privileged reader: %m");
+                        return EXIT_FAILURE;
+                }
+                process_users_set_source(privileged_reader_scan_fds, reader);
+        }
         path = a.config ?: default_path;
 
         r = config_load(path, !a.config, &config, &errors);
@@ -180,5 +195,6 @@ int main(int argc, char **argv) {
         if (r >= 0)
                 r = manager_run(m);
         manager_free(m);
+        process_users_set_source(NULL, NULL);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

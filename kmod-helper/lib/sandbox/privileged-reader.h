@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The privileged reader: the one process of the daemon that may list other
+ * users' /proc/<pid>/fd (OpenSSH's monitor, turned around: here the small
+ * process holds the privilege the big one gives up; STYLE.md item 15).
+ *
+ * The daemon forks it at start, before it parses anything, and talks to it
+ * over a SOCK_SEQPACKET socketpair in fixed typed messages (reader-codec.h).
+ * The reader (reader-serve.c), before it reads a request:
+ *   - keeps only its socket (fd 3) and fds 0-2; dies with the daemon
+ *     (PR_SET_PDEATHSIG) and exits when the socket closes;
+ *   - keeps of its capabilities only CAP_DAC_READ_SEARCH and CAP_SYS_PTRACE
+ *     (what it holds of them: none in a test run as a plain user), ambient
+ *     and inheritable cleared, CAP_SYS_MODULE gone; no_new_privs;
+ *   - is not dumpable: the kernel then makes its /proc/<pid> files root's,
+ *     so the daemon's identity, same uid but without CAP_DAC_*, cannot open
+ *     its /proc/<pid>/mem (nor ptrace it: the unit's filter);
+ *   - RLIMIT_FSIZE 0 and CORE 0;
+ *   - loads a seccomp filter: read/recv and write/send on its socket (and
+ *     write on fd 2), openat only without write, create or truncate flags,
+ *     getdents64, readlink(at), the stat family, close, fcntl, lseek,
+ *     memory without PROT_EXEC, exit; anything else kills it.
+ * It answers READER_REQUEST_SCAN_FDS with process_fd_walk() (skipping the
+ * daemon and itself), which names no path the daemon chose: the request
+ * carries none. A request it cannot decode ends it (a daemon that sends
+ * garbage is not one it serves).
+ *
+ * Fail safe: the daemon's side checks every record (reader-codec.h), the
+ * END record's counts against what it received, and a deadline
+ * (PRIVILEGED_READER_DEADLINE_USEC); on any failure it kills the reader and
+ * answers every later request with -ENOTCONN: the usage check then reads
+ * every namespace as unchecked, never free (process-users.h), so no unload
+ * happens until the daemon is restarted with a new reader.
+ *
+ * Library code: no logging. */
+
+#include <sys/types.h>
+
+#include "usage/process-fds.h"
+#include "util/macro.h"
+
+/* Far under the unit's watchdog (2 min): a walk over every process's fds
+ * takes milliseconds on a node; past this the reader is taken for hung. */
+#define PRIVILEGED_READER_DEADLINE_USEC (30ULL * 1000ULL * 1000ULL)
+/* The reader's end of the socketpair. */
+#define PRIVILEGED_READER_FD 3
+
+typedef struct PrivilegedReader PrivilegedReader;
+
+/* Forks the reader. 0, or -errno from socketpair/fork. A reader that
+ * cannot confine itself exits at once: the first request then fails. */
+int privileged_reader_start(PrivilegedReader **ret);
+/* Kills and reaps the reader. */
+PrivilegedReader *privileged_reader_free(PrivilegedReader *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PrivilegedReader *, privileged_reader_free);
+pid_t privileged_reader_pid(const PrivilegedReader *r);
+
+/* Asks the reader for the fd walk: 0 with *ret filled (the caller frees
+ * it with process_fd_list_done), or a negative errno (-ENOTCONN once the
+ * reader is gone, -ETIME past the deadline, -EBADMSG for a record that does
+ * not decode or counts that do not add up). Matches ProcessFdSource. */
+int privileged_reader_scan_fds(void *reader, ProcessFdList *ret);
+
+/* The reader's side (reader-serve.c): confines the calling process and
+ * serves requests on fd until it closes; never returns. daemon is the
+ * pid the walk skips besides the reader's own. */
+_Noreturn void privileged_reader_serve(int fd, pid_t daemon);

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The privileged reader's messages (the format: reader-codec.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "sandbox/reader-codec.h"
+
+#define ERRNO_MAX 4095
+
+static void put16(uint8_t *p, uint16_t v) {
+        p[0] = (uint8_t) v;
+        p[1] = (uint8_t) (v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+        for (int i = 0; i < 4; i++)
+                p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v) {
+        for (int i = 0; i < 8; i++)
+                p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static uint16_t get16(const uint8_t *p) {
+        return (uint16_t) (p[0] | (p[1] << 8));
+}
+
+static uint32_t get32(const uint8_t *p) {
+        uint32_t v = 0;
+
+        for (int i = 3; i >= 0; i--)
+                v = (v << 8) | p[i];
+        return v;
+}
+
+static uint64_t get64(const uint8_t *p) {
+        uint64_t v = 0;
+
+        for (int i = 7; i >= 0; i--)
+                v = (v << 8) | p[i];
+        return v;
+}
+
+static bool all_zero(const uint8_t *p, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (p[i])
+                        return false;
+        return true;
+}
+
+static void header(uint8_t *buf, uint32_t magic, uint16_t kind) {
+        memset(buf, 0, READER_MSG_SIZE);
+        put32(buf, magic);
+        put16(buf + 4, READER_VERSION);
+        put16(buf + 6, kind);
+}
+
+static bool pid_valid(int64_t pid) {
+        return pid > 0 && pid <= PROCESS_PID_MAX;
+}
+
+int reader_request_encode(const ReaderRequest *q, uint8_t buf[static READER_MSG_SIZE]) {
+        if (q->type != READER_REQUEST_SCAN_FDS)
+                return -EINVAL;
+        header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
+        return 0;
+}
+
+int reader_request_decode(const uint8_t *buf, size_t len, ReaderRequest *ret) {
+        uint16_t kind;
+
+        if (len != READER_MSG_SIZE || get32(buf) != READER_MAGIC_REQUEST || get16(buf + 4) != READER_VERSION)
+                return -EBADMSG;
+        kind = get16(buf + 6);
+        if (kind != READER_REQUEST_SCAN_FDS || !all_zero(buf + 8, READER_MSG_SIZE - 8))
+                return -EBADMSG;
+        *ret = (ReaderRequest) { .type = (ReaderRequestType) kind };
+        return 0;
+}
+
+static bool fd_valid(const ProcessFd *f) {
+        if (!pid_valid(f->pid) || f->fd < 0 || (!f->has_rdev && f->rdev != 0) || (f->has_rdev && f->rdev == 0))
+                return false;
+        if (memchr(f->name, '\0', sizeof(f->name)) == NULL)
+                return false;
+        if (f->name[0] && !process_fd_name_valid(f->name))
+                return false;
+        return f->has_rdev || f->name[0]; /* a record says something */
+}
+
+int reader_record_encode(const ReaderRecord *r, uint8_t buf[static READER_MSG_SIZE]) {
+        switch (r->kind) {
+        case READER_RECORD_FD:
+                if (!fd_valid(&r->fd))
+                        return -EINVAL;
+                header(buf, READER_MAGIC_REPLY, READER_RECORD_FD);
+                put32(buf + 8, (uint32_t) r->fd.pid);
+                put32(buf + 12, (uint32_t) r->fd.fd);
+                put64(buf + 16, (uint64_t) r->fd.rdev);
+                buf[24] = r->fd.has_rdev;
+                memcpy(buf + 32, r->fd.name, strlen(r->fd.name));
+                return 0;
+        case READER_RECORD_UNREADABLE:
+                if (!pid_valid(r->unreadable.pid) || r->unreadable.error <= 0 || r->unreadable.error > ERRNO_MAX)
+                        return -EINVAL;
+                header(buf, READER_MAGIC_REPLY, READER_RECORD_UNREADABLE);
+                put32(buf + 8, (uint32_t) r->unreadable.pid);
+                put32(buf + 12, (uint32_t) r->unreadable.error);
+                return 0;
+        case READER_RECORD_END:
+                if (r->status > 0 || r->status < -ERRNO_MAX || r->n_fds > PROCESS_FDS_MAX ||
+                    r->n_unreadable > PROCESS_UNREADABLE_MAX)
+                        return -EINVAL;
+                header(buf, READER_MAGIC_REPLY, READER_RECORD_END);
+                put32(buf + 8, (uint32_t) r->status);
+                put32(buf + 12, r->n_fds);
+                put64(buf + 16, r->n_unreadable);
+                return 0;
+        }
+        return -EINVAL;
+}
+
+static int decode_fd(const uint8_t *buf, ReaderRecord *ret) {
+        ProcessFd f = {};
+        uint32_t pid = get32(buf + 8), fd = get32(buf + 12);
+        uint64_t rdev = get64(buf + 16);
+
+        if (buf[24] > 1 || !all_zero(buf + 25, 7) || pid > PROCESS_PID_MAX || fd > (uint32_t) INT32_MAX)
+                return -EBADMSG;
+        f.pid = (pid_t) pid;
+        f.fd = (int) fd;
+        f.has_rdev = buf[24];
+        f.rdev = (dev_t) rdev;
+        if ((uint64_t) f.rdev != rdev)
+                return -EBADMSG;
+        memcpy(f.name, buf + 32, sizeof(f.name));
+        /* NUL padded: nothing after the first NUL. */
+        {
+                const uint8_t *nul = memchr(buf + 32, '\0', sizeof(f.name));
+
+                if (!nul || !all_zero(nul, (size_t) (buf + READER_MSG_SIZE - nul)))
+                        return -EBADMSG;
+        }
+        if (!fd_valid(&f))
+                return -EBADMSG;
+        *ret = (ReaderRecord) { .kind = READER_RECORD_FD, .fd = f };
+        return 0;
+}
+
+int reader_record_decode(const uint8_t *buf, size_t len, ReaderRecord *ret) {
+        uint32_t a, b;
+        uint64_t c;
+
+        if (len != READER_MSG_SIZE || get32(buf) != READER_MAGIC_REPLY || get16(buf + 4) != READER_VERSION)
+                return -EBADMSG;
+        a = get32(buf + 8);
+        b = get32(buf + 12);
+        c = get64(buf + 16);
+        switch (get16(buf + 6)) {
+        case READER_RECORD_FD:
+                return decode_fd(buf, ret);
+        case READER_RECORD_UNREADABLE:
+                if (!pid_valid(a) || b == 0 || b > ERRNO_MAX || c != 0 || !all_zero(buf + 24, READER_MSG_SIZE - 24))
+                        return -EBADMSG;
+                *ret = (ReaderRecord) { .kind = READER_RECORD_UNREADABLE,
+                                        .unreadable = { .pid = (pid_t) a, .error = (int) b } };
+                return 0;
+        case READER_RECORD_END: {
+                int32_t status = (int32_t) a;
+
+                if (status > 0 || status < -ERRNO_MAX || b > PROCESS_FDS_MAX || c > PROCESS_UNREADABLE_MAX ||
+                    !all_zero(buf + 24, READER_MSG_SIZE - 24))
+                        return -EBADMSG;
+                *ret = (ReaderRecord) { .kind = READER_RECORD_END, .status = status, .n_fds = b,
+                                        .n_unreadable = (uint32_t) c };
+                return 0;
+        }
+        default:
+                return -EBADMSG;
+        }
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* The privileged reader's wire format (privileged-reader.h): fixed 64-byte
+ * messages over a SOCK_SEQPACKET socketpair, one message per datagram,
+ * little endian. Not JSON, not text: each side decodes what the other sent
+ * as if an attacker wrote it (the daemon's identity may be taken over, and
+ * the reader answers it; a confused reader must not make the daemon read
+ * "free"), checking every field's range and every reserved byte.
+ *
+ *   0  u32 magic    READER_MAGIC_REQUEST or READER_MAGIC_REPLY
+ *   4  u16 version  READER_VERSION
+ *   6  u16 kind     a ReaderRequestType or a ReaderRecordKind
+ *   8  u32 a        FD: pid; UNREADABLE: pid; END: status (int32, 0 or -errno)
+ *  12  u32 b        FD: fd;  UNREADABLE: errno; END: number of FD records
+ *  16  u64 rdev     FD: st_rdev when has_rdev, else 0; END: number of UNREADABLE records
+ *  24  u8  has_rdev FD only
+ *  25  7 bytes      zero
+ *  32  32 bytes     FD: the NVMe name (process_fd_name_valid) or "", NUL padded
+ *
+ * A request is its header alone (bytes 8..63 zero). A scan's answer is its
+ * FD and UNREADABLE records, then one END that counts them. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "usage/process-fds.h"
+
+#define READER_MSG_SIZE 64
+#define READER_MAGIC_REQUEST 0x51524753U /* "SGRQ" */
+#define READER_MAGIC_REPLY 0x50524753U   /* "SGRP" */
+#define READER_VERSION 1
+
+typedef enum ReaderRequestType {
+        READER_REQUEST_SCAN_FDS = 1, /* who holds which /dev node open (process-fds.h) */
+} ReaderRequestType;
+
+typedef struct ReaderRequest {
+        ReaderRequestType type;
+} ReaderRequest;
+
+typedef enum ReaderRecordKind {
+        READER_RECORD_FD = 1,
+        READER_RECORD_UNREADABLE = 2,
+        READER_RECORD_END = 3,
+} ReaderRecordKind;
+
+typedef struct ReaderRecord {
+        ReaderRecordKind kind;
+        ProcessFd fd;                 /* READER_RECORD_FD */
+        ProcessUnreadable unreadable; /* READER_RECORD_UNREADABLE */
+        int status;                   /* READER_RECORD_END: 0 or a negative errno */
+        uint32_t n_fds, n_unreadable; /* READER_RECORD_END */
+} ReaderRecord;
+
+/* Encoders: -EINVAL for what the decoder would refuse (so neither side
+ * sends what the other drops). */
+int reader_request_encode(const ReaderRequest *q, uint8_t buf[static READER_MSG_SIZE]);
+int reader_record_encode(const ReaderRecord *r, uint8_t buf[static READER_MSG_SIZE]);
+
+/* Decoders: 0, or -EBADMSG for anything but exactly one well-formed
+ * message of READER_MSG_SIZE bytes. */
+int reader_request_decode(const uint8_t *buf, size_t len, ReaderRequest *ret);
+int reader_record_decode(const uint8_t *buf, size_t len, ReaderRecord *ret);
