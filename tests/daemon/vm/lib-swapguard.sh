@@ -782,6 +782,27 @@ sg_probe_unit() {
 		vm_fail "no blocked attempt on /run/modprobe.d"
 	if [ "$n" -ge 20 ]; then vm_pass "taken-over daemon: $n attempts blocked"; else vm_fail "taken-over daemon: only $n attempts blocked"; fi
 	while IFS= read -r line; do vm_log "$line"; done < <(grep -E '^(known open|blocked \(known|not tried)' /run/swapguard-probe-daemon.log)
+	# The same identity without CAP_DAC_READ_SEARCH, which the privileged
+	# reader keeps and the daemon is to give up: the design's premises on
+	# this kernel (privilege-probe-unit.sh, section 7).
+	local nodrs='[no DAC_READ_SEARCH] '
+	grep -qF "$nodrs# probe done" /run/swapguard-probe-daemon.log ||
+		vm_fail "the probe without CAP_DAC_READ_SEARCH did not run"
+	grep -F "$nodrs# identity" /run/swapguard-probe-daemon.log | sed 's/^/# /'
+	while IFS= read -r line; do vm_fail "without CAP_DAC_READ_SEARCH: $line"; done < \
+		<(grep -E '^\[no DAC_READ_SEARCH\] (OPEN|UNREACHABLE|FAILED): ' /run/swapguard-probe-daemon.log)
+	for what in "/proc/$SG_PROBE_VICTIM/environ" "/proc/$SG_PROBE_VICTIM/mem" /dhchap_; do
+		line=$(grep -F "${nodrs}blocked: " /run/swapguard-probe-daemon.log | grep -F "$what" | head -n 1)
+		if [ -n "$line" ]; then
+			vm_pass "without CAP_DAC_READ_SEARCH: ${line#"$nodrs"}"
+		elif [ "$what" = /dhchap_ ] && grep -qF "${nodrs}not tried: sysfs dhchap_" /run/swapguard-probe-daemon.log; then
+			vm_log "without CAP_DAC_READ_SEARCH: no sysfs dhchap_* on this kernel to try"
+		else
+			vm_fail "without CAP_DAC_READ_SEARCH: no blocked attempt on $what"
+		fi
+	done
+	while IFS= read -r line; do vm_log "$line"; done < \
+		<(grep -E '^\[no DAC_READ_SEARCH\] (reachable|reader.s|not tried)' /run/swapguard-probe-daemon.log)
 
 	if [ -x "$SG_PARSER_PROBE" ]; then
 		sg_step "the parser child, taken over: privilege-probe --as-parser as the shipped unit's ExecStart"

@@ -15,10 +15,71 @@
 # What it manages to create it removes at once; what it renames it puts back.
 # PROBE_VICTIM: the pid of an unrelated root process (environ, mem);
 # PROBE_DEV_VICTIM: a /dev node root made for it to unlink.
+#
+# Then, re-executed by setpriv without CAP_DAC_READ_SEARCH (the capability
+# the daemon's privileged reader keeps and the daemon itself is to give up,
+# kmod-helper/lib/sandbox/privileged-reader.h), it checks on this kernel each
+# premise of that design, every line prefixed "[no DAC_READ_SEARCH] ":
+#   "blocked: ..."      environ, mem, sysfs dhchap_*: must fail (the test
+#                       fails on "OPEN: ...");
+#   "reachable: ..."    /proc/<pid>/root, /proc/1/mountinfo: a ptrace check
+#                       alone, which CAP_SYS_PTRACE passes: must work (the
+#                       test fails on "UNREACHABLE: ...");
+#   "reader's: ..."     what only the reader (or the daemon until it gives
+#                       the capability up) can do: another user's
+#                       /proc/<pid>/fd, CRI-O's store, the NVMe device nodes;
+#                       printed either way, for the design.
 set -u
 export LC_ALL=C
 
 echo "# identity: uid=$(id -u) $(grep CapEff /proc/self/status | tr -s '\t' ' ')"
+
+# reach WHAT CMD...: must work (a premise of the design).
+reach() {
+	local what=$1 err
+	shift
+	if err=$("$@" 2>&1); then
+		echo "reachable: $what"
+	else
+		echo "UNREACHABLE: $what (${err##*: })"
+	fi
+}
+# readers WHAT CMD...: printed either way.
+readers() {
+	local what=$1 err
+	shift
+	if err=$("$@" 2>&1); then
+		echo "reader's: $what: possible without it too"
+	else
+		echo "reader's: $what: needs it (${err##*: })"
+	fi
+}
+if [ -n "${PROBE_WITHOUT_DRS:-}" ]; then
+	v=${PROBE_VICTIM:-}
+	if [ -n "$v" ] && [ -d "/proc/$v" ]; then
+		try "read /proc/$v/environ (root's)" sh -c "tr '\\0' '\\n' </proc/$v/environ | grep -q '^SWAPGUARD_PROBE_SECRET='"
+		try "open /proc/$v/mem (root's)" sh -c "exec 3</proc/$v/mem"
+		reach "/proc/$v/root (root's: its /etc listed)" sh -c "ls /proc/$v/root/etc | grep -q ."
+		reach "/proc/$v/mountinfo (root's)" sh -c "grep -q . /proc/$v/mountinfo"
+		readers "list /proc/$v/fd (root's, 0500)" sh -c "ls /proc/$v/fd | grep -q ."
+	else
+		echo "not tried: environ, mem, root, fd (PROBE_VICTIM not given)"
+	fi
+	reach "/proc/1/mountinfo (the host's mount table)" sh -c "grep -q . /proc/1/mountinfo"
+	shopt -s nullglob
+	secrets=(/sys/class/nvme/*/dhchap_secret /sys/class/nvme/*/dhchap_ctrl_secret)
+	for f in "${secrets[@]}"; do try "read $f" cat "$f"; done
+	[ ${#secrets[@]} -gt 0 ] || echo "not tried: sysfs dhchap_* (none on $(uname -r))"
+	for d in /run/containers/storage/overlay-containers /var/lib/containers/storage/overlay-containers; do
+		if [ -e "${d%/*}" ]; then readers "list $d (CRI-O's store)" sh -c "ls -A $d >/dev/null"
+		else echo "not tried: $d (no CRI-O here)"; fi
+	done
+	for n in /dev/nvme[0-9] /dev/nvme[0-9]n[0-9]; do
+		[ -e "$n" ] && readers "open $n read-only ($(stat -c '%U:%G %a' "$n"))" sh -c "exec 3<$n"
+	done
+	echo "# probe done"
+	exit 0
+fi
 
 # try WHAT CMD...: a must-fail attempt.
 try() {
@@ -125,4 +186,15 @@ else
 	echo "not tried: sysfs dhchap_* (no fabrics controller with them: $(ls /sys/class/nvme 2>/dev/null | xargs), kernel $(uname -r))"
 fi
 echo "# probe done"
+
+# 7. The identity without CAP_DAC_READ_SEARCH (see the top).
+if [ -z "${PROBE_WITHOUT_DRS:-}" ]; then
+	if PROBE_WITHOUT_DRS=1 setpriv --inh-caps -dac_read_search --ambient-caps -dac_read_search -- \
+		/bin/bash "${BASH_SOURCE[0]}" >/run/nvme-swapguard/probe-without-drs.log 2>&1; then
+		sed 's/^/[no DAC_READ_SEARCH] /' /run/nvme-swapguard/probe-without-drs.log
+	else
+		echo "[no DAC_READ_SEARCH] FAILED: setpriv could not run the probe: $(tail -n 3 /run/nvme-swapguard/probe-without-drs.log)"
+	fi
+	rm -f /run/nvme-swapguard/probe-without-drs.log
+fi
 exit 0
