@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The privileged reader's decoders (sandbox/reader-codec.h): the request, as
+ * the reader decodes what a taken-over daemon sends it, and the records, as
+ * the daemon decodes what a confused reader answers. The input is cut into
+ * 64-byte messages (its last piece may be short, as a datagram can be).
+ * What either decoder accepts must encode back to the same bytes and pass
+ * the checks its user relies on. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sandbox/reader-codec.h"
+#include "usage/process-fds.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_record(const uint8_t *msg, size_t len) {
+        uint8_t again[READER_MSG_SIZE];
+        ReaderRecord r;
+
+        if (reader_record_decode(msg, len, &r) < 0)
+                return;
+        if (r.kind == READER_RECORD_FD) {
+                if (r.fd.pid <= 0 || r.fd.pid > PROCESS_PID_MAX || r.fd.fd < 0)
+                        abort();
+                if (memchr(r.fd.name, '\0', sizeof(r.fd.name)) == NULL)
+                        abort();
+                if (r.fd.name[0] && !process_fd_name_valid(r.fd.name))
+                        abort();
+        }
+        if (reader_record_encode(&r, again) < 0 || memcmp(again, msg, READER_MSG_SIZE) != 0)
+                abort(); /* accepted, so canonical */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        for (size_t off = 0; off < size; off += READER_MSG_SIZE) {
+                size_t len = size - off < READER_MSG_SIZE ? size - off : READER_MSG_SIZE;
+                uint8_t again[READER_MSG_SIZE];
+                ReaderRequest q;
+
+                if (reader_request_decode(data + off, len, &q) == 0) {
+                        if (q.type != READER_REQUEST_SCAN_FDS)
+                                abort();
+                        if (reader_request_encode(&q, again) < 0 || memcmp(again, data + off, READER_MSG_SIZE) != 0)
+                                abort();
+                }
+                check_record(data + off, len);
+        }
+        return 0;
+}
