@@ -9,7 +9,9 @@
  * over a SOCK_SEQPACKET socketpair in fixed typed messages (reader-codec.h).
  * The reader (reader-serve.c), before it reads a request:
  *   - keeps only its socket (fd 3) and fds 0-2; dies with the daemon
- *     (PR_SET_PDEATHSIG) and exits when the socket closes;
+ *     (PR_SET_PDEATHSIG) and exits when the socket closes; ignores the stop
+ *     signals the unit's other processes get (the daemon may still ask
+ *     while it finishes a step);
  *   - keeps of its capabilities only CAP_DAC_READ_SEARCH and CAP_SYS_PTRACE
  *     (what it holds of them: none in a test run as a plain user), ambient
  *     and inheritable cleared, CAP_SYS_MODULE gone; no_new_privs;

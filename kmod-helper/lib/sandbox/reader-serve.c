@@ -204,8 +204,20 @@ static int serve_scan(pid_t daemon) {
         return r < 0 ? r : send_record(&end);
 }
 
+/* The stop signals go to the whole unit (KillMode=control-group): the
+ * reader outlives them as long as the daemon does, which may finish its
+ * step first and ask once more; it goes with the daemon (PDEATHSIG, EOF). */
+static int reader_signals(void) {
+        static const int ignored[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE };
+
+        for (size_t i = 0; i < ELEMENTSOF(ignored); i++)
+                if (signal(ignored[i], SIG_IGN) == SIG_ERR)
+                        return -errno;
+        return 0;
+}
+
 _Noreturn void privileged_reader_serve(int fd, pid_t daemon) {
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != daemon)
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != daemon || reader_signals() < 0)
                 reader_exit(1);
         if (reader_fds(fd) < 0 || reader_caps() < 0 || reader_limits() < 0 || reader_seccomp() < 0)
                 reader_exit(1);

@@ -293,6 +293,9 @@ Test(reader, confined_as_the_kernel_reports) {
         cr_assert_eq(amb, 0);
         cr_assert_eq(prm & ~((1ULL << 2) | (1ULL << 19)), 0, "only DAC_READ_SEARCH and SYS_PTRACE: %llx", prm);
         cr_assert_eq(eff, prm);
+        cr_assert_not_null(p = strstr(status, "SigIgn:"));
+        cr_assert_eq(sscanf(p, "SigIgn: %llx", &inh), 1);
+        cr_assert(inh & (1ULL << (SIGTERM - 1)), "SIGTERM ignored: the daemon may still ask while it stops");
         cr_assert_not_null(strstr(status, "NoNewPrivs:\t1"));
         cr_assert_not_null(strstr(status, "Seccomp:\t2"));
 }
