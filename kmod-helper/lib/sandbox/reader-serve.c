@@ -74,12 +74,15 @@ static void rule_allow_without(Filter *f, long nr, unsigned arg, uint32_t mask) 
         RET(SECCOMP_RET_ALLOW);
 }
 
-/* Reading: the walk (opendir, getdents64, readlink, stat) and memory. */
+/* Reading: the walk (opendir, getdents64, readlink, stat, a sort) and memory. */
 static int filter_build(Filter *f) {
         static const long allowed[] = {
                 SYS_getdents64, SYS_readlinkat, SYS_newfstatat, SYS_fstat,  SYS_statx, SYS_close,
                 SYS_fcntl,      SYS_lseek,      SYS_brk,        SYS_munmap, SYS_mremap, SYS_madvise,
                 SYS_exit,       SYS_exit_group, SYS_rt_sigreturn, SYS_getpid, SYS_capget,
+                /* glibc's qsort() asks for the memory size before it sorts
+                 * a large array (a real /proc's names) */
+                SYS_sysinfo,
 #ifdef SYS_readlink
                 SYS_readlink,
 #endif

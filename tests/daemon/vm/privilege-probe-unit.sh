@@ -34,6 +34,30 @@ export LC_ALL=C
 
 echo "# identity: uid=$(id -u) $(grep CapEff /proc/self/status | tr -s '\t' ' ')"
 
+# try WHAT CMD...: a must-fail attempt.
+try() {
+	local what=$1 err
+	shift
+	if err=$("$@" 2>&1); then
+		echo "OPEN: $what"
+	else
+		echo "blocked: $what (${err##*: })"
+	fi
+}
+# known WHAT CMD...: a known-open attempt (printed either way).
+known() {
+	local what=$1 err
+	shift
+	if err=$("$@" 2>&1); then
+		echo "known open (next stage): $what"
+	else
+		echo "blocked (known open before): $what (${err##*: })"
+	fi
+}
+write_new() { # PATH: create PATH with a line, then remove it
+	printf 'install zz_probe /bin/true\n' >"$1" && rm -f "$1"
+}
+
 # reach WHAT CMD...: must work (a premise of the design).
 reach() {
 	local what=$1 err
@@ -80,30 +104,6 @@ if [ -n "${PROBE_WITHOUT_DRS:-}" ]; then
 	echo "# probe done"
 	exit 0
 fi
-
-# try WHAT CMD...: a must-fail attempt.
-try() {
-	local what=$1 err
-	shift
-	if err=$("$@" 2>&1); then
-		echo "OPEN: $what"
-	else
-		echo "blocked: $what (${err##*: })"
-	fi
-}
-# known WHAT CMD...: a known-open attempt (printed either way).
-known() {
-	local what=$1 err
-	shift
-	if err=$("$@" 2>&1); then
-		echo "known open (next stage): $what"
-	else
-		echo "blocked (known open before): $what (${err##*: })"
-	fi
-}
-write_new() { # PATH: create PATH with a line, then remove it
-	printf 'install zz_probe /bin/true\n' >"$1" && rm -f "$1"
-}
 
 # 1. modprobe configuration, in every directory modprobe reads.
 for d in /etc/modprobe.d /run/modprobe.d /usr/local/lib/modprobe.d /lib/modprobe.d /usr/lib/modprobe.d; do
