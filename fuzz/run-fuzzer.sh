@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# run-fuzzer.sh FUZZER SEED_CORPUS WORKDIR: one bounded libFuzzer run.
-# First every seed (the regression inputs among them) runs once; then the
-# fuzzer explores for FUZZ_SECONDS (default 20), writing new inputs to
-# WORKDIR/corpus and any crash to WORKDIR/, never into the repository.
+# run-fuzzer.sh FUZZER SEED_CORPUS WORKDIR [SECONDS]: one bounded libFuzzer
+# run. First every seed (the regression inputs among them) runs once; then
+# the fuzzer explores for FUZZ_SECONDS if set, else SECONDS (default 20),
+# writing new inputs to WORKDIR/corpus and any crash to WORKDIR/, never
+# into the repository.
 # Prints one line: harness, seeds, executions, coverage, final corpus.
 set -uo pipefail
 fuzzer=$1 seeds=$2 work=$3
+seconds=${FUZZ_SECONDS:-${4:-20}}
 name=$(basename "$fuzzer")
 [ -x "$fuzzer" ] || { echo "SKIP: $fuzzer not built"; exit 77; }
 [ -d "$seeds" ] && [ -n "$(ls -A "$seeds")" ] || { echo "FAIL: no seed corpus in $seeds"; exit 1; }
@@ -19,7 +21,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_on
 "$fuzzer" -runs=0 -rss_limit_mb=1024 "$seeds" > "$work/seeds.log" 2>&1 || {
   echo "FAIL: a seed input of $name crashes it"; tail -40 "$work/seeds.log"; exit 1; }
 
-"$fuzzer" -max_total_time="${FUZZ_SECONDS:-20}" -rss_limit_mb=1024 -timeout=10 -max_len=65536 \
+"$fuzzer" -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=10 -max_len=65536 \
   -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" "$seeds" > "$log" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
@@ -31,4 +33,4 @@ execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log")
 cov=$(sed -nE 's/.* cov: ([0-9]+) .*/\1/p' <<<"$done_line")
 ft=$(sed -nE 's/.* ft: ([0-9]+) .*/\1/p' <<<"$done_line")
 corp=$(sed -nE 's/.* corp: ([0-9]+\/[0-9a-zA-Z]+) .*/\1/p' <<<"$done_line")
-echo "$name: $(ls "$seeds" | wc -l) seeds, ${execs:-?} execs in ${FUZZ_SECONDS:-20} s, cov ${cov:-?} edges, ft ${ft:-?}, corpus ${corp:-?}, no crash"
+echo "$name: $(ls "$seeds" | wc -l) seeds, ${execs:-?} execs in $seconds s, cov ${cov:-?} edges, ft ${ft:-?}, corpus ${corp:-?}, no crash"

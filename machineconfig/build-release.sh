@@ -24,8 +24,9 @@
 #
 # Needs podman (or docker with BuildKit) and network access to the CentOS
 # Stream mirrors; the render and checks run on the host and need
-# /usr/bin/python3 with PyYAML, ignition-validate and binutils (Debian:
-# python3-yaml ignition binutils). Output: dist/nvme-swapguard,
+# /usr/bin/python3 with PyYAML, ignition-validate, binutils and zopfli, whose
+# smaller gzip the 300 KiB budget counts on (Debian: python3-yaml ignition
+# binutils zopfli). Output: dist/nvme-swapguard,
 # dist/nvme-swapguard-kmod, dist/build-env.txt (package versions used), and
 # dist/99-<role>-nvme-swapguard.yaml to `oc apply -f`, and dist/SHA256SUMS of
 # all of them. Builds for the machine's own architecture (x86_64 here): the

@@ -88,9 +88,26 @@ def die(msg):
 
 
 def gzip_bytes(data):
-    # mtime=0 and no file name: the same input always gives the same output,
-    # so a re-render of unchanged binaries changes nothing on the cluster.
-    return gzip.compress(data, compresslevel=9, mtime=0)
+    """A gzip stream of data: zopfli's when the tool is installed (Debian and
+    EPEL package zopfli), Python's level 9 otherwise. Both are plain gzip
+    (RFC 1952), which Ignition's `compression: gzip` inflates; zopfli's is
+    about 4% smaller on our binaries (116.5 against 121.8 KB for the
+    daemon), room the 300 KiB budget below needs. Both write mtime 0 and no
+    file name: the same input always gives the same output, so a re-render
+    of unchanged binaries changes nothing on the cluster."""
+    zopfli = shutil.which("zopfli")
+    if zopfli is None:
+        return gzip.compress(data, compresslevel=9, mtime=0)
+    with tempfile.NamedTemporaryFile() as src:
+        src.write(data)
+        src.flush()
+        out = subprocess.run([zopfli, "--gzip", "-c", src.name],
+                             check=True, stdout=subprocess.PIPE).stdout
+    # zopfli's header: no name, mtime 0 (checked, so the output stays
+    # reproducible whatever its version); the content round-trips.
+    if out[:10] != b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03" or gzip.decompress(out) != data:
+        die(f"{zopfli} wrote an unexpected gzip stream")
+    return out
 
 
 def data_url(data):

@@ -14,7 +14,7 @@ packages=(
   libkmod-dev libnvme-dev libmount-dev libsystemd-dev libudev-dev
   libjson-c-dev libssl-dev libinih-dev
   # tests
-  libcriterion-dev valgrind python3 python3-yaml ignition systemd kmod util-linux
+  libcriterion-dev valgrind python3 python3-yaml ignition zopfli systemd kmod util-linux
   # the real kernel under QEMU, with its headers and sources (out-of-tree nvme build)
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
   busybox-static cpio nvme-cli lvm2 dmsetup xfsprogs e2fsprogs

@@ -485,9 +485,9 @@ static int real_load_plan(void *userdata, const char *tree, int root_fd, char *c
                 return -ENOMEM;
         g->would = true;
         if (root_fd >= 0)
-                r = module_tree_open_at(root_fd, tree, tree, &t);
+                r = module_tree_open_at_confined(root_fd, tree, tree, &t, NULL);
         else
-                r = host_path(tree, &path) < 0 ? -ENOMEM : module_tree_open(path, &t);
+                r = host_path(tree, &path) < 0 ? -ENOMEM : module_tree_open_confined(path, &t, NULL);
         if (r < 0)
                 return r;
         for (char *const *m = modules ?: stack_default; *m; m++) {

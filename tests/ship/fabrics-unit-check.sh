@@ -8,15 +8,8 @@
 # of both (where systemd-analyze runs here) and the unit's exposure, printed.
 #   fabrics-unit-check.sh SERVICE_IN PATH_UNIT KMOD
 set -euo pipefail
-service_in=$1 path_unit=$2 kmod=$(realpath -m "$3")
-bad=0
-fail() { echo "FAIL: $*"; bad=1; }
-ok() { echo "ok: $*"; }
-
-# The [Service] settings as systemd reads them: key=value lines, comments out.
-settings=$(grep -E '^[A-Za-z]+=' "$service_in")
-has() { grep -qxF "$1" <<<"$settings"; }
-none() { ! grep -qE "^($1)=" <<<"$settings"; }
+# shellcheck source=lib-unit-check.sh
+. "$(dirname "$0")/lib-unit-check.sh" "$@"
 
 none 'User|DynamicUser|Group' && ok "runs as root (no User=, DynamicUser=)" || fail "not root: $(grep -E '^(User|DynamicUser|Group)=' <<<"$settings")"
 none 'PrivateNetwork' && ok "no PrivateNetwork=" || fail "PrivateNetwork= set: the connection's sockets would live in a private namespace"
@@ -40,25 +33,4 @@ grep -qxF 'PathExists=/run/nvme-swapguard/fabrics-request' "$path_unit" && grep 
         grep -qxF 'WantedBy=nvme-swapguard.service' "$path_unit" &&
         ok "the path unit starts the service on the daemon's request" || fail "the path unit does not watch the request"
 
-if ! command -v systemd-analyze >/dev/null; then
-        echo "note: systemd-analyze missing (Debian package systemd): verify skipped"
-elif [ ! -x "$kmod" ]; then
-        echo "note: $kmod not built: verify skipped"
-else
-        tmp=$(mktemp -d)
-        trap 'rm -rf "$tmp"' EXIT
-        sed "s|@bindir@|$(dirname "$kmod")|" "$service_in" >"$tmp/nvme-swapguard-fabrics.service"
-        cp "$path_unit" "$tmp/"
-        if out=$(cd "$tmp" && systemd-analyze verify --man=no ./nvme-swapguard-fabrics.service ./nvme-swapguard-fabrics.path 2>&1) &&
-           [ -z "$out" ]; then
-                ok "systemd-analyze verify: clean"
-        else
-                fail "systemd-analyze verify: $out"
-        fi
-        if exposure=$(cd "$tmp" && systemd-analyze security --offline=true ./nvme-swapguard-fabrics.service 2>&1 | tail -1); then
-                echo "exposure: ${exposure##*: }"
-        else
-                echo "note: systemd-analyze security --offline unavailable here"
-        fi
-fi
-[ "$bad" = 0 ] && echo "fabrics-unit-check: passed" || exit 1
+unit_verify nvme-swapguard-fabrics fabrics-unit-check

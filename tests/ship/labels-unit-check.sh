@@ -8,16 +8,9 @@
 # (where systemd-analyze runs here) and the unit's exposure, printed.
 #   labels-unit-check.sh SERVICE_IN PATH_UNIT KMOD
 set -euo pipefail
-service_in=$1 path_unit=$2 kmod=$(realpath -m "$3")
+# shellcheck source=lib-unit-check.sh
+. "$(dirname "$0")/lib-unit-check.sh" "$@"
 features=/etc/kubernetes/node-feature-discovery/features.d
-bad=0
-fail() { echo "FAIL: $*"; bad=1; }
-ok() { echo "ok: $*"; }
-
-settings=$(grep -E '^[A-Za-z]+=' "$service_in")
-has() { grep -qxF "$1" <<<"$settings"; }
-none() { ! grep -qE "^($1)=" <<<"$settings"; }
-all() { grep -E "^$1=" <<<"$settings" || true; }
 
 none 'User|DynamicUser|Group' && ok "runs as root (no User=, DynamicUser=)" || fail "not root: $(all 'User|DynamicUser|Group')"
 [ "$(all CapabilityBoundingSet)" = "CapabilityBoundingSet=" ] && ok "CapabilityBoundingSet= empty" ||
@@ -40,25 +33,4 @@ grep -qxF 'PathChanged=/run/nvme-swapguard/node-labels' "$path_unit" && grep -qx
         grep -qxF 'WantedBy=nvme-swapguard.service' "$path_unit" &&
         ok "the path unit starts the copier on every change of the daemon's file" || fail "the path unit does not watch the labels"
 
-if ! command -v systemd-analyze >/dev/null; then
-        echo "note: systemd-analyze missing (Debian package systemd): verify skipped"
-elif [ ! -x "$kmod" ]; then
-        echo "note: $kmod not built: verify skipped"
-else
-        tmp=$(mktemp -d)
-        trap 'rm -rf "$tmp"' EXIT
-        sed "s|@bindir@|$(dirname "$kmod")|" "$service_in" >"$tmp/nvme-swapguard-labels.service"
-        cp "$path_unit" "$tmp/nvme-swapguard-labels.path"
-        if out=$(cd "$tmp" && systemd-analyze verify --man=no ./nvme-swapguard-labels.service ./nvme-swapguard-labels.path 2>&1) &&
-           [ -z "$out" ]; then
-                ok "systemd-analyze verify: clean"
-        else
-                fail "systemd-analyze verify: $out"
-        fi
-        if exposure=$(cd "$tmp" && systemd-analyze security --offline=true ./nvme-swapguard-labels.service 2>&1 | tail -1); then
-                echo "exposure: ${exposure##*: }"
-        else
-                echo "note: systemd-analyze security --offline unavailable here"
-        fi
-fi
-[ "$bad" = 0 ] && echo "labels-unit-check: passed" || exit 1
+unit_verify nvme-swapguard-labels labels-unit-check

@@ -7,8 +7,10 @@
 # own checks and verdict); between two cases the node is put back as it was
 # at boot and that reset is itself checked:
 #   - no process of the case left (its session), no driver container
-#     (no crio-*.scope unit, no pod in a real CRI-O, an empty CRI-O store,
-#     no simulated container's root),
+#     (no crio-*.scope unit; in a real CRI-O, which stays up, no pod, no
+#     container, no image and no conmon; an empty CRI-O store, no simulated
+#     container's root),
+#   - no daemon configuration file the case wrote (Mode=, Modules=),
 #   - no nvme-swapguard unit left active or failed, its /run and log
 #     directories and /run/mellanox (the ready file) gone, the unit's
 #     journal emptied (the next case asserts on the journal from its start),
@@ -82,9 +84,18 @@ _seq_reset() {
 	fi
 	for t in $(pidof nvme-swapguard); do kill -KILL "$t"; done
 	[ -n "$1" ] && _seq_kill_session "$1"
-	# a real CRI-O removes its own pods and containers (never behind its back)
+	# a real CRI-O removes its own pods, containers and images (never behind
+	# its back); it stays up for the next case, whose setup imports its
+	# images again as it would after a boot. kubepods.slice goes as at a
+	# node's shutdown (what CRI-O's systemd cgroup manager made for the pods).
 	if _seq_crio_up; then
 		"${_seq_crictl[@]}" rmp -af >/dev/null 2>&1
+		"${_seq_crictl[@]}" rm -af >/dev/null 2>&1
+		"${_seq_crictl[@]}" rmi -a >/dev/null 2>&1
+		[ "$VM_MODE" = systemd ] && systemctl stop kubepods.slice 2>/dev/null
+		rm -f /var/tmp/pod-*.json /var/tmp/termination-*
+		local i
+		for ((i = 0; i < 300; i++)); do pidof conmon >/dev/null || break; sleep 0.2; done
 	else
 		rm -rf /run/containers/storage/overlay-containers/*
 	fi
@@ -110,6 +121,9 @@ _seq_reset() {
 	command -v vgchange >/dev/null && vgchange -an >/dev/null 2>&1
 	command -v dmsetup >/dev/null && dmsetup remove_all >/dev/null 2>&1
 	rm -f /run/modprobe.d/nvme-swapguard.conf
+	# a case's own daemon configuration (Mode=, Modules=): the next case
+	# starts on the shipped defaults, as after a boot
+	[ -n "$_seq_conf_at_boot" ] || rm -f "$_seq_conf"
 	# the in-tree stack as at boot
 	if ! module_loaded nvme || [[ $(module_taint nvme) == *O* ]] || module_loaded mlx_compat; then
 		_seq_unload_stack || vm_log "reset: could not unload: $(_seq_stack_modules | tr '\n' ' ')"
@@ -145,8 +159,12 @@ _seq_check_reset() {
 	assert_eq "" "$(ls -A /run/containers/storage/overlay-containers 2>/dev/null)" "reset: no container in the CRI-O store"
 	assert_eq "" "$(ls -d /var/tmp/ctr-* /tmp/fake-container.* /var/log/pods 2>/dev/null)" "reset: no container root or log left"
 	if _seq_crio_up; then
-		assert_eq "" "$("${_seq_crictl[@]}" pods -q 2>/dev/null)" "reset: no pod in CRI-O"
+		assert_eq "" "$("${_seq_crictl[@]}" pods -q 2>&1)" "reset: no pod in CRI-O"
+		assert_eq "" "$("${_seq_crictl[@]}" ps -aq 2>&1)" "reset: no container in CRI-O"
+		assert_eq "" "$("${_seq_crictl[@]}" images -q 2>&1)" "reset: no image in CRI-O"
+		assert_eq "" "$(pidof conmon)" "reset: no conmon left"
 	fi
+	[ -n "$_seq_conf_at_boot" ] || assert_no_file "$_seq_conf"
 	assert_no_file /run/modprobe.d/nvme-swapguard.conf
 	assert_no_file /run/mellanox/drivers/.driver-ready
 	left=
@@ -166,6 +184,11 @@ _seq_check_reset() {
 # The mount propagation of every mount at boot: a case may make / shared as
 # on a node (lib-swapguard.sh), while another checks this VM's private /.
 _seq_propagation=$(findmnt -rn -o TARGET,PROPAGATION)
+# The daemon's configuration file: a case may write one (Mode=observe,
+# Modules=...); the reset removes it unless the node had one at boot.
+_seq_conf=/etc/nvme-swapguard/nvme-swapguard.conf
+_seq_conf_at_boot=
+[ -e "$_seq_conf" ] && _seq_conf_at_boot=1
 # Signature enforcement, once on, stays on until a reboot: a case that turns
 # it on must come after every case that loads unsigned modules (said after it).
 _seq_sig_enforce() { cat /sys/module/module/parameters/sig_enforce 2>/dev/null; }
@@ -177,13 +200,19 @@ _seq_propagation_back() {
 	done <<<"$_seq_propagation"
 }
 
-_seq_failed=() _seq_skipped=() _seq_passed=()
+# _seq_since T: guest seconds since uptime T (where a boot's time goes:
+# each case's and each reset's share, in the log).
+_seq_uptime() { cut -d' ' -f1 /proc/uptime; }
+_seq_since() { awk -v a="$1" -v b="$(_seq_uptime)" 'BEGIN { printf "%.1f", b - a }'; }
+
+_seq_failed=() _seq_skipped=() _seq_passed=() _seq_times=()
 n=0
 for case_script in "$@"; do
 	n=$((n + 1))
 	name=$(basename "$case_script" .sh)
 	echo "#### sequence: case $n of $#: $name"
 	sidfile=$(mktemp)
+	t0=$(_seq_uptime)
 	setsid -w bash -c 'echo $$ >"$1"; shift; exec bash "$@"' _ "$sidfile" "$case_script"
 	rc=$?
 	sid=$(cat "$sidfile"); rm -f "$sidfile"
@@ -193,20 +222,24 @@ for case_script in "$@"; do
 	*) _seq_failed+=("$name (exit $rc)") ;;
 	esac
 	echo "#### sequence: $name: exit $rc"
+	_seq_times+=("$name $(_seq_since "$t0") s")
 	if [ $n -ge $# ]; then
 		[ -n "$sid" ] && _seq_kill_session "$sid"
 		break
 	fi
 	echo "#### sequence: reset after $name"
 	before=$_vm_failed
+	t0=$(_seq_uptime)
 	_seq_reset "$sid"
 	_seq_check_reset
+	_seq_times+=("reset $(_seq_since "$t0") s")
 	if [ "$_vm_failed" != "$before" ]; then
 		vm_fail "the reset after $name left the node unlike a fresh boot: the rest of the sequence not run (${*:n+1})"
 		break
 	fi
 done
 vm_log "sequence: passed: ${_seq_passed[*]:-none}; skipped: ${_seq_skipped[*]:-none}; failed: ${_seq_failed[*]:-none}"
+vm_log "sequence: guest time: $(IFS=,; echo "${_seq_times[*]}" | sed 's/,/, /g')"
 if [ ${#_seq_failed[@]} -gt 0 ]; then
 	vm_fail "cases failed in this boot: ${_seq_failed[*]}"
 elif [ ${#_seq_passed[@]} -eq 0 ] && [ ${#_seq_skipped[@]} -gt 0 ]; then

@@ -36,11 +36,11 @@ static int open_tree(const LoadOptions *opts, ModuleTree **ret) {
         if (opts && opts->module_tree && opts->in_root) {
                 if (asprintf(&dir, "(container root)/%s", opts->module_tree) < 0)
                         return -ENOMEM;
-                return module_tree_open_at(opts->root_fd, opts->module_tree, dir, ret);
+                return module_tree_open_at_confined(opts->root_fd, opts->module_tree, dir, ret, NULL);
         }
         if (opts && opts->module_tree) {
                 r = host_path(opts->module_tree, &dir);
-                return r < 0 ? r : module_tree_open(dir, ret);
+                return r < 0 ? r : module_tree_open_confined(dir, ret, NULL);
         }
         if ((r = host_kernel_release(&release)) < 0 || (r = host_pathf(&dir, "/lib/modules/%s", release)) < 0)
                 return r;

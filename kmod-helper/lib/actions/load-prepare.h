@@ -47,8 +47,10 @@ int load_prepare(const LoadOptions *opts);
 int load_tree_display(const LoadOptions *opts, char **ret);
 
 /* For stack_load(): the tree opts asks for, the prepared one when
- * load_prepared_same(), else opened now. 0 with *ret, or -errno. */
-int load_prepared_tree(const LoadOptions *opts, const char *display, ModuleTree **ret);
+ * load_prepared_same(), else opened now (confined: it is not the host's,
+ * module-tree.h). 0 with *ret, or -errno; -EIO with *ret_why (static) when
+ * the parser child could not read its index. */
+int load_prepared_tree(const LoadOptions *opts, const char *display, ModuleTree **ret, const char **ret_why);
 
 /* For stack_load(): the kind and modinfo of e's file in tree t when it was
  * prepared from the file now open as fd (device, inode, size, modification

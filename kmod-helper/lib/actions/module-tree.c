@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -13,43 +12,11 @@
 #include "actions/module-elf.h"
 #include "actions/module-file.h"
 #include "actions/module-tree.h"
+#include "actions/tree-walk.h"
+#include "sandbox/modules-dep-job.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
-
-/* A tree walk never needs to go deeper than kernel/drivers/nvme/host/...;
- * the bound keeps a hostile tree (symlink loops are not followed anyway)
- * from costing more than it should. */
-#define TREE_WALK_MAX_DEPTH 12
-
-static const char *const module_suffixes[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
-
-int module_name_from_path(const char *path, char **ret) {
-        const char *base = strrchr(path, '/');
-        size_t n = 0;
-        char *name;
-
-        base = base ? base + 1 : path;
-        for (size_t i = 0; i < ELEMENTSOF(module_suffixes); i++) {
-                size_t l = strlen(base), s = strlen(module_suffixes[i]);
-
-                if (l > s && streq(base + l - s, module_suffixes[i])) {
-                        n = l - s;
-                        break;
-                }
-        }
-        if (n == 0)
-                return -EINVAL;
-
-        name = strndup(base, n);
-        if (!name)
-                return -ENOMEM;
-        for (char *c = name; *c; c++)
-                if (*c == '-')
-                        *c = '_';
-        *ret = name;
-        return 0;
-}
 
 static int rank_of(const char *relpath) {
         if (strneq(relpath, "updates/", 8))
@@ -198,71 +165,14 @@ static int tree_settle_duplicates(ModuleTree *t) {
         return 0;
 }
 
-/* modules.dep paths are relative to the tree; depmods before kmod wrote
- * absolute /lib/modules/<release>/... paths, which inside a container's
- * root mean the same tree. Anything else absolute, and any ".." or "."
- * component, is refused: the index must not name a file outside the tree
- * (extra/../../../x/nvme.ko). */
-static const char *relative_module_path(const char *p) {
-        if (p[0] == '/') {
-                if (!strneq(p, "/lib/modules/", 13))
-                        return NULL;
-                p = strchr(p + 13, '/');
-                if (!p || !p[1])
-                        return NULL;
-                p++;
-        }
-        return module_relpath_valid(p) ? p : NULL;
-}
-
-static int parse_dep_line(ModuleTree *t, char *line) {
-        _cleanup_free_ char *name = NULL;
-        _cleanup_strv_free_ char **deps = NULL;
-        char *colon, *rel, *tok, *save = NULL;
-        int r;
-
-        colon = strchr(line, ':');
-        if (!colon)
-                return 0;
-        *colon = '\0';
-        rel = (char *) relative_module_path(line);
-        if (!rel || module_name_from_path(rel, &name) < 0)
-                return 0;
-        deps = strv_new_empty();
-        if (!deps)
-                return -ENOMEM;
-
-        for (tok = strtok_r(colon + 1, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-                char *dep = NULL;
-
-                if (module_name_from_path(tok, &dep) < 0)
-                        continue;
-                if (!module_name_valid(dep)) {
-                        free(dep);
-                        continue;
-                }
-                r = strv_push(&deps, dep);
-                if (r < 0)
-                        return r;
-        }
-        if (!module_name_valid(name))
-                return 0;
-        return tree_add_entry(t, TAKE_PTR(name), rel, TAKE_PTR(deps), false);
+static int add_unsettled(void *userdata, char *name, const char *relpath, char **depends) {
+        return tree_add_entry(userdata, name, relpath, depends, false);
 }
 
 int module_tree_parse_modules_dep(ModuleTree *t, const char *text) {
-        _cleanup_free_ char *copy = strdup(text);
-        char *line, *save = NULL;
-        int r;
+        int r = modules_dep_parse_text(text, add_unsettled, t);
 
-        if (!copy)
-                return -ENOMEM;
-        for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                r = parse_dep_line(t, line);
-                if (r < 0)
-                        return r;
-        }
-        return tree_settle_duplicates(t);
+        return r < 0 ? r : tree_settle_duplicates(t);
 }
 
 static int tree_path(const ModuleTree *t, const char *relpath, char **ret) {
@@ -283,85 +193,18 @@ int module_tree_open_module(const ModuleTree *t, const ModuleTreeEntry *e, int *
         return module_file_open(t->root_fd, p, MODULE_FILE_MAX, ret_fd, ret_size);
 }
 
-/* Without modules.dep, a module's dependencies are its modinfo `depends`,
- * read from the file itself. A compressed file's cannot be read without
- * decompressing it: the load reads them then (the host's tree), or refuses
- * the file (a container's, see stack-load.c). */
-static int walk_file_depends(ModuleTree *t, const char *relpath, char ***ret) {
-        _cleanup_free_ char *p = NULL, *image = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        ModuleMeta meta = {};
-        size_t size;
+/* Without modules.dep: the walk (tree-walk.h), each readable module added. */
+static int walk_tree(ModuleTree *t, const char **ret_why) {
+        TreeWalkFile *files = NULL;
+        size_t n = 0;
         int r;
 
-        r = tree_path(t, relpath, &p);
-        if (r >= 0)
-                r = module_file_open(t->root_fd, p, MODULE_FILE_MAX, &fd, &size);
-        if (r >= 0)
-                r = module_file_read(fd, size, &image, &size);
-        if (r < 0)
-                return r;
-        if (module_image_kind_is_compressed(module_image_kind(image, size))) {
-                *ret = strv_new_empty();
-                return *ret ? 0 : -ENOMEM;
-        }
-        r = module_meta_parse(image, size, &meta);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(meta.depends);
-        module_meta_done(&meta);
-        return 0;
-}
-
-static int walk(ModuleTree *t, const char *rel, unsigned depth);
-
-static int walk_entry(ModuleTree *t, const char *rel, const struct dirent *de, unsigned depth) {
-        _cleanup_free_ char *sub = NULL, *name = NULL;
-        char **deps = NULL;
-
-        if (de->d_name[0] == '.')
-                return 0;
-        if (asprintf(&sub, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) < 0)
-                return -ENOMEM;
-        if (de->d_type == DT_DIR)
-                return walk(t, sub, depth + 1);
-        if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-                return 0; /* symlinks are not followed: no loops */
-        if (module_name_from_path(de->d_name, &name) < 0 || !module_name_valid(name))
-                return 0;
-        if (walk_file_depends(t, sub, &deps) < 0)
-                return 0; /* not a readable module: skip it, a load would fail anyway */
-        return tree_add(t, TAKE_PTR(name), sub, deps);
-}
-
-/* Every directory is opened inside the root, by fd: a directory swapped
- * for a symlink while we walk still cannot take us outside. */
-static int walk(ModuleTree *t, const char *rel, unsigned depth) {
-        _cleanup_free_ char *p = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        struct dirent *de;
-        int fd, r;
-
-        if (depth > TREE_WALK_MAX_DEPTH)
-                return 0;
-        r = tree_path(t, rel, &p);
-        if (r < 0)
-                return r;
-        r = module_dir_open(t->root_fd, p, &fd);
-        if (r < 0)
-                return depth == 0 ? r : 0; /* an unreadable subdirectory is skipped */
-        d = fdopendir(fd);
-        if (!d) {
-                r = -errno;
-                close(fd);
-                return r;
-        }
-        while ((de = readdir(d))) {
-                r = walk_entry(t, rel, de, depth);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        r = tree_walk(t->root_fd, t->in_root, t->confined, &files, &n, ret_why);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                if (files[i].depends)
+                        r = tree_add(t, TAKE_PTR(files[i].name), files[i].relpath, TAKE_PTR(files[i].depends));
+        tree_walk_free(files, n);
+        return r;
 }
 
 static int read_index(ModuleTree *t) {
@@ -375,7 +218,7 @@ static int read_index(ModuleTree *t) {
                 return r;
         r = module_file_open(t->root_fd, p, MODULE_DEP_FILE_MAX, &fd, &size);
         if (r == -ENOENT)
-                return walk(t, "", 0);
+                return walk_tree(t, NULL);
         if (r >= 0)
                 r = module_file_read(fd, size, &text, &size);
         if (r < 0)
@@ -384,50 +227,86 @@ static int read_index(ModuleTree *t) {
         return module_tree_parse_modules_dep(t, text);
 }
 
-/* modules.builtin: one path per line, kernel/block/t10-pi.ko. A tree
- * without one (a container's, an old kernel's) has none built in that we
- * could know of. */
-static int read_builtin(ModuleTree *t) {
-        _cleanup_free_ char *p = NULL, *text = NULL;
+/* An index file of the tree, read whole: 0 with *ret (NULL when the tree
+ * has none), or -errno. */
+static int read_index_file(const ModuleTree *t, const char *file, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *p = NULL;
         _cleanup_close_ int fd = -EBADF;
-        char *line, *save = NULL;
         size_t size;
         int r;
 
-        t->builtin = strv_new_empty();
-        if (!t->builtin)
-                return -ENOMEM;
-        r = tree_path(t, "modules.builtin", &p);
+        *ret = NULL;
+        *ret_size = 0;
+        r = tree_path(t, file, &p);
         if (r < 0)
                 return r;
         r = module_file_open(t->root_fd, p, MODULE_DEP_FILE_MAX, &fd, &size);
         if (r == -ENOENT)
                 return 0;
         if (r >= 0)
-                r = module_file_read(fd, size, &text, &size);
+                r = module_file_read(fd, size, ret, ret_size);
+        return r;
+}
+
+/* modules.builtin: one path per line, kernel/block/t10-pi.ko. A tree
+ * without one (a container's, an old kernel's) has none built in that we
+ * could know of. */
+static int read_builtin(ModuleTree *t) {
+        _cleanup_free_ char *text = NULL;
+        size_t size;
+        int r;
+
+        t->builtin = strv_new_empty();
+        if (!t->builtin)
+                return -ENOMEM;
+        r = read_index_file(t, "modules.builtin", &text, &size);
+        if (r < 0 || !text)
+                return r;
+        return module_builtin_parse(text, &t->builtin);
+}
+
+/* A confined tree's index: both files read here, parsed in one child,
+ * every field checked (modules-dep-job.h), the modules added and settled
+ * here as read_index() does; without modules.dep, the walk. */
+static int read_index_confined(ModuleTree *t, const char **ret_why) {
+        _cleanup_free_ char *dep = NULL, *builtin = NULL;
+        _cleanup_(module_index_freep) ModuleIndex *x = NULL;
+        size_t dep_size, builtin_size;
+        int r;
+
+        r = read_index_file(t, "modules.dep", &dep, &dep_size);
+        if (r >= 0)
+                r = read_index_file(t, "modules.builtin", &builtin, &builtin_size);
         if (r < 0)
                 return r;
-        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char *name = NULL;
+        if (dep || builtin) {
+                r = module_index_parse_confined(dep, dep_size, builtin, builtin_size, &x, ret_why);
+                if (r < 0)
+                        return r;
+                t->builtin = TAKE_PTR(x->builtin);
+        } else
+                t->builtin = strv_new_empty();
+        if (!t->builtin)
+                return -ENOMEM;
+        if (!dep)
+                return walk_tree(t, ret_why);
+        for (size_t i = 0; i < x->n_entries; i++) {
+                ModuleIndexEntry *e = &x->entries[i];
 
-                if (module_name_from_path(line, &name) < 0)
-                        continue;
-                if (!module_name_valid(name)) {
-                        free(name);
-                        continue;
-                }
-                r = strv_push(&t->builtin, name);
+                r = tree_add_entry(t, TAKE_PTR(e->name), e->relpath, TAKE_PTR(e->depends), false);
                 if (r < 0)
                         return r;
         }
-        return 0;
+        t->from_modules_dep = true;
+        return tree_settle_duplicates(t);
 }
 
 bool module_tree_builtin(const ModuleTree *t, const char *name) {
         return t && strv_contains(t->builtin, name);
 }
 
-static int tree_new(int root_fd, const char *in_root, const char *display, ModuleTree **ret) {
+static int tree_new(int root_fd, const char *in_root, const char *display, bool confined, ModuleTree **ret,
+                    const char **ret_why) {
         _cleanup_(module_tree_freep) ModuleTree *t = calloc(1, sizeof(*t));
         _cleanup_close_ int check = -EBADF;
         int r;
@@ -438,6 +317,7 @@ static int tree_new(int root_fd, const char *in_root, const char *display, Modul
         }
         t->root_fd = root_fd;
         t->has_fds = true;
+        t->confined = confined;
         t->dir = strdup(display);
         t->in_root = strdup(in_root);
         if (!t->dir || !t->in_root)
@@ -448,25 +328,30 @@ static int tree_new(int root_fd, const char *in_root, const char *display, Modul
         t->ctx = kmod_new_quiet(display);
         if (!t->ctx)
                 return -ENOMEM;
-        r = read_index(t);
-        if (r >= 0)
-                r = read_builtin(t);
+        if (confined)
+                r = read_index_confined(t, ret_why);
+        else {
+                r = read_index(t);
+                if (r >= 0)
+                        r = read_builtin(t);
+        }
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(t);
         return 0;
 }
 
-int module_tree_open(const char *dir, ModuleTree **ret) {
+static int open_dir(const char *dir, bool confined, ModuleTree **ret, const char **ret_why) {
         int fd;
 
         fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return errno == ENOTDIR ? -ENOTDIR : -errno;
-        return tree_new(fd, "", dir, ret); /* takes the fd, also on failure */
+        return tree_new(fd, "", dir, confined, ret, ret_why); /* takes the fd, also on failure */
 }
 
-int module_tree_open_at(int root_fd, const char *in_root, const char *display, ModuleTree **ret) {
+static int open_at(int root_fd, const char *in_root, const char *display, bool confined, ModuleTree **ret,
+                   const char **ret_why) {
         int fd;
 
         if (!in_root || (in_root[0] && !module_relpath_valid(in_root)))
@@ -474,8 +359,26 @@ int module_tree_open_at(int root_fd, const char *in_root, const char *display, M
         fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
                 return -errno;
-        return tree_new(fd, in_root, display, ret);
+        return tree_new(fd, in_root, display, confined, ret, ret_why);
 }
+
+int module_tree_open(const char *dir, ModuleTree **ret) {
+        return open_dir(dir, false, ret, NULL);
+}
+
+int module_tree_open_at(int root_fd, const char *in_root, const char *display, ModuleTree **ret) {
+        return open_at(root_fd, in_root, display, false, ret, NULL);
+}
+
+int module_tree_open_confined(const char *dir, ModuleTree **ret, const char **ret_why) {
+        return open_dir(dir, true, ret, ret_why);
+}
+
+int module_tree_open_at_confined(int root_fd, const char *in_root, const char *display, ModuleTree **ret,
+                                 const char **ret_why) {
+        return open_at(root_fd, in_root, display, true, ret, ret_why);
+}
+
 /* The host's own compressed modules (RHEL 9 ships .ko.xz): libkmod reads and
  * decompresses them by path. Only for the host's tree, which is the host's. */
 int module_tree_meta_libkmod(const ModuleTree *t, const ModuleTreeEntry *e, ModuleMeta *ret) {

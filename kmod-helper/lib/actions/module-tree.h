@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "actions/modules-dep-text.h"
 #include "util/macro.h"
 
 struct kmod_ctx;
@@ -32,6 +33,9 @@ typedef struct ModuleTree {
         char *in_root;        /* the tree's path inside root_fd ("" when the tree is the root) */
         struct kmod_ctx *ctx; /* kmod_new(dir) with no configuration files */
         bool from_modules_dep;
+        bool confined;        /* not the host's own tree (a driver container's): its
+                                 index and its files' modinfo are parsed in the parser
+                                 child (sandbox/modules-dep-job.h, module-meta-job.h) */
         char **builtin;       /* modules.builtin, as module names; never NULL once opened */
         ModuleTreeEntry *entries;
         size_t n_entries;
@@ -47,6 +51,16 @@ int module_tree_open(const char *dir, ModuleTree **ret);
  * container's own absolute symlinks mean its own files. root_fd is
  * duplicated; display is the host path for messages. */
 int module_tree_open_at(int root_fd, const char *in_root, const char *display, ModuleTree **ret);
+/* The same for a tree that is not the host's own (a driver container's,
+ * a tree the CLI is pointed at): its index (modules.dep, modules.builtin)
+ * and, without modules.dep, each file's modinfo are parsed in the parser
+ * child, and the tree is marked confined so that the load parses its files
+ * there too. A child that fails (killed, past its deadline, a reply
+ * refused) makes the tree unreadable: -EIO, with *ret_why (static,
+ * optional) saying what happened. */
+int module_tree_open_confined(const char *dir, ModuleTree **ret, const char **ret_why);
+int module_tree_open_at_confined(int root_fd, const char *in_root, const char *display, ModuleTree **ret,
+                                 const char **ret_why);
 
 /* Opens a module file of the tree (see module-file.h): 0 with *ret_fd and
  * *ret_size, or -errno (-EXDEV: it resolves outside the root). */
@@ -71,7 +85,3 @@ bool module_tree_builtin(const ModuleTree *t, const char *name);
  * Malformed lines, and lines naming a path with a ".." component or another
  * absolute path, are skipped. 0 or -ENOMEM. */
 int module_tree_parse_modules_dep(ModuleTree *t, const char *text);
-
-/* Pure: the module name of a .ko path ("kernel/x/nvme-core.ko.xz" -> "nvme_core").
- * 0, -EINVAL (not a module file name) or -ENOMEM. */
-int module_name_from_path(const char *path, char **ret);

@@ -23,14 +23,15 @@ NvfsCheck *nvfs_check_free(NvfsCheck *c) {
         return NULL;
 }
 
-/* The nvidia_fs file of one tree (an openable path); NULL when absent. */
-static int find_in_tree(const char *dir, char **ret) {
+/* The nvidia_fs file of one tree (an openable path); NULL when absent.
+ * A container's tree (not the host's) is indexed in the parser child. */
+static int find_in_tree(const char *dir, bool confined, char **ret) {
         _cleanup_(module_tree_freep) ModuleTree *t = NULL;
         const ModuleTreeEntry *e;
         int r;
 
         *ret = NULL;
-        r = module_tree_open(dir, &t);
+        r = confined ? module_tree_open_confined(dir, &t, NULL) : module_tree_open(dir, &t);
         if (r < 0)
                 return r == -ENOMEM ? r : 0; /* no such tree: look elsewhere */
         e = module_tree_find(t, "nvidia_fs");
@@ -45,7 +46,7 @@ static int find_module_file(char *const *trees, char **ret) {
 
         *ret = NULL;
         if (host_kernel_release(&release) >= 0 && host_pathf(&host, "/lib/modules/%s", release) >= 0) {
-                r = find_in_tree(host, ret);
+                r = find_in_tree(host, false, ret);
                 if (r < 0 || *ret)
                         return r;
         }
@@ -55,7 +56,7 @@ static int find_module_file(char *const *trees, char **ret) {
                 r = host_path(*t, &dir);
                 if (r < 0)
                         return r;
-                r = find_in_tree(dir, ret);
+                r = find_in_tree(dir, true, ret);
                 if (r < 0 || *ret)
                         return r;
         }

@@ -25,6 +25,7 @@
 #include "host/host-root.h"
 #include "host/kernel-target.h"
 #include "modules/module-stack.h"
+#include "sandbox/module-meta-job.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/retry.h"
@@ -169,6 +170,7 @@ static int open_module(Loader *l, const char *name, const ModuleTree *tree, cons
         _cleanup_free_ char *image = NULL;
         _cleanup_(module_meta_done) ModuleMeta meta = {};
         ModuleImageKind kind = MODULE_IMAGE_UNKNOWN;
+        const char *why = NULL;
         bool prepared;
         size_t size;
         int r;
@@ -219,10 +221,13 @@ static int open_module(Loader *l, const char *name, const ModuleTree *tree, cons
         else if (module_image_kind_is_compressed(kind)) {
                 close(TAKE_FD(fd)); /* the host's own file: libkmod by path */
                 r = module_tree_meta_libkmod(tree, e, &meta);
-        } else
-                r = module_meta_parse(image, size, &meta);
+        } else /* a container's file: in the parser child (module-tree.h) */
+                r = module_meta_parse_in(tree->confined, image, size, &meta, &why);
         if (r == -ENOMEM)
                 return r;
+        if (r == -EIO && why)
+                return load_fail(l->result, name, EIO, "%s: cannot read the modinfo of %s: %s", name, e->path,
+                                 why) ?: 0;
         if (r < 0)
                 return load_fail(l->result, name, ENOEXEC, "%s: %s is not a kernel module with a valid modinfo",
                                  name, e->path) ?: 0;
@@ -313,7 +318,8 @@ static int same_build(const ModuleTree *t, const ModuleTreeEntry *e, const char 
         prepared = load_prepared_peek(t, e, fd); /* read from this file before the unload */
         if (prepared)
                 return prepared->srcversion && streq(prepared->srcversion, live);
-        if (module_file_read(fd, size, &image, &size) < 0 || module_meta_parse(image, size, &meta) < 0)
+        if (module_file_read(fd, size, &image, &size) < 0 ||
+            module_meta_parse_in(t->confined, image, size, &meta, NULL) < 0)
                 return 0;
         return meta.srcversion && streq(meta.srcversion, live);
 }
@@ -505,7 +511,7 @@ static int insert_one(Loader *l, const LoadStep *s) {
         return check_inserted(l, s);
 }
 
-static int open_trees(Loader *l, const LoadOptions *opts, const char *release) {
+static int open_trees(Loader *l, const LoadOptions *opts, const char *release, const char **ret_why) {
         _cleanup_free_ char *host_dir = NULL, *tree_dir = NULL;
         int r;
 
@@ -515,7 +521,7 @@ static int open_trees(Loader *l, const LoadOptions *opts, const char *release) {
         if (opts && opts->module_tree) {
                 r = load_tree_display(opts, &tree_dir);
                 if (r >= 0) /* prepared before the unload, or opened now */
-                        r = load_prepared_tree(opts, tree_dir, &l->tree);
+                        r = load_prepared_tree(opts, tree_dir, &l->tree, ret_why);
         } else
                 r = host_tree_take(release, host_dir, &l->tree);
         if (r < 0)
@@ -571,6 +577,7 @@ static int run(Loader *l, const LoadOptions *opts, const char *release) {
 int stack_load(const LoadOptions *opts, LoadResult **ret) {
         _cleanup_(load_result_freep) LoadResult *res = NULL;
         _cleanup_free_ char *release = NULL;
+        const char *why = NULL;
         Loader l = {};
         int r;
 
@@ -591,8 +598,19 @@ int stack_load(const LoadOptions *opts, LoadResult **ret) {
         l.result = res;
         l.timeout_sec = opts && opts->timeout_sec ? opts->timeout_sec : LOAD_TIMEOUT_SEC_DEFAULT;
         l.deadline = now_usec() + (uint64_t) l.timeout_sec * 1000000ULL;
-        r = open_trees(&l, opts, release);
-        if (r >= 0) {
+        r = open_trees(&l, opts, release, &why);
+        if (r == -EIO && why) {
+                /* The parser child could not read the container's index: the
+                 * load fails, as for a file it cannot read, and says why. */
+                _cleanup_free_ char *display = NULL;
+                const char *first = opts && opts->modules && opts->modules[0] ? opts->modules[0] : "nvme";
+
+                r = load_tree_display(opts, &display);
+                if (r >= 0)
+                        r = load_fail(res, first, EIO, "%s: cannot read the index of %s: %s", first, display, why);
+                if (r >= 0)
+                        res->tree = TAKE_PTR(display);
+        } else if (r >= 0) {
                 res->tree = strdup(l.tree->dir);
                 r = res->tree ? run(&l, opts, release) : -ENOMEM;
         }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
 #include <json-c/json.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sandbox/crio-config-job.h"
+#include "sandbox/sandbox-failure.h"
 #include "sandbox/parser-sandbox.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -168,23 +168,6 @@ static void json_seed(void) {
         done = true;
 }
 
-static const char *run_why(int r, int sig) {
-        switch (r) {
-        case -ETIME:
-                return "the parser child passed its deadline and was killed";
-        case -EMSGSIZE:
-                return "the parser child's reply was too large";
-        case -EPERM:
-                return "the parser child could not confine itself";
-        case -EPROTO:
-                return sig == SIGSYS ? "the parser child made a system call its filter forbids and was killed"
-                       : sig     ? "the parser child was killed by a signal (a limit or a crash)"
-                                 : "the parser child exited without a reply";
-        default:
-                return "the parser child could not be started";
-        }
-}
-
 int crio_config_read_confined(const char *path, const char *const *env_keys, CrioConfig **ret,
                               const char **ret_why) {
         _cleanup_free_ uint8_t *buf = NULL;
@@ -200,6 +183,6 @@ int crio_config_read_confined(const char *path, const char *const *env_keys, Cri
         json_seed();
         r = parser_sandbox_run(fd, job, (void *) env_keys, &buf, &len, &sig);
         if (r < 0)
-                return why(ret_why, run_why(r, sig), r);
+                return why(ret_why, parser_sandbox_failure(r, sig), r);
         return crio_config_reply_decode(buf, len, env_keys, ret, ret_why);
 }

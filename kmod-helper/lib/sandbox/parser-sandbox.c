@@ -391,8 +391,9 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
         return 0;
 }
 
-_Noreturn static void child(pid_t parent, int input_fd, int reply_fd, ParserJobFunc job, void *userdata) {
-        static ReplyWriter w; /* static: 64 KiB off the stack */
+_Noreturn static void child(pid_t parent, int input_fd, int reply_fd, size_t reply_max, ParserJobFunc job,
+                            void *userdata) {
+        ReplyWriter w = { .max = reply_max };
         int r;
 
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
@@ -408,6 +409,7 @@ _Noreturn static void child(pid_t parent, int input_fd, int reply_fd, ParserJobF
         if (r < 0 || w.overflow) {
                 w.len = 0;
                 w.overflow = false;
+                w.max = REPLY_MAX; /* what is kept holds an error record */
                 (void) reply_put_errno(&w, r < 0 ? r : -EMSGSIZE);
         }
         (void) reply_put_end(&w);
@@ -421,9 +423,10 @@ static uint64_t now_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-/* Reads the reply until EOF, REPLY_MAX or the deadline. */
-static int read_reply(int fd, uint64_t deadline, uint8_t *buf, size_t *ret_len) {
-        size_t n = 0;
+/* Reads the reply until EOF, max or the deadline, into *buf (grown from
+ * REPLY_MAX + 1: one byte past the maximum tells an oversized reply). */
+static int read_reply(int fd, uint64_t deadline, size_t max, uint8_t **buf, size_t *ret_len) {
+        size_t n = 0, size = REPLY_MAX + 1;
 
         for (;;) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -440,8 +443,16 @@ static int read_reply(int fd, uint64_t deadline, uint8_t *buf, size_t *ret_len) 
                         return -errno;
                 if (r == 0)
                         return -ETIME;
-                /* One byte past the maximum tells an oversized reply. */
-                k = read(fd, buf + n, REPLY_MAX + 1 - n);
+                if (n == size && size <= max) {
+                        size_t grown = size * 2 > max + 1 ? max + 1 : size * 2;
+                        uint8_t *b = realloc(*buf, grown);
+
+                        if (!b)
+                                return -ENOMEM;
+                        *buf = b;
+                        size = grown;
+                }
+                k = read(fd, *buf + n, size - n);
                 if (k < 0 && (errno == EINTR || errno == EAGAIN))
                         continue;
                 if (k < 0)
@@ -449,7 +460,7 @@ static int read_reply(int fd, uint64_t deadline, uint8_t *buf, size_t *ret_len) 
                 if (k == 0)
                         break;
                 n += (size_t) k;
-                if (n > REPLY_MAX)
+                if (n > max)
                         return -EMSGSIZE;
         }
         *ret_len = n;
@@ -493,6 +504,11 @@ static int reap(pid_t pid, bool kill_now, uint64_t deadline) {
 
 int parser_sandbox_run(int input_fd, ParserJobFunc job, void *userdata, uint8_t **ret_reply, size_t *ret_len,
                        int *ret_signal) {
+        return parser_sandbox_run_max(input_fd, REPLY_MAX, job, userdata, ret_reply, ret_len, ret_signal);
+}
+
+int parser_sandbox_run_max(int input_fd, size_t reply_max, ParserJobFunc job, void *userdata, uint8_t **ret_reply,
+                           size_t *ret_len, int *ret_signal) {
         _cleanup_free_ uint8_t *buf = NULL;
         _cleanup_close_ int rd = -EBADF, wr = -EBADF;
         int p[2], status, r;
@@ -512,10 +528,10 @@ int parser_sandbox_run(int input_fd, ParserJobFunc job, void *userdata, uint8_t 
         if (pid < 0)
                 return -errno;
         if (pid == 0)
-                child(parent, input_fd, wr, job, userdata);
+                child(parent, input_fd, wr, reply_max, job, userdata);
         (void) close(TAKE_FD(wr));
 
-        r = read_reply(rd, deadline, buf, &len);
+        r = read_reply(rd, deadline, reply_max, &buf, &len);
         status = reap(pid, r < 0, deadline);
         if (ret_signal)
                 *ret_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;

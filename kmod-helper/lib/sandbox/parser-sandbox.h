@@ -44,13 +44,16 @@
  * each input is read once per write of it. The reply is judged by its
  * content (an end record, sandbox-reply.h), never by the exit status.
  *
- * Not yet in the child: the container's module tree (modules.dep, the .ko
- * files' modinfo through libkmod) stays in the privileged part; it is the
- * next input to move here. So does the usage scan's naming of a device
- * holder's container (usage/process-container.c), one call away
- * (crio_config_read_confined() with no environment keys) but kept out of
- * the CLI for now: the sandbox in the CLI too takes the MachineConfig past
- * its 300 KiB.
+ * A driver container's module tree is parsed here too (module-tree.h: a
+ * tree not the host's is confined): its index (modules-dep-job.h) and its
+ * files' modinfo (module-meta-job.h), several inputs in one child through
+ * a sealed memfd (sandbox-bundle.h). The host's own tree stays in the
+ * privileged part.
+ *
+ * Not yet in the child: the usage scan's naming of a device holder's
+ * container (usage/process-container.c), one call away
+ * (crio_config_read_confined() with no environment keys); nvfs-check's
+ * read of nvidia-fs.ko's GDS hook generation.
  *
  * Library code: no logging; the caller says what failed, once. */
 
@@ -95,6 +98,10 @@ int parser_sandbox_open_in_root(int dir_fd, const char *path, bool follow_last, 
  * child, 0 when it exited. -errno from pipe/fork. */
 int parser_sandbox_run(int input_fd, ParserJobFunc job, void *userdata, uint8_t **ret_reply, size_t *ret_len,
                        int *ret_signal);
+/* The same for a job whose reply is a list and may pass REPLY_MAX (a module
+ * tree's index): at most reply_max bytes, read as they come. */
+int parser_sandbox_run_max(int input_fd, size_t reply_max, ParserJobFunc job, void *userdata, uint8_t **ret_reply,
+                           size_t *ret_len, int *ret_signal);
 
 /* In the child: the whole input (up to max bytes, NUL-terminated). -EFBIG
  * when it holds more (it grew since the parent's fstat). */

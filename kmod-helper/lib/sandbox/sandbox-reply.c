@@ -16,10 +16,33 @@ bool reply_string_ok(const char *s, size_t max) {
         return true;
 }
 
+void reply_writer_done(ReplyWriter *w) {
+        free(w->buf);
+        *w = (ReplyWriter) {};
+}
+
 static int put(ReplyWriter *w, uint8_t type, uint8_t key, const void *data, size_t n) {
-        if (w->overflow || n > UINT16_MAX || w->len + REPLY_HEADER_SIZE + n > sizeof(w->buf)) {
+        size_t max = w->max ?: REPLY_MAX, need = w->len + REPLY_HEADER_SIZE + n;
+
+        if (w->overflow || n > UINT16_MAX || need > max) {
                 w->overflow = true;
                 return -EMSGSIZE;
+        }
+        if (need > w->size) {
+                size_t size = w->size ?: 64 * 1024;
+                uint8_t *b;
+
+                while (size < need)
+                        size *= 2;
+                if (size > max)
+                        size = max;
+                b = realloc(w->buf, size);
+                if (!b) {
+                        w->overflow = true;
+                        return -ENOMEM;
+                }
+                w->buf = b;
+                w->size = size;
         }
         w->buf[w->len++] = type;
         w->buf[w->len++] = key;
@@ -100,19 +123,29 @@ static int string_value(const ReplyField *f, const uint8_t *p, size_t n, char **
 
 int reply_decode(const uint8_t *buf, size_t len, const ReplyField *schema, size_t n_schema, Reply **ret,
                  const char **ret_why) {
+        return reply_decode_max(buf, len, REPLY_MAX, schema, n_schema, ret, ret_why);
+}
+
+int reply_decode_max(const uint8_t *buf, size_t len, size_t max, const ReplyField *schema, size_t n_schema,
+                     Reply **ret, const char **ret_why) {
         _cleanup_(reply_freep) Reply *r = NULL;
         unsigned counts[256] = {};
-        size_t off = 0, n_strings = 0;
+        size_t off = 0, n_strings = 0, n_items = len / REPLY_HEADER_SIZE + 1, allowed = 0;
         bool end = false, error_seen = false;
         int k;
 
-        if (len > REPLY_MAX)
+        if (len > max)
                 return refuse(ret_why, "the reply is larger than any reply may be");
         r = calloc(1, sizeof(*r));
         if (!r)
                 return -ENOMEM;
-        /* Every record is at least a header: this bounds the items. */
-        r->items = calloc(len / REPLY_HEADER_SIZE + 1, sizeof(*r->items));
+        /* Every record is at least a header, and no key comes more often
+         * than its schema allows: both bound the items. */
+        for (size_t i = 0; i < n_schema; i++)
+                allowed += schema[i].max_count;
+        if (allowed < n_items)
+                n_items = allowed + 1;
+        r->items = calloc(n_items, sizeof(*r->items));
         if (!r->items)
                 return -ENOMEM;
         while (off < len) {

@@ -34,17 +34,21 @@ enum {
 
 #define REPLY_HEADER_SIZE 4U
 /* The largest reply a parent reads: far above any job's (a config's
- * identity is under 1 KiB). */
+ * identity is under 1 KiB). A job whose reply is a list (a module tree's
+ * index) names its own, larger bound (parser_sandbox_run_max()). */
 #define REPLY_MAX (64U * 1024U)
 /* The longest string of any field: one record's u16 length allows more. */
 #define REPLY_STRING_MAX 4096U
 
-/* The child's side: records appended to a bounded buffer. */
+/* The child's side: records appended to a bounded buffer, grown as they
+ * come (from 64 KiB: a zeroed writer works), never past max. */
 typedef struct ReplyWriter {
-        uint8_t buf[REPLY_MAX];
-        size_t len;
+        uint8_t *buf;
+        size_t len, size;
+        size_t max;    /* 0: REPLY_MAX */
         bool overflow; /* a record did not fit: the reply is unusable */
 } ReplyWriter;
+void reply_writer_done(ReplyWriter *w);
 
 /* 0, or -EINVAL when s is not printable or longer than REPLY_STRING_MAX,
  * -EMSGSIZE when the reply is full (the writer is marked overflowed). */
@@ -81,6 +85,9 @@ typedef struct Reply {
  * string, for the caller's message); -ENOMEM. */
 int reply_decode(const uint8_t *buf, size_t len, const ReplyField *schema, size_t n_schema, Reply **ret,
                  const char **ret_why);
+/* The same for a job whose replies may be up to max bytes (> REPLY_MAX). */
+int reply_decode_max(const uint8_t *buf, size_t len, size_t max, const ReplyField *schema, size_t n_schema,
+                     Reply **ret, const char **ret_why);
 Reply *reply_free(Reply *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Reply *, reply_free);
 /* The first value of key, NULL when absent. */

@@ -24,15 +24,28 @@ assert_guard 0 unload --json
 assert_eq removed "$(jget 'j["outcome"]')" "in-tree stack unloaded"
 
 fake_container_start
-trap fake_container_stop EXIT
+# the container goes at the end, then lib.sh's verdict (every check
+# counted), which this trap replaces: without it, the script's exit status
+# would be fake_container_stop's, 0 whatever failed
+stop_container() {
+	local rc=$?
+	fake_container_stop
+	(exit "$rc")
+	_vm_summary
+}
+trap stop_container EXIT
 tree=/proc/$VM_CONTAINER_PID/root/lib/modules/$VM_KVER
 host=$VM_CONTAINER_ROOT/lib/modules/$VM_KVER/extra/mlnx-nvme/host
 mkdir -p /tmp/elsewhere
 cp "$host/nvme.ko" /tmp/elsewhere/nvme.ko   # a valid module, outside the container
 mv "$host/nvme.ko" "$host/nvme.ko.good"
 
+# --no-restore: a failed load --from puts the in-tree stack back by default;
+# here the node must stay as the refusal left it, so that "nothing of the
+# stack loaded" shows that nothing from outside the tree was, and so that
+# the next attempt starts unloaded as this one did.
 refused() { # refused WHAT REASON
-	assert_guard 1 load --from "$tree" --json
+	assert_guard 1 load --from "$tree" --no-restore --json
 	assert_eq false "$(jget 'j["ok"]')" "$1: refused"
 	assert_contains "$(jget 'j["failed_reason"]')" "$2" "$1: reason"
 	assert_eq "" "$(nvme_modules_left)" "$1: nothing of the stack loaded"

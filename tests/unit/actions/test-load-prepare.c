@@ -114,7 +114,7 @@ static ModuleTree *take_tree(void) {
 
         cr_assert_eq(load_tree_display(&opts, &display), 0);
         cr_assert_str_eq(display, "(container root)/lib/modules/6.1");
-        cr_assert_eq(load_prepared_tree(&opts, display, &t), 0);
+        cr_assert_eq(load_prepared_tree(&opts, display, &t, NULL), 0);
         free(display);
         return t;
 }
@@ -234,7 +234,7 @@ Test(load_prepare, another_root_is_not_the_prepared_one) {
         other = open("/tmp/sg-prepare-other", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         cr_assert_geq(other, 0);
         opts.root_fd = other;
-        cr_assert_lt(load_prepared_tree(&opts, "(container root)/lib/modules/6.1", &(ModuleTree *) { NULL }), 0,
+        cr_assert_lt(load_prepared_tree(&opts, "(container root)/lib/modules/6.1", &(ModuleTree *) { NULL }, NULL), 0,
                      "the other root has no tree: opened afresh, and fails");
         opts.root_fd = root_fd;
         close(other);

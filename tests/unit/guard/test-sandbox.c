@@ -100,7 +100,7 @@ Test(reply, oversize_refused) {
         cr_assert_str_eq(why, "the reply is larger than any reply may be");
 
         /* the writer stops at REPLY_MAX and says so */
-        memset(&w, 0, sizeof(w));
+        reply_writer_done(&w);
         {
                 static char chunk[REPLY_STRING_MAX + 1];
                 int k = 0;
@@ -191,24 +191,24 @@ Test(reply, crio_reply_checked_by_the_parent) {
         c = NULL;
 
         /* A key the parent did not ask for. */
-        memset(&w, 0, sizeof(w));
+        reply_writer_done(&w);
         cr_assert_eq(reply_put_string(&w, CRIO_REPLY_ENV, "LD_PRELOAD=/x.so"), 0);
         cr_assert_eq(reply_put_end(&w), 0);
         cr_assert_eq(crio_config_reply_decode(w.buf, w.len, keys, &c, &why), -EPROTO);
         cr_assert_str_eq(why, "the parser child sent an environment key not asked for");
 
         /* A namespace Kubernetes would not take. */
-        memset(&w, 0, sizeof(w));
+        reply_writer_done(&w);
         cr_assert_eq(reply_put_string(&w, CRIO_REPLY_NAMESPACE, "../../etc"), 0);
         cr_assert_eq(reply_put_end(&w), 0);
         cr_assert_eq(crio_config_reply_decode(w.buf, w.len, keys, &c, &why), -EPROTO);
 
         /* The child's own parse errors come through; others do not. */
-        memset(&w, 0, sizeof(w));
+        reply_writer_done(&w);
         cr_assert_eq(reply_put_errno(&w, EBADMSG), 0);
         cr_assert_eq(reply_put_end(&w), 0);
         cr_assert_eq(crio_config_reply_decode(w.buf, w.len, keys, &c, &why), -EBADMSG);
-        memset(&w, 0, sizeof(w));
+        reply_writer_done(&w);
         cr_assert_eq(reply_put_errno(&w, ENOENT), 0);
         cr_assert_eq(reply_put_end(&w), 0);
         cr_assert_eq(crio_config_reply_decode(w.buf, w.len, keys, &c, &why), -EPROTO);
