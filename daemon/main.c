@@ -17,6 +17,7 @@
 #include "manager.h"
 #include "publish/report.h"
 #include "sandbox/privileged-reader.h"
+#include "usage/device-open.h"
 #include "usage/process-users.h"
 #include "util/strv.h"
 
@@ -152,6 +153,16 @@ int main(int argc, char **argv) {
                         return EXIT_FAILURE;
                 }
                 process_users_set_source(privileged_reader_scan_fds, reader);
+                /* The pin's and the exclusive opens too, on the real host.
+                 * Under --root the fake kernel (an LD_PRELOAD library)
+                 * answers an exclusive open and records a pin inside the
+                 * process that opens, reading and writing the fake node:
+                 * calls the reader's filter kills it for. There the daemon
+                 * opens the fake root's regular files itself, through the
+                 * same checks (device-open.h); the reader's side of it is
+                 * tested on its own (test-privileged-reader). */
+                if (host_root_is_real())
+                        device_open_set_source(privileged_reader_open_device, reader);
         }
         path = a.config ?: default_path;
 
@@ -196,5 +207,6 @@ int main(int argc, char **argv) {
                 r = manager_run(m);
         manager_free(m);
         process_users_set_source(NULL, NULL);
+        device_open_set_source(NULL, NULL);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

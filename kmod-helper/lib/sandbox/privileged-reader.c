@@ -3,8 +3,11 @@
  * privileged-reader.h; the reader's own side: reader-serve.c). */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -82,14 +85,58 @@ static uint64_t now_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-/* One message; one byte more than a message tells an oversized one (a
- * SEQPACKET datagram is cut, MSG_TRUNC says by how much). */
-static int receive(int fd, uint64_t deadline, uint8_t buf[static READER_MSG_SIZE]) {
+static void close_passed(int *fds, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (fds[i] >= 0)
+                        close(fds[i]);
+}
+
+/* The fds passed with one message (SCM_RIGHTS), into fds[0..*n). A control
+ * message of any other kind, or one cut short (MSG_CTRUNC: more fds than
+ * room), makes the message refused: what did arrive is closed. */
+static int passed_fds(struct msghdr *mh, int *fds, size_t max, size_t *n) {
+        int r = 0;
+
+        *n = 0;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+                size_t k;
+
+                if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+                        r = -EBADMSG;
+                        continue;
+                }
+                k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < k; i++) {
+                        int fd;
+
+                        memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                        if (*n < max)
+                                fds[(*n)++] = fd;
+                        else {
+                                close(fd);
+                                r = -EBADMSG;
+                        }
+                }
+        }
+        if (mh->msg_flags & MSG_CTRUNC)
+                r = -EBADMSG;
+        if (r < 0) {
+                close_passed(fds, *n);
+                *n = 0;
+        }
+        return r;
+}
+
+/* One message and the fds passed with it (up to max; none wanted: max 0);
+ * one byte more than a message tells an oversized one (a SEQPACKET
+ * datagram is cut, MSG_TRUNC says by how much). */
+static int receive_with_fds(int fd, uint64_t deadline, uint8_t buf[static READER_MSG_SIZE], int *fds, size_t max,
+                            size_t *n_fds) {
         for (;;) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
                 uint64_t now = now_usec();
                 ssize_t k;
-                int n;
+                int n, m;
 
                 if (now >= deadline)
                         return -ETIME;
@@ -100,15 +147,35 @@ static int receive(int fd, uint64_t deadline, uint8_t buf[static READER_MSG_SIZE
                         return -errno;
                 if (n == 0)
                         return -ETIME;
-                k = recv(fd, buf, READER_MSG_SIZE, MSG_DONTWAIT | MSG_TRUNC);
-                if (k < 0 && (errno == EINTR || errno == EAGAIN))
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        return -ECONNRESET;
-                return k == READER_MSG_SIZE ? 0 : -EBADMSG;
+                {
+                        union {
+                                struct cmsghdr align;
+                                char buf[CMSG_SPACE(sizeof(int) * 2)];
+                        } control = {};
+                        struct iovec iov = { .iov_base = buf, .iov_len = READER_MSG_SIZE };
+                        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                                             .msg_controllen = sizeof(control.buf) };
+
+                        k = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+                        if (k < 0 && (errno == EINTR || errno == EAGAIN))
+                                continue;
+                        if (k < 0)
+                                return -errno;
+                        m = passed_fds(&mh, fds, max, n_fds);
+                        if (m >= 0 && k == READER_MSG_SIZE && !(mh.msg_flags & MSG_TRUNC))
+                                return 0;
+                        if (m >= 0)
+                                close_passed(fds, *n_fds);
+                        *n_fds = 0;
+                        return k == 0 ? -ECONNRESET : -EBADMSG;
+                }
         }
+}
+
+static int receive(int fd, uint64_t deadline, uint8_t buf[static READER_MSG_SIZE]) {
+        size_t n = 0;
+
+        return receive_with_fds(fd, deadline, buf, NULL, 0, &n);
 }
 
 static int ask_scan(PrivilegedReader *r, ProcessFdList *l) {
@@ -139,6 +206,8 @@ static int ask_scan(PrivilegedReader *r, ProcessFdList *l) {
                         if (rec.n_fds != l->n_fds || rec.n_unreadable != l->n_unreadable)
                                 return -EBADMSG; /* records lost or made up */
                         return 0;
+                case READER_RECORD_OPENED:
+                        return -EBADMSG; /* no answer to this request */
                 }
                 if (k < 0)
                         return k == -E2BIG ? -EBADMSG : k; /* past the bounds the reader keeps */
@@ -162,4 +231,72 @@ int privileged_reader_scan_fds(void *reader, ProcessFdList *ret) {
         }
         *ret = l;
         return 0;
+}
+
+/* The node passed back is checked again here: the reader is trusted to
+ * open, not to be right (a node of another type is refused as the reader
+ * would have). */
+static int passed_type_ok(DeviceOpenKind kind, int fd) {
+        struct stat st;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!host_root_is_real())
+                return S_ISREG(st.st_mode) ? 0 : -EBADMSG;
+        return (kind == DEVICE_OPEN_CONTROLLER ? S_ISCHR(st.st_mode) : S_ISBLK(st.st_mode)) ? 0 : -EBADMSG;
+}
+
+/* *answered: whether the reader answered in step (its own errno included),
+ * so that it may be asked again. */
+static int ask_open(PrivilegedReader *r, DeviceOpenKind kind, const char *name, int *ret_fd, bool *answered) {
+        ReaderRequest q = { .type = READER_REQUEST_OPEN_DEVICE, .device_kind = kind };
+        uint8_t buf[READER_MSG_SIZE];
+        uint64_t deadline = now_usec() + PRIVILEGED_READER_DEADLINE_USEC;
+        ReaderRecord rec;
+        int fds[1], k;
+        size_t n = 0;
+
+        memcpy(q.device_name, name, strlen(name) + 1);
+        if ((k = reader_request_encode(&q, buf)) < 0)
+                return k;
+        errno = 0;
+        if (send(r->fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
+                return errno ? -errno : -EIO;
+        if ((k = receive_with_fds(r->fd, deadline, buf, fds, ELEMENTSOF(fds), &n)) < 0)
+                return k;
+        k = reader_record_decode(buf, sizeof(buf), &rec);
+        if (k >= 0 && rec.kind != READER_RECORD_OPENED)
+                k = -EBADMSG;
+        /* Exactly one fd with a success, none with a failure. */
+        if (k >= 0 && (rec.status < 0 ? n != 0 : n != 1))
+                k = -EBADMSG;
+        if (k >= 0 && rec.status == 0)
+                k = passed_type_ok(kind, fds[0]);
+        if (k < 0) {
+                close_passed(fds, n);
+                return k;
+        }
+        *answered = true;
+        if (rec.status < 0)
+                return rec.status;
+        *ret_fd = fds[0];
+        return 0;
+}
+
+int privileged_reader_open_device(void *reader, DeviceOpenKind kind, const char *name, int *ret_fd) {
+        PrivilegedReader *r = reader;
+        bool answered = false;
+        int k;
+
+        if (!r || r->fd < 0)
+                return -ENOTCONN;
+        if (!device_open_name_valid(kind, name))
+                return -EINVAL; /* not sent: the reader would end on it */
+        k = ask_open(r, kind, name, ret_fd, &answered);
+        /* The reader's own answers (EBUSY, ENOENT, ...) leave it in step;
+         * one it did not give, or gave wrongly, does not: nothing it says
+         * later can be matched to a request. */
+        if (k < 0 && !answered)
+                give_up(r);
+        return k;
 }

@@ -19,14 +19,20 @@
  *     so the daemon's identity, same uid but without CAP_DAC_*, cannot open
  *     its /proc/<pid>/mem (nor ptrace it: the unit's filter);
  *   - RLIMIT_FSIZE 0 and CORE 0;
- *   - loads a seccomp filter: read/recv and write/send on its socket (and
+ *   - loads a seccomp filter: read/recv and write/send/sendmsg on its socket (and
  *     write on fd 2), openat only without write, create or truncate flags,
  *     getdents64, readlink(at), the stat family, close, fcntl, lseek,
  *     memory without PROT_EXEC, exit; anything else kills it.
  * It answers READER_REQUEST_SCAN_FDS with process_fd_walk() (skipping the
  * daemon and itself), which names no path the daemon chose: the request
- * carries none. A request it cannot decode ends it (a daemon that sends
- * garbage is not one it serves).
+ * carries none. It answers READER_REQUEST_OPEN_DEVICE (the pin's open of a
+ * controller, the exclusive open of a namespace) with device_open_direct():
+ * the request carries a kind and a kernel name, which the decoder and the
+ * open each check, and the path is the reader's own ("/dev/" and the name,
+ * O_NOFOLLOW, the node's type checked before and after the open); the fd
+ * goes back over the socket (SCM_RIGHTS) and the reader closes its copy. A
+ * request it cannot decode ends it (a daemon that sends garbage is not one
+ * it serves).
  *
  * Fail safe: the daemon's side checks every record (reader-codec.h), the
  * END record's counts against what it received, and a deadline
@@ -39,6 +45,7 @@
 
 #include <sys/types.h>
 
+#include "usage/device-open.h"
 #include "usage/process-fds.h"
 #include "util/macro.h"
 
@@ -63,6 +70,13 @@ pid_t privileged_reader_pid(const PrivilegedReader *r);
  * reader is gone, -ETIME past the deadline, -EBADMSG for a record that does
  * not decode or counts that do not add up). Matches ProcessFdSource. */
 int privileged_reader_scan_fds(void *reader, ProcessFdList *ret);
+
+/* Asks the reader to open a device node (device-open.h): what
+ * device_open_direct() answers there, with *ret_fd (O_CLOEXEC) on 0; or
+ * -ENOTCONN once the reader is gone, -ETIME past the deadline, -EBADMSG for
+ * an answer that does not decode or whose fd is missing, extra or not of
+ * the kind asked. Matches DeviceOpenSource. */
+int privileged_reader_open_device(void *reader, DeviceOpenKind kind, const char *name, int *ret_fd);
 
 /* The reader's side (reader-serve.c): confines the calling process and
  * serves requests on fd until it closes; never returns. daemon is the

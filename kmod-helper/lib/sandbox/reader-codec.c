@@ -63,22 +63,61 @@ static bool pid_valid(int64_t pid) {
 }
 
 int reader_request_encode(const ReaderRequest *q, uint8_t buf[static READER_MSG_SIZE]) {
-        if (q->type != READER_REQUEST_SCAN_FDS)
-                return -EINVAL;
-        header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
+        switch (q->type) {
+        case READER_REQUEST_SCAN_FDS:
+                header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
+                return 0;
+        case READER_REQUEST_OPEN_DEVICE:
+                if (!device_open_name_valid(q->device_kind, q->device_name))
+                        return -EINVAL;
+                header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
+                put32(buf + 8, (uint32_t) q->device_kind);
+                memcpy(buf + 32, q->device_name, strlen(q->device_name));
+                return 0;
+        }
+        return -EINVAL;
+}
+
+/* n bytes at p: a string and its NUL, then nothing but NULs. */
+static bool nul_padded(const uint8_t *p, size_t n) {
+        const uint8_t *nul = memchr(p, '\0', n);
+
+        return nul && all_zero(nul, (size_t) (p + n - nul));
+}
+
+/* The kind, then the name: checked here as the reader's open checks it
+ * again (device_open_direct), so a name with a '/' or a ".." never gets
+ * as far as a path. */
+static int decode_open_device(const uint8_t *buf, ReaderRequest *ret) {
+        ReaderRequest q = { .type = READER_REQUEST_OPEN_DEVICE };
+        uint32_t kind = get32(buf + 8);
+
+        if (!all_zero(buf + 12, 32 - 12) || !nul_padded(buf + 32, DEVICE_OPEN_NAME_MAX))
+                return -EBADMSG;
+        if (kind != DEVICE_OPEN_CONTROLLER && kind != DEVICE_OPEN_EXCLUSIVE)
+                return -EBADMSG;
+        q.device_kind = (DeviceOpenKind) kind;
+        memcpy(q.device_name, buf + 32, DEVICE_OPEN_NAME_MAX);
+        if (!device_open_name_valid(q.device_kind, q.device_name))
+                return -EBADMSG;
+        *ret = q;
         return 0;
 }
 
 int reader_request_decode(const uint8_t *buf, size_t len, ReaderRequest *ret) {
-        uint16_t kind;
-
         if (len != READER_MSG_SIZE || get32(buf) != READER_MAGIC_REQUEST || get16(buf + 4) != READER_VERSION)
                 return -EBADMSG;
-        kind = get16(buf + 6);
-        if (kind != READER_REQUEST_SCAN_FDS || !all_zero(buf + 8, READER_MSG_SIZE - 8))
+        switch (get16(buf + 6)) {
+        case READER_REQUEST_SCAN_FDS:
+                if (!all_zero(buf + 8, READER_MSG_SIZE - 8))
+                        return -EBADMSG;
+                *ret = (ReaderRequest) { .type = READER_REQUEST_SCAN_FDS };
+                return 0;
+        case READER_REQUEST_OPEN_DEVICE:
+                return decode_open_device(buf, ret);
+        default:
                 return -EBADMSG;
-        *ret = (ReaderRequest) { .type = (ReaderRequestType) kind };
-        return 0;
+        }
 }
 
 static bool fd_valid(const ProcessFd *f) {
@@ -119,6 +158,12 @@ int reader_record_encode(const ReaderRecord *r, uint8_t buf[static READER_MSG_SI
                 put32(buf + 12, r->n_fds);
                 put64(buf + 16, r->n_unreadable);
                 return 0;
+        case READER_RECORD_OPENED:
+                if (r->status > 0 || r->status < -ERRNO_MAX)
+                        return -EINVAL;
+                header(buf, READER_MAGIC_REPLY, READER_RECORD_OPENED);
+                put32(buf + 8, (uint32_t) r->status);
+                return 0;
         }
         return -EINVAL;
 }
@@ -137,13 +182,8 @@ static int decode_fd(const uint8_t *buf, ReaderRecord *ret) {
         if ((uint64_t) f.rdev != rdev)
                 return -EBADMSG;
         memcpy(f.name, buf + 32, sizeof(f.name));
-        /* NUL padded: nothing after the first NUL. */
-        {
-                const uint8_t *nul = memchr(buf + 32, '\0', sizeof(f.name));
-
-                if (!nul || !all_zero(nul, (size_t) (buf + READER_MSG_SIZE - nul)))
-                        return -EBADMSG;
-        }
+        if (!nul_padded(buf + 32, sizeof(f.name)))
+                return -EBADMSG;
         if (!fd_valid(&f))
                 return -EBADMSG;
         *ret = (ReaderRecord) { .kind = READER_RECORD_FD, .fd = f };
@@ -176,6 +216,14 @@ int reader_record_decode(const uint8_t *buf, size_t len, ReaderRecord *ret) {
                         return -EBADMSG;
                 *ret = (ReaderRecord) { .kind = READER_RECORD_END, .status = status, .n_fds = b,
                                         .n_unreadable = (uint32_t) c };
+                return 0;
+        }
+        case READER_RECORD_OPENED: {
+                int32_t status = (int32_t) a;
+
+                if (status > 0 || status < -ERRNO_MAX || b != 0 || c != 0 || !all_zero(buf + 24, READER_MSG_SIZE - 24))
+                        return -EBADMSG;
+                *ret = (ReaderRecord) { .kind = READER_RECORD_OPENED, .status = status };
                 return 0;
         }
         default:

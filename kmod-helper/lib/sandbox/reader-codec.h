@@ -11,19 +11,27 @@
  *   0  u32 magic    READER_MAGIC_REQUEST or READER_MAGIC_REPLY
  *   4  u16 version  READER_VERSION
  *   6  u16 kind     a ReaderRequestType or a ReaderRecordKind
- *   8  u32 a        FD: pid; UNREADABLE: pid; END: status (int32, 0 or -errno)
+ *   8  u32 a        FD: pid; UNREADABLE: pid; END and OPENED: status (int32, 0 or
+ *                   -errno); the OPEN_DEVICE request: a DeviceOpenKind
  *  12  u32 b        FD: fd;  UNREADABLE: errno; END: number of FD records
  *  16  u64 rdev     FD: st_rdev when has_rdev, else 0; END: number of UNREADABLE records
  *  24  u8  has_rdev FD only
  *  25  7 bytes      zero
- *  32  32 bytes     FD: the NVMe name (process_fd_name_valid) or "", NUL padded
+ *  32  32 bytes     FD: the NVMe name (process_fd_name_valid) or "", NUL padded;
+ *                   the OPEN_DEVICE request: the device's name
+ *                   (device_open_name_valid for its kind), NUL padded
  *
- * A request is its header alone (bytes 8..63 zero). A scan's answer is its
- * FD and UNREADABLE records, then one END that counts them. */
+ * A SCAN_FDS request is its header alone (bytes 8..63 zero); its answer is
+ * its FD and UNREADABLE records, then one END that counts them. An
+ * OPEN_DEVICE request carries a kind and a name, never a path: the reader
+ * makes the path ("/dev/" and the checked name, device-open.h). Its answer
+ * is one OPENED record: status 0 with exactly one fd passed alongside
+ * (SCM_RIGHTS), or a negative errno and no fd. Anything else is refused. */
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "usage/device-open.h"
 #include "usage/process-fds.h"
 
 #define READER_MSG_SIZE 64
@@ -32,24 +40,28 @@
 #define READER_VERSION 1
 
 typedef enum ReaderRequestType {
-        READER_REQUEST_SCAN_FDS = 1, /* who holds which /dev node open (process-fds.h) */
+        READER_REQUEST_SCAN_FDS = 1,    /* who holds which /dev node open (process-fds.h) */
+        READER_REQUEST_OPEN_DEVICE = 2, /* an NVMe node opened and passed (device-open.h) */
 } ReaderRequestType;
 
 typedef struct ReaderRequest {
         ReaderRequestType type;
+        DeviceOpenKind device_kind;             /* OPEN_DEVICE */
+        char device_name[DEVICE_OPEN_NAME_MAX]; /* OPEN_DEVICE */
 } ReaderRequest;
 
 typedef enum ReaderRecordKind {
         READER_RECORD_FD = 1,
         READER_RECORD_UNREADABLE = 2,
         READER_RECORD_END = 3,
+        READER_RECORD_OPENED = 4, /* the answer to OPEN_DEVICE */
 } ReaderRecordKind;
 
 typedef struct ReaderRecord {
         ReaderRecordKind kind;
         ProcessFd fd;                 /* READER_RECORD_FD */
         ProcessUnreadable unreadable; /* READER_RECORD_UNREADABLE */
-        int status;                   /* READER_RECORD_END: 0 or a negative errno */
+        int status;                   /* END, OPENED: 0 or a negative errno */
         uint32_t n_fds, n_unreadable; /* READER_RECORD_END */
 } ReaderRecord;
 

@@ -8,6 +8,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
+#include <string.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -74,7 +75,8 @@ static void rule_allow_without(Filter *f, long nr, unsigned arg, uint32_t mask) 
         RET(SECCOMP_RET_ALLOW);
 }
 
-/* Reading: the walk (opendir, getdents64, readlink, stat, a sort) and memory. */
+/* Reading: the walk (opendir, getdents64, readlink, stat, a sort), the
+ * device opens (lstat, openat without write flags, fstat) and memory. */
 static int filter_build(Filter *f) {
         static const long allowed[] = {
                 SYS_getdents64, SYS_readlinkat, SYS_newfstatat, SYS_fstat,  SYS_statx, SYS_close,
@@ -110,6 +112,7 @@ static int filter_build(Filter *f) {
         rule_allow_fd(f, SYS_recvfrom, 0, PRIVILEGED_READER_FD, -1);
         rule_allow_fd(f, SYS_read, 0, PRIVILEGED_READER_FD, -1);
         rule_allow_fd(f, SYS_sendto, 0, PRIVILEGED_READER_FD, -1);
+        rule_allow_fd(f, SYS_sendmsg, 0, PRIVILEGED_READER_FD, -1); /* an opened node passed back */
         rule_allow_fd(f, SYS_write, 0, PRIVILEGED_READER_FD, STDERR_FILENO);
         rule_allow_without(f, SYS_openat, 2, open_writes);
         rule_allow_without(f, SYS_mmap, 2, PROT_EXEC);
@@ -207,6 +210,47 @@ static int serve_scan(pid_t daemon) {
         return r < 0 ? r : send_record(&end);
 }
 
+/* The device node asked for, opened by the reader's own checks
+ * (device_open_direct: the decoder has checked the name already) and
+ * passed back; the reader's copy closed at once, so only the daemon holds
+ * a pin or a claim. */
+static int serve_open(const ReaderRequest *q) {
+        uint8_t buf[READER_MSG_SIZE];
+        union {
+                struct cmsghdr align;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } control = {};
+        struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+        ReaderRecord rec = { .kind = READER_RECORD_OPENED };
+        int fd = -EBADF, r;
+        ssize_t k;
+
+        rec.status = device_open_direct(q->device_kind, q->device_name, &fd);
+        if (rec.status < -4095)
+                rec.status = -EIO;
+        if ((r = reader_record_encode(&rec, buf)) < 0) {
+                if (fd >= 0)
+                        close(fd);
+                return r;
+        }
+        if (fd >= 0) {
+                struct cmsghdr *c;
+
+                mh.msg_control = control.buf;
+                mh.msg_controllen = sizeof(control.buf);
+                c = CMSG_FIRSTHDR(&mh);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(c), &fd, sizeof(int));
+        }
+        k = sendmsg(PRIVILEGED_READER_FD, &mh, MSG_NOSIGNAL);
+        if (fd >= 0)
+                close(fd);
+        return k == (ssize_t) sizeof(buf) ? 0 : -EIO;
+}
+
 /* The stop signals go to the whole unit (KillMode=control-group): the
  * reader outlives them as long as the daemon does, which may finish its
  * step first and ask once more; it goes with the daemon (PDEATHSIG, EOF). */
@@ -236,6 +280,8 @@ _Noreturn void privileged_reader_serve(int fd, pid_t daemon) {
                 if (reader_request_decode(buf, (size_t) k, &q) < 0)
                         reader_exit(1);
                 if (q.type == READER_REQUEST_SCAN_FDS && serve_scan(daemon) < 0)
+                        reader_exit(1);
+                if (q.type == READER_REQUEST_OPEN_DEVICE && serve_open(&q) < 0)
                         reader_exit(1);
         }
 }
