@@ -52,6 +52,17 @@ int privileged_reader_start(PrivilegedReader **ret) {
         return 0;
 }
 
+int privileged_reader_adopt(int fd, pid_t pid, PrivilegedReader **ret) {
+        PrivilegedReader *r = calloc(1, sizeof(*r));
+
+        if (!r)
+                return -ENOMEM;
+        r->fd = fd;
+        r->pid = pid;
+        *ret = r;
+        return 0;
+}
+
 static void give_up(PrivilegedReader *r) {
         int status;
 

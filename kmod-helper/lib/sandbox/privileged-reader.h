@@ -60,6 +60,10 @@ typedef struct PrivilegedReader PrivilegedReader;
 /* Forks the reader. 0, or -errno from socketpair/fork. A reader that
  * cannot confine itself exits at once: the first request then fails. */
 int privileged_reader_start(PrivilegedReader **ret);
+/* The daemon's side over fd, one end of a SOCK_SEQPACKET pair whose other
+ * end a process pid serves (taken over: closed, and pid killed and reaped,
+ * when freed). For tests that stand a hostile reader in. */
+int privileged_reader_adopt(int fd, pid_t pid, PrivilegedReader **ret);
 /* Kills and reaps the reader. */
 PrivilegedReader *privileged_reader_free(PrivilegedReader *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PrivilegedReader *, privileged_reader_free);
