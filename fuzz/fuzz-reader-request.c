@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The privileged reader's decoders (sandbox/reader-codec.h): the request, as
- * the reader decodes what a taken-over daemon sends it, and the records, as
+ * the reader decodes what a taken-over daemon sends it (a scan, or a device
+ * to open by kind and name), and the records, as
  * the daemon decodes what a confused reader answers. The input is cut into
  * 64-byte messages (its last piece may be short, as a datagram can be).
  * What either decoder accepts must encode back to the same bytes and pass
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "sandbox/reader-codec.h"
+#include "usage/device-open.h"
 #include "usage/process-fds.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -20,6 +22,8 @@ static void check_record(const uint8_t *msg, size_t len) {
 
         if (reader_record_decode(msg, len, &r) < 0)
                 return;
+        if (r.kind == READER_RECORD_OPENED && (r.status > 0 || r.status < -4095))
+                abort();
         if (r.kind == READER_RECORD_FD) {
                 if (r.fd.pid <= 0 || r.fd.pid > PROCESS_PID_MAX || r.fd.fd < 0)
                         abort();
@@ -39,7 +43,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 ReaderRequest q;
 
                 if (reader_request_decode(data + off, len, &q) == 0) {
-                        if (q.type != READER_REQUEST_SCAN_FDS)
+                        if (q.type != READER_REQUEST_SCAN_FDS && q.type != READER_REQUEST_OPEN_DEVICE)
+                                abort();
+                        /* The name the reader makes a path of: the kind's
+                         * kernel name, no '/' and no "..". */
+                        if (q.type == READER_REQUEST_OPEN_DEVICE &&
+                            (!device_open_name_valid(q.device_kind, q.device_name) || strchr(q.device_name, '/') ||
+                             strstr(q.device_name, "..")))
                                 abort();
                         if (reader_request_encode(&q, again) < 0 || memcmp(again, data + off, READER_MSG_SIZE) != 0)
                                 abort();
