@@ -12,6 +12,8 @@
 #include "config/daemon-config.h"
 #include "node/node-ops-observe.h"
 #include "node/node-ops.h"
+#include "host/crio-store-file.h"
+#include "host/crio.h"
 #include "host/host-root.h"
 #include "publish/log.h"
 #include "manager.h"
@@ -112,6 +114,31 @@ static int parse_args(int argc, char **argv, Args *a) {
         return 1;
 }
 
+static int start_reader(const Config *config, PrivilegedReader **ret) {
+        _cleanup_free_ char *store = NULL, *containers = NULL;
+        PrivilegedReader *reader = NULL;
+        int r;
+
+        if (host_path(config->container_store, &store) < 0 || crio_containers_dir(store, &containers) < 0)
+                return -ENOMEM;
+        r = privileged_reader_start(containers, &reader);
+        if (r < 0)
+                return r;
+        process_users_set_source(privileged_reader_scan_fds, reader);
+        crio_store_file_set_source(privileged_reader_open_store_file, reader);
+        /* The pin's and the exclusive opens too, on the real host. Under
+         * --root the fake kernel (an LD_PRELOAD library) answers an
+         * exclusive open and records a pin inside the process that opens,
+         * reading and writing the fake node: calls the reader's filter kills
+         * it for. There the daemon opens the fake root's regular files
+         * itself, through the same checks (device-open.h); the reader's side
+         * of it is tested on its own (test-reader-open). */
+        if (host_root_is_real())
+                device_open_set_source(privileged_reader_open_device, reader);
+        *ret = reader;
+        return 0;
+}
+
 int main(int argc, char **argv) {
         _cleanup_(node_ops_observe_freep) NodeOps *observe_ops = NULL;
         _cleanup_free_ char *default_path = NULL;
@@ -142,28 +169,6 @@ int main(int argc, char **argv) {
         }
         if (host_path(CONFIG_DEFAULT_PATH, &default_path) < 0)
                 return EXIT_FAILURE;
-        /* The privileged reader, forked before anything is parsed: the one
-         * process of the daemon that lists other users' /proc/<pid>/fd
-         * (sandbox/privileged-reader.h). The usage check asks it; should it
-         * die, every namespace reads as unchecked, never free. */
-        if (!a.check_config) {
-                r = privileged_reader_start(&reader);
-                if (r < 0) {
-                        log_error_errno(r, "Cannot start the privileged reader: %m");
-                        return EXIT_FAILURE;
-                }
-                process_users_set_source(privileged_reader_scan_fds, reader);
-                /* The pin's and the exclusive opens too, on the real host.
-                 * Under --root the fake kernel (an LD_PRELOAD library)
-                 * answers an exclusive open and records a pin inside the
-                 * process that opens, reading and writing the fake node:
-                 * calls the reader's filter kills it for. There the daemon
-                 * opens the fake root's regular files itself, through the
-                 * same checks (device-open.h); the reader's side of it is
-                 * tested on its own (test-privileged-reader). */
-                if (host_root_is_real())
-                        device_open_set_source(privileged_reader_open_device, reader);
-        }
         path = a.config ?: default_path;
 
         r = config_load(path, !a.config, &config, &errors);
@@ -184,6 +189,22 @@ int main(int argc, char **argv) {
                 printf("%s: valid.\n", path);
                 config_free(config);
                 return EXIT_SUCCESS;
+        }
+
+        /* The privileged reader, forked before anything but the
+         * configuration (the admin's) is parsed: the one process of the
+         * daemon that lists other users' /proc/<pid>/fd, opens CRI-O's
+         * store's files (root's 0700 directories) and, on the real host, the
+         * NVMe nodes the pin and the claims open
+         * (sandbox/privileged-reader.h). It serves the store configured now
+         * (ContainerStore= applies at a restart). Should it die, every
+         * namespace reads as unchecked, never free, and no store file can
+         * be read. */
+        r = start_reader(config, &reader);
+        if (r < 0) {
+                config_free(config);
+                log_error_errno(r, "Cannot start the privileged reader: %m");
+                return EXIT_FAILURE;
         }
 
         /* Mode=observe: the same daemon over a guard that only
@@ -208,5 +229,6 @@ int main(int argc, char **argv) {
         manager_free(m);
         process_users_set_source(NULL, NULL);
         device_open_set_source(NULL, NULL);
+        crio_store_file_set_source(NULL, NULL);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

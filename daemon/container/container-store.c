@@ -57,7 +57,7 @@ static void entry_read_identity(Entry *e) {
 
         r = entry_path(e, CRIO_CONFIG_FILE, &p);
         if (r >= 0)
-                r = container_config_read_full(p, e->id, &e->identity, &why);
+                r = container_config_read_store(e->store->dir, e->id, &e->identity, &why);
         if (r == -ENOENT || r == -EBADMSG)
                 return; /* not there yet or still being written: wait for the next write */
         if (r < 0) {
@@ -225,7 +225,7 @@ static void entry_read_pid(Entry *e) {
 
         r = entry_path(e, CRIO_PIDFILE, &p);
         if (r >= 0)
-                r = container_pidfile_read(p, &pid);
+                r = container_pidfile_read_store(e->store->dir, e->id, &pid);
         if (r < 0) {
                 if (r != -ENOENT && r != -EBADMSG)
                         log_debug_errno(r, "Container %.12s: cannot read %s, ignoring: %m", e->id, p);

@@ -13,22 +13,27 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/crio.h"
 #include "host/host-root.h"
 #include "sandbox/privileged-reader.h"
 #include "sandbox/reader-codec.h"
 #include "util/macro.h"
 
 struct PrivilegedReader {
-        pid_t pid; /* 0 once reaped */
-        int fd;    /* -1 once given up */
+        pid_t pid;            /* 0 once reaped */
+        int fd;               /* -1 once given up */
+        char *containers_dir; /* the store the reader serves; NULL: none */
 };
 
-int privileged_reader_start(PrivilegedReader **ret) {
-        _cleanup_free_ PrivilegedReader *r = calloc(1, sizeof(*r));
+int privileged_reader_start(const char *containers_dir, PrivilegedReader **ret) {
+        _cleanup_(privileged_reader_freep) PrivilegedReader *r = calloc(1, sizeof(*r));
         pid_t daemon = getpid(), pid;
         int sv[2];
 
         if (!r)
+                return -ENOMEM;
+        r->fd = -1;
+        if (containers_dir && !(r->containers_dir = strdup(containers_dir)))
                 return -ENOMEM;
         (void) host_root(); /* settled here: the reader's walk goes through it */
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -43,7 +48,7 @@ int privileged_reader_start(PrivilegedReader **ret) {
         }
         if (pid == 0) {
                 close(sv[0]);
-                privileged_reader_serve(sv[1], daemon);
+                privileged_reader_serve(sv[1], daemon, r->containers_dir);
         }
         close(sv[1]);
         r->pid = pid;
@@ -80,6 +85,7 @@ static void give_up(PrivilegedReader *r) {
 PrivilegedReader *privileged_reader_free(PrivilegedReader *r) {
         if (r) {
                 give_up(r);
+                free(r->containers_dir);
                 free(r);
         }
         return NULL;
@@ -244,31 +250,30 @@ int privileged_reader_scan_fds(void *reader, ProcessFdList *ret) {
         return 0;
 }
 
-/* The node passed back is checked again here: the reader is trusted to
- * open, not to be right (a node of another type is refused as the reader
- * would have). */
-static int passed_type_ok(DeviceOpenKind kind, int fd) {
+/* What is passed back is checked again here: the reader is trusted to
+ * open, not to be right (a node of another type, or a store file that is no
+ * regular file, is refused as the reader would have). */
+static int passed_type_ok(const ReaderRequest *q, int fd) {
         struct stat st;
 
         if (fstat(fd, &st) < 0)
                 return -errno;
-        if (!host_root_is_real())
+        if (q->type == READER_REQUEST_OPEN_STORE_FILE || !host_root_is_real())
                 return S_ISREG(st.st_mode) ? 0 : -EBADMSG;
-        return (kind == DEVICE_OPEN_CONTROLLER ? S_ISCHR(st.st_mode) : S_ISBLK(st.st_mode)) ? 0 : -EBADMSG;
+        return (q->device_kind == DEVICE_OPEN_CONTROLLER ? S_ISCHR(st.st_mode) : S_ISBLK(st.st_mode)) ? 0 : -EBADMSG;
 }
 
-/* *answered: whether the reader answered in step (its own errno included),
- * so that it may be asked again. */
-static int ask_open(PrivilegedReader *r, DeviceOpenKind kind, const char *name, int *ret_fd, bool *answered) {
-        ReaderRequest q = { .type = READER_REQUEST_OPEN_DEVICE, .device_kind = kind };
+/* One request answered by one OPENED record. *answered: whether the reader
+ * answered in step (its own errno included), so that it may be asked
+ * again. */
+static int ask_open(PrivilegedReader *r, const ReaderRequest *q, int *ret_fd, bool *answered) {
         uint8_t buf[READER_MSG_SIZE];
         uint64_t deadline = now_usec() + PRIVILEGED_READER_DEADLINE_USEC;
         ReaderRecord rec;
         int fds[1], k;
         size_t n = 0;
 
-        memcpy(q.device_name, name, strlen(name) + 1);
-        if ((k = reader_request_encode(&q, buf)) < 0)
+        if ((k = reader_request_encode(q, buf)) < 0)
                 return k;
         errno = 0;
         if (send(r->fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
@@ -282,7 +287,7 @@ static int ask_open(PrivilegedReader *r, DeviceOpenKind kind, const char *name, 
         if (k >= 0 && (rec.status < 0 ? n != 0 : n != 1))
                 k = -EBADMSG;
         if (k >= 0 && rec.status == 0)
-                k = passed_type_ok(kind, fds[0]);
+                k = passed_type_ok(q, fds[0]);
         if (k < 0) {
                 close_passed(fds, n);
                 return k;
@@ -294,20 +299,44 @@ static int ask_open(PrivilegedReader *r, DeviceOpenKind kind, const char *name, 
         return 0;
 }
 
-int privileged_reader_open_device(void *reader, DeviceOpenKind kind, const char *name, int *ret_fd) {
-        PrivilegedReader *r = reader;
+static int ask(PrivilegedReader *r, const ReaderRequest *q, int *ret_fd) {
         bool answered = false;
         int k;
 
-        if (!r || r->fd < 0)
-                return -ENOTCONN;
-        if (!device_open_name_valid(kind, name))
-                return -EINVAL; /* not sent: the reader would end on it */
-        k = ask_open(r, kind, name, ret_fd, &answered);
+        k = ask_open(r, q, ret_fd, &answered);
         /* The reader's own answers (EBUSY, ENOENT, ...) leave it in step;
          * one it did not give, or gave wrongly, does not: nothing it says
          * later can be matched to a request. */
         if (k < 0 && !answered)
                 give_up(r);
         return k;
+}
+
+int privileged_reader_open_device(void *reader, DeviceOpenKind kind, const char *name, int *ret_fd) {
+        PrivilegedReader *r = reader;
+        ReaderRequest q = { .type = READER_REQUEST_OPEN_DEVICE, .device_kind = kind };
+
+        if (!r || r->fd < 0)
+                return -ENOTCONN;
+        if (!device_open_name_valid(kind, name))
+                return -EINVAL; /* not sent: the reader would end on it */
+        memcpy(q.device_name, name, strlen(name) + 1);
+        return ask(r, &q, ret_fd);
+}
+
+int privileged_reader_open_store_file(void *reader, const char *containers_dir, const char *id, CrioStoreFile f,
+                                      int *ret_fd) {
+        PrivilegedReader *r = reader;
+        ReaderRequest q = { .type = READER_REQUEST_OPEN_STORE_FILE, .store_file = f };
+
+        if (!r || r->fd < 0)
+                return -ENOTCONN;
+        if (!crio_store_file_name(f) || !crio_id_valid(id))
+                return -EINVAL; /* not sent: the encoder refuses it */
+        /* The reader serves the store it was started with (ContainerStore=
+         * applies at a restart); another is not one it opens. */
+        if (!r->containers_dir || !containers_dir || !streq(containers_dir, r->containers_dir))
+                return -EXDEV;
+        memcpy(q.store_id, id, sizeof(q.store_id));
+        return ask(r, &q, ret_fd);
 }

@@ -45,6 +45,7 @@
 
 #include <sys/types.h>
 
+#include "host/crio-store-file.h"
 #include "usage/device-open.h"
 #include "usage/process-fds.h"
 #include "util/macro.h"
@@ -57,9 +58,11 @@
 
 typedef struct PrivilegedReader PrivilegedReader;
 
-/* Forks the reader. 0, or -errno from socketpair/fork. A reader that
+/* Forks the reader; containers_dir is the store whose files it opens
+ * (host/crio-store-file.h: the configured store's overlay-containers, as
+ * host_path() gives it), NULL for none.  0, or -errno from socketpair/fork. A reader that
  * cannot confine itself exits at once: the first request then fails. */
-int privileged_reader_start(PrivilegedReader **ret);
+int privileged_reader_start(const char *containers_dir, PrivilegedReader **ret);
 /* The daemon's side over fd, one end of a SOCK_SEQPACKET pair whose other
  * end a process pid serves (taken over: closed, and pid killed and reaped,
  * when freed). For tests that stand a hostile reader in. */
@@ -82,7 +85,16 @@ int privileged_reader_scan_fds(void *reader, ProcessFdList *ret);
  * the kind asked. Matches DeviceOpenSource. */
 int privileged_reader_open_device(void *reader, DeviceOpenKind kind, const char *name, int *ret_fd);
 
+/* Asks the reader to open a container's file in its store
+ * (host/crio-store-file.h): what crio_store_file_open_direct() answers
+ * there, with *ret_fd (O_CLOEXEC) on 0; -EXDEV when containers_dir is not
+ * the store the reader was started with; otherwise as
+ * privileged_reader_open_device(). Matches CrioStoreFileSource. */
+int privileged_reader_open_store_file(void *reader, const char *containers_dir, const char *id, CrioStoreFile f,
+                                      int *ret_fd);
+
 /* The reader's side (reader-serve.c): confines the calling process and
  * serves requests on fd until it closes; never returns. daemon is the
- * pid the walk skips besides the reader's own. */
-_Noreturn void privileged_reader_serve(int fd, pid_t daemon);
+ * pid the walk skips besides the reader's own; containers_dir the store
+ * whose files it opens (NULL: it answers those requests -ENOENT). */
+_Noreturn void privileged_reader_serve(int fd, pid_t daemon, const char *containers_dir);

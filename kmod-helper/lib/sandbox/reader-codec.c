@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
+#include "host/crio.h"
 #include "sandbox/reader-codec.h"
 
 #define ERRNO_MAX 4095
@@ -58,6 +59,11 @@ static void header(uint8_t *buf, uint32_t magic, uint16_t kind) {
         put16(buf + 6, kind);
 }
 
+/* c is a lowercase hex digit (crio_id_valid has said so). */
+static unsigned hex_value(char c) {
+        return c >= 'a' ? (unsigned) (c - 'a' + 10) : (unsigned) (c - '0');
+}
+
 static bool pid_valid(int64_t pid) {
         return pid > 0 && pid <= PROCESS_PID_MAX;
 }
@@ -73,6 +79,14 @@ int reader_request_encode(const ReaderRequest *q, uint8_t buf[static READER_MSG_
                 header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
                 put32(buf + 8, (uint32_t) q->device_kind);
                 memcpy(buf + 32, q->device_name, strlen(q->device_name));
+                return 0;
+        case READER_REQUEST_OPEN_STORE_FILE:
+                if (!crio_store_file_name(q->store_file) || !crio_id_valid(q->store_id))
+                        return -EINVAL;
+                header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
+                put32(buf + 8, (uint32_t) q->store_file);
+                for (size_t i = 0; i < 32; i++)
+                        buf[32 + i] = (uint8_t) (hex_value(q->store_id[2 * i]) << 4 | hex_value(q->store_id[2 * i + 1]));
                 return 0;
         }
         return -EINVAL;
@@ -104,6 +118,25 @@ static int decode_open_device(const uint8_t *buf, ReaderRequest *ret) {
         return 0;
 }
 
+/* The file, then the id: written back as hex here, so whatever the 32
+ * bytes are, the id is 64 lowercase hex digits and names one directory. */
+static int decode_open_store_file(const uint8_t *buf, ReaderRequest *ret) {
+        static const char hex[] = "0123456789abcdef";
+        ReaderRequest q = { .type = READER_REQUEST_OPEN_STORE_FILE };
+        uint32_t file = get32(buf + 8);
+
+        if (!all_zero(buf + 12, 32 - 12) || !crio_store_file_name((CrioStoreFile) file))
+                return -EBADMSG;
+        q.store_file = (CrioStoreFile) file;
+        for (size_t i = 0; i < 32; i++) {
+                q.store_id[2 * i] = hex[buf[32 + i] >> 4];
+                q.store_id[2 * i + 1] = hex[buf[32 + i] & 0xf];
+        }
+        q.store_id[64] = '\0';
+        *ret = q;
+        return 0;
+}
+
 int reader_request_decode(const uint8_t *buf, size_t len, ReaderRequest *ret) {
         if (len != READER_MSG_SIZE || get32(buf) != READER_MAGIC_REQUEST || get16(buf + 4) != READER_VERSION)
                 return -EBADMSG;
@@ -115,6 +148,8 @@ int reader_request_decode(const uint8_t *buf, size_t len, ReaderRequest *ret) {
                 return 0;
         case READER_REQUEST_OPEN_DEVICE:
                 return decode_open_device(buf, ret);
+        case READER_REQUEST_OPEN_STORE_FILE:
+                return decode_open_store_file(buf, ret);
         default:
                 return -EBADMSG;
         }

@@ -12,25 +12,33 @@
  *   4  u16 version  READER_VERSION
  *   6  u16 kind     a ReaderRequestType or a ReaderRecordKind
  *   8  u32 a        FD: pid; UNREADABLE: pid; END and OPENED: status (int32, 0 or
- *                   -errno); the OPEN_DEVICE request: a DeviceOpenKind
+ *                   -errno); the OPEN_DEVICE request: a DeviceOpenKind; the
+ *                   OPEN_STORE_FILE request: a CrioStoreFile
  *  12  u32 b        FD: fd;  UNREADABLE: errno; END: number of FD records
  *  16  u64 rdev     FD: st_rdev when has_rdev, else 0; END: number of UNREADABLE records
  *  24  u8  has_rdev FD only
  *  25  7 bytes      zero
  *  32  32 bytes     FD: the NVMe name (process_fd_name_valid) or "", NUL padded;
  *                   the OPEN_DEVICE request: the device's name
- *                   (device_open_name_valid for its kind), NUL padded
+ *                   (device_open_name_valid for its kind), NUL padded;
+ *                   the OPEN_STORE_FILE request: the container id's 32 bytes
+ *                   (its 64 hex digits, decoded: any 32 bytes are an id, and
+ *                   the reader writes the hex itself)
  *
  * A SCAN_FDS request is its header alone (bytes 8..63 zero); its answer is
  * its FD and UNREADABLE records, then one END that counts them. An
  * OPEN_DEVICE request carries a kind and a name, never a path: the reader
- * makes the path ("/dev/" and the checked name, device-open.h). Its answer
+ * makes the path ("/dev/" and the checked name, device-open.h). An
+ * OPEN_STORE_FILE request carries a file of a fixed list and a container id
+ * as bytes: the reader's path is its own store's, the id in hex and the
+ * file's fixed name (host/crio-store-file.h). The answer to either
  * is one OPENED record: status 0 with exactly one fd passed alongside
  * (SCM_RIGHTS), or a negative errno and no fd. Anything else is refused. */
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "host/crio-store-file.h"
 #include "usage/device-open.h"
 #include "usage/process-fds.h"
 
@@ -42,19 +50,22 @@
 typedef enum ReaderRequestType {
         READER_REQUEST_SCAN_FDS = 1,    /* who holds which /dev node open (process-fds.h) */
         READER_REQUEST_OPEN_DEVICE = 2, /* an NVMe node opened and passed (device-open.h) */
+        READER_REQUEST_OPEN_STORE_FILE = 3, /* a container's file opened and passed (host/crio-store-file.h) */
 } ReaderRequestType;
 
 typedef struct ReaderRequest {
         ReaderRequestType type;
         DeviceOpenKind device_kind;             /* OPEN_DEVICE */
         char device_name[DEVICE_OPEN_NAME_MAX]; /* OPEN_DEVICE */
+        CrioStoreFile store_file;               /* OPEN_STORE_FILE */
+        char store_id[65];                      /* OPEN_STORE_FILE: crio_id_valid */
 } ReaderRequest;
 
 typedef enum ReaderRecordKind {
         READER_RECORD_FD = 1,
         READER_RECORD_UNREADABLE = 2,
         READER_RECORD_END = 3,
-        READER_RECORD_OPENED = 4, /* the answer to OPEN_DEVICE */
+        READER_RECORD_OPENED = 4, /* the answer to OPEN_DEVICE and OPEN_STORE_FILE */
 } ReaderRecordKind;
 
 typedef struct ReaderRecord {

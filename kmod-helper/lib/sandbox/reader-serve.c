@@ -210,11 +210,11 @@ static int serve_scan(pid_t daemon) {
         return r < 0 ? r : send_record(&end);
 }
 
-/* The device node asked for, opened by the reader's own checks
- * (device_open_direct: the decoder has checked the name already) and
- * passed back; the reader's copy closed at once, so only the daemon holds
+/* The device node or store file asked for, opened by the reader's own
+ * checks (device_open_direct, crio_store_file_open_direct: the decoder has
+ * checked the name already, and wrote the id's hex itself) and passed back; the reader's copy closed at once, so only the daemon holds
  * a pin or a claim. */
-static int serve_open(const ReaderRequest *q) {
+static int serve_open(const ReaderRequest *q, const char *containers_dir) {
         uint8_t buf[READER_MSG_SIZE];
         union {
                 struct cmsghdr align;
@@ -226,7 +226,11 @@ static int serve_open(const ReaderRequest *q) {
         int fd = -EBADF, r;
         ssize_t k;
 
-        rec.status = device_open_direct(q->device_kind, q->device_name, &fd);
+        if (q->type == READER_REQUEST_OPEN_DEVICE)
+                rec.status = device_open_direct(q->device_kind, q->device_name, &fd);
+        else
+                rec.status = containers_dir ? crio_store_file_open_direct(containers_dir, q->store_id, q->store_file, &fd)
+                                            : -ENOENT;
         if (rec.status < -4095)
                 rec.status = -EIO;
         if ((r = reader_record_encode(&rec, buf)) < 0) {
@@ -263,7 +267,7 @@ static int reader_signals(void) {
         return 0;
 }
 
-_Noreturn void privileged_reader_serve(int fd, pid_t daemon) {
+_Noreturn void privileged_reader_serve(int fd, pid_t daemon, const char *containers_dir) {
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != daemon || reader_signals() < 0)
                 reader_exit(1);
         if (reader_fds(fd) < 0 || reader_caps() < 0 || reader_limits() < 0 || reader_seccomp() < 0)
@@ -281,7 +285,8 @@ _Noreturn void privileged_reader_serve(int fd, pid_t daemon) {
                         reader_exit(1);
                 if (q.type == READER_REQUEST_SCAN_FDS && serve_scan(daemon) < 0)
                         reader_exit(1);
-                if (q.type == READER_REQUEST_OPEN_DEVICE && serve_open(&q) < 0)
+                if ((q.type == READER_REQUEST_OPEN_DEVICE || q.type == READER_REQUEST_OPEN_STORE_FILE) &&
+                    serve_open(&q, containers_dir) < 0)
                         reader_exit(1);
         }
 }

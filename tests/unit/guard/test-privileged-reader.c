@@ -187,7 +187,7 @@ Test(reader, scan_on_fake_root) {
         _cleanup_(privileged_reader_freep) PrivilegedReader *r = NULL;
         _cleanup_(process_fd_list_done) ProcessFdList l = {};
 
-        cr_assert_eq(privileged_reader_start(&r), 0);
+        cr_assert_eq(privileged_reader_start(NULL, &r), 0);
         cr_assert_eq(privileged_reader_scan_fds(r, &l), 0);
         cr_assert_eq(l.n_fds, 2, "fd 3 and 4 of pid 100, nothing of the caller's pid");
         cr_assert_eq(l.fds[0].pid, 100);
@@ -206,7 +206,7 @@ Test(reader, scan_on_fake_root) {
 Test(reader, usage_through_the_reader) {
         _cleanup_(privileged_reader_freep) PrivilegedReader *r = NULL;
 
-        cr_assert_eq(privileged_reader_start(&r), 0);
+        cr_assert_eq(privileged_reader_start(NULL, &r), 0);
         process_users_set_source(privileged_reader_scan_fds, r);
         cr_assert_eq(nvme_block_devices_scan(&devices), 0);
         cr_assert_eq(usage_scan_init(&scan, devices), 0);
@@ -228,7 +228,7 @@ Test(reader, gone_reader_is_unknown_never_free) {
         _cleanup_(process_fd_list_done) ProcessFdList l = {};
         int status;
 
-        cr_assert_eq(privileged_reader_start(&r), 0);
+        cr_assert_eq(privileged_reader_start(NULL, &r), 0);
         cr_assert_eq(kill(privileged_reader_pid(r), SIGKILL), 0);
         cr_assert_eq(waitpid(privileged_reader_pid(r), &status, 0), privileged_reader_pid(r));
         cr_assert_lt(privileged_reader_scan_fds(r, &l), 0);
@@ -261,7 +261,7 @@ Test(reader, garbage_request_ends_the_reader) {
         cr_assert_geq(pid, 0);
         if (pid == 0) {
                 close(sv[0]);
-                privileged_reader_serve(sv[1], getppid());
+                privileged_reader_serve(sv[1], getppid(), NULL);
         }
         close(sv[1]);
         cr_assert_eq(send(sv[0], junk, sizeof(junk), 0), (ssize_t) sizeof(junk));
@@ -281,7 +281,7 @@ Test(reader, confined_as_the_kernel_reports) {
         unsigned long long eff = ~0ULL, prm = ~0ULL, amb = ~0ULL, inh = ~0ULL;
         const char *p;
 
-        cr_assert_eq(privileged_reader_start(&r), 0);
+        cr_assert_eq(privileged_reader_start(NULL, &r), 0);
         cr_assert_eq(privileged_reader_scan_fds(r, &l), 0, "confined once it answers");
         cr_assert_eq(asprintf(&path, "/proc/%d/status", (int) privileged_reader_pid(r)) > 0, true);
         cr_assert_eq(read_full_file(path, &status, NULL), 0);
@@ -310,7 +310,7 @@ Test(reader_real_host, scan_of_this_host) {
         int st = -1;
         pid_t pid;
 
-        cr_assert_eq(privileged_reader_start(&r), 0);
+        cr_assert_eq(privileged_reader_start(NULL, &r), 0);
         for (int i = 0; i < 3; i++) {
                 process_fd_list_done(&l);
                 cr_assert_eq(privileged_reader_scan_fds(r, &l), 0, "scan %d", i);

@@ -214,7 +214,7 @@ Test(reader_open, through_the_reader) {
         ProcessFdList l = {};
         int fd = -1, st;
 
-        cr_assert_eq(privileged_reader_start(&r), 0);
+        cr_assert_eq(privileged_reader_start(NULL, &r), 0);
         cr_assert_eq(privileged_reader_open_device(r, DEVICE_OPEN_CONTROLLER, "nvme0", &fd), 0);
         assert_is(fd, "dev/nvme0");
         cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC, "received close-on-exec");
@@ -244,7 +244,7 @@ Test(reader_open, gone_reader) {
         _cleanup_(privileged_reader_freep) PrivilegedReader *r = NULL;
         int fd = -1, st;
 
-        cr_assert_eq(privileged_reader_start(&r), 0);
+        cr_assert_eq(privileged_reader_start(NULL, &r), 0);
         cr_assert_eq(kill(privileged_reader_pid(r), SIGKILL), 0);
         cr_assert_eq(waitpid(privileged_reader_pid(r), &st, 0), privileged_reader_pid(r));
         cr_assert_lt(privileged_reader_open_device(r, DEVICE_OPEN_EXCLUSIVE, "nvme0n1", &fd), 0);
