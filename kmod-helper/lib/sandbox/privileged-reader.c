@@ -224,6 +224,7 @@ static int ask_scan(PrivilegedReader *r, ProcessFdList *l) {
                                 return -EBADMSG; /* records lost or made up */
                         return 0;
                 case READER_RECORD_OPENED:
+                case READER_RECORD_RELEASED:
                         return -EBADMSG; /* no answer to this request */
                 }
                 if (k < 0)
@@ -288,6 +289,18 @@ static int ask_open(PrivilegedReader *r, const ReaderRequest *q, int *ret_fd, bo
                 k = -EBADMSG;
         if (k >= 0 && rec.status == 0)
                 k = passed_type_ok(q, fds[0]);
+        /* Then, after a success, that the reader's copy is closed: only
+         * then is the open the daemon's alone (an exclusive claim, a module
+         * reference its close drops before it reads a refcount). */
+        if (k >= 0 && rec.status == 0) {
+                ReaderRecord released;
+
+                k = receive(r->fd, deadline, buf);
+                if (k >= 0)
+                        k = reader_record_decode(buf, sizeof(buf), &released);
+                if (k >= 0 && released.kind != READER_RECORD_RELEASED)
+                        k = -EBADMSG;
+        }
         if (k < 0) {
                 close_passed(fds, n);
                 return k;

@@ -199,6 +199,9 @@ int reader_record_encode(const ReaderRecord *r, uint8_t buf[static READER_MSG_SI
                 header(buf, READER_MAGIC_REPLY, READER_RECORD_OPENED);
                 put32(buf + 8, (uint32_t) r->status);
                 return 0;
+        case READER_RECORD_RELEASED:
+                header(buf, READER_MAGIC_REPLY, READER_RECORD_RELEASED);
+                return 0;
         }
         return -EINVAL;
 }
@@ -261,6 +264,11 @@ int reader_record_decode(const uint8_t *buf, size_t len, ReaderRecord *ret) {
                 *ret = (ReaderRecord) { .kind = READER_RECORD_OPENED, .status = status };
                 return 0;
         }
+        case READER_RECORD_RELEASED:
+                if (!all_zero(buf + 8, READER_MSG_SIZE - 8))
+                        return -EBADMSG;
+                *ret = (ReaderRecord) { .kind = READER_RECORD_RELEASED };
+                return 0;
         default:
                 return -EBADMSG;
         }

@@ -33,7 +33,12 @@
  * as bytes: the reader's path is its own store's, the id in hex and the
  * file's fixed name (host/crio-store-file.h). The answer to either
  * is one OPENED record: status 0 with exactly one fd passed alongside
- * (SCM_RIGHTS), or a negative errno and no fd. Anything else is refused. */
+ * (SCM_RIGHTS), then one RELEASED record (header alone) once the reader has
+ * closed its own copy; or a negative errno and no fd, and nothing after.
+ * The daemon returns only after RELEASED: from then on the open file is the
+ * daemon's alone (a block device's claim, a module reference that the
+ * daemon's close drops at once, as its refcount checks expect). Anything
+ * else is refused. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -65,7 +70,8 @@ typedef enum ReaderRecordKind {
         READER_RECORD_FD = 1,
         READER_RECORD_UNREADABLE = 2,
         READER_RECORD_END = 3,
-        READER_RECORD_OPENED = 4, /* the answer to OPEN_DEVICE and OPEN_STORE_FILE */
+        READER_RECORD_OPENED = 4,   /* the answer to OPEN_DEVICE and OPEN_STORE_FILE */
+        READER_RECORD_RELEASED = 5, /* after a successful OPENED: the reader's copy is closed */
 } ReaderRecordKind;
 
 typedef struct ReaderRecord {

@@ -250,9 +250,13 @@ static int serve_open(const ReaderRequest *q, const char *containers_dir) {
                 memcpy(CMSG_DATA(c), &fd, sizeof(int));
         }
         k = sendmsg(PRIVILEGED_READER_FD, &mh, MSG_NOSIGNAL);
-        if (fd >= 0)
-                close(fd);
-        return k == (ssize_t) sizeof(buf) ? 0 : -EIO;
+        if (fd < 0)
+                return k == (ssize_t) sizeof(buf) ? 0 : -EIO;
+        close(fd);
+        if (k != (ssize_t) sizeof(buf))
+                return -EIO;
+        /* Closed: said, so that the daemon goes on holding the only copy. */
+        return send_record(&(ReaderRecord) { .kind = READER_RECORD_RELEASED });
 }
 
 /* The stop signals go to the whole unit (KillMode=control-group): the

@@ -143,6 +143,14 @@ Test(reader_open_codec, opened_record) {
         cr_assert_eq(reader_record_encode(&(ReaderRecord) { .kind = READER_RECORD_OPENED }, msg), 0);
         msg[8] = 1;
         cr_assert_eq(reader_record_decode(msg, sizeof(msg), &out), -EBADMSG, "status 1");
+        cr_assert_eq(reader_record_encode(&(ReaderRecord) { .kind = READER_RECORD_RELEASED }, msg), 0);
+        cr_assert_eq(reader_record_decode(msg, sizeof(msg), &out), 0);
+        cr_assert_eq(out.kind, READER_RECORD_RELEASED);
+        for (size_t at = 8; at < sizeof(msg); at++) {
+                cr_assert_eq(reader_record_encode(&(ReaderRecord) { .kind = READER_RECORD_RELEASED }, msg), 0);
+                msg[at] = 1;
+                cr_assert_eq(reader_record_decode(msg, sizeof(msg), &out), -EBADMSG, "RELEASED byte %zu", at);
+        }
 }
 
 /* A fake root: dev/nvme0 and dev/nvme0n1 stand for the nodes (regular
@@ -252,8 +260,9 @@ Test(reader_open, gone_reader) {
         cr_assert_eq(fd, -1);
 }
 
-/* A hostile reader: answers one request with status and the fds given. */
-static void lying_reader(int sock, int status, const int *fds, size_t n) {
+/* A hostile reader: answers one request with status and the fds given,
+ * then with the record of kind after (0: none). */
+static void lying_reader(int sock, int status, const int *fds, size_t n, ReaderRecordKind after) {
         uint8_t req[READER_MSG_SIZE], buf[READER_MSG_SIZE];
         union {
                 struct cmsghdr align;
@@ -279,11 +288,14 @@ static void lying_reader(int sock, int status, const int *fds, size_t n) {
         }
         if (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
                 _exit(4);
+        if (after && (reader_record_encode(&(ReaderRecord) { .kind = after }, buf) < 0 ||
+                      send(sock, buf, sizeof(buf), MSG_NOSIGNAL) < 0))
+                _exit(5);
         pause();
         _exit(0);
 }
 
-static int ask_liar(int status, const char *const *rels, size_t n, int *ret_fd) {
+static int ask_liar(int status, const char *const *rels, size_t n, ReaderRecordKind after, int *ret_fd) {
         _cleanup_(privileged_reader_freep) PrivilegedReader *r = NULL;
         int sv[2], fds[2] = { -1, -1 }, k;
         pid_t pid;
@@ -300,7 +312,7 @@ static int ask_liar(int status, const char *const *rels, size_t n, int *ret_fd) 
         cr_assert_geq(pid, 0);
         if (pid == 0) {
                 close(sv[0]);
-                lying_reader(sv[1], status, fds, n);
+                lying_reader(sv[1], status, fds, n, after);
         }
         close(sv[1]);
         for (size_t i = 0; i < n; i++)
@@ -318,15 +330,17 @@ Test(reader_open, lying_reader_refused) {
                                  *const fifo[] = { "dev/nvme2n1" }, *const dir[] = { "dev/nvme3n1" };
         int fd = -1;
 
-        cr_assert_eq(ask_liar(0, node, 1, &fd), 0, "the honest answer, for contrast");
+        cr_assert_eq(ask_liar(0, node, 1, READER_RECORD_RELEASED, &fd), 0, "the honest answer, for contrast");
         assert_is(fd, "dev/nvme0n1");
         close(fd);
         fd = -1;
-        cr_assert_eq(ask_liar(-EBUSY, NULL, 0, &fd), -EBUSY, "an honest refusal");
-        cr_assert_eq(ask_liar(0, NULL, 0, &fd), -EBADMSG, "success without an fd");
-        cr_assert_eq(ask_liar(-EBUSY, node, 1, &fd), -EBADMSG, "an fd with a refusal");
-        cr_assert_eq(ask_liar(0, two, 2, &fd), -EBADMSG, "two fds");
-        cr_assert_eq(ask_liar(0, fifo, 1, &fd), -EBADMSG, "a FIFO passed as the node");
-        cr_assert_eq(ask_liar(0, dir, 1, &fd), -EBADMSG, "a directory passed as the node");
+        cr_assert_eq(ask_liar(-EBUSY, NULL, 0, 0, &fd), -EBUSY, "an honest refusal");
+        cr_assert_eq(ask_liar(0, NULL, 0, READER_RECORD_RELEASED, &fd), -EBADMSG, "success without an fd");
+        cr_assert_eq(ask_liar(-EBUSY, node, 1, 0, &fd), -EBADMSG, "an fd with a refusal");
+        cr_assert_eq(ask_liar(0, two, 2, READER_RECORD_RELEASED, &fd), -EBADMSG, "two fds");
+        cr_assert_eq(ask_liar(0, fifo, 1, READER_RECORD_RELEASED, &fd), -EBADMSG, "a FIFO passed as the node");
+        cr_assert_eq(ask_liar(0, dir, 1, READER_RECORD_RELEASED, &fd), -EBADMSG, "a directory passed as the node");
+        cr_assert_eq(ask_liar(0, node, 1, READER_RECORD_END, &fd), -EBADMSG,
+                     "no word that the reader's copy is closed");
         cr_assert_eq(fd, -1, "nothing handed on");
 }
