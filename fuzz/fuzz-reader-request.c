@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The privileged reader's decoders (sandbox/reader-codec.h): the request, as
- * the reader decodes what a taken-over daemon sends it (a scan, or a device
- * to open by kind and name), and the records, as
+ * the reader decodes what a taken-over daemon sends it (a scan, a device to
+ * open by kind and name, a store file by id), and the records, as
  * the daemon decodes what a confused reader answers. The input is cut into
  * 64-byte messages (its last piece may be short, as a datagram can be).
  * What either decoder accepts must encode back to the same bytes and pass
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/crio.h"
 #include "sandbox/reader-codec.h"
 #include "usage/device-open.h"
 #include "usage/process-fds.h"
@@ -43,7 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 ReaderRequest q;
 
                 if (reader_request_decode(data + off, len, &q) == 0) {
-                        if (q.type != READER_REQUEST_SCAN_FDS && q.type != READER_REQUEST_OPEN_DEVICE)
+                        if (q.type != READER_REQUEST_SCAN_FDS && q.type != READER_REQUEST_OPEN_DEVICE &&
+                            q.type != READER_REQUEST_OPEN_STORE_FILE)
+                                abort();
+                        /* The id the reader makes a directory name of. */
+                        if (q.type == READER_REQUEST_OPEN_STORE_FILE &&
+                            (!crio_id_valid(q.store_id) || !crio_store_file_name(q.store_file)))
                                 abort();
                         /* The name the reader makes a path of: the kind's
                          * kernel name, no '/' and no "..". */
