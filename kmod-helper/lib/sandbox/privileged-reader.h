@@ -2,10 +2,12 @@
 #pragma once
 
 /* The privileged reader: the one process of the daemon that may list other
- * users' /proc/<pid>/fd (OpenSSH's monitor, turned around: here the small
- * process holds the privilege the big one gives up; STYLE.md item 15).
+ * users' /proc/<pid>/fd and open the root-only files the daemon uses
+ * (OpenSSH's monitor, turned around: here the small process holds the
+ * privilege the big one gives up; STYLE.md item 15).
  *
- * The daemon forks it at start, before it parses anything, and talks to it
+ * The daemon forks it at start, before it parses anything but its
+ * configuration (which names the store it serves), and talks to it
  * over a SOCK_SEQPACKET socketpair in fixed typed messages (reader-codec.h).
  * The reader (reader-serve.c), before it reads a request:
  *   - keeps only its socket (fd 3) and fds 0-2; dies with the daemon
