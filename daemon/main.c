@@ -2,12 +2,17 @@
 
 /* nvme-swapguard: swaps the host's in-tree NVMe stack for the NVIDIA build
  * of the driver container at the right moment, safely. main() only parses
- * the arguments, reads the configuration and runs the manager. */
+ * the arguments, reads the configuration and runs the manager; started as
+ * nvme-swapguard-kmod (by the nodes' wrapper script, or meson install's
+ * symlink) it is the operator CLI instead (kmod-cli.h: one binary in the
+ * MachineConfig's budget). */
 
 #include <getopt.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "config/daemon-config.h"
 #include "node/node-ops-observe.h"
@@ -15,12 +20,16 @@
 #include "host/crio-store-file.h"
 #include "host/crio.h"
 #include "host/host-root.h"
+#ifndef SWAPGUARD_DAEMON_ONLY
+#include "kmod-cli.h"
+#endif
 #include "publish/log.h"
 #include "manager.h"
 #include "publish/report.h"
 #include "sandbox/privileged-reader.h"
 #include "usage/device-open.h"
 #include "usage/process-users.h"
+#include "util/macro.h"
 #include "util/strv.h"
 
 static void help(void) {
@@ -139,6 +148,20 @@ static int start_reader(const Config *config, PrivilegedReader **ret) {
         return 0;
 }
 
+#ifndef SWAPGUARD_DAEMON_ONLY
+/* The name the program was started under, without its directory: argv[0]
+ * as given (a symlink's own name, or the one the node's wrapper passes with
+ * exec -a), never its target's. */
+static bool started_as(char **argv, const char *name) {
+        const char *slash;
+
+        if (!argv || !argv[0])
+                return false;
+        slash = strrchr(argv[0], '/');
+        return streq(slash ? slash + 1 : argv[0], name);
+}
+#endif
+
 int main(int argc, char **argv) {
         _cleanup_(node_ops_observe_freep) NodeOps *observe_ops = NULL;
         _cleanup_free_ char *default_path = NULL;
@@ -149,6 +172,15 @@ int main(int argc, char **argv) {
         char **errors = NULL;
         const char *path;
         int r;
+
+        /* First, before any of the daemon's setup: the CLI is its own
+         * program, with its own arguments and allocator defaults. (Not in
+         * the daemon-only link that proves the daemon's code calls no
+         * fabrics secrets code: daemon/meson.build.) */
+#ifndef SWAPGUARD_DAEMON_ONLY
+        if (started_as(argv, KMOD_CLI_NAME))
+                return kmod_cli_main(argc, argv);
+#endif
 
         /* A swap reads whole module files for their .modinfo (a .ko
          * with its debug info is megabytes; up to MODULE_FILE_MAX), then the

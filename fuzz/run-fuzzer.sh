@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # run-fuzzer.sh FUZZER SEED_CORPUS WORKDIR [SECONDS]: one bounded libFuzzer
 # run. First every seed (the regression inputs among them) runs once; then
-# the fuzzer explores for FUZZ_SECONDS if set, else SECONDS (default 20),
+# the fuzzer explores for FUZZ_SECONDS if set, else SECONDS (default 10),
 # writing new inputs to WORKDIR/corpus and any crash to WORKDIR/, never
 # into the repository.
 # Prints one line: harness, seeds, executions, coverage, final corpus.
 set -uo pipefail
 fuzzer=$1 seeds=$2 work=$3
-seconds=${FUZZ_SECONDS:-${4:-20}}
+seconds=${FUZZ_SECONDS:-${4:-10}}
 name=$(basename "$fuzzer")
 [ -x "$fuzzer" ] || { echo "SKIP: $fuzzer not built"; exit 77; }
 [ -d "$seeds" ] && [ -n "$(ls -A "$seeds")" ] || { echo "FAIL: no seed corpus in $seeds"; exit 1; }

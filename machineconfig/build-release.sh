@@ -26,8 +26,10 @@
 # Stream mirrors; the render and checks run on the host and need
 # /usr/bin/python3 with PyYAML, ignition-validate, binutils and zopfli, whose
 # smaller gzip the 300 KiB budget counts on (Debian: python3-yaml ignition
-# binutils zopfli). Output: dist/nvme-swapguard,
-# dist/nvme-swapguard-kmod, dist/build-env.txt (package versions used), and
+# binutils zopfli). Output: dist/nvme-swapguard (the one binary: the daemon,
+# and the CLI when started as nvme-swapguard-kmod), dist/nvme-swapguard-kmod
+# (the script the nodes get at that path, which runs it so), dist/build-env.txt
+# (package versions used), and
 # dist/99-<role>-nvme-swapguard.yaml to `oc apply -f`, and dist/SHA256SUMS of
 # all of them. Builds for the machine's own architecture (x86_64 here): the
 # Containerfile builds natively; an aarch64 (Grace) release needs an aarch64
@@ -80,10 +82,10 @@ cat "$out/build-env.txt"
 
 echo "== imports against RHEL 9's levels"
 /usr/bin/python3 tests/ship/symbol-levels.py --levels tests/ship/rhel9-levels.ini --sources "$top" \
-        "$out/nvme-swapguard" "$out/nvme-swapguard-kmod"
+        "$out/nvme-swapguard"
 
 echo "== MachineConfig for role $role"
-/usr/bin/python3 machineconfig/render.py --daemon "$out/nvme-swapguard" --kmod "$out/nvme-swapguard-kmod" \
+/usr/bin/python3 machineconfig/render.py --daemon "$out/nvme-swapguard" --kmod-wrapper "$out/nvme-swapguard-kmod" \
         --role "$role" ${config:+--config "$config"} --check --output "$out/99-$role-nvme-swapguard.yaml"
 (cd "$out" && sha256sum nvme-swapguard nvme-swapguard-kmod "99-$role-nvme-swapguard.yaml" > SHA256SUMS)
 echo "== checksums ($out/SHA256SUMS)"

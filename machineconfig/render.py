@@ -9,7 +9,9 @@ nvme-swapguard.bu next to this script, the readable source): a MachineConfig
 for one pool that writes
 
     /usr/local/bin/nvme-swapguard                         0755  gzip, data: URL
-    /usr/local/bin/nvme-swapguard-kmod                    0755  gzip, data: URL
+    /usr/local/bin/nvme-swapguard-kmod                    0755  the CLI: a script that
+                                                                runs the daemon's binary
+                                                                under the CLI's name
     /etc/nvme-swapguard/nvme-swapguard.conf               0644
     /usr/local/lib/systemd/catalog/nvme-swapguard.catalog 0644  (journalctl -x)
 
@@ -28,6 +30,10 @@ With --check it verifies what it wrote, from the file on disk:
   - the Ignition part passes `ignition-validate` (Debian package ignition);
   - every file decodes (base64, gunzip) to its source byte for byte, and the
     unit is the one rendered from systemd/nvme-swapguard.service.in;
+  - one binary is shipped: nvme-swapguard-kmod is the wrapper script
+    (nvme-swapguard-kmod.sh next to this script), which runs BINDIR's
+    nvme-swapguard under the CLI's name; no second ELF file, no Ignition
+    link (the Machine Config daemon refuses links on running nodes);
   - the whole object stays well under etcd's 1.5 MiB request limit (all
     MachineConfigs of a pool are merged into one rendered object there).
 Every file it is given (--config, --catalog, --butane, the units) must exist
@@ -80,6 +86,17 @@ ETCD_LIMIT = 1536 * 1024  # etcd's default request size limit: 1.5 MiB
 # asked for.
 DEFAULT_MAX_TOTAL = 300 * 1024
 DEFAULT_MAX_BINARY_GZ = 200 * 1024
+
+# The CLI on the nodes: the daemon's binary runs it when started under this
+# name (kmod-helper/cli/kmod-cli.h), which the wrapper script gives it. One
+# binary in the MachineConfig instead of two that both carried the guard
+# library: about 90 KiB of the budget. A script rather than an Ignition
+# link: the Machine Config daemon applies files and units to running nodes
+# but refuses a config with storage.links ("ignition links section contains
+# changes", machine-config-operator pkg/controller/common/reconcile.go): the
+# pool would go Degraded on the first update.
+KMOD_NAME = "nvme-swapguard-kmod"
+KMOD_EXEC = f'exec -a {KMOD_NAME} {BINDIR}/nvme-swapguard "$@"\n'
 
 
 def die(msg):
@@ -264,14 +281,11 @@ def local_files(args, tmpdir):
     """What the .bu's `local:` names stand for: butane's --files-dir, built
     from the build's outputs and the sources. Maps name -> (path, origin)."""
     daemon = args.daemon or os.path.join(args.binaries, "nvme-swapguard")
-    kmod = args.kmod or os.path.join(args.binaries, "nvme-swapguard-kmod")
-    for b in (daemon, kmod):
-        if not os.path.isfile(b) or not os.access(b, os.X_OK):
-            die(f"{b}: no such executable (build it first, or pass --binaries DIR)")
-    files = {}
-    for name, path in (("nvme-swapguard", daemon), ("nvme-swapguard-kmod", kmod)):
-        files[name] = (strip_copy(path, tmpdir) if args.strip else path,
-                       path + (" (stripped)" if args.strip else ""))
+    if not os.path.isfile(daemon) or not os.access(daemon, os.X_OK):
+        die(f"{daemon}: no such executable (build it first, or pass --binaries DIR)")
+    files = {"nvme-swapguard": (strip_copy(daemon, tmpdir) if args.strip else daemon,
+                                daemon + (" (stripped)" if args.strip else "")),
+             KMOD_NAME: (args.kmod_wrapper, args.kmod_wrapper)}
     unit = os.path.join(tmpdir, "nvme-swapguard.service")
     with open(unit, "w") as f:
         f.write(render_unit(args.unit))
@@ -393,6 +407,25 @@ def check_ignition(c, ign, validator):
              f"ignition-validate (spec {version}){': ' + out if out else ''}")
 
 
+def check_kmod(c, ign, files, payloads):
+    """The CLI's path is the wrapper that runs the shipped daemon under the
+    CLI's name; the daemon's binary is the only one shipped."""
+    kmod, daemon = f"{BINDIR}/{KMOD_NAME}", f"{BINDIR}/nvme-swapguard"
+    elves = [p.path for p in payloads if p.data.startswith(b"\x7fELF")]
+    c.ok(elves == [daemon], f"one binary shipped, {daemon} (ELF files: {', '.join(elves) or 'none'})")
+    wrapper = next((p for p in payloads if p.path == kmod), None)
+    if not c.ok(wrapper is not None and kmod in files, f"{kmod} present"):
+        return
+    text = wrapper.data.decode("utf-8", "replace")
+    lines = [line for line in text.splitlines(keepends=True) if line.strip() and not line.startswith("#")]
+    c.ok(text.startswith("#!/bin/bash\n") and wrapper.mode == 0o755,
+         f"{kmod} is a bash script, mode 0755 (exec -a is bash's)")
+    c.ok(lines == [KMOD_EXEC], f"{kmod} runs only {KMOD_EXEC.strip()}")
+    links = [link.get("path") for link in ign.get("storage", {}).get("links", [])]
+    c.ok(not links, f"no Ignition link (the Machine Config daemon refuses them on running nodes): "
+                    f"{', '.join(map(str, links)) or 'none'}")
+
+
 def check(path, role, payloads, units, args, labels):
     c = Checker()
     blob = read(path)
@@ -444,6 +477,7 @@ def check(path, role, payloads, units, args, labels):
     c.ok(f"ExecStart={BINDIR}/nvme-swapguard-kmod labels publish " in labels_text,
          f"{LABELS_UNIT_NAME} present, ExecStart= runs {BINDIR}/nvme-swapguard-kmod labels publish")
     c.ok(got_units.get(LABELS_PATH_NAME, {}).get("enabled") is True, f"{LABELS_PATH_NAME} present and enabled")
+    check_kmod(c, ign, files, payloads)
     # The MachineConfig creates nothing under /etc/kubernetes: Node Feature
     # Discovery owns that tree; no directory there, no labels.
     c.ok(not any(p.startswith("/etc/kubernetes") for p in files), "no file under /etc/kubernetes")
@@ -452,7 +486,7 @@ def check(path, role, payloads, units, args, labels):
     print(f"size: MachineConfig {size} bytes ({size / 1024:.1f} KiB), "
           f"{100.0 * size / ETCD_LIMIT:.1f}% of etcd's 1.5 MiB request limit")
     for p in payloads:
-        if p.mode & 0o111:
+        if p.data.startswith(b"\x7fELF"):
             gz = len(gzip_bytes(p.data))
             print(f"size: {p.path}: {len(p.data)} bytes, {gz} gzip-compressed "
                   f"({gz / 1024:.1f} KiB), {gz * 4 // 3} as base64")
@@ -468,9 +502,12 @@ def main():
                                         "unreadable, a configuration the daemon refuses, or a failed check; "
                                         "2 usage.")
     ap.add_argument("--binaries", metavar="DIR", default=".",
-                    help="directory holding nvme-swapguard and nvme-swapguard-kmod (default: .)")
-    ap.add_argument("--daemon", metavar="PATH", help="the daemon binary (default DIR/nvme-swapguard)")
-    ap.add_argument("--kmod", metavar="PATH", help="the CLI binary (default DIR/nvme-swapguard-kmod)")
+                    help="directory holding nvme-swapguard, the one binary shipped (default: .)")
+    ap.add_argument("--daemon", metavar="PATH", help="the daemon binary (default DIR/nvme-swapguard); "
+                    "it is the CLI too, run by the wrapper --kmod-wrapper")
+    ap.add_argument("--kmod-wrapper", metavar="FILE", default=os.path.join(HERE, "nvme-swapguard-kmod.sh"),
+                    help=f"the script shipped as {BINDIR}/{KMOD_NAME} (default: nvme-swapguard-kmod.sh "
+                         "next to this script)")
     ap.add_argument("--role", default="worker",
                     help="machine config pool the MachineConfig is for: its role label and name "
                          "99-ROLE-nvme-swapguard (default: worker)")
@@ -519,7 +556,7 @@ def main():
     if not re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", args.role) or len(args.role) > 200:
         die(f"--role: '{args.role}' is not a machine config pool name")
     output = args.output or f"99-{args.role}-nvme-swapguard.yaml"
-    for option in ("config", "catalog", "butane", "unit", "fabrics_unit", "fabrics_path", "labels_unit",
+    for option in ("kmod_wrapper", "config", "catalog", "butane", "unit", "fabrics_unit", "fabrics_path", "labels_unit",
                    "labels_path", "label_unit"):
         readable_file("--" + option.replace("_", "-"), getattr(args, option))
 

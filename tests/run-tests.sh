@@ -5,7 +5,8 @@
 #   2. builds (warnings as errors: -Dwerror=true) and runs every suite: unit,
 #      fakeroot (with hostile), daemon, faults,
 #      ship, fleet, monitoring, vm (the real kernel under QEMU),
-#   3. rebuilds with ASan+UBSan and reruns the unit, fakeroot and faults suites,
+#   3. rebuilds with ASan+UBSan and reruns the unit, fakeroot and faults suites
+#      (a sample of the fault matrix: every kind, a quarter of its variants),
 #   4. runs the CLI's status and check under valgrind on a fake node,
 #   5. builds the libFuzzer harnesses with clang and runs each for a bounded time.
 # Every step runs even if an earlier one failed; at the end it prints each
@@ -123,18 +124,51 @@ if [ $quick = 1 ]; then
   finish
 fi
 
+# The sanitizer and fuzz builds start while the main step's suites run, at
+# the lowest CPU priority (nice 19): they take only the CPU the tests leave
+# idle (a suite waiting on a timer, a guest halted between steps). When its
+# step comes, the background compile is stopped and `meson compile` finishes
+# it in the foreground at normal priority, ninja resuming from what is built
+# (it removes the output of a command it interrupts). On a machine whose CPU
+# other work takes, nothing is lost: the background got nothing, the step
+# compiles as it always did.
+asan_opts=(-Dwerror=true -Db_sanitize=address,undefined -Db_lto=false -Dvm_tests=disabled)
+fuzz_opts=(-Dwerror=true -Db_lto=false -Dfuzzers=true -Dvm_tests=disabled -Dtests=disabled)
+early_pid=
+start_early_builds() {
+  setup "$asan_build" "${asan_opts[@]}" >/dev/null && CC=clang setup "$fuzz_build" "${fuzz_opts[@]}" >/dev/null ||
+    return 0
+  # setsid: the compile gets a process group of its own (this script's
+  # background job is no group leader, so setsid does not fork: $! is it)
+  setsid nice -n 19 sh -c 'meson compile -C "$1" && meson compile -C "$2"' early-build \
+    "$asan_build" "$fuzz_build" >"${TMPDIR:-/tmp}/run-tests-early-build.$$" 2>&1 &
+  early_pid=$!
+}
+stop_early_builds() {
+  [ -n "$early_pid" ] || return 0
+  kill -TERM -- "-$early_pid" 2>/dev/null
+  wait "$early_pid" 2>/dev/null
+  early_pid=
+  rm -f "${TMPDIR:-/tmp}/run-tests-early-build.$$"
+}
+trap stop_early_builds EXIT
+
 step "build ($build) and every suite"
 if setup "$build" -Dwerror=true && meson compile -C "$build"; then
+  start_early_builds
   meson test -C "$build" "${test_opts[@]}" --num-processes 2 || fail "suites ($build)"
   logs+=("$build/meson-logs/testlog.json")
 else
   fail "build ($build)"
 fi
 
+stop_early_builds
 step "sanitizers: unit, fakeroot and faults suites and the daemon leak check under ASan+UBSan ($asan_build)"
-if setup "$asan_build" -Dwerror=true -Db_sanitize=address,undefined -Db_lto=false -Dvm_tests=disabled \
-   && meson compile -C "$asan_build"; then
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+if setup "$asan_build" "${asan_opts[@]}" && meson compile -C "$asan_build"; then
+  # The fault matrix's kinds each run under the sanitizers, a quarter of
+  # their module/errno variants (FAULTS_SAMPLE): the plain build above ran
+  # every row.
+  FAULTS_SAMPLE=4 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     meson test -C "$asan_build" "${test_opts[@]}" --num-processes 2 \
       --suite unit --suite fakeroot --suite faults || fail "sanitizers"
   logs+=("$asan_build/meson-logs/testlog.json")
@@ -152,8 +186,7 @@ step "valgrind: nvme-swapguard-kmod status and check on a fake node"
 bash tests/fakeroot/valgrind-cli.sh "$build" || fail "valgrind"
 
 step "fuzzers: each libFuzzer harness for a bounded time ($fuzz_build)"
-if CC=clang setup "$fuzz_build" -Dwerror=true -Db_lto=false -Dfuzzers=true -Dvm_tests=disabled -Dtests=disabled \
-   && meson compile -C "$fuzz_build"; then
+if CC=clang setup "$fuzz_build" "${fuzz_opts[@]}" && meson compile -C "$fuzz_build"; then
   meson test -C "$fuzz_build" "${test_opts[@]}" --num-processes 2 --suite fuzz || fail "fuzzers"
   logs+=("$fuzz_build/meson-logs/testlog.json")
 else

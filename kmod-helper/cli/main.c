@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nvme-swapguard-kmod: the operator's view of the guard. Parses arguments,
  * runs one library call, renders its result. Exit codes: 0 done / all free,
- * 3 refused or in use (nothing touched), 1 error or failure. */
+ * 3 refused or in use (nothing touched), 1 error or failure. Its entry is
+ * kmod_cli_main(), not main(): two executables run it (kmod-cli.h). */
 
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +23,7 @@
 #include "config.h"
 #include "host/host-root.h"
 #include "host/kernel-target.h"
+#include "kmod-cli.h"
 #include "load-fallback.h"
 #include "modules/module-stack.h"
 #include "modules/removal-plan.h"
@@ -51,7 +53,7 @@ typedef struct Args {
         char **args;          /* fabrics: the words after the command */
 } Args;
 
-static const char *program = "nvme-swapguard-kmod";
+static const char *program = KMOD_CLI_NAME;
 
 static void help(void) {
         printf("%s COMMAND [OPTIONS]\n\n"
@@ -485,7 +487,7 @@ static int cmd_labels(const Args *a) {
         return cli_labels_verb(a->args);
 }
 
-int main(int argc, char *argv[]) {
+int kmod_cli_main(int argc, char *argv[]) {
         static const struct {
                 const char *name;
                 int (*run)(const Args *a);

@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# ship: the daemon binary holds none of the NVMe over Fabrics code that
+# ship: the daemon's code calls none of the NVMe over Fabrics code that
 # touches secrets or the kernel's connect: the capture (DH-HMAC-CHAP secrets,
 # secrets.json) and the connect (/dev/nvme-fabrics) are
 # nvme-swapguard-fabrics.service's, through the CLI. A link of that code
 # into the daemon (a new call into the library's fabrics record, secrets or
 # reconnect, or its sysfs topology read that looks at dhchap_secret) fails
-# here.
+# here. Given the daemon linked without the CLI
+# (nvme-swapguard-daemon-only): the shipped binary is the CLI too when
+# started as nvme-swapguard-kmod, and so carries that code (the canary).
 #   daemon-no-secrets.sh DAEMON_BINARY
 set -euo pipefail
 

@@ -4,7 +4,8 @@
 # (machineconfig/render.py --check: YAML, ignition-validate, every file
 # byte for byte, size), for the worker pool and for another role; then show
 # that the check can fail: one corrupted byte in an embedded binary must be
-# caught.
+# caught, and so must a second binary or an Ignition link for the CLI (one
+# binary ships; the CLI is a script that runs it under the CLI's name).
 #   machineconfig-check.sh PYTHON3 RENDER_PY DAEMON KMOD
 set -euo pipefail
 python=$1 render=$(realpath "$2") daemon=$(realpath -m "$3") kmod=$(realpath -m "$4")
@@ -21,10 +22,10 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
 echo "== role worker"
-"$python" "$render" --daemon "$daemon" --kmod "$kmod" --strip --check --output worker.yaml
+"$python" "$render" --daemon "$daemon" --strip --check --output worker.yaml
 
 echo "== role infra"
-"$python" "$render" --daemon "$daemon" --kmod "$kmod" --strip --check --role infra --output infra.yaml >infra.log
+"$python" "$render" --daemon "$daemon" --strip --check --role infra --output infra.yaml >infra.log
 grep -q '^  name: 99-infra-nvme-swapguard$' infra.yaml || { echo "FAIL: --role infra: wrong name"; exit 1; }
 grep -q '^    machineconfiguration.openshift.io/role: infra$' infra.yaml || { echo "FAIL: --role infra: wrong label"; exit 1; }
 echo "ok: --role infra renders 99-infra-nvme-swapguard"
@@ -33,7 +34,7 @@ echo "== what is shipped: the configuration's Mode= and UnloadAt= as labels"
 grep -q '^    nvme-swapguard.io/mode: enforce$' worker.yaml || { echo "FAIL: default config: no label mode=enforce"; exit 1; }
 sed 's/^Mode=enforce$/Mode=observe/' "$(dirname "$render")/../daemon/nvme-swapguard.conf" > observe.conf
 grep -q '^Mode=observe$' observe.conf || { echo "FAIL: observe.conf has no Mode=observe line"; exit 1; }
-"$python" "$render" --daemon "$daemon" --kmod "$kmod" --strip --check --config observe.conf --output observe.yaml >observe.log
+"$python" "$render" --daemon "$daemon" --strip --check --config observe.conf --output observe.yaml >observe.log
 grep -q "^render: shipping Mode=observe UnloadAt=auto (from observe.conf)" observe.log ||
         { cat observe.log; echo "FAIL: render did not say it ships Mode=observe"; exit 1; }
 grep -q '^    nvme-swapguard.io/mode: observe$' observe.yaml || { echo "FAIL: observe.yaml: no label mode=observe"; exit 1; }
@@ -46,7 +47,7 @@ echo "== bad --config (and other named files) refused, nothing written"
 refuse() {
         local name=$1 want=$2 rc=0; shift 2
         rm -f refused.yaml
-        "$python" "$render" --daemon "$daemon" --kmod "$kmod" --output refused.yaml "$@" >refused.log 2>&1 || rc=$?
+        "$python" "$render" --daemon "$daemon" --output refused.yaml "$@" >refused.log 2>&1 || rc=$?
         [ "$rc" -eq 1 ] || { cat refused.log; echo "FAIL: $name: exit $rc, expected 1"; exit 1; }
         grep -qF -- "$want" refused.log || { cat refused.log; echo "FAIL: $name: no \"$want\""; exit 1; }
         [ ! -e refused.yaml ] || { echo "FAIL: $name: a MachineConfig was written all the same"; exit 1; }
@@ -92,7 +93,7 @@ PY
 then echo "ok: every option of render.py and build-release.sh is in its --help"; else exit 1; fi
 
 echo "== reproducible"
-"$python" "$render" --daemon "$daemon" --kmod "$kmod" --strip --output again.yaml >/dev/null
+"$python" "$render" --daemon "$daemon" --strip --output again.yaml >/dev/null
 cmp worker.yaml again.yaml && echo "ok: rendering twice gives the same bytes"
 
 echo "== the check catches a corrupted binary"
@@ -104,11 +105,49 @@ i = s.index("source: data:;base64,") + 4000   # inside the daemon's compressed b
 s = s[:i] + ("A" if s[i] != "A" else "B") + s[i + 1:]
 open(p, "w").write(s)
 PY
-if "$python" "$render" --daemon "$daemon" --kmod "$kmod" --strip --verify-only --output worker.yaml >corrupt.log 2>&1; then
+if "$python" "$render" --daemon "$daemon" --strip --verify-only --output worker.yaml >corrupt.log 2>&1; then
         cat corrupt.log; echo "FAIL: a corrupted MachineConfig passed the check"; exit 1
 fi
 grep "^FAIL" corrupt.log || { cat corrupt.log; echo "FAIL: the check failed for another reason"; exit 1; }
 echo "ok: corruption detected"
+
+echo "== one binary: the CLI's path is the wrapper, not a second binary nor an Ignition link"
+"$python" "$render" --daemon "$daemon" --strip --check --output one.yaml >one.log 2>&1 || { cat one.log; exit 1; }
+for want in "ok: one binary shipped, /usr/local/bin/nvme-swapguard " "ok: /usr/local/bin/nvme-swapguard-kmod runs only exec -a nvme-swapguard-kmod /usr/local/bin/nvme-swapguard" \
+        "ok: no Ignition link"; do
+        grep -qF "$want" one.log || { cat one.log; echo "FAIL: the check does not say \"$want\""; exit 1; }
+done
+grep -q '^ *links:' worker.yaml && { echo "FAIL: worker.yaml has an Ignition links section"; exit 1; }
+echo "ok: the check says one binary, the wrapper, no link"
+# ... and fails on each: the standalone CLI shipped at its path,
+if "$python" "$render" --daemon "$daemon" --kmod-wrapper "$kmod" --strip --check --output two.yaml >two.log 2>&1; then
+        cat two.log; echo "FAIL: a second binary at the CLI's path passed the check"; exit 1
+fi
+grep -q "^FAIL: one binary shipped" two.log || { cat two.log; echo "FAIL: a second binary failed for another reason"; exit 1; }
+echo "ok: a second binary is caught: $(grep '^FAIL: one binary' two.log)"
+# a wrapper that runs something else under the CLI's name,
+sed 's|/usr/local/bin/nvme-swapguard "|/usr/local/bin/other "|' "$(dirname "$render")/nvme-swapguard-kmod.sh" > other.sh
+if "$python" "$render" --daemon "$daemon" --kmod-wrapper other.sh --strip --check --output other.yaml >other.log 2>&1; then
+        cat other.log; echo "FAIL: a wrapper running another program passed the check"; exit 1
+fi
+grep -q "^FAIL: /usr/local/bin/nvme-swapguard-kmod runs only" other.log || { cat other.log; echo "FAIL: failed for another reason"; exit 1; }
+echo "ok: a wrapper running another program is caught"
+# and an Ignition link (as butane would write one) added to the rendered config.
+"$python" "$render" --daemon "$daemon" --strip --output link.yaml >/dev/null
+"$python" - link.yaml <<'PY'
+import sys, yaml
+p = sys.argv[1]
+head = "".join(line for line in open(p) if line.startswith("#"))
+mc = yaml.safe_load(open(p))
+mc["spec"]["config"]["storage"]["links"] = [{"path": "/usr/local/bin/nvme-swapguard-kmod2",
+                                             "target": "/usr/local/bin/nvme-swapguard", "hard": False}]
+open(p, "w").write(head + yaml.safe_dump(mc, sort_keys=False, width=1 << 30))
+PY
+if "$python" "$render" --daemon "$daemon" --strip --verify-only --output link.yaml >link.log 2>&1; then
+        cat link.log; echo "FAIL: a MachineConfig with an Ignition link passed the check"; exit 1
+fi
+grep -q "^FAIL: no Ignition link" link.log || { cat link.log; echo "FAIL: the link failed for another reason"; exit 1; }
+echo "ok: an Ignition link is caught"
 echo "== the NodeDisruptionPolicy example covers every file and unit we ship"
 "$python" - "$(dirname "$render")" <<'PY'
 import os, sys, yaml

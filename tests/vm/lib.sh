@@ -22,7 +22,13 @@ set -u -o pipefail
 _vm_checks=0
 _vm_failed=0
 _vm_skipped=
-_vm_probe="/usr/bin/python3 $VM_HARNESS/sysprobe.py"
+# Python in the guest runs with -S (no site module: every guest script
+# imports the standard library only). site reads the host's dist-packages
+# .pth files over 9p and imports about 80 modules: a quarter of a start
+# under the emulated CPU (0.60 s against 0.44 s per `python3 -c 'import
+# json, sys'` in a script-mode guest), and the cases start python a few
+# hundred times.
+_vm_probe="/usr/bin/python3 -S $VM_HARNESS/sysprobe.py"
 
 _vm_summary() {
 	local rc=$?

@@ -34,11 +34,11 @@ crio_case_begin
 # container (daemon/state-file.c: the "container" object is absent when none
 # is followed). Not build_container: that one outlives a forgotten container.
 state_container_id() {
-	/usr/bin/python3 -c 'import json, sys
+	/usr/bin/python3 -S -c 'import json, sys
 c = json.load(open(sys.argv[1])).get("container") or {}
 print(c.get("id") or "")' "$SG_STATE_FILE"
 }
-state_field() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$SG_STATE_FILE" "$1"; }
+state_field() { /usr/bin/python3 -S -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$SG_STATE_FILE" "$1"; }
 # daemon_bus_name: the daemon's unique name on the system bus, "" when off it.
 daemon_bus_name() {
 	busctl --system list --no-pager --no-legend --unique 2>/dev/null |
@@ -71,7 +71,7 @@ reload_watched() {
 	wait "$mon" 2>/dev/null
 	# what systemd sent for the scope, in order (Reloading brackets it)
 	local seen
-	seen=$(/usr/bin/python3 -c 'import json, sys
+	seen=$(/usr/bin/python3 -S -c 'import json, sys
 scope = "crio-%s.scope" % sys.argv[2]
 for line in open(sys.argv[1]):
     try:

@@ -37,7 +37,7 @@ assert_not_contains "$journal" "looked for every 2 s" "daemon journal"
 # exec) against the daemon's journal entries for the container (their
 # _SOURCE_REALTIME_TIMESTAMP: when the daemon logged them), wall clock.
 journalctl -u "$SG_UNIT" --no-pager -q -o json | grep -F "${CRIO_CID:0:12}" >/tmp/sg-start-entries.json
-python3 - "$CRIO_POD_LOGDIR/mofed-container/0.log" /tmp/sg-start-entries.json <<'PY' |
+python3 -S - "$CRIO_POD_LOGDIR/mofed-container/0.log" /tmp/sg-start-entries.json <<'PY' |
 import datetime, json, re, sys
 ts = open(sys.argv[1]).readline().split(" ", 1)[0]
 m = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)", ts)

@@ -41,7 +41,7 @@ sg_assert_in_tree
 assert_eq "$before" "$(stack_lines)" "the stack's /proc/modules lines (refcounts) after observe"
 assert_no_file /run/nvme-swapguard/reload-blocked # the reload flag (the gate is the unit's, in both modes)
 assert_ok test -b "$dev"
-assert_eq observe "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mode"])' "$SG_STATE_FILE")" \
+assert_eq observe "$(python3 -S -c 'import json,sys; print(json.load(open(sys.argv[1]))["mode"])' "$SG_STATE_FILE")" \
 	"the state file's mode"
 
 sg_step "Mode=enforce in the file; the unit restarts (the node disruption policy's action)"

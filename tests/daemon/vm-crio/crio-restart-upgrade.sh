@@ -82,7 +82,7 @@ swap_to() {
 	assert_not_contains "$steps" "FAILED" "${cid:0:12}'s openibd restart"
 	sg_assert_mlx_compat_holders nvme nvme_core
 	kernel_is_module nvme_auth || { vm_log "nvme_auth is not a module of $VM_KVER: no shared build to check"; return 0; }
-	builds=$(python3 -c 'import json,sys; print(" / ".join(json.load(open(sys.argv[1])).get("module_builds", [])))' "$SG_STATE_FILE")
+	builds=$(python3 -S -c 'import json,sys; print(" / ".join(json.load(open(sys.argv[1])).get("module_builds", [])))' "$SG_STATE_FILE")
 	if ships_auth "$shape"; then
 		assert_contains "$(module_taint nvme_auth)" "O" "nvme_auth is ${cid:0:12}'s own (taint)"
 		sg_assert_mlx_compat_holders nvme_auth

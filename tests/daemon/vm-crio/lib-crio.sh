@@ -339,7 +339,7 @@ crio_ctr_create() {
 	local name=$1 attempt=$2 json cmd=
 	shift 2
 	if [ $# -gt 0 ]; then
-		cmd="\"command\":$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@"),"
+		cmd="\"command\":$(python3 -S -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@"),"
 	fi
 	mkdir -p "$CRIO_POD_LOGDIR/$name"
 	json=/var/tmp/ctr-$CRIO_POD_NAME-$name-$attempt.json
@@ -490,7 +490,7 @@ crio_footprint() {
 	local cid=${1:-$CRIO_CID} pid
 	pid=$(crio_ctr_pid "$cid")
 	vm_log "footprint of ${cid:0:12}: userdata: $(ls "$CRIO_RUNROOT/overlay-containers/$cid/userdata" 2>&1 | tr '\n' ' ')"
-	vm_log "  annotations: $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["annotations"]))' \
+	vm_log "  annotations: $(python3 -S -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["annotations"]))' \
 		"$CRIO_RUNROOT/overlay-containers/$cid/userdata/config.json" 2>&1)"
 	[ -n "$pid" ] && [ "$pid" != 0 ] || return 0
 	vm_log "  pid $pid cgroup: $(cut -d: -f3 "/proc/$pid/cgroup")"

@@ -117,7 +117,7 @@ assert_contains "$(systemctl show -P StatusText "$SG_UNIT")" "swapped" "STATUS="
 # hooks (v1), not GDS-ready (no nvidia_fs loaded here: nothing asks for them).
 labels=
 for _ in $(seq 300); do
-	labels=$(/usr/bin/python3 "$SG_SRC/tests/daemon/nfd-feature-file.py" "$nfd_dir/nvme-swapguard" 2>&1) &&
+	labels=$(/usr/bin/python3 -S "$SG_SRC/tests/daemon/nfd-feature-file.py" "$nfd_dir/nvme-swapguard" 2>&1) &&
 		[[ $labels == *'"nvme-swapguard.state": "swapped"'* ]] && [[ $labels == *'"nvme-swapguard.gds-hooks": "v1"'* ]] && break
 	sleep 0.1
 done
@@ -139,7 +139,7 @@ if [ "${DEMO:-0}" = 1 ]; then
 	sg_step "The daemon's journal (journalctl -u nvme-swapguard)"
 	journalctl -u "$SG_UNIT" --no-pager -q -o short-monotonic
 	sg_step "Its structured report of the swap (journalctl -u nvme-swapguard MESSAGE_ID=$(sg_message_id SWAPPED) -o json)"
-	journalctl -u "$SG_UNIT" MESSAGE_ID="$(sg_message_id SWAPPED)" --no-pager -q -o json | /usr/bin/python3 -c '
+	journalctl -u "$SG_UNIT" MESSAGE_ID="$(sg_message_id SWAPPED)" --no-pager -q -o json | /usr/bin/python3 -S -c '
 import json, sys
 for line in sys.stdin:
     e = json.loads(line)

@@ -55,7 +55,7 @@ nvmet_target_usable || vm_skip "nvmet of $VM_KVER depends on nvme_core (passthru
 
 FAB_MNT=/mnt/fabrics
 state_fabrics() { # FIELD: the first connection's FIELD in the state file ("" when none)
-	/usr/bin/python3 -c 'import json, sys
+	/usr/bin/python3 -S -c 'import json, sys
 f = json.load(open(sys.argv[1])).get("fabrics") or [{}]
 print(f[0].get(sys.argv[2], ""))' "$SG_STATE_FILE" "$1" 2>/dev/null
 }
@@ -170,7 +170,7 @@ assert_eq reconnected "$(state_fabrics outcome)" "the state file's connection af
 assert_no_file /run/nvme-swapguard-fabrics/record.json
 sleep 2 # the status document is written when the daemon is idle
 doc_fabrics() { # the status document's first connection's outcome, and how many warnings
-	/usr/bin/python3 -c 'import json, sys
+	/usr/bin/python3 -S -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 print((d.get("fabrics") or [{}])[0].get("outcome", ""), len(d.get("fabrics_warnings", [None])))' \
 		/var/log/nvme-swapguard/status.json 2>/dev/null
@@ -256,7 +256,7 @@ check_data "after the later try"
 sg_step "7. A listener that never answers while the unit connects: the daemon stops at once"
 new_container_unloaded
 nvmet_unexport
-/usr/bin/python3 -c '
+/usr/bin/python3 -S -c '
 import socket
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -198,7 +198,7 @@ rm -rf "$SG_CROOT/.build-output"
 cp -a "$(sg_build_root)/lib/modules/$VM_KVER" "$SG_CROOT/lib/modules/"
 ctree=$SG_CROOT/lib/modules/$VM_KVER
 assert_file "$ctree/extra/mlnx-nvme/host/nvme.ko"
-assert_not_contains "$(/usr/bin/python3 -c 'import json, sys; print(" ".join(json.load(open(sys.argv[1]))["process"]["env"]))' "$SG_UD/config.json")" \
+assert_not_contains "$(/usr/bin/python3 -S -c 'import json, sys; print(" ".join(json.load(open(sys.argv[1]))["process"]["env"]))' "$SG_UD/config.json")" \
 	"ENABLE_NFSRDMA" "the container's process.env"
 sg_container_start
 p_cid=$SG_CID p_cpid=$SG_CPID
@@ -215,7 +215,7 @@ assert_journal ENV_RESTORE_ON_STOP SWAPGUARD_CONTAINER_ID="$p_cid" SWAPGUARD_ENV
 explained=$(journalctl -x --no-pager -q MESSAGE_ID="$(sg_message_id ENV_ASSUMED)" SWAPGUARD_CONTAINER_ID="$p_cid")
 assert_contains "$explained" "Subject: Assumption about driver container $p_cid" "journalctl -x: the catalog's subject"
 assert_contains "$explained" "set ENABLE_NFSRDMA explicitly" "journalctl -x: the remedy"
-notes=$(/usr/bin/python3 -c 'import json, sys; print("|".join(json.load(open(sys.argv[1])).get("container_notes") or []))' "$SG_STATE_FILE")
+notes=$(/usr/bin/python3 -S -c 'import json, sys; print("|".join(json.load(open(sys.argv[1])).get("container_notes") or []))' "$SG_STATE_FILE")
 assert_contains "$notes" "ENABLE_NFSRDMA=unset, UNLOAD_STORAGE_MODULES=true" "the state file's container notes: the env"
 assert_contains "$notes" "assumed: the container's tree already holds an NVMe build" "the state file's container notes: the assumption"
 assert_journal EARLIER_BUILD SWAPGUARD_CONTAINER_ID="$p_cid"
@@ -231,7 +231,7 @@ sg_wait_state swapped
 sg_assert_oot
 sg_assert_mlx_compat_holders nvme nvme_core
 assert_journal SWAPPED SWAPGUARD_MODULE=nvme SWAPGUARD_CONTAINER_ID="$p_cid"
-assert_eq "$p_cid" "$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("build_container") or "")' "$SG_STATE_FILE")" \
+assert_eq "$p_cid" "$(/usr/bin/python3 -S -c 'import json, sys; print(json.load(open(sys.argv[1])).get("build_container") or "")' "$SG_STATE_FILE")" \
 	"the state file's build_container"
 assert_eq "$(modinfo -F srcversion "$ctree/extra/mlnx-nvme/host/nvme.ko")" "$(cat /sys/module/nvme/srcversion)" \
 	"live nvme srcversion (= the precompiled tree's nvme.ko)"

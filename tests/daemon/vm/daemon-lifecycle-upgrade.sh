@@ -29,7 +29,7 @@
 declare -F sg_container_compiled >/dev/null ||
 	vm_skip "needs the NVIDIA-shaped stand-in and its fake driver container (lib-swapguard.sh from the standin: commit)"
 
-state_field() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$SG_STATE_FILE" "$1"; }
+state_field() { /usr/bin/python3 -S -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$SG_STATE_FILE" "$1"; }
 
 sg_setup
 dev=$SG_DEV
@@ -117,7 +117,7 @@ assert_file "$SG_READY"
 sg_container_new mofed-container nvidia-network-operator
 # The entrypoint starts a few seconds after the process (image pull, init):
 # meanwhile the earlier instance's ready file is still there.
-/usr/bin/python3 - "$SG_UD/config.json" <<'PY'
+/usr/bin/python3 -S - "$SG_UD/config.json" <<'PY'
 import json, sys
 p = sys.argv[1]
 c = json.load(open(p))
@@ -175,7 +175,7 @@ wait_gds() {
 	done
 	assert_journal GDS_GENERATION "$@"
 }
-doc_field() { /usr/bin/python3 -c 'import json, sys
+doc_field() { /usr/bin/python3 -S -c 'import json, sys
 o = json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."):
     o = (o or {}).get(k)
@@ -199,8 +199,8 @@ st=$("$VM_KMOD_HELPER" status)
 assert_contains "$st" "GDS hooks $exported" "kmod status: what nvme exports"
 assert_contains "$st" "nvidia_fs asks for GDS hooks $other but nvme exports $exported" "kmod status: what nvidia_fs asks for"
 js=$("$VM_KMOD_HELPER" status --json)
-assert_eq "$other" "$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["gds_nvidia_fs"])' <<<"$js")" "kmod status --json: daemon.gds_nvidia_fs"
-assert_eq different "$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["gds_match"])' <<<"$js")" "kmod status --json: daemon.gds_match"
+assert_eq "$other" "$(/usr/bin/python3 -S -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["gds_nvidia_fs"])' <<<"$js")" "kmod status --json: daemon.gds_nvidia_fs"
+assert_eq different "$(/usr/bin/python3 -S -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["gds_match"])' <<<"$js")" "kmod status --json: daemon.gds_match"
 doc=/var/log/nvme-swapguard/status.json
 assert_eq "$exported" "$(doc_field "$doc" gds_hooks.generation)" "status document: gds_hooks.generation"
 assert_eq "$other" "$(doc_field "$doc" gds_nvidia_fs)" "status document: gds_nvidia_fs"

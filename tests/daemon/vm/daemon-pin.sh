@@ -62,7 +62,7 @@
 declare -F sg_container_compiled >/dev/null ||
 	vm_skip "needs the NVIDIA-shaped stand-in and its fake driver container (lib-swapguard.sh)"
 
-state_field() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$SG_STATE_FILE" "$1"; }
+state_field() { /usr/bin/python3 -S -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$SG_STATE_FILE" "$1"; }
 
 uptime_now() { cut -d' ' -f1 /proc/uptime; }
 # journal_since KIND T [FIELD=VALUE...]: "<monotonic s> <MESSAGE>" of each
@@ -73,7 +73,7 @@ uptime_now() { cut -d' ' -f1 /proc/uptime; }
 journal_since() {
 	local kind=$1 t=$2
 	shift 2
-	journalctl -u "$SG_UNIT" -o json --no-pager -q MESSAGE_ID="$(sg_message_id "$kind")" | /usr/bin/python3 -c '
+	journalctl -u "$SG_UNIT" -o json --no-pager -q MESSAGE_ID="$(sg_message_id "$kind")" | /usr/bin/python3 -S -c '
 import json, sys
 t = float(sys.argv[1])
 want = dict(a.split("=", 1) for a in sys.argv[2:])
@@ -112,7 +112,7 @@ wait_pinned_device() {
 # process, one socket: the order it sent them). The daemon logs STARTED
 # right before READY=1 (manager_start). Prints both; exit 1 if not so.
 pinned_before_started() {
-	journalctl -u "$SG_UNIT" -o json --no-pager -q | /usr/bin/python3 -c '
+	journalctl -u "$SG_UNIT" -o json --no-pager -q | /usr/bin/python3 -S -c '
 import json, sys
 t, dev, pinned, started = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 first = {}

@@ -21,7 +21,7 @@ doc_check() {
 	while [ $SECONDS -lt $deadline ] && ! grep -q "^  \"state\":\"$want\"" "$DOC" 2>/dev/null; do
 		sleep 0.2
 	done
-	if out=$(/usr/bin/python3 - "$DOC" "$want" "$2" 2>&1 <<'PY'
+	if out=$(/usr/bin/python3 -S - "$DOC" "$want" "$2" 2>&1 <<'PY'
 import json, os, stat, sys
 path, want, checks = sys.argv[1:]
 d = json.load(open(path))

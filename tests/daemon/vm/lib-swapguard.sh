@@ -133,7 +133,7 @@ sg_install_fabrics_units() {
 	[ -e "$SG_BUILT_FABRICS_UNIT" ] || { vm_log "no $SG_BUILT_FABRICS_UNIT: NVMe over Fabrics requests go unanswered"; return 0; }
 	exec=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$SG_BUILT_FABRICS_UNIT")
 	[ -n "$exec" ] || vm_fatal "no ExecStart= in $SG_BUILT_FABRICS_UNIT"
-	install -D -m 0755 "$VM_BUILD_ROOT/kmod-helper/nvme-swapguard-kmod" "$exec" || vm_fatal "install $exec"
+	sg_install_cli "$exec"
 	install -D -m 0644 "$SG_BUILT_FABRICS_UNIT" /run/systemd/system/nvme-swapguard-fabrics.service
 	install -D -m 0644 "$SG_SRC/systemd/nvme-swapguard-fabrics.path" /run/systemd/system/nvme-swapguard-fabrics.path
 	vm_log "installed nvme-swapguard-fabrics.{path,service} (ExecStart=$exec) in /run/systemd/system"
@@ -145,8 +145,22 @@ sg_install_gate_cli() {
 	local kmod
 	kmod=$(sed -n 's/^ExecStartPre=+\([^ ]*\/nvme-swapguard-kmod\) reload-block install-gate$/\1/p' "$SG_BUILT_UNIT")
 	[ -n "$kmod" ] || return 0 # a unit from before the gate
-	install -D -m 0755 "$VM_BUILD_ROOT/kmod-helper/nvme-swapguard-kmod" "$kmod" || vm_fatal "install $kmod"
+	sg_install_cli "$kmod"
 	echo "$kmod" >/run/.sg-gate-cli
+}
+
+# sg_install_cli PATH: the CLI as the MachineConfig ships it: at PATH the
+# wrapper script (machineconfig/nvme-swapguard-kmod.sh), which starts the
+# daemon's binary, installed where the script names it, as
+# nvme-swapguard-kmod (one binary for both programs); so the units run the
+# shipped bash script and dispatch under their own sandbox.
+SG_CLI_WRAPPER=$SG_SRC/machineconfig/nvme-swapguard-kmod.sh
+sg_install_cli() {
+	local target
+	target=$(sed -n 's/^exec -a nvme-swapguard-kmod \([^ ]*\) "\$@"$/\1/p' "$SG_CLI_WRAPPER")
+	[ -n "$target" ] || vm_fatal "no exec line in $SG_CLI_WRAPPER"
+	install -D -m 0755 "$SG_BUILT_DAEMON" "$target" || vm_fatal "install $target"
+	install -D -m 0755 "$SG_CLI_WRAPPER" "$1" || vm_fatal "install $1"
 }
 
 # The node labels' copier and its path unit, shipped the same way (the
@@ -287,7 +301,7 @@ sg_journal_entries() {
 	local id
 	id=$(sg_message_id "$1") || return 2
 	shift
-	journalctl -u "$SG_UNIT" -o json --no-pager -q | /usr/bin/python3 -c '
+	journalctl -u "$SG_UNIT" -o json --no-pager -q | /usr/bin/python3 -S -c '
 import json, sys
 want = dict(a.split("=", 1) for a in sys.argv[2:])
 found = 0
@@ -308,7 +322,7 @@ sg_journal_first_usec() {
 	local id
 	id=$(sg_message_id "$1") || return 2
 	shift
-	journalctl -u "$SG_UNIT" -o json --no-pager -q | /usr/bin/python3 -c '
+	journalctl -u "$SG_UNIT" -o json --no-pager -q | /usr/bin/python3 -S -c '
 import json, sys
 want = dict(a.split("=", 1) for a in sys.argv[2:])
 for line in sys.stdin:
@@ -498,7 +512,7 @@ sg_container_start() {
 	local cid=${1:-$SG_CID} i cfg root clog args=() envs=()
 	cfg=$SG_STORE/$cid/userdata/config.json
 	# one python3 (each start costs seconds under an emulated CPU)
-	eval "$(/usr/bin/python3 -c 'import json, shlex, sys
+	eval "$(/usr/bin/python3 -S -c 'import json, shlex, sys
 c = json.load(open(sys.argv[1]))
 q = lambda l: " ".join(shlex.quote(x) for x in l)
 print("root=%s; args=(%s); envs=(%s); clog=%s" % (shlex.quote(c["root"]["path"]), q(c["process"]["args"]),

@@ -14,7 +14,7 @@
 RUNDIR=/run/nvme-swapguard-fabrics
 REQDIR=/run/nvme-swapguard
 UNIT=nvme-swapguard-fabrics.service
-json() { /usr/bin/python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+json() { /usr/bin/python3 -S -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 # request VERB TOKEN: written as the daemon does (temp + rename), owned by another uid
 request() {
 	printf 'verb=%s\ntoken=%s\n' "$1" "$2" >"$REQDIR/.fabrics-request.tmp" &&
@@ -37,7 +37,7 @@ wait_result() {
 nvme_cli_sees() {
 	nvme list-subsys -o json >/tmp/list-subsys.json 2>/tmp/list-subsys.err || { cat /tmp/list-subsys.err; return 1; }
 	nvme list -o json >/tmp/list.json 2>/tmp/list.err || { cat /tmp/list.err; return 1; }
-	/usr/bin/python3 - /tmp/list-subsys.json /tmp/list.json "$NVMET_NQN" "$NVMET_PORT" "$NVMET_HOSTNQN" "$1" <<'PY'
+	/usr/bin/python3 -S - /tmp/list-subsys.json /tmp/list.json "$NVMET_NQN" "$NVMET_PORT" "$NVMET_HOSTNQN" "$1" <<'PY'
 import json, sys
 subsys, devices, nqn, port, hostnqn, head = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), *sys.argv[3:]
 # nvme-cli 2.x: [{"HostNQN", "HostID", "Subsystems": [{"Name", "NQN",

@@ -32,7 +32,7 @@ kmod() {
 	printf '%s\n' "$KMOD_OUT" | sed 's/^/#   /'
 }
 # json FILE EXPR: a Python expression over the JSON object j.
-json() { /usr/bin/python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+json() { /usr/bin/python3 -S -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 port_dir() { echo "$NVMET_CFS/ports/$1"; }
 port_link() { ln -s "$NVMET_CFS/subsystems/$NVMET_NQN" "$(port_dir "$1")/subsystems/$NVMET_NQN"; }
 port_unlink() { rm -f "$(port_dir "$1")/subsystems/$NVMET_NQN"; }
@@ -87,7 +87,7 @@ assert_ok modprobe nvme_tcp
 port_unlink 1
 port_unlink 2
 sleep 0.5 # nvmet drops the listener when its last subsystem goes (nvmet_port_del_ctrls / disable)
-/usr/bin/python3 - "$SILENT_PORT" <<'PY' &
+/usr/bin/python3 -S - "$SILENT_PORT" <<'PY' &
 import socket, sys, time
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -29,7 +29,7 @@
 GUARD=${VM_KMOD_HELPER:-}
 [ -x "$GUARD" ] || vm_skip "no guard CLI at '$GUARD' (meson compile -C <build> first)"
 GUARD_RC=
-_guard_py=/usr/bin/python3
+_guard_py="/usr/bin/python3 -S" # -S: see tests/vm/lib.sh (_vm_probe)
 _guard_out=/tmp/guard-stdout
 _guard_err=/tmp/guard-stderr
 
@@ -119,7 +119,7 @@ expected_removal_order() {
 		n=$(kernel_deps "$m" | grep -cxF "$host")
 		echo "$n $m"
 	done | sort -k1,1nr -k2,2 | awk '{ print $2 }' |
-		"$_guard_py" -c 'import json, sys; print(json.dumps(sys.stdin.read().split()))'
+		$_guard_py -c 'import json, sys; print(json.dumps(sys.stdin.read().split()))'
 }
 
 # assert_stack_untouched BEFORE: the same nvme modules with the same refcounts.

@@ -85,7 +85,7 @@ for m in $(for h in $(loaded_nvme_host_modules); do kernel_shared_deps "$h"; don
 	case $(module_taint "$m") in *O*) ;; *) continue ;; esac
 	[ -e "/sys/module/mlx_compat/holders/$m" ] && build_shared+=" $m"
 done
-order=$(/usr/bin/python3 -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]) + sys.argv[2].split()))' "$order" "$build_shared")
+order=$(/usr/bin/python3 -S -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]) + sys.argv[2].split()))' "$order" "$build_shared")
 if [ "$VM_OOT_SHAPE" = own ] && kernel_is_module nvme_auth; then
 	assert_contains "$build_shared" nvme_auth "the build's own nvme_auth is loaded, holding mlx_compat"
 fi

@@ -28,7 +28,7 @@ delta() { # BEFORE AFTER MODULE
 }
 # hold DEV: a process holding an exclusive open until killed.
 hold() { # DEV [excl]
-	python3 -c '
+	python3 -S -c '
 import os, sys, time
 flags = os.O_RDONLY | (os.O_EXCL if sys.argv[2] == "excl" else 0)
 fd = os.open(sys.argv[1], flags)

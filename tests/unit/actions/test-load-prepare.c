@@ -3,9 +3,7 @@
  * from the one asked for at the load, and the prepared files a load takes
  * only while they are the very files read. */
 #include <criterion/criterion.h>
-#include <elf.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,72 +15,12 @@
 #include "actions/module-file.h"
 #include "actions/tree-files.h"
 
-/* A minimal ELF64 relocatable object: header, .modinfo, .shstrtab, and the
- * section headers (null, .modinfo, .shstrtab). Written here rather than
- * taken from the fake node so that the test can break it on purpose. */
-static size_t build_ko(const char *modinfo, size_t milen, unsigned char *buf, size_t cap) {
-        static const char shstr[] = "\0.modinfo\0.shstrtab";
-        Elf64_Ehdr eh = { .e_type = ET_REL, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
-                          .e_ehsize = sizeof(Elf64_Ehdr), .e_shentsize = sizeof(Elf64_Shdr), .e_shnum = 3,
-                          .e_shstrndx = 2 };
-        Elf64_Shdr sh[3] = {};
-        size_t off = sizeof(eh);
-
-        memcpy(eh.e_ident, ELFMAG, SELFMAG);
-        eh.e_ident[EI_CLASS] = ELFCLASS64;
-        eh.e_ident[EI_DATA] = ELFDATA2LSB;
-        eh.e_ident[EI_VERSION] = EV_CURRENT;
-        cr_assert(off + milen + sizeof(shstr) + sizeof(sh) <= cap);
-        memcpy(buf + off, modinfo, milen);
-        sh[1] = (Elf64_Shdr) { .sh_name = 1, .sh_type = SHT_PROGBITS, .sh_offset = off, .sh_size = milen };
-        off += milen;
-        memcpy(buf + off, shstr, sizeof(shstr));
-        sh[2] = (Elf64_Shdr) { .sh_name = 10, .sh_type = SHT_STRTAB, .sh_offset = off, .sh_size = sizeof(shstr) };
-        off += sizeof(shstr);
-        eh.e_shoff = off;
-        memcpy(buf + off, sh, sizeof(sh));
-        off += sizeof(sh);
-        memcpy(buf, &eh, sizeof(eh));
-        return off;
-}
-
-#define MODINFO(s) s, sizeof(s) - 1
-
-static char dir[64];
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(p);
-}
-
-static void mk(void) {
-        strcpy(dir, "/tmp/sg-prepare-XXXXXX");
-        cr_assert_not_null(mkdtemp(dir));
-}
-
-static void rm(void) {
-        nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void write_file(const char *rel, const void *data, size_t n) {
-        char p[256];
-        FILE *f;
-
-        snprintf(p, sizeof(p), "%s/%s", dir, rel);
-        for (char *s = strchr(p + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
-                *s = '\0';
-                mkdir(p, 0755);
-                *s = '/';
-        }
-        f = fopen(p, "we");
-        cr_assert_not_null(f, "%s", p);
-        cr_assert_eq(fwrite(data, 1, n, f), n);
-        fclose(f);
-}
+#include "module-fixture.h"
 
 static void write_ko(const char *rel, const char *modinfo, size_t milen) {
         unsigned char buf[1024];
 
-        write_file(rel, buf, build_ko(modinfo, milen, buf, sizeof(buf)));
+        fixture_tree_write(rel, buf, fixture_ko(modinfo, milen, buf, sizeof(buf)));
 }
 
 static int root_fd = -EBADF;
@@ -91,11 +29,11 @@ static LoadOptions opts;
 static void setup(void) {
         static const char dep[] = "extra/nvme.ko: extra/nvme-core.ko\nextra/nvme-core.ko:\n";
 
-        mk();
-        write_file("lib/modules/6.1/modules.dep", dep, sizeof(dep) - 1);
+        fixture_tree_make("sg-prepare");
+        fixture_tree_write("lib/modules/6.1/modules.dep", dep, sizeof(dep) - 1);
         write_ko("lib/modules/6.1/extra/nvme.ko", MODINFO("name=nvme\0vermagic=6.1 SMP\0depends=nvme-core\0"));
         write_ko("lib/modules/6.1/extra/nvme-core.ko", MODINFO("name=nvme_core\0vermagic=6.1 SMP\0depends=\0"));
-        root_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        root_fd = open(fixture_tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         cr_assert_geq(root_fd, 0);
         opts = (LoadOptions) { .module_tree = "lib/modules/6.1", .in_root = true, .root_fd = root_fd };
 }
@@ -103,7 +41,7 @@ static void setup(void) {
 static void teardown(void) {
         load_prepared_drop();
         close(root_fd);
-        rm();
+        fixture_tree_remove();
 }
 
 TestSuite(load_prepare, .init = setup, .fini = teardown);
@@ -218,7 +156,7 @@ Test(load_prepare, a_changed_index_is_read_again) {
         ModuleTree *t;
 
         cr_assert_eq(load_prepare(&opts), 0);
-        write_file("lib/modules/6.1/modules.dep", dep, sizeof(dep) - 1);
+        fixture_tree_write("lib/modules/6.1/modules.dep", dep, sizeof(dep) - 1);
         t = take_tree();
         cr_assert_not_null(module_tree_find(t, "x"), "the tree is opened afresh");
         cr_assert_eq(take_file(t, "nvme", NULL), 0, "nothing prepared applies to another tree");

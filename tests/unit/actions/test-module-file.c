@@ -5,7 +5,6 @@
 #include <criterion/criterion.h>
 #include <elf.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,42 +14,12 @@
 #include "actions/module-elf.h"
 #include "actions/module-file.h"
 #include "actions/module-tree.h"
+#include "module-fixture.h"
 #include "util/strv.h"
-
-/* A minimal ELF64 relocatable object: header, .modinfo, .shstrtab, and the
- * section headers (null, .modinfo, .shstrtab). Written here rather than
- * taken from the fake node so that the test can break it on purpose. */
-static size_t build_ko(const char *modinfo, size_t milen, unsigned char *buf, size_t cap) {
-        static const char shstr[] = "\0.modinfo\0.shstrtab";
-        Elf64_Ehdr eh = { .e_type = ET_REL, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
-                          .e_ehsize = sizeof(Elf64_Ehdr), .e_shentsize = sizeof(Elf64_Shdr), .e_shnum = 3,
-                          .e_shstrndx = 2 };
-        Elf64_Shdr sh[3] = {};
-        size_t off = sizeof(eh);
-
-        memcpy(eh.e_ident, ELFMAG, SELFMAG);
-        eh.e_ident[EI_CLASS] = ELFCLASS64;
-        eh.e_ident[EI_DATA] = ELFDATA2LSB;
-        eh.e_ident[EI_VERSION] = EV_CURRENT;
-        cr_assert(off + milen + sizeof(shstr) + sizeof(sh) <= cap);
-        memcpy(buf + off, modinfo, milen);
-        sh[1] = (Elf64_Shdr) { .sh_name = 1, .sh_type = SHT_PROGBITS, .sh_offset = off, .sh_size = milen };
-        off += milen;
-        memcpy(buf + off, shstr, sizeof(shstr));
-        sh[2] = (Elf64_Shdr) { .sh_name = 10, .sh_type = SHT_STRTAB, .sh_offset = off, .sh_size = sizeof(shstr) };
-        off += sizeof(shstr);
-        eh.e_shoff = off;
-        memcpy(buf + off, sh, sizeof(sh));
-        off += sizeof(sh);
-        memcpy(buf, &eh, sizeof(eh));
-        return off;
-}
-
-#define MODINFO(s) s, sizeof(s) - 1
 
 Test(module_elf, reads_name_vermagic_depends) {
         unsigned char buf[1024];
-        size_t n = build_ko(MODINFO("license=GPL\0depends=nvme-core,mlx_compat\0name=nvme\0"
+        size_t n = fixture_ko(MODINFO("license=GPL\0depends=nvme-core,mlx_compat\0name=nvme\0"
                                     "vermagic=6.1.0-fake SMP mod_unload \0"), buf, sizeof(buf));
         ModuleMeta m = {};
 
@@ -68,22 +37,22 @@ Test(module_elf, refuses_bad_names_and_broken_images) {
         ModuleMeta m = {};
         size_t n;
 
-        n = build_ko(MODINFO("vermagic=6.1 \0"), buf, sizeof(buf));
+        n = fixture_ko(MODINFO("vermagic=6.1 \0"), buf, sizeof(buf));
         cr_assert_eq(module_meta_parse(buf, n, &m), -EBADMSG, "no name=");
-        n = build_ko(MODINFO("name=../../evil\0"), buf, sizeof(buf));
+        n = fixture_ko(MODINFO("name=../../evil\0"), buf, sizeof(buf));
         cr_assert_eq(module_meta_parse(buf, n, &m), -EBADMSG, "a name with '/' and '.'");
-        n = build_ko(MODINFO("name=nv\nme\0"), buf, sizeof(buf));
+        n = fixture_ko(MODINFO("name=nv\nme\0"), buf, sizeof(buf));
         cr_assert_eq(module_meta_parse(buf, n, &m), -EBADMSG, "a control character");
-        n = build_ko(MODINFO("name=nvme\0depends=a,b/c\0"), buf, sizeof(buf));
+        n = fixture_ko(MODINFO("name=nvme\0depends=a,b/c\0"), buf, sizeof(buf));
         cr_assert_eq(module_meta_parse(buf, n, &m), -EBADMSG, "a dependency that is no module name");
-        n = build_ko(MODINFO("name=nvme"), buf, sizeof(buf));
+        n = fixture_ko(MODINFO("name=nvme"), buf, sizeof(buf));
         cr_assert_eq(module_meta_parse(buf, n, &m), 0, "an unterminated last string is bounded by the section");
         cr_assert_str_eq(m.name, "nvme");
         cr_assert_null(m.vermagic);
         module_meta_done(&m);
 
         /* Every truncation of a valid image is refused, never read past. */
-        n = build_ko(MODINFO("name=nvme\0vermagic=6.1 \0"), buf, sizeof(buf));
+        n = fixture_ko(MODINFO("name=nvme\0vermagic=6.1 \0"), buf, sizeof(buf));
         for (size_t k = 0; k < n; k++) {
                 unsigned char *copy = malloc(k ? k : 1);
 
@@ -117,35 +86,12 @@ Test(module_file, relpaths) {
 
 /* ---- opening inside a tree ---------------------------------------------- */
 
-static char dir[64];
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(p);
-}
-
 static void mk(void) {
-        strcpy(dir, "/tmp/sg-modfile-XXXXXX");
-        cr_assert_not_null(mkdtemp(dir));
+        fixture_tree_make("sg-modfile");
 }
 
 static void rm(void) {
-        nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void write_file(const char *rel, const void *data, size_t n) {
-        char p[256];
-        FILE *f;
-
-        snprintf(p, sizeof(p), "%s/%s", dir, rel);
-        for (char *s = strchr(p + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
-                *s = '\0';
-                mkdir(p, 0755);
-                *s = '/';
-        }
-        f = fopen(p, "we");
-        cr_assert_not_null(f, "%s", p);
-        cr_assert_eq(fwrite(data, 1, n, f), n);
-        fclose(f);
+        fixture_tree_remove();
 }
 
 TestSuite(module_file, .init = mk, .fini = rm);
@@ -155,19 +101,19 @@ Test(module_file, stays_inside_the_tree) {
         int root, fd = -1;
         size_t size;
 
-        write_file("tree/extra/nvme.ko", "x", 1);
-        write_file("secret.ko", "secret", 6);
-        snprintf(outside, sizeof(outside), "%s/secret.ko", dir);
-        snprintf(p, sizeof(p), "%s/tree/abs.ko", dir);
+        fixture_tree_write("tree/extra/nvme.ko", "x", 1);
+        fixture_tree_write("secret.ko", "secret", 6);
+        snprintf(outside, sizeof(outside), "%s/secret.ko", fixture_tree);
+        snprintf(p, sizeof(p), "%s/tree/abs.ko", fixture_tree);
         cr_assert_eq(symlink(outside, p), 0);          /* absolute: the host's path */
-        snprintf(p, sizeof(p), "%s/tree/up.ko", dir);
+        snprintf(p, sizeof(p), "%s/tree/up.ko", fixture_tree);
         cr_assert_eq(symlink("../secret.ko", p), 0);   /* relative, up and out */
-        snprintf(p, sizeof(p), "%s/tree/self.ko", dir);
+        snprintf(p, sizeof(p), "%s/tree/self.ko", fixture_tree);
         cr_assert_eq(symlink("/proc/self/exe", p), 0); /* a magic link */
-        snprintf(p, sizeof(p), "%s/tree/fifo.ko", dir);
+        snprintf(p, sizeof(p), "%s/tree/fifo.ko", fixture_tree);
         cr_assert_eq(mkfifo(p, 0600), 0);
 
-        snprintf(p, sizeof(p), "%s/tree", dir);
+        snprintf(p, sizeof(p), "%s/tree", fixture_tree);
         root = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         cr_assert_geq(root, 0);
         cr_assert_eq(module_file_open(root, "extra/nvme.ko", MODULE_FILE_MAX, &fd, &size), 0);
@@ -192,12 +138,12 @@ Test(module_file, stays_inside_the_tree) {
         fd = module_open_in_root_walk(root, "extra/../extra/nvme.ko", O_RDONLY | O_CLOEXEC);
         cr_assert_geq(fd, 0, "'..' inside the tree is fine");
         close(fd);
-        snprintf(p, sizeof(p), "%s/tree/in.ko", dir);
+        snprintf(p, sizeof(p), "%s/tree/in.ko", fixture_tree);
         cr_assert_eq(symlink("/extra/nvme.ko", p), 0);
         fd = module_open_in_root_walk(root, "in.ko", O_RDONLY | O_CLOEXEC);
         cr_assert_geq(fd, 0, "an absolute symlink means the root's own file");
         close(fd);
-        snprintf(p, sizeof(p), "%s/tree/loop.ko", dir);
+        snprintf(p, sizeof(p), "%s/tree/loop.ko", fixture_tree);
         cr_assert_eq(symlink("loop.ko", p), 0);
         cr_assert_eq(module_open_in_root_walk(root, "loop.ko", O_RDONLY | O_CLOEXEC), -ELOOP);
         /* A FIFO neither blocks nor passes. */
@@ -211,24 +157,24 @@ Test(module_file, size_cap) {
         int root, fd = -1;
         size_t size;
 
-        write_file("big.ko", "", 0);
-        snprintf(p, sizeof(p), "%s/big.ko", dir);
+        fixture_tree_write("big.ko", "", 0);
+        snprintf(p, sizeof(p), "%s/big.ko", fixture_tree);
         cr_assert_eq(truncate(p, (off_t) MODULE_FILE_MAX + 1), 0);
-        root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        root = open(fixture_tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         cr_assert_eq(module_file_open(root, "big.ko", MODULE_FILE_MAX, &fd, &size), -EFBIG);
         close(root);
 }
 
 Test(module_file, tree_index_refuses_escapes) {
         unsigned char ko[1024];
-        size_t n = build_ko(MODINFO("name=nvme\0vermagic=6.1 \0"), ko, sizeof(ko));
+        size_t n = fixture_ko(MODINFO("name=nvme\0vermagic=6.1 \0"), ko, sizeof(ko));
         const char dep[] = "extra/../../../x/nvme.ko:\n/elsewhere/nvme_core.ko:\nextra/nvme_fabrics.ko:\n";
         ModuleTree *t = NULL;
         char p[256];
 
-        write_file("lib/modules/6.1/extra/nvme_fabrics.ko", ko, n);
-        write_file("lib/modules/6.1/modules.dep", dep, sizeof(dep) - 1);
-        snprintf(p, sizeof(p), "%s/lib/modules/6.1", dir);
+        fixture_tree_write("lib/modules/6.1/extra/nvme_fabrics.ko", ko, n);
+        fixture_tree_write("lib/modules/6.1/modules.dep", dep, sizeof(dep) - 1);
+        snprintf(p, sizeof(p), "%s/lib/modules/6.1", fixture_tree);
         cr_assert_eq(module_tree_open(p, &t), 0);
         cr_assert_null(module_tree_find(t, "nvme"), "a '..' path is not indexed");
         cr_assert_null(module_tree_find(t, "nvme_core"), "another absolute path is not indexed");
@@ -236,12 +182,12 @@ Test(module_file, tree_index_refuses_escapes) {
         module_tree_free(t);
 
         /* Inside a root: the container's own absolute path is its own. */
-        snprintf(p, sizeof(p), "%s/lib/modules/6.1/modules.dep", dir);
+        snprintf(p, sizeof(p), "%s/lib/modules/6.1/modules.dep", fixture_tree);
         cr_assert_eq(unlink(p), 0);
-        snprintf(p, sizeof(p), "%s/lib/modules/6.1/extra/link.ko", dir);
+        snprintf(p, sizeof(p), "%s/lib/modules/6.1/extra/link.ko", fixture_tree);
         cr_assert_eq(symlink("/lib/modules/6.1/extra/nvme_fabrics.ko", p), 0);
         {
-                int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
+                int root = open(fixture_tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
                 const ModuleTreeEntry *e;
                 size_t size;
 

@@ -6,10 +6,8 @@
  * bad name, a path with "..", an absolute path, too many records, a reply
  * too large). */
 #include <criterion/criterion.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,37 +19,8 @@
 #include "sandbox/module-meta-job.h"
 #include "sandbox/modules-dep-job.h"
 #include "sandbox/sandbox-reply.h"
+#include "module-fixture.h"
 #include "util/strv.h"
-
-/* A minimal ELF64 relocatable object with a .modinfo section (as
- * test-load-prepare.c builds it, so that a test can break it). */
-static size_t build_ko(const char *modinfo, size_t milen, unsigned char *buf, size_t cap) {
-        static const char shstr[] = "\0.modinfo\0.shstrtab";
-        Elf64_Ehdr eh = { .e_type = ET_REL, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
-                          .e_ehsize = sizeof(Elf64_Ehdr), .e_shentsize = sizeof(Elf64_Shdr), .e_shnum = 3,
-                          .e_shstrndx = 2 };
-        Elf64_Shdr sh[3] = {};
-        size_t off = sizeof(eh);
-
-        memcpy(eh.e_ident, ELFMAG, SELFMAG);
-        eh.e_ident[EI_CLASS] = ELFCLASS64;
-        eh.e_ident[EI_DATA] = ELFDATA2LSB;
-        eh.e_ident[EI_VERSION] = EV_CURRENT;
-        cr_assert(off + milen + sizeof(shstr) + sizeof(sh) <= cap);
-        memcpy(buf + off, modinfo, milen);
-        sh[1] = (Elf64_Shdr) { .sh_name = 1, .sh_type = SHT_PROGBITS, .sh_offset = off, .sh_size = milen };
-        off += milen;
-        memcpy(buf + off, shstr, sizeof(shstr));
-        sh[2] = (Elf64_Shdr) { .sh_name = 10, .sh_type = SHT_STRTAB, .sh_offset = off, .sh_size = sizeof(shstr) };
-        off += sizeof(shstr);
-        eh.e_shoff = off;
-        memcpy(buf + off, sh, sizeof(sh));
-        off += sizeof(sh);
-        memcpy(buf, &eh, sizeof(eh));
-        return off;
-}
-
-#define MODINFO(s) s, sizeof(s) - 1
 
 static bool strv_equal(char *const *a, char *const *b) {
         size_t n = strv_length(a);
@@ -68,10 +37,10 @@ static bool strv_equal(char *const *a, char *const *b) {
 
 Test(module_meta_job, the_child_answers_as_the_parser_does) {
         unsigned char a[1024], b[1024], c[1024];
-        size_t na = build_ko(MODINFO("name=nvme\0vermagic=6.1.0-57-amd64 SMP preempt mod_unload\0"
+        size_t na = fixture_ko(MODINFO("name=nvme\0vermagic=6.1.0-57-amd64 SMP preempt mod_unload\0"
                                      "srcversion=0123456789ABCDEF0123456\0depends=nvme-core,nvme-auth\0"),
                              a, sizeof(a));
-        size_t nc = build_ko(MODINFO("name=not-a-name\0vermagic=6.1\0"), c, sizeof(c));
+        size_t nc = fixture_ko(MODINFO("name=not-a-name\0vermagic=6.1\0"), c, sizeof(c));
         BundlePart parts[3] = { { a, na }, { b, 16 }, { c, nc } };
         ModuleMeta got[3] = {}, want = {};
         int errors[3] = { 1, 1, 1 };
@@ -113,7 +82,7 @@ Test(module_meta_job, a_whole_batch_in_one_child) {
                 char mi[64];
                 int n = snprintf(mi, sizeof(mi), "name=m%zu%cvermagic=6.1%c", i, '\0', '\0');
 
-                parts[i] = (BundlePart) { ko[i], build_ko(mi, (size_t) n + 1, ko[i], sizeof(ko[i])) };
+                parts[i] = (BundlePart) { ko[i], fixture_ko(mi, (size_t) n + 1, ko[i], sizeof(ko[i])) };
         }
         cr_assert_eq(module_meta_parse_confined(parts, MODULE_META_BATCH_MAX, got, errors, &why), 0, "%s",
                      why ?: "");
@@ -216,41 +185,18 @@ Test(module_meta_job, too_many_dependencies_and_oversize_refused) {
 
 /* ---- the index job ---- */
 
-static char dir[64];
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(p);
-}
-
-static void write_file(const char *rel, const void *data, size_t n) {
-        char p[256];
-        FILE *f;
-
-        snprintf(p, sizeof(p), "%s/%s", dir, rel);
-        for (char *s = strchr(p + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
-                *s = '\0';
-                mkdir(p, 0755);
-                *s = '/';
-        }
-        f = fopen(p, "we");
-        cr_assert_not_null(f, "%s", p);
-        cr_assert_eq(fwrite(data, 1, n, f), n);
-        fclose(f);
-}
-
 static void write_ko(const char *rel, const char *modinfo, size_t milen) {
         unsigned char buf[1024];
 
-        write_file(rel, buf, build_ko(modinfo, milen, buf, sizeof(buf)));
+        fixture_tree_write(rel, buf, fixture_ko(modinfo, milen, buf, sizeof(buf)));
 }
 
 static void setup(void) {
-        strcpy(dir, "/tmp/sg-modjobs-XXXXXX");
-        cr_assert_not_null(mkdtemp(dir));
+        fixture_tree_make("sg-modjobs");
 }
 
 static void teardown(void) {
-        nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        fixture_tree_remove();
 }
 
 TestSuite(module_index_job, .init = setup, .fini = teardown);
@@ -271,7 +217,7 @@ static void assert_same_tree(const ModuleTree *a, const ModuleTree *b) {
 }
 
 static void open_both(ModuleTree **plain, ModuleTree **confined) {
-        int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int root = open(fixture_tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         const char *why = NULL;
 
         cr_assert_geq(root, 0);
@@ -294,8 +240,8 @@ Test(module_index_job, the_child_indexes_as_the_host_parser_does) {
         static const char builtin[] = "kernel/block/t10-pi.ko\nkernel/lib/crc64-rocksoft.ko\nnot a module\n";
         ModuleTree *plain = NULL, *confined = NULL;
 
-        write_file("lib/modules/6.1/modules.dep", dep, sizeof(dep) - 1);
-        write_file("lib/modules/6.1/modules.builtin", builtin, sizeof(builtin) - 1);
+        fixture_tree_write("lib/modules/6.1/modules.dep", dep, sizeof(dep) - 1);
+        fixture_tree_write("lib/modules/6.1/modules.builtin", builtin, sizeof(builtin) - 1);
         open_both(&plain, &confined);
         assert_same_tree(plain, confined);
         cr_assert_str_eq(module_tree_find(confined, "nvme_core")->relpath, "updates/nvme-core.ko",
@@ -314,8 +260,8 @@ Test(module_index_job, a_tree_without_modules_dep_is_walked_in_the_child) {
         write_ko("lib/modules/6.1/extra/nvme.ko", MODINFO("name=nvme\0vermagic=6.1\0depends=nvme-core\0"));
         write_ko("lib/modules/6.1/extra/nvme-core.ko", MODINFO("name=nvme_core\0vermagic=6.1\0"));
         write_ko("lib/modules/6.1/updates/nvme-core.ko", MODINFO("name=nvme_core\0vermagic=6.1\0depends=t10-pi\0"));
-        write_file("lib/modules/6.1/extra/junk.ko", "not an ELF object", 17);
-        write_file("lib/modules/6.1/kernel/t10-pi.ko.xz", xz, sizeof(xz) - 1);
+        fixture_tree_write("lib/modules/6.1/extra/junk.ko", "not an ELF object", 17);
+        fixture_tree_write("lib/modules/6.1/kernel/t10-pi.ko.xz", xz, sizeof(xz) - 1);
         open_both(&plain, &confined);
         cr_assert_eq(confined->n_entries, 3, "nvme, nvme_core and t10_pi; junk is not a module");
         for (size_t i = 0; i < plain->n_entries; i++) {
@@ -334,14 +280,14 @@ Test(module_index_job, a_tree_without_modules_dep_is_walked_in_the_child) {
 Test(module_index_job, an_index_over_the_bounds_makes_the_tree_unreadable) {
         const size_t n = MODULE_INDEX_ENTRIES_MAX + 1;
         char *dep = malloc(n * 32), *p = dep;
-        int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int root = open(fixture_tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         ModuleTree *t = NULL;
         const char *why = NULL;
 
         cr_assert_not_null(dep);
         for (size_t i = 0; i < n; i++)
                 p += sprintf(p, "extra/m%zu.ko:\n", i);
-        write_file("lib/modules/6.1/modules.dep", dep, (size_t) (p - dep));
+        fixture_tree_write("lib/modules/6.1/modules.dep", dep, (size_t) (p - dep));
         free(dep);
         cr_assert_eq(module_tree_open_at_confined(root, "lib/modules/6.1", "(test)", &t, &why), -EIO);
         cr_assert_null(t);
