@@ -85,6 +85,9 @@ static int filter_build(Filter *f) {
                 /* glibc's qsort() asks for the memory size before it sorts
                  * a large array (a real /proc's names) */
                 SYS_sysinfo,
+                /* a sanitizer build's handler before a noreturn call
+                 * (reader_exit) asks which signal stack it runs on */
+                SYS_sigaltstack,
 #ifdef SYS_readlink
                 SYS_readlink,
 #endif
