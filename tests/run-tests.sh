@@ -139,8 +139,12 @@ start_early_builds() {
   setup "$asan_build" "${asan_opts[@]}" >/dev/null && CC=clang setup "$fuzz_build" "${fuzz_opts[@]}" >/dev/null ||
     return 0
   # setsid: the compile gets a process group of its own (this script's
-  # background job is no group leader, so setsid does not fork: $! is it)
-  setsid nice -n 19 sh -c 'meson compile -C "$1" && meson compile -C "$2"' early-build \
+  # background job is no group leader, so setsid does not fork: $! is it).
+  # A new session is a new scheduler autogroup where the kernel groups by
+  # session (sched_autogroup_enabled), and groups share the CPU as equals
+  # whatever their processes' nice: so the group's own nice is set to 19 too.
+  setsid nice -n 19 sh -c '{ echo 19 >/proc/self/autogroup; } 2>/dev/null
+    meson compile -C "$1" && meson compile -C "$2"' early-build \
     "$asan_build" "$fuzz_build" >"${TMPDIR:-/tmp}/run-tests-early-build.$$" 2>&1 &
   early_pid=$!
 }

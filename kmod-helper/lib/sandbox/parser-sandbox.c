@@ -26,6 +26,12 @@
 #include "sandbox/parser-sandbox.h"
 #include "util/macro.h"
 
+/* parser-sandbox.h says why these are wide. */
+ParserSandboxLimits parser_sandbox_limits = {
+        .deadline_usec = 20ULL * 1000ULL * 1000ULL,
+        .cpu_seconds = 10,
+};
+
 #if defined(__SANITIZE_ADDRESS__)
 #define SANDBOX_ASAN 1
 #elif defined(__has_feature)
@@ -354,7 +360,8 @@ static int child_limits(void) {
         int r;
 
         if ((r = limit(RLIMIT_NOFILE, 2, 2)) < 0 || (r = limit(RLIMIT_FSIZE, 0, 0)) < 0 ||
-            (r = limit(RLIMIT_CORE, 0, 0)) < 0 || (r = limit(RLIMIT_CPU, 1, 2)) < 0)
+            (r = limit(RLIMIT_CORE, 0, 0)) < 0 ||
+            (r = limit(RLIMIT_CPU, parser_sandbox_limits.cpu_seconds, parser_sandbox_limits.cpu_seconds + 1)) < 0)
                 return r;
 #ifndef SANDBOX_ASAN
         /* ASan reserves terabytes of shadow address space: no AS limit there. */
@@ -523,7 +530,7 @@ int parser_sandbox_run_max(int input_fd, size_t reply_max, ParserJobFunc job, vo
                 return -errno;
         rd = p[0];
         wr = p[1];
-        deadline = now_usec() + PARSER_SANDBOX_DEADLINE_USEC;
+        deadline = now_usec() + parser_sandbox_limits.deadline_usec;
         pid = fork();
         if (pid < 0)
                 return -errno;

@@ -43,6 +43,7 @@ assert_guard 1 load --from "$tree" --no-restore --json
 assert_eq false "$(jget 'j["ok"]')" "load ok"
 assert_eq skipped "$(jget 'j["restore"]["outcome"]')" "restore outcome with --no-restore"
 assert_eq EKEYREJECTED "$(jget '__import__("errno").errorcode[j["failed_errno"]]')" "the load's errno"
+vm_log "the load's failure: $(jget '{k: v for k, v in j.items() if k.startswith("fail")}')"
 assert_eq "" "$(nvme_modules_left)" "nvme modules left with --no-restore"
 assert_guard 0 restore
 wait_for_block "$dev" 30 || vm_fatal "$dev did not come back after restore"

@@ -343,7 +343,15 @@ static int job_exec_mapping(int input_fd, ReplyWriter *w, void *userdata) {
         return p == MAP_FAILED ? -errno : 0;
 }
 
-Test(sandbox, spinning_child_is_killed) {
+/* The shipped limits (20 s of wall time, 10 s of CPU) lowered to 2 s and
+ * 1 s, so these cases see a child killed without the long wait. */
+static void short_limits(void) {
+        cr_assert_eq(parser_sandbox_limits.deadline_usec, 20ULL * 1000ULL * 1000ULL);
+        cr_assert_eq(parser_sandbox_limits.cpu_seconds, 10);
+        parser_sandbox_limits = (ParserSandboxLimits) { .deadline_usec = 2ULL * 1000ULL * 1000ULL, .cpu_seconds = 1 };
+}
+
+Test(sandbox, spinning_child_is_killed, .init = short_limits) {
         uint8_t *buf = NULL;
         size_t len = 0;
         int sig = 0, r, fd = temp_file("x");
@@ -357,7 +365,7 @@ Test(sandbox, spinning_child_is_killed) {
         close(fd);
 }
 
-Test(sandbox, blocked_child_is_killed_at_the_deadline) {
+Test(sandbox, blocked_child_is_killed_at_the_deadline, .init = short_limits) {
         uint8_t *buf = NULL;
         size_t len = 0;
         int p[2], sig = 0;
