@@ -135,6 +135,12 @@ static int start_reader(const Config *config, PrivilegedReader **ret) {
                 return r;
         process_users_set_source(privileged_reader_scan_fds, reader);
         crio_store_file_set_source(privileged_reader_open_store_file, reader);
+        /* The store's looks, watches and listings and the runtimes' exec
+         * fifos (host/private-path.h): the reader's too, under --root as
+         * well (a fake root's store is plain directories, which the
+         * reader's filter lets it look at and watch), so the fake-root
+         * suites run the same path as a node. */
+        private_path_set_source(&privileged_reader_path_source, reader);
         /* The pin's and the exclusive opens too, on the real host. Under
          * --root the fake kernel (an LD_PRELOAD library) answers an
          * exclusive open and records a pin inside the process that opens,
@@ -262,5 +268,6 @@ int main(int argc, char **argv) {
         process_users_set_source(NULL, NULL);
         device_open_set_source(NULL, NULL);
         crio_store_file_set_source(NULL, NULL);
+        private_path_set_source(NULL, NULL);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "container/container-config.h"
 #include "container/container-started.h"
@@ -14,6 +15,7 @@
 #include "container/driver-env.h"
 #include "host/crio-store-file.h"
 #include "host/crio.h"
+#include "host/private-path.h"
 #include "sandbox/crio-config-job.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -138,12 +140,21 @@ int container_store_find_running(const char *store_dir, const char *container_na
         uint64_t best_created = 0;
         pid_t best = 0;
         struct dirent *de;
+        int r, fd = -EBADF;
 
         if (crio_containers_dir(store_dir, &dir) < 0)
                 return -ENOMEM;
-        d = opendir(dir);
-        if (!d)
-                return -errno;
+        /* Listed through an fd private_path_open_store() opens (the
+         * privileged reader: overlay-containers/ is root's 0700). */
+        r = private_path_open_store(dir, &fd);
+        if (r < 0)
+                return r;
+        d = fdopendir(fd);
+        if (!d) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
         while ((de = readdir(d))) {
                 _cleanup_(container_identity_freep) ContainerIdentity *c = NULL;
                 pid_t pid;

@@ -34,8 +34,9 @@ start_daemon() {
   daemon_pid=$!
 }
 # Until the daemon follows the container (or cannot: the syscall is unknown,
-# or its privileged reader, which opens the store's files, is gone).
-reader_gone='config.json, ignoring the container: \(Broken pipe\|Transport endpoint is not connected\|Connection reset by peer\)'
+# or its privileged reader, which looks at and watches the store and opens
+# its files, is gone).
+reader_gone='\(config.json, ignoring the container: \|(container-store-dir) for now: \|Container store .*: cannot watch [^ ]* (\)\(Broken pipe\|Transport endpoint is not connected\|Connection reset by peer\)'
 unsupported() {
   local i
   for i in $(seq 1 600); do
@@ -46,7 +47,7 @@ unsupported() {
   done
   if [ $checker = valgrind ] && grep -q "$reader_gone" "$tmp/daemon.log" 2>/dev/null; then
     echo "SKIP: the daemon's privileged reader does not outlive valgrind (its seccomp filter kills the calls" \
-         "valgrind makes in it), so no container's config.json can be opened under it; run this case on a" \
+         "valgrind makes in it), so CRI-O's store cannot be watched nor a config.json opened under it; run this case on a" \
          "b_sanitize=address build (LeakSanitizer)"
     exit 77
   fi

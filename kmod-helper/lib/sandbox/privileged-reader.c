@@ -225,6 +225,8 @@ static int ask_scan(PrivilegedReader *r, ProcessFdList *l) {
                         return 0;
                 case READER_RECORD_OPENED:
                 case READER_RECORD_RELEASED:
+                case READER_RECORD_LOOKED:
+                case READER_RECORD_WATCHED:
                         return -EBADMSG; /* no answer to this request */
                 }
                 if (k < 0)
@@ -259,9 +261,41 @@ static int passed_type_ok(const ReaderRequest *q, int fd) {
 
         if (fstat(fd, &st) < 0)
                 return -errno;
+        if (q->type == READER_REQUEST_OPEN_STORE)
+                return S_ISDIR(st.st_mode) ? 0 : -EBADMSG;
         if (q->type == READER_REQUEST_OPEN_STORE_FILE || !host_root_is_real())
                 return S_ISREG(st.st_mode) ? 0 : -EBADMSG;
         return (q->device_kind == DEVICE_OPEN_CONTROLLER ? S_ISCHR(st.st_mode) : S_ISBLK(st.st_mode)) ? 0 : -EBADMSG;
+}
+
+/* The request, with fd passed alongside when fd >= 0. */
+static int send_request(PrivilegedReader *r, const ReaderRequest *q, int fd) {
+        uint8_t buf[READER_MSG_SIZE];
+        union {
+                struct cmsghdr align;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } control = {};
+        struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+        int k;
+
+        if ((k = reader_request_encode(q, buf)) < 0)
+                return k;
+        if (fd >= 0) {
+                struct cmsghdr *c;
+
+                mh.msg_control = control.buf;
+                mh.msg_controllen = sizeof(control.buf);
+                c = CMSG_FIRSTHDR(&mh);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(c), &fd, sizeof(int));
+        }
+        errno = 0;
+        if (sendmsg(r->fd, &mh, MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
+                return errno ? -errno : -EIO;
+        return 0;
 }
 
 /* One request answered by one OPENED record. *answered: whether the reader
@@ -274,11 +308,8 @@ static int ask_open(PrivilegedReader *r, const ReaderRequest *q, int *ret_fd, bo
         int fds[1], k;
         size_t n = 0;
 
-        if ((k = reader_request_encode(q, buf)) < 0)
+        if ((k = send_request(r, q, -EBADF)) < 0)
                 return k;
-        errno = 0;
-        if (send(r->fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
-                return errno ? -errno : -EIO;
         if ((k = receive_with_fds(r->fd, deadline, buf, fds, ELEMENTSOF(fds), &n)) < 0)
                 return k;
         k = reader_record_decode(buf, sizeof(buf), &rec);
@@ -353,3 +384,109 @@ int privileged_reader_open_store_file(void *reader, const char *containers_dir, 
         memcpy(q.store_id, id, sizeof(q.store_id));
         return ask(r, &q, ret_fd);
 }
+
+/* One request (with fd passed, for a watch) answered by one record of kind
+ * want and no fd. A reader out of step is given up, as in ask(). */
+static int ask_record(PrivilegedReader *r, const ReaderRequest *q, int fd, ReaderRecordKind want, ReaderRecord *ret) {
+        uint8_t buf[READER_MSG_SIZE];
+        uint64_t deadline = now_usec() + PRIVILEGED_READER_DEADLINE_USEC;
+        ReaderRecord rec;
+        int k;
+
+        k = send_request(r, q, fd);
+        if (k >= 0)
+                k = receive(r->fd, deadline, buf);
+        if (k >= 0)
+                k = reader_record_decode(buf, sizeof(buf), &rec);
+        if (k >= 0 && rec.kind != want)
+                k = -EBADMSG;
+        if (k < 0) {
+                give_up(r);
+                return k;
+        }
+        *ret = rec;
+        return 0;
+}
+
+static bool store_path(PrivatePath p) {
+        return p == PRIVATE_PATH_STORE || p == PRIVATE_PATH_ENTRY || p == PRIVATE_PATH_USERDATA;
+}
+
+/* The request for p, or -EINVAL (not sent: the reader would end on it),
+ * -EXDEV (a store the reader does not serve). */
+static int path_request(const PrivilegedReader *r, ReaderRequestType type, const char *containers_dir, PrivatePath p,
+                        const char *id, ReaderRequest *ret) {
+        ReaderRequest q = { .type = type, .path = p };
+
+        if (!private_path_valid(p, id))
+                return -EINVAL;
+        if (store_path(p) && (!r->containers_dir || !containers_dir || !streq(containers_dir, r->containers_dir)))
+                return -EXDEV;
+        if (p != PRIVATE_PATH_STORE)
+                memcpy(q.store_id, id, sizeof(q.store_id));
+        *ret = q;
+        return 0;
+}
+
+int privileged_reader_look_path(void *reader, const char *containers_dir, PrivatePath p, const char *id,
+                                PrivatePathLook *ret) {
+        PrivilegedReader *r = reader;
+        ReaderRequest q;
+        ReaderRecord rec;
+        int k;
+
+        if (!r || r->fd < 0)
+                return -ENOTCONN;
+        if ((k = path_request(r, READER_REQUEST_LOOK_PATH, containers_dir, p, id, &q)) < 0)
+                return k;
+        if ((k = ask_record(r, &q, -EBADF, READER_RECORD_LOOKED, &rec)) < 0)
+                return k;
+        if (rec.status < 0)
+                return rec.status;
+        *ret = rec.look;
+        return 0;
+}
+
+int privileged_reader_watch_path(void *reader, int inotify_fd, const char *containers_dir, PrivatePath p,
+                                 const char *id, bool climb, int *ret_wd, unsigned *ret_up) {
+        PrivilegedReader *r = reader;
+        ReaderRequest q;
+        ReaderRecord rec;
+        int k;
+
+        if (!r || r->fd < 0)
+                return -ENOTCONN;
+        if (inotify_fd < 0)
+                return -EBADF;
+        if ((k = path_request(r, READER_REQUEST_WATCH_PATH, containers_dir, p, id, &q)) < 0)
+                return k;
+        q.climb = climb;
+        if ((k = ask_record(r, &q, inotify_fd, READER_RECORD_WATCHED, &rec)) < 0)
+                return k;
+        if (rec.status < 0)
+                return rec.status;
+        /* Not climbing: on the path itself, or it is a lie. */
+        if (!climb && rec.up != 0) {
+                give_up(r);
+                return -EBADMSG;
+        }
+        *ret_wd = rec.wd;
+        *ret_up = rec.up;
+        return 0;
+}
+
+int privileged_reader_open_store(void *reader, const char *containers_dir, int *ret_fd) {
+        PrivilegedReader *r = reader;
+
+        if (!r || r->fd < 0)
+                return -ENOTCONN;
+        if (!r->containers_dir || !containers_dir || !streq(containers_dir, r->containers_dir))
+                return -EXDEV;
+        return ask(r, &(ReaderRequest) { .type = READER_REQUEST_OPEN_STORE }, ret_fd);
+}
+
+const PrivatePathSource privileged_reader_path_source = {
+        .look = privileged_reader_look_path,
+        .watch = privileged_reader_watch_path,
+        .open_store = privileged_reader_open_store,
+};

@@ -21,10 +21,12 @@
  *     so the daemon's identity, same uid but without CAP_DAC_*, cannot open
  *     its /proc/<pid>/mem (nor ptrace it: the unit's filter);
  *   - RLIMIT_FSIZE 0 and CORE 0;
- *   - loads a seccomp filter: read/recv and write/send/sendmsg on its socket (and
- *     write on fd 2), openat only without write, create or truncate flags,
- *     getdents64, readlink(at), the stat family, close, fcntl, lseek,
- *     memory without PROT_EXEC, exit; anything else kills it.
+ *   - loads a seccomp filter: read/recv/recvmsg and write/send/sendmsg on its
+ *     socket (and write on fd 2), openat only without write, create or
+ *     truncate flags, getdents64, readlink(at), the stat family,
+ *     inotify_add_watch (on the daemon's inotify fd, passed with a watch
+ *     request), close, fcntl, lseek, memory without PROT_EXEC, exit;
+ *     anything else kills it.
  * It answers READER_REQUEST_SCAN_FDS with process_fd_walk() (skipping the
  * daemon and itself), which names no path the daemon chose: the request
  * carries none. It answers READER_REQUEST_OPEN_DEVICE (the pin's open of a
@@ -32,8 +34,12 @@
  * the request carries a kind and a kernel name, which the decoder and the
  * open each check, and the path is the reader's own ("/dev/" and the name,
  * O_NOFOLLOW, the node's type checked before and after the open); the fd
- * goes back over the socket (SCM_RIGHTS) and the reader closes its copy. A
- * request it cannot decode ends it (a daemon that sends garbage is not one
+ * goes back over the socket (SCM_RIGHTS) and the reader closes its copy.
+ * It answers READER_REQUEST_OPEN_STORE_FILE (crio-store-file.h) the same
+ * way, and the root-only paths the daemon follows (host/private-path.h: a
+ * kind of a closed list and a container id, never a path) with a look, a
+ * watch added on the inotify fd the daemon passes with the request, or the
+ * store directory opened for listing. A request it cannot decode ends it (a daemon that sends garbage is not one
  * it serves).
  *
  * Fail safe: the daemon's side checks every record (reader-codec.h), the
@@ -45,9 +51,11 @@
  *
  * Library code: no logging. */
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "host/crio-store-file.h"
+#include "host/private-path.h"
 #include "usage/device-open.h"
 #include "usage/process-fds.h"
 #include "util/macro.h"
@@ -94,6 +102,22 @@ int privileged_reader_open_device(void *reader, DeviceOpenKind kind, const char 
  * privileged_reader_open_device(). Matches CrioStoreFileSource. */
 int privileged_reader_open_store_file(void *reader, const char *containers_dir, const char *id, CrioStoreFile f,
                                       int *ret_fd);
+
+/* Ask the reader for what host/private-path.h does in root-only
+ * directories: a look (lstat's type and mtime), a watch added on the
+ * caller's inotify fd (passed with the request; the reader adds the watch
+ * on the same instance and closes its copy), the store directory opened
+ * for listing (checked here to be a directory). Each answers what the
+ * *_direct() function answers in the reader, or -ENOTCONN, -ETIME,
+ * -EBADMSG as privileged_reader_open_device(); -EXDEV for a store path of
+ * another store than the reader's. privileged_reader_path_source holds
+ * the three for private_path_set_source(). */
+int privileged_reader_look_path(void *reader, const char *containers_dir, PrivatePath p, const char *id,
+                                PrivatePathLook *ret);
+int privileged_reader_watch_path(void *reader, int inotify_fd, const char *containers_dir, PrivatePath p,
+                                 const char *id, bool climb, int *ret_wd, unsigned *ret_up);
+int privileged_reader_open_store(void *reader, const char *containers_dir, int *ret_fd);
+extern const PrivatePathSource privileged_reader_path_source;
 
 /* The reader's side (reader-serve.c): confines the calling process and
  * serves requests on fd until it closes; never returns. daemon is the

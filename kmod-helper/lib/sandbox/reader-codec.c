@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "host/crio.h"
@@ -64,6 +65,27 @@ static unsigned hex_value(char c) {
         return c >= 'a' ? (unsigned) (c - 'a' + 10) : (unsigned) (c - '0');
 }
 
+/* A file type as lstat gives it, shifted (S_IFMT >> 12): one of seven. */
+static bool type_valid(uint32_t t) {
+        return t == S_IFIFO >> 12 || t == S_IFCHR >> 12 || t == S_IFDIR >> 12 || t == S_IFBLK >> 12 ||
+               t == S_IFREG >> 12 || t == S_IFLNK >> 12 || t == S_IFSOCK >> 12;
+}
+
+static void put_id(uint8_t *p, const char *id) {
+        for (size_t i = 0; i < 32; i++)
+                p[i] = (uint8_t) (hex_value(id[2 * i]) << 4 | hex_value(id[2 * i + 1]));
+}
+
+static void get_id(const uint8_t *p, char id[static 65]) {
+        static const char hex[] = "0123456789abcdef";
+
+        for (size_t i = 0; i < 32; i++) {
+                id[2 * i] = hex[p[i] >> 4];
+                id[2 * i + 1] = hex[p[i] & 0xf];
+        }
+        id[64] = '\0';
+}
+
 static bool pid_valid(int64_t pid) {
         return pid > 0 && pid <= PROCESS_PID_MAX;
 }
@@ -85,8 +107,24 @@ int reader_request_encode(const ReaderRequest *q, uint8_t buf[static READER_MSG_
                         return -EINVAL;
                 header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
                 put32(buf + 8, (uint32_t) q->store_file);
-                for (size_t i = 0; i < 32; i++)
-                        buf[32 + i] = (uint8_t) (hex_value(q->store_id[2 * i]) << 4 | hex_value(q->store_id[2 * i + 1]));
+                put_id(buf + 32, q->store_id);
+                return 0;
+        case READER_REQUEST_LOOK_PATH:
+        case READER_REQUEST_WATCH_PATH:
+                if (!private_path_valid(q->path, q->store_id) ||
+                    (q->path == PRIVATE_PATH_STORE && q->store_id[0] != '\0'))
+                        return -EINVAL;
+                header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
+                put32(buf + 8, (uint32_t) q->path);
+                if (q->type == READER_REQUEST_WATCH_PATH)
+                        put32(buf + 12, q->climb ? 1U : 0U);
+                else if (q->climb)
+                        return -EINVAL;
+                if (q->path != PRIVATE_PATH_STORE)
+                        put_id(buf + 32, q->store_id);
+                return 0;
+        case READER_REQUEST_OPEN_STORE:
+                header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
                 return 0;
         }
         return -EINVAL;
@@ -121,18 +159,36 @@ static int decode_open_device(const uint8_t *buf, ReaderRequest *ret) {
 /* The file, then the id: written back as hex here, so whatever the 32
  * bytes are, the id is 64 lowercase hex digits and names one directory. */
 static int decode_open_store_file(const uint8_t *buf, ReaderRequest *ret) {
-        static const char hex[] = "0123456789abcdef";
         ReaderRequest q = { .type = READER_REQUEST_OPEN_STORE_FILE };
         uint32_t file = get32(buf + 8);
 
         if (!all_zero(buf + 12, 32 - 12) || !crio_store_file_name((CrioStoreFile) file))
                 return -EBADMSG;
         q.store_file = (CrioStoreFile) file;
-        for (size_t i = 0; i < 32; i++) {
-                q.store_id[2 * i] = hex[buf[32 + i] >> 4];
-                q.store_id[2 * i + 1] = hex[buf[32 + i] & 0xf];
-        }
-        q.store_id[64] = '\0';
+        get_id(buf + 32, q.store_id);
+        *ret = q;
+        return 0;
+}
+
+/* A kind of the closed list, then the id (written back as hex, as above;
+ * none for the store itself: 32 zero bytes), then climb (WATCH_PATH: 0 or
+ * 1; LOOK_PATH: 0). */
+static int decode_path(const uint8_t *buf, ReaderRequestType type, ReaderRequest *ret) {
+        ReaderRequest q = { .type = type };
+        uint32_t kind = get32(buf + 8), climb = get32(buf + 12);
+
+        if (!all_zero(buf + 16, 32 - 16) || kind < PRIVATE_PATH_STORE || kind > PRIVATE_PATH_MAX_KIND ||
+            climb > (type == READER_REQUEST_WATCH_PATH ? 1U : 0U))
+                return -EBADMSG;
+        q.path = (PrivatePath) kind;
+        q.climb = climb == 1;
+        if (q.path == PRIVATE_PATH_STORE) {
+                if (!all_zero(buf + 32, 32))
+                        return -EBADMSG;
+        } else
+                get_id(buf + 32, q.store_id);
+        if (!private_path_valid(q.path, q.store_id))
+                return -EBADMSG;
         *ret = q;
         return 0;
 }
@@ -150,6 +206,15 @@ int reader_request_decode(const uint8_t *buf, size_t len, ReaderRequest *ret) {
                 return decode_open_device(buf, ret);
         case READER_REQUEST_OPEN_STORE_FILE:
                 return decode_open_store_file(buf, ret);
+        case READER_REQUEST_LOOK_PATH:
+                return decode_path(buf, READER_REQUEST_LOOK_PATH, ret);
+        case READER_REQUEST_WATCH_PATH:
+                return decode_path(buf, READER_REQUEST_WATCH_PATH, ret);
+        case READER_REQUEST_OPEN_STORE:
+                if (!all_zero(buf + 8, READER_MSG_SIZE - 8))
+                        return -EBADMSG;
+                *ret = (ReaderRequest) { .type = READER_REQUEST_OPEN_STORE };
+                return 0;
         default:
                 return -EBADMSG;
         }
@@ -201,6 +266,27 @@ int reader_record_encode(const ReaderRecord *r, uint8_t buf[static READER_MSG_SI
                 return 0;
         case READER_RECORD_RELEASED:
                 header(buf, READER_MAGIC_REPLY, READER_RECORD_RELEASED);
+                return 0;
+        case READER_RECORD_LOOKED: {
+                uint32_t t = (uint32_t) r->look.type >> 12;
+
+                if (r->status > 0 || r->status < -ERRNO_MAX || (r->status == 0 && !type_valid(t)) ||
+                    (r->status < 0 && (t != 0 || r->look.mtime_usec != 0)) || ((uint32_t) r->look.type & 07777))
+                        return -EINVAL;
+                header(buf, READER_MAGIC_REPLY, READER_RECORD_LOOKED);
+                put32(buf + 8, (uint32_t) r->status);
+                put32(buf + 12, t);
+                put64(buf + 16, r->look.mtime_usec);
+                return 0;
+        }
+        case READER_RECORD_WATCHED:
+                if (r->status > 0 || r->status < -ERRNO_MAX || (r->status == 0 && r->wd < 1) ||
+                    (r->status < 0 && (r->wd != 0 || r->up != 0)) || r->wd < 0 || r->up > PRIVATE_PATH_UP_MAX)
+                        return -EINVAL;
+                header(buf, READER_MAGIC_REPLY, READER_RECORD_WATCHED);
+                put32(buf + 8, (uint32_t) r->status);
+                put32(buf + 12, (uint32_t) r->wd);
+                put64(buf + 16, r->up);
                 return 0;
         }
         return -EINVAL;
@@ -269,6 +355,28 @@ int reader_record_decode(const uint8_t *buf, size_t len, ReaderRecord *ret) {
                         return -EBADMSG;
                 *ret = (ReaderRecord) { .kind = READER_RECORD_RELEASED };
                 return 0;
+        case READER_RECORD_LOOKED: {
+                int32_t status = (int32_t) a;
+
+                if (status > 0 || status < -ERRNO_MAX || !all_zero(buf + 24, READER_MSG_SIZE - 24))
+                        return -EBADMSG;
+                if (status == 0 ? !type_valid(b) : (b != 0 || c != 0))
+                        return -EBADMSG;
+                *ret = (ReaderRecord) { .kind = READER_RECORD_LOOKED, .status = status,
+                                        .look = { .type = (mode_t) (b << 12), .mtime_usec = c } };
+                return 0;
+        }
+        case READER_RECORD_WATCHED: {
+                int32_t status = (int32_t) a;
+
+                if (status > 0 || status < -ERRNO_MAX || !all_zero(buf + 24, READER_MSG_SIZE - 24))
+                        return -EBADMSG;
+                if (status == 0 ? (b < 1 || b > (uint32_t) INT32_MAX || c > PRIVATE_PATH_UP_MAX) : (b != 0 || c != 0))
+                        return -EBADMSG;
+                *ret = (ReaderRecord) { .kind = READER_RECORD_WATCHED, .status = status, .wd = (int) b,
+                                        .up = (unsigned) c };
+                return 0;
+        }
         default:
                 return -EBADMSG;
         }

@@ -11,11 +11,18 @@
  *   0  u32 magic    READER_MAGIC_REQUEST or READER_MAGIC_REPLY
  *   4  u16 version  READER_VERSION
  *   6  u16 kind     a ReaderRequestType or a ReaderRecordKind
- *   8  u32 a        FD: pid; UNREADABLE: pid; END and OPENED: status (int32, 0 or
- *                   -errno); the OPEN_DEVICE request: a DeviceOpenKind; the
- *                   OPEN_STORE_FILE request: a CrioStoreFile
- *  12  u32 b        FD: fd;  UNREADABLE: errno; END: number of FD records
- *  16  u64 rdev     FD: st_rdev when has_rdev, else 0; END: number of UNREADABLE records
+ *   8  u32 a        FD: pid; UNREADABLE: pid; END, OPENED, LOOKED and WATCHED:
+ *                   status (int32, 0 or -errno); the OPEN_DEVICE request: a
+ *                   DeviceOpenKind; the OPEN_STORE_FILE request: a
+ *                   CrioStoreFile; LOOK_PATH and WATCH_PATH: a PrivatePath
+ *  12  u32 b        FD: fd;  UNREADABLE: errno; END: number of FD records;
+ *                   WATCH_PATH: climb (0 or 1); LOOKED: the type (st_mode's
+ *                   S_IFMT bits >> 12, 0 on a failure); WATCHED: the watch
+ *                   descriptor (>= 1, 0 on a failure)
+ *  16  u64 rdev     FD: st_rdev when has_rdev, else 0; END: number of UNREADABLE
+ *                   records; LOOKED: st_mtim in microseconds; WATCHED: how
+ *                   many directories above the path's parent the watch is
+ *                   (at most PRIVATE_PATH_UP_MAX)
  *  24  u8  has_rdev FD only
  *  25  7 bytes      zero
  *  32  32 bytes     FD: the NVMe name (process_fd_name_valid) or "", NUL padded;
@@ -23,7 +30,8 @@
  *                   (device_open_name_valid for its kind), NUL padded;
  *                   the OPEN_STORE_FILE request: the container id's 32 bytes
  *                   (its 64 hex digits, decoded: any 32 bytes are an id, and
- *                   the reader writes the hex itself)
+ *                   the reader writes the hex itself); LOOK_PATH and
+ *                   WATCH_PATH: the same, all zero for PRIVATE_PATH_STORE
  *
  * A SCAN_FDS request is its header alone (bytes 8..63 zero); its answer is
  * its FD and UNREADABLE records, then one END that counts them. An
@@ -37,13 +45,25 @@
  * closed its own copy; or a negative errno and no fd, and nothing after.
  * The daemon returns only after RELEASED: from then on the open file is the
  * daemon's alone (a block device's claim, a module reference that the
- * daemon's close drops at once, as its refcount checks expect). Anything
- * else is refused. */
+ * daemon's close drops at once, as its refcount checks expect).
+ *
+ * The paths the daemon follows in root-only directories (host/private-path.h):
+ * a LOOK_PATH request (a PrivatePath and an id) is answered by one LOOKED
+ * record (the lstat's type and mtime, or -errno); a WATCH_PATH request
+ * comes with exactly one fd passed alongside, the daemon's inotify fd, on
+ * which the reader adds the watch (its mask the reader's, by kind), closes
+ * its copy and answers one WATCHED record (the wd and how far up, or
+ * -errno); an OPEN_STORE request (header alone) is answered as an open is,
+ * with the store directory's fd (for listing). A request of any other type
+ * with an fd, or a WATCH_PATH without one, ends the reader. Anything else
+ * is refused. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "host/crio-store-file.h"
+#include "host/private-path.h"
 #include "usage/device-open.h"
 #include "usage/process-fds.h"
 
@@ -56,6 +76,9 @@ typedef enum ReaderRequestType {
         READER_REQUEST_SCAN_FDS = 1,    /* who holds which /dev node open (process-fds.h) */
         READER_REQUEST_OPEN_DEVICE = 2, /* an NVMe node opened and passed (device-open.h) */
         READER_REQUEST_OPEN_STORE_FILE = 3, /* a container's file opened and passed (host/crio-store-file.h) */
+        READER_REQUEST_LOOK_PATH = 4,       /* a PrivatePath lstat'ed (host/private-path.h) */
+        READER_REQUEST_WATCH_PATH = 5,      /* a PrivatePath watched on the inotify fd passed with it */
+        READER_REQUEST_OPEN_STORE = 6,      /* the store directory opened and passed, for listing */
 } ReaderRequestType;
 
 typedef struct ReaderRequest {
@@ -63,7 +86,10 @@ typedef struct ReaderRequest {
         DeviceOpenKind device_kind;             /* OPEN_DEVICE */
         char device_name[DEVICE_OPEN_NAME_MAX]; /* OPEN_DEVICE */
         CrioStoreFile store_file;               /* OPEN_STORE_FILE */
-        char store_id[65];                      /* OPEN_STORE_FILE: crio_id_valid */
+        char store_id[65];                      /* OPEN_STORE_FILE, LOOK_PATH, WATCH_PATH: crio_id_valid
+                                                 * ("" for PRIVATE_PATH_STORE) */
+        PrivatePath path;                       /* LOOK_PATH, WATCH_PATH */
+        bool climb;                             /* WATCH_PATH */
 } ReaderRequest;
 
 typedef enum ReaderRecordKind {
@@ -72,14 +98,19 @@ typedef enum ReaderRecordKind {
         READER_RECORD_END = 3,
         READER_RECORD_OPENED = 4,   /* the answer to OPEN_DEVICE and OPEN_STORE_FILE */
         READER_RECORD_RELEASED = 5, /* after a successful OPENED: the reader's copy is closed */
+        READER_RECORD_LOOKED = 6,   /* the answer to LOOK_PATH */
+        READER_RECORD_WATCHED = 7,  /* the answer to WATCH_PATH */
 } ReaderRecordKind;
 
 typedef struct ReaderRecord {
         ReaderRecordKind kind;
         ProcessFd fd;                 /* READER_RECORD_FD */
         ProcessUnreadable unreadable; /* READER_RECORD_UNREADABLE */
-        int status;                   /* END, OPENED: 0 or a negative errno */
+        int status;                   /* END, OPENED, LOOKED, WATCHED: 0 or a negative errno */
         uint32_t n_fds, n_unreadable; /* READER_RECORD_END */
+        PrivatePathLook look;         /* READER_RECORD_LOOKED */
+        int wd;                       /* READER_RECORD_WATCHED */
+        unsigned up;                  /* READER_RECORD_WATCHED */
 } ReaderRecord;
 
 /* Encoders: -EINVAL for what the decoder would refuse (so neither side

@@ -82,6 +82,8 @@ static int filter_build(Filter *f) {
                 SYS_getdents64, SYS_readlinkat, SYS_newfstatat, SYS_fstat,  SYS_statx, SYS_close,
                 SYS_fcntl,      SYS_lseek,      SYS_brk,        SYS_munmap, SYS_mremap, SYS_madvise,
                 SYS_exit,       SYS_exit_group, SYS_rt_sigreturn, SYS_getpid, SYS_capget,
+                /* a watch on the daemon's inotify fd (host/private-path.h) */
+                SYS_inotify_add_watch,
                 /* glibc's qsort() asks for the memory size before it sorts
                  * a large array (a real /proc's names) */
                 SYS_sysinfo,
@@ -113,6 +115,7 @@ static int filter_build(Filter *f) {
         /* Each rule below that loads an argument returns: the accumulator
          * holds the call's number at the start of every rule. */
         rule_allow_fd(f, SYS_recvfrom, 0, PRIVILEGED_READER_FD, -1);
+        rule_allow_fd(f, SYS_recvmsg, 0, PRIVILEGED_READER_FD, -1); /* a request, with the daemon's inotify fd */
         rule_allow_fd(f, SYS_read, 0, PRIVILEGED_READER_FD, -1);
         rule_allow_fd(f, SYS_sendto, 0, PRIVILEGED_READER_FD, -1);
         rule_allow_fd(f, SYS_sendmsg, 0, PRIVILEGED_READER_FD, -1); /* an opened node passed back */
@@ -231,6 +234,8 @@ static int serve_open(const ReaderRequest *q, const char *containers_dir) {
 
         if (q->type == READER_REQUEST_OPEN_DEVICE)
                 rec.status = device_open_direct(q->device_kind, q->device_name, &fd);
+        else if (q->type == READER_REQUEST_OPEN_STORE)
+                rec.status = containers_dir ? private_path_open_store_direct(containers_dir, &fd) : -ENOENT;
         else
                 rec.status = containers_dir ? crio_store_file_open_direct(containers_dir, q->store_id, q->store_file, &fd)
                                             : -ENOENT;
@@ -262,6 +267,101 @@ static int serve_open(const ReaderRequest *q, const char *containers_dir) {
         return send_record(&(ReaderRecord) { .kind = READER_RECORD_RELEASED });
 }
 
+static int clamp_errno(int r) {
+        return r < -4095 ? -EIO : r;
+}
+
+/* A look at one of the closed list's paths, made by the reader's own
+ * checks (private_path_look_direct: the decoder wrote the id's hex). */
+static int serve_look(const ReaderRequest *q, const char *containers_dir) {
+        ReaderRecord rec = { .kind = READER_RECORD_LOOKED };
+        PrivatePathLook look = {};
+        int r;
+
+        /* The store's paths need the store; the fifos do not. */
+        if (!containers_dir && (q->path == PRIVATE_PATH_STORE || q->path == PRIVATE_PATH_ENTRY ||
+                                q->path == PRIVATE_PATH_USERDATA))
+                r = -ENOENT;
+        else
+                r = private_path_look_direct(containers_dir, q->path, q->store_id, &look);
+        rec.status = clamp_errno(r);
+        if (r >= 0)
+                rec.look = look;
+        return send_record(&rec);
+}
+
+/* A watch added on the daemon's inotify fd (fd, passed with the request),
+ * whose copy here is closed before the answer. The kernel says EINVAL for
+ * an fd that is no inotify fd: the daemon's lie costs it its answer. */
+static int serve_watch(const ReaderRequest *q, const char *containers_dir, int fd) {
+        ReaderRecord rec = { .kind = READER_RECORD_WATCHED };
+        int wd = 0, r;
+        unsigned up = 0;
+
+        if (!containers_dir && (q->path == PRIVATE_PATH_STORE || q->path == PRIVATE_PATH_ENTRY ||
+                                q->path == PRIVATE_PATH_USERDATA))
+                r = -ENOENT;
+        else
+                r = private_path_watch_direct(fd, containers_dir, q->path, q->store_id, q->climb, &wd, &up);
+        close(fd);
+        rec.status = clamp_errno(r);
+        if (r >= 0) {
+                rec.wd = wd;
+                rec.up = up;
+        }
+        return send_record(&rec);
+}
+
+/* One request and the fds passed with it: exactly one with WATCH_PATH, none
+ * with any other (a daemon that passes what it was not asked for is not one
+ * the reader serves). 0, 1 at EOF, -EBADMSG. */
+static int receive_request(ReaderRequest *q, int *ret_fd) {
+        uint8_t buf[READER_MSG_SIZE];
+        union {
+                struct cmsghdr align;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } control = {};
+        struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                             .msg_controllen = sizeof(control.buf) };
+        int fd = -EBADF, r = 0;
+        ssize_t k;
+
+        do
+                k = recvmsg(PRIVILEGED_READER_FD, &mh, MSG_TRUNC | MSG_CMSG_CLOEXEC);
+        while (k < 0 && errno == EINTR);
+        if (k <= 0)
+                return 1; /* the daemon is gone */
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+                size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+                if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || n != 1 || fd >= 0) {
+                        r = -EBADMSG;
+                        for (size_t i = 0; c->cmsg_type == SCM_RIGHTS && i < n; i++) {
+                                int extra;
+
+                                memcpy(&extra, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                                close(extra);
+                        }
+                        continue;
+                }
+                memcpy(&fd, CMSG_DATA(c), sizeof(int));
+        }
+        if (r >= 0 && (mh.msg_flags & MSG_CTRUNC))
+                r = -EBADMSG;
+        if (r >= 0)
+                r = reader_request_decode(buf, (size_t) k, q);
+        if (r >= 0 && (q->type == READER_REQUEST_WATCH_PATH) != (fd >= 0))
+                r = -EBADMSG;
+        if (r < 0) {
+                if (fd >= 0)
+                        close(fd);
+                return -EBADMSG;
+        }
+        *ret_fd = fd;
+        return 0;
+}
+
 /* The stop signals go to the whole unit (KillMode=control-group): the
  * reader outlives them as long as the daemon does, which may finish its
  * step first and ask once more; it goes with the daemon (PDEATHSIG, EOF). */
@@ -280,20 +380,30 @@ _Noreturn void privileged_reader_serve(int fd, pid_t daemon, const char *contain
         if (reader_fds(fd) < 0 || reader_caps() < 0 || reader_limits() < 0 || reader_seccomp() < 0)
                 reader_exit(1);
         for (;;) {
-                uint8_t buf[READER_MSG_SIZE];
                 ReaderRequest q;
-                ssize_t k = recv(PRIVILEGED_READER_FD, buf, sizeof(buf), MSG_TRUNC);
+                int passed = -EBADF, r = receive_request(&q, &passed);
 
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0)
+                if (r > 0)
                         reader_exit(0); /* the daemon is gone */
-                if (reader_request_decode(buf, (size_t) k, &q) < 0)
+                if (r < 0)
                         reader_exit(1);
-                if (q.type == READER_REQUEST_SCAN_FDS && serve_scan(daemon) < 0)
-                        reader_exit(1);
-                if ((q.type == READER_REQUEST_OPEN_DEVICE || q.type == READER_REQUEST_OPEN_STORE_FILE) &&
-                    serve_open(&q, containers_dir) < 0)
+                switch (q.type) {
+                case READER_REQUEST_SCAN_FDS:
+                        r = serve_scan(daemon);
+                        break;
+                case READER_REQUEST_OPEN_DEVICE:
+                case READER_REQUEST_OPEN_STORE_FILE:
+                case READER_REQUEST_OPEN_STORE:
+                        r = serve_open(&q, containers_dir);
+                        break;
+                case READER_REQUEST_LOOK_PATH:
+                        r = serve_look(&q, containers_dir);
+                        break;
+                case READER_REQUEST_WATCH_PATH:
+                        r = serve_watch(&q, containers_dir, passed);
+                        break;
+                }
+                if (r < 0)
                         reader_exit(1);
         }
 }
