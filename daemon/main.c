@@ -26,6 +26,7 @@
 #include "publish/log.h"
 #include "manager.h"
 #include "publish/report.h"
+#include "sandbox/daemon-capabilities.h"
 #include "sandbox/privileged-reader.h"
 #include "usage/device-open.h"
 #include "usage/process-users.h"
@@ -243,6 +244,23 @@ int main(int argc, char **argv) {
                 config_free(config);
                 log_error_errno(r, "Cannot start the privileged reader: %m");
                 return EXIT_FAILURE;
+        }
+        /* The reader holds CAP_DAC_READ_SEARCH from here on; the daemon,
+         * which parses what tenants control, gives it up
+         * (sandbox/daemon-capabilities.h): no other process's environ or
+         * mem, no 0600 file. On the real host only: under --root the
+         * daemon opens the fake kernel's nodes itself (start_reader), and
+         * a test run as a plain user holds nothing to give up. */
+        if (host_root_is_real()) {
+                r = daemon_capabilities_drop_file_reading();
+                if (r < 0) {
+                        config_free(config);
+                        log_error_errno(r, "Cannot give up CAP_DAC_READ_SEARCH after forking the privileged "
+                                           "reader: %m");
+                        return EXIT_FAILURE;
+                }
+                log_debug("CAP_DAC_READ_SEARCH given up: the privileged reader (pid %d) keeps it.",
+                          (int) privileged_reader_pid(reader));
         }
 
         /* Mode=observe: the same daemon over a guard that only

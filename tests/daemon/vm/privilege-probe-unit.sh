@@ -8,25 +8,29 @@
 # line per attempt:
 #   "OPEN: ..."                     it worked and must not (the test fails);
 #   "blocked: ... (<error>)"        it failed, as it must;
-#   "known open (next stage): ..."  it worked, and is known to until the usage
-#                                   scan has a process of its own (CAP_SYS_PTRACE,
-#                                   CAP_DAC_READ_SEARCH): printed, not failed;
+#   "known open (the reader's): ..." it worked with the unit's identity,
+#                                   which the daemon's privileged reader keeps
+#                                   (CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH) and the
+#                                   daemon gives up after forking it: printed,
+#                                   not failed; the daemon's own identity is
+#                                   section 7's, where the same must fail;
 #   "not tried: ... (why)".
 # What it manages to create it removes at once; what it renames it puts back.
 # PROBE_VICTIM: the pid of an unrelated root process (environ, mem);
 # PROBE_DEV_VICTIM: a /dev node root made for it to unlink.
 #
 # Then, re-executed by setpriv without CAP_DAC_READ_SEARCH (the capability
-# the daemon's privileged reader keeps and the daemon itself is to give up,
-# kmod-helper/lib/sandbox/privileged-reader.h), it checks on this kernel each
-# premise of that design, every line prefixed "[no DAC_READ_SEARCH] ":
+# the daemon's privileged reader keeps and the daemon itself gives up once
+# the reader is forked, kmod-helper/lib/sandbox/daemon-capabilities.h: this
+# is the daemon's own identity from then on; sg_start checks the running
+# daemon's sets), it checks on this kernel each premise of that design,
+# every line prefixed "[no DAC_READ_SEARCH] ":
 #   "blocked: ..."      environ, mem, sysfs dhchap_*: must fail (the test
 #                       fails on "OPEN: ...");
 #   "reachable: ..."    /proc/<pid>/root, /proc/1/mountinfo: a ptrace check
 #                       alone, which CAP_SYS_PTRACE passes: must work (the
 #                       test fails on "UNREACHABLE: ...");
-#   "reader's: ..."     what only the reader (or the daemon until it gives
-#                       the capability up) can do: another user's
+#   "reader's: ..."     what only the reader can do: another user's
 #                       /proc/<pid>/fd, CRI-O's store, the NVMe device nodes;
 #                       printed either way, for the design.
 set -u
@@ -49,7 +53,7 @@ known() {
 	local what=$1 err
 	shift
 	if err=$("$@" 2>&1); then
-		echo "known open (next stage): $what"
+		echo "known open (the reader's; the daemon gives it up): $what"
 	else
 		echo "blocked (known open before): $what (${err##*: })"
 	fi
