@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The privileged reader's decoders (sandbox/reader-codec.h): the request, as
  * the reader decodes what a taken-over daemon sends it (a scan, a device to
- * open by kind and name, a store file by id), and the records, as
+ * open by kind and name, a store file by id, a look at or a watch on a
+ * root-only path by kind and id, the store's listing), and the records, as
  * the daemon decodes what a confused reader answers. The input is cut into
  * 64-byte messages (its last piece may be short, as a datagram can be).
  * What either decoder accepts must encode back to the same bytes and pass
@@ -10,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "host/crio.h"
+#include "host/private-path.h"
 #include "sandbox/reader-codec.h"
 #include "usage/device-open.h"
 #include "usage/process-fds.h"
@@ -23,7 +27,16 @@ static void check_record(const uint8_t *msg, size_t len) {
 
         if (reader_record_decode(msg, len, &r) < 0)
                 return;
-        if (r.kind == READER_RECORD_OPENED && (r.status > 0 || r.status < -4095))
+        if ((r.kind == READER_RECORD_OPENED || r.kind == READER_RECORD_LOOKED || r.kind == READER_RECORD_WATCHED) &&
+            (r.status > 0 || r.status < -4095))
+                abort();
+        /* A look's type is a file type, and none with a failure. */
+        if (r.kind == READER_RECORD_LOOKED && (r.status == 0 ? (r.look.type & ~S_IFMT) || r.look.type == 0
+                                                             : r.look.type != 0 || r.look.mtime_usec != 0))
+                abort();
+        /* A watch descriptor with a success only; never further up than the bound. */
+        if (r.kind == READER_RECORD_WATCHED &&
+            ((r.status == 0 ? r.wd < 1 : r.wd != 0) || r.up > PRIVATE_PATH_UP_MAX))
                 abort();
         if (r.kind == READER_RECORD_FD) {
                 if (r.fd.pid <= 0 || r.fd.pid > PROCESS_PID_MAX || r.fd.fd < 0)
@@ -45,7 +58,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
                 if (reader_request_decode(data + off, len, &q) == 0) {
                         if (q.type != READER_REQUEST_SCAN_FDS && q.type != READER_REQUEST_OPEN_DEVICE &&
-                            q.type != READER_REQUEST_OPEN_STORE_FILE)
+                            q.type != READER_REQUEST_OPEN_STORE_FILE && q.type != READER_REQUEST_LOOK_PATH &&
+                            q.type != READER_REQUEST_WATCH_PATH && q.type != READER_REQUEST_OPEN_STORE)
+                                abort();
+                        /* A path of the closed list, and an id the reader
+                         * makes a directory name of (none for the store). */
+                        if ((q.type == READER_REQUEST_LOOK_PATH || q.type == READER_REQUEST_WATCH_PATH) &&
+                            (!private_path_valid(q.path, q.store_id) ||
+                             (q.path == PRIVATE_PATH_STORE ? q.store_id[0] != '\0' : !crio_id_valid(q.store_id)) ||
+                             (q.type == READER_REQUEST_LOOK_PATH && q.climb)))
                                 abort();
                         /* The id the reader makes a directory name of. */
                         if (q.type == READER_REQUEST_OPEN_STORE_FILE &&
