@@ -20,6 +20,8 @@
 #include "host/crio-store-file.h"
 #include "host/crio.h"
 #include "host/host-root.h"
+#include "host/private-path.h"
+#include "host/proc-syscall.h"
 #ifndef SWAPGUARD_DAEMON_ONLY
 #include "kmod-cli.h"
 #endif
@@ -142,6 +144,9 @@ static int start_reader(const Config *config, PrivilegedReader **ret) {
          * reader's filter lets it look at and watch), so the fake-root
          * suites run the same path as a node. */
         private_path_set_source(&privileged_reader_path_source, reader);
+        /* /proc/<pid>/syscall (0400, its owner's): whether a driver
+         * container's process is in finit_module() or delete_module(). */
+        proc_syscall_set_source(privileged_reader_open_syscall, reader);
         /* The pin's and the exclusive opens too, on the real host. Under
          * --root the fake kernel (an LD_PRELOAD library) answers an
          * exclusive open and records a pin inside the process that opens,
@@ -287,5 +292,6 @@ int main(int argc, char **argv) {
         device_open_set_source(NULL, NULL);
         crio_store_file_set_source(NULL, NULL);
         private_path_set_source(NULL, NULL);
+        proc_syscall_set_source(NULL, NULL);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

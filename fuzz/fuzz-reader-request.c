@@ -2,7 +2,8 @@
 /* The privileged reader's decoders (sandbox/reader-codec.h): the request, as
  * the reader decodes what a taken-over daemon sends it (a scan, a device to
  * open by kind and name, a store file by id, a look at or a watch on a
- * root-only path by kind and id, the store's listing), and the records, as
+ * root-only path by kind and id, the store's listing, a process's
+ * /proc/<pid>/syscall by pid), and the records, as
  * the daemon decodes what a confused reader answers. The input is cut into
  * 64-byte messages (its last piece may be short, as a datagram can be).
  * What either decoder accepts must encode back to the same bytes and pass
@@ -15,6 +16,7 @@
 
 #include "host/crio.h"
 #include "host/private-path.h"
+#include "host/proc-syscall.h"
 #include "sandbox/reader-codec.h"
 #include "usage/device-open.h"
 #include "usage/process-fds.h"
@@ -59,7 +61,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (reader_request_decode(data + off, len, &q) == 0) {
                         if (q.type != READER_REQUEST_SCAN_FDS && q.type != READER_REQUEST_OPEN_DEVICE &&
                             q.type != READER_REQUEST_OPEN_STORE_FILE && q.type != READER_REQUEST_LOOK_PATH &&
-                            q.type != READER_REQUEST_WATCH_PATH && q.type != READER_REQUEST_OPEN_STORE)
+                            q.type != READER_REQUEST_WATCH_PATH && q.type != READER_REQUEST_OPEN_STORE &&
+                            q.type != READER_REQUEST_OPEN_SYSCALL)
+                                abort();
+                        /* The pid the reader makes a /proc path of. */
+                        if (q.type == READER_REQUEST_OPEN_SYSCALL && !proc_syscall_pid_valid(q.pid))
                                 abort();
                         /* A path of the closed list, and an id the reader
                          * makes a directory name of (none for the store). */

@@ -263,7 +263,7 @@ static int passed_type_ok(const ReaderRequest *q, int fd) {
                 return -errno;
         if (q->type == READER_REQUEST_OPEN_STORE)
                 return S_ISDIR(st.st_mode) ? 0 : -EBADMSG;
-        if (q->type == READER_REQUEST_OPEN_STORE_FILE || !host_root_is_real())
+        if (q->type == READER_REQUEST_OPEN_STORE_FILE || q->type == READER_REQUEST_OPEN_SYSCALL || !host_root_is_real())
                 return S_ISREG(st.st_mode) ? 0 : -EBADMSG;
         return (q->device_kind == DEVICE_OPEN_CONTROLLER ? S_ISCHR(st.st_mode) : S_ISBLK(st.st_mode)) ? 0 : -EBADMSG;
 }
@@ -483,6 +483,16 @@ int privileged_reader_open_store(void *reader, const char *containers_dir, int *
         if (!r->containers_dir || !containers_dir || !streq(containers_dir, r->containers_dir))
                 return -EXDEV;
         return ask(r, &(ReaderRequest) { .type = READER_REQUEST_OPEN_STORE }, ret_fd);
+}
+
+int privileged_reader_open_syscall(void *reader, pid_t pid, int *ret_fd) {
+        PrivilegedReader *r = reader;
+
+        if (!r || r->fd < 0)
+                return -ENOTCONN;
+        if (!proc_syscall_pid_valid(pid))
+                return -EINVAL; /* not sent: the reader would end on it */
+        return ask(r, &(ReaderRequest) { .type = READER_REQUEST_OPEN_SYSCALL, .pid = pid }, ret_fd);
 }
 
 const PrivatePathSource privileged_reader_path_source = {

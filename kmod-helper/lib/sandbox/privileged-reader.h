@@ -39,7 +39,8 @@
  * way, and the root-only paths the daemon follows (host/private-path.h: a
  * kind of a closed list and a container id, never a path) with a look, a
  * watch added on the inotify fd the daemon passes with the request, or the
- * store directory opened for listing. A request it cannot decode ends it (a daemon that sends garbage is not one
+ * store directory opened for listing; and a process's /proc/<pid>/syscall
+ * (by pid) opened and passed. A request it cannot decode ends it (a daemon that sends garbage is not one
  * it serves).
  *
  * Fail safe: the daemon's side checks every record (reader-codec.h), the
@@ -56,6 +57,7 @@
 
 #include "host/crio-store-file.h"
 #include "host/private-path.h"
+#include "host/proc-syscall.h"
 #include "usage/device-open.h"
 #include "usage/process-fds.h"
 #include "util/macro.h"
@@ -118,6 +120,11 @@ int privileged_reader_watch_path(void *reader, int inotify_fd, const char *conta
                                  const char *id, bool climb, int *ret_wd, unsigned *ret_up);
 int privileged_reader_open_store(void *reader, const char *containers_dir, int *ret_fd);
 extern const PrivatePathSource privileged_reader_path_source;
+
+/* Asks the reader to open /proc/<pid>/syscall (host/proc-syscall.h: 0400,
+ * its owner's) and pass it back: as privileged_reader_open_device(), the
+ * fd a regular file. Matches ProcSyscallSource. */
+int privileged_reader_open_syscall(void *reader, pid_t pid, int *ret_fd);
 
 /* The reader's side (reader-serve.c): confines the calling process and
  * serves requests on fd until it closes; never returns. daemon is the

@@ -126,6 +126,12 @@ int reader_request_encode(const ReaderRequest *q, uint8_t buf[static READER_MSG_
         case READER_REQUEST_OPEN_STORE:
                 header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
                 return 0;
+        case READER_REQUEST_OPEN_SYSCALL:
+                if (!proc_syscall_pid_valid(q->pid))
+                        return -EINVAL;
+                header(buf, READER_MAGIC_REQUEST, (uint16_t) q->type);
+                put32(buf + 8, (uint32_t) q->pid);
+                return 0;
         }
         return -EINVAL;
 }
@@ -215,6 +221,15 @@ int reader_request_decode(const uint8_t *buf, size_t len, ReaderRequest *ret) {
                         return -EBADMSG;
                 *ret = (ReaderRequest) { .type = READER_REQUEST_OPEN_STORE };
                 return 0;
+        case READER_REQUEST_OPEN_SYSCALL: {
+                uint32_t pid = get32(buf + 8);
+
+                if (!all_zero(buf + 12, READER_MSG_SIZE - 12) || pid > PROCESS_PID_MAX ||
+                    !proc_syscall_pid_valid((pid_t) pid))
+                        return -EBADMSG;
+                *ret = (ReaderRequest) { .type = READER_REQUEST_OPEN_SYSCALL, .pid = (pid_t) pid };
+                return 0;
+        }
         default:
                 return -EBADMSG;
         }

@@ -14,7 +14,8 @@
  *   8  u32 a        FD: pid; UNREADABLE: pid; END, OPENED, LOOKED and WATCHED:
  *                   status (int32, 0 or -errno); the OPEN_DEVICE request: a
  *                   DeviceOpenKind; the OPEN_STORE_FILE request: a
- *                   CrioStoreFile; LOOK_PATH and WATCH_PATH: a PrivatePath
+ *                   CrioStoreFile; LOOK_PATH and WATCH_PATH: a PrivatePath;
+ *                   OPEN_SYSCALL: a pid
  *  12  u32 b        FD: fd;  UNREADABLE: errno; END: number of FD records;
  *                   WATCH_PATH: climb (0 or 1); LOOKED: the type (st_mode's
  *                   S_IFMT bits >> 12, 0 on a failure); WATCHED: the watch
@@ -54,7 +55,8 @@
  * which the reader adds the watch (its mask the reader's, by kind), closes
  * its copy and answers one WATCHED record (the wd and how far up, or
  * -errno); an OPEN_STORE request (header alone) is answered as an open is,
- * with the store directory's fd (for listing). A request of any other type
+ * with the store directory's fd (for listing); so is an OPEN_SYSCALL
+ * request (a pid alone: host/proc-syscall.h). A request of any other type
  * with an fd, or a WATCH_PATH without one, ends the reader. Anything else
  * is refused. */
 
@@ -64,6 +66,7 @@
 
 #include "host/crio-store-file.h"
 #include "host/private-path.h"
+#include "host/proc-syscall.h"
 #include "usage/device-open.h"
 #include "usage/process-fds.h"
 
@@ -79,6 +82,7 @@ typedef enum ReaderRequestType {
         READER_REQUEST_LOOK_PATH = 4,       /* a PrivatePath lstat'ed (host/private-path.h) */
         READER_REQUEST_WATCH_PATH = 5,      /* a PrivatePath watched on the inotify fd passed with it */
         READER_REQUEST_OPEN_STORE = 6,      /* the store directory opened and passed, for listing */
+        READER_REQUEST_OPEN_SYSCALL = 7,    /* a process's /proc/<pid>/syscall opened and passed */
 } ReaderRequestType;
 
 typedef struct ReaderRequest {
@@ -90,6 +94,7 @@ typedef struct ReaderRequest {
                                                  * ("" for PRIVATE_PATH_STORE) */
         PrivatePath path;                       /* LOOK_PATH, WATCH_PATH */
         bool climb;                             /* WATCH_PATH */
+        pid_t pid;                              /* OPEN_SYSCALL: proc_syscall_pid_valid */
 } ReaderRequest;
 
 typedef enum ReaderRecordKind {

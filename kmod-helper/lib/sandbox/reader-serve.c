@@ -236,6 +236,8 @@ static int serve_open(const ReaderRequest *q, const char *containers_dir) {
                 rec.status = device_open_direct(q->device_kind, q->device_name, &fd);
         else if (q->type == READER_REQUEST_OPEN_STORE)
                 rec.status = containers_dir ? private_path_open_store_direct(containers_dir, &fd) : -ENOENT;
+        else if (q->type == READER_REQUEST_OPEN_SYSCALL)
+                rec.status = proc_syscall_open_direct(q->pid, &fd);
         else
                 rec.status = containers_dir ? crio_store_file_open_direct(containers_dir, q->store_id, q->store_file, &fd)
                                             : -ENOENT;
@@ -394,6 +396,7 @@ _Noreturn void privileged_reader_serve(int fd, pid_t daemon, const char *contain
                 case READER_REQUEST_OPEN_DEVICE:
                 case READER_REQUEST_OPEN_STORE_FILE:
                 case READER_REQUEST_OPEN_STORE:
+                case READER_REQUEST_OPEN_SYSCALL:
                         r = serve_open(&q, containers_dir);
                         break;
                 case READER_REQUEST_LOOK_PATH:
