@@ -12,6 +12,12 @@ nap() { read -r -t "$1" -u "$nap_fd" _ || :; }
 
 rel=6.1.0-fake-amd64
 STACK="nvme_core nvme nvme_fabrics nvme_tcp"
+# ReadyTimeoutSec= for the rows whose ready deadline must come after the
+# unload (and the fabrics capture before it): a deadline, never a race. At
+# 1 s it fired before the unload on a loaded machine under ASan (the
+# deadline is armed when the container is seen; sd-event may fire it up to
+# 1 s late, never early).
+READY_TIMEOUT_AFTER_UNLOAD=10
 ERRNOS="EAGAIN EBUSY EPERM ENOENT EKEYREJECTED ENOEXEC"
 ID=3f1c2a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170615e4d3
 ID2=b2b2${ID:4}

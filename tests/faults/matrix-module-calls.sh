@@ -101,7 +101,7 @@ run_daemon_fault_row() {
   case $kind in
     unload) echo "delete_module $module $err" > "$tmp/fault.script" ;;
     load) echo "load $module $err" > "$tmp/fault.script" ;;
-    restore) echo "load $module $err" > "$tmp/fault.script"; config ReadyTimeoutSec=1
+    restore) echo "load $module $err" > "$tmp/fault.script"
       # a permanent answer of the kernel: the in-tree module will never load
       case $err in EAGAIN|EBUSY) ;; *) unrecoverable=$err unrecoverable_module=$module ;; esac ;;
     midmount) echo "delete_module $module ok then-mount nvme1n1 /var/lib/kubelet" > "$tmp/fault.script" ;;
@@ -110,8 +110,13 @@ run_daemon_fault_row() {
   wait_state idle
   start_container
   if [ "$kind" = restore ]; then
-    # The ready file never comes: the daemon restores, the restore meets the fault.
-    wait_state "restored|failed" 8
+    # The container ends before its ready file: the daemon restores, the
+    # restore meets the fault. An event, not ReadyTimeoutSec=: a short
+    # timeout raced the unload on a loaded machine (it fired first, nothing
+    # was unloaded, the fault never met).
+    wait_state unloaded-waiting-driver
+    container_vanish_proc; container_vanish_dir
+    wait_state "restored|failed" 60
   else
     wait_state "$ACTED"
     ready
@@ -131,7 +136,14 @@ run_daemon_fault_row() {
 }
 # ---- deadline:<cli|daemon>:<past|within>: the load's deadline ---
 
-SLOW_INSERT="load nvme_core 1500" # FAULT_DELAY: the first stack module, 1.5 s
+# FAULT_DELAY: the first stack module's insert takes 12 s. Past: a deadline
+# of 10 s, which the slow insert alone overruns whatever came before it (the
+# load's preparation must only take less than 10 s, on any machine). Within:
+# 40 s, which the load must only not need 28 s more for.
+SLOW_INSERT_MS=12000
+SLOW_INSERT="load nvme_core $SLOW_INSERT_MS"
+DEADLINE_PAST=10
+DEADLINE_WITHIN=40
 
 # The kernel's log shows the slow insert and, past the deadline, that the
 # load stopped right after it: nvme_core inserted, then removed again before
@@ -150,8 +162,8 @@ check_stopped_after_slow_insert() {
 }
 
 run_deadline_cli_row() {
-  local kind=$1 ctree=/proc/4242/root/lib/modules/$rel timeout=1 t0 ms
-  [ "$kind" = within ] && timeout=5
+  local kind=$1 ctree=/proc/4242/root/lib/modules/$rel timeout=$DEADLINE_PAST t0 ms
+  [ "$kind" = within ] && timeout=$DEADLINE_WITHIN
   fault_step=none fired=0 fired_step= fired_out= fired_rc=0
   new_node
   : > "$tmp/fault.script"
@@ -161,14 +173,14 @@ run_deadline_cli_row() {
   t0=${EPOCHREALTIME/./}
   kmod_hooks=1 FAULT_DELAY=$SLOW_INSERT kmod load --from "$ctree" --timeout $timeout "${MODS[@]}"
   ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
-  [ $ms -ge 1500 ] || fail "the load took $ms ms: the slow insert did not happen"
+  [ $ms -ge $SLOW_INSERT_MS ] || fail "the load took $ms ms: the slow insert did not happen"
   if [ "$kind" = within ]; then
     [ $kmod_rc -eq 0 ] || fail "a load within its deadline failed ($kmod_rc): $kmod_out"
     grep -q "took longer than" <<<"$kmod_out" && fail "a load within its deadline says it took too long"
   else
     [ $kmod_rc -eq 1 ] || fail "load exit $kmod_rc past its deadline, expected 1: $kmod_out"
-    grep -q "^failed: nvme: the load took longer than 1 s; stopped before inserting it" <<<"$kmod_out" ||
-      fail "the load's report does not say it took longer than 1 s: $kmod_out"
+    grep -q "^failed: nvme: the load took longer than $DEADLINE_PAST s; stopped before inserting it" <<<"$kmod_out" ||
+      fail "the load's report does not say it took longer than $DEADLINE_PAST s: $kmod_out"
     grep -q "^removed again: nvme_core" <<<"$kmod_out" || fail "the report does not say nvme_core was removed again: $kmod_out"
     check_stopped_after_slow_insert
     # The load cleans up after itself, then puts the in-tree stack back; the
@@ -187,18 +199,19 @@ run_deadline_cli_row() {
 run_deadline_daemon_row() {
   new_node
   : > "$tmp/fault.script"
-  config LoadTimeoutSec=1
+  config LoadTimeoutSec=$DEADLINE_PAST
   # every nvme_core insert is slow, the restore's too: its deadline is not LoadTimeoutSec=
   start_daemon FAULT_DELAY="$SLOW_INSERT"
   wait_state idle; start_container; wait_state unloaded-waiting-driver
   : > "$tmp/kernel.log"
   ready
   wait_log "Ready file .* appeared"
-  wait_state "$SETTLED"
+  # the late load, its rollback and the restore's own slow nvme_core insert
+  wait_state "$SETTLED" 120
   [ "$(state)" = restored ] || fail "a load past its deadline ended $(state), expected restored"
-  grep -E "MESSAGE_ID=$MID_FAILED" "$tmp/daemon.log" | grep -F "ran past its deadline (LoadTimeoutSec=1)" |
-    grep -qF "nvme: the load took longer than 1 s; stopped before inserting it" ||
-    fail "no FAILED journal entry says the load ran past its deadline of 1 s"
+  grep -E "MESSAGE_ID=$MID_FAILED" "$tmp/daemon.log" | grep -F "ran past its deadline (LoadTimeoutSec=$DEADLINE_PAST)" |
+    grep -qF "nvme: the load took longer than $DEADLINE_PAST s; stopped before inserting it" ||
+    fail "no FAILED journal entry says the load ran past its deadline of $DEADLINE_PAST s"
   check_stopped_after_slow_insert
   finish_daemon_row
 }

@@ -57,15 +57,15 @@ run_kill_row() {
       start_daemon; wait_log "previous state swapped"; wait_state swapped
       [ "$(grep -c . "$tmp/kernel.log")" = "$before" ] || fail "the restart in swapped touched modules" ;;
     restoring)
-      config ReadyTimeoutSec=1
+      config ReadyTimeoutSec=$READY_TIMEOUT_AFTER_UNLOAD
       start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
-      wait_state idle; start_container; wait_file "$tmp/stalled" 8
+      wait_state idle; start_container; wait_file "$tmp/stalled" 60
       [ "$(state)" = restoring ] || fail "mid-restore the state file says $(state)"
       kill_daemon
-      start_daemon; wait_log "previous state restoring"; wait_state "restored|failed" 8 ;;
+      start_daemon; wait_log "previous state restoring"; wait_state "restored|failed" 60 ;;
     restored)
-      config ReadyTimeoutSec=1
-      start_daemon; wait_state idle; start_container; wait_state restored 8; kill_daemon
+      config ReadyTimeoutSec=$READY_TIMEOUT_AFTER_UNLOAD
+      start_daemon; wait_state idle; start_container; wait_state restored 60; kill_daemon
       start_daemon; wait_log "previous state restored"; wait_state restored ;;
     repairing)
       # A stack broken behind its back while it waits for the ready file
@@ -159,12 +159,12 @@ run_fabrics_row() {
       fabrics_recorded; kill_daemon
       start_daemon; wait_log "previous state loading"; wait_log "started in state" 2; wait_state "$SETTLED" ;;
     kill-restoring)
-      config ReadyTimeoutSec=1
+      config ReadyTimeoutSec=$READY_TIMEOUT_AFTER_UNLOAD
       start_daemon FAULT_STALL="load nvme" FAULT_STALL_MARK=$tmp/stalled
-      wait_state idle; start_container; wait_file "$tmp/stalled" 8
+      wait_state idle; start_container; wait_file "$tmp/stalled" 60
       [ "$(state)" = restoring ] || fail "mid-restore the state file says $(state)"
       fabrics_recorded; kill_daemon
-      start_daemon; wait_log "previous state restoring"; wait_state "restored|failed" 8 ;;
+      start_daemon; wait_log "previous state restoring"; wait_state "restored|failed" 60 ;;
   esac
   fabrics_reconnected_from_record
   finish_daemon_row

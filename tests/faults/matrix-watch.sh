@@ -157,18 +157,19 @@ run_noroot_row() {
   finish_daemon_row
 }
 
-# noready:<mode>: the ready file never comes (ReadyTimeoutSec=1).
+# noready:<mode>: the ready file never comes (ReadyTimeoutSec=1, or
+# READY_TIMEOUT_AFTER_UNLOAD where the unload must come first).
 run_noready_row() {
   local c=$1
   new_node
   : > "$tmp/fault.script"
   case $c in
-    container-start) config ReadyTimeoutSec=1 ;;
+    container-start) config ReadyTimeoutSec=$READY_TIMEOUT_AFTER_UNLOAD ;;
     driver-ready) config ReadyTimeoutSec=1 UnloadAt=driver-ready ;;
     blocked) config ReadyTimeoutSec=1; usage=inuse; mount_in_use ;;
   esac
   start_daemon; wait_state idle; start_container
-  wait_state "restored|failed" 8
+  wait_state "restored|failed" 60
   case $c in
     container-start) [ "$(state)" = restored ] || fail "expected restored after the timeout, got $(state)" ;;
     *) [ "$(state)" = failed ] || fail "expected failed (nothing touched) after the timeout, got $(state)"
