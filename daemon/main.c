@@ -27,6 +27,7 @@
 #endif
 #include "publish/log.h"
 #include "manager.h"
+#include "manager-reader.h"
 #include "publish/report.h"
 #include "sandbox/daemon-capabilities.h"
 #include "sandbox/privileged-reader.h"
@@ -243,7 +244,8 @@ int main(int argc, char **argv) {
          * (sandbox/privileged-reader.h). It serves the store configured now
          * (ContainerStore= applies at a restart). Should it die, every
          * namespace reads as unchecked, never free, and no store file can
-         * be read. */
+         * be read, until the daemon sees its end and stops
+         * (manager-reader.h). */
         r = start_reader(config, &reader);
         if (r < 0) {
                 config_free(config);
@@ -284,7 +286,13 @@ int main(int argc, char **argv) {
                 log_error_errno(r, "Cannot create the manager: %m");
                 return EXIT_FAILURE;
         }
-        r = manager_start(m);
+        /* The reader's end stops the daemon with a failure (the unit
+         * restarts it with a new reader): blind, it would sit idle for good
+         * (manager-reader.h). Watched before the start, whose reconcile
+         * already asks the reader. */
+        r = manager_reader_watch(m, reader);
+        if (r >= 0)
+                r = manager_start(m);
         if (r >= 0)
                 r = manager_run(m);
         manager_free(m);
@@ -293,5 +301,6 @@ int main(int argc, char **argv) {
         crio_store_file_set_source(NULL, NULL);
         private_path_set_source(NULL, NULL);
         proc_syscall_set_source(NULL, NULL);
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        /* manager_run(): the code the loop ended with (manager_stop()). */
+        return r != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

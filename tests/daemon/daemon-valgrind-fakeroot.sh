@@ -35,8 +35,8 @@ start_daemon() {
 }
 # Until the daemon follows the container (or cannot: the syscall is unknown,
 # or its privileged reader, which looks at and watches the store and opens
-# its files, is gone).
-reader_gone='\(config.json, ignoring the container: \|(container-store-dir) for now: \|Container store .*: cannot watch [^ ]* (\)\(Broken pipe\|Transport endpoint is not connected\|Connection reset by peer\)'
+# its files, is gone; the daemon then says so and stops: manager-reader.c).
+reader_gone='\(config.json, ignoring the container: \|(container-store-dir) for now: \|Container store .*: cannot watch [^ ]* (\)\(Broken pipe\|Transport endpoint is not connected\|Connection reset by peer\)\|The privileged reader (pid [0-9]*) is gone'
 unsupported() {
   local i
   for i in $(seq 1 600); do

@@ -7,8 +7,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,8 +24,42 @@
 struct PrivilegedReader {
         pid_t pid;            /* 0 once reaped */
         int fd;               /* -1 once given up */
+        int pidfd;            /* readable once the reader has ended; -1: none */
         char *containers_dir; /* the store the reader serves; NULL: none */
+        PrivilegedReaderEnd end; /* how it ended, once reaped (end.pid set) */
 };
+
+/* pidfd_open(2): the daemon's loop learns the reader's end from it, whether
+ * the reader died alone or was given up here. */
+static int open_pidfd(pid_t pid) {
+        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
+
+        return fd < 0 ? -1 : fd;
+}
+
+/* Reaps the reader (blocking when wait) and records how it ended; the
+ * socket goes with it. 0 reaped (or reaped elsewhere: status unknown), 1
+ * still running (not wait only). */
+static int reap(PrivilegedReader *r, bool wait) {
+        int status = 0;
+        pid_t k;
+
+        if (r->pid <= 0)
+                return 0;
+        do
+                k = waitpid(r->pid, &status, wait ? 0 : WNOHANG);
+        while (k < 0 && errno == EINTR);
+        if (k == 0)
+                return 1;
+        r->end.pid = r->pid;
+        r->end.known = k == r->pid;
+        r->end.status = r->end.known ? status : 0;
+        r->pid = 0;
+        if (r->fd >= 0)
+                close(r->fd);
+        r->fd = -1;
+        return 0;
+}
 
 int privileged_reader_start(const char *containers_dir, PrivilegedReader **ret) {
         _cleanup_(privileged_reader_freep) PrivilegedReader *r = calloc(1, sizeof(*r));
@@ -33,6 +69,7 @@ int privileged_reader_start(const char *containers_dir, PrivilegedReader **ret) 
         if (!r)
                 return -ENOMEM;
         r->fd = -1;
+        r->pidfd = -1;
         if (containers_dir && !(r->containers_dir = strdup(containers_dir)))
                 return -ENOMEM;
         (void) host_root(); /* settled here: the reader's walk goes through it */
@@ -53,6 +90,7 @@ int privileged_reader_start(const char *containers_dir, PrivilegedReader **ret) 
         close(sv[1]);
         r->pid = pid;
         r->fd = sv[0];
+        r->pidfd = open_pidfd(pid);
         *ret = TAKE_PTR(r);
         return 0;
 }
@@ -64,27 +102,31 @@ int privileged_reader_adopt(int fd, pid_t pid, PrivilegedReader **ret) {
                 return -ENOMEM;
         r->fd = fd;
         r->pid = pid;
+        r->pidfd = pid > 0 ? open_pidfd(pid) : -1;
         *ret = r;
         return 0;
 }
 
-static void give_up(PrivilegedReader *r) {
-        int status;
-
+/* error: the failed exchange that made the daemon's side give the reader
+ * up (0: freed). A reader that had died already keeps the status it died
+ * with: the kernel drops a signal sent to a process that is exiting. */
+static void give_up(PrivilegedReader *r, int error) {
         if (r->fd >= 0)
                 close(r->fd);
         r->fd = -1;
         if (r->pid > 0) {
+                if (error < 0 && r->end.error == 0)
+                        r->end.error = error;
                 (void) kill(r->pid, SIGKILL);
-                while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
-                        ;
-                r->pid = 0;
+                (void) reap(r, true);
         }
 }
 
 PrivilegedReader *privileged_reader_free(PrivilegedReader *r) {
         if (r) {
-                give_up(r);
+                give_up(r, 0);
+                if (r->pidfd >= 0)
+                        close(r->pidfd);
                 free(r->containers_dir);
                 free(r);
         }
@@ -93,6 +135,68 @@ PrivilegedReader *privileged_reader_free(PrivilegedReader *r) {
 
 pid_t privileged_reader_pid(const PrivilegedReader *r) {
         return r ? r->pid : 0;
+}
+
+int privileged_reader_end_fd(const PrivilegedReader *r) {
+        return r && r->pidfd >= 0 ? r->pidfd : -EBADF;
+}
+
+int privileged_reader_ended(PrivilegedReader *r, PrivilegedReaderEnd *ret) {
+        if (!r)
+                return -EINVAL;
+        if (r->pid > 0 && reap(r, false) > 0)
+                return 0;
+        if (r->end.pid <= 0)
+                return 0; /* adopted without a process: nothing to end */
+        *ret = r->end;
+        return 1;
+}
+
+static const char *signal_name(int sig) {
+        static const struct {
+                int sig;
+                const char *name;
+        } names[] = {
+                { SIGKILL, "SIGKILL" }, { SIGSYS, "SIGSYS" },   { SIGSEGV, "SIGSEGV" }, { SIGABRT, "SIGABRT" },
+                { SIGBUS, "SIGBUS" },   { SIGXFSZ, "SIGXFSZ" }, { SIGTERM, "SIGTERM" }, { SIGILL, "SIGILL" },
+                { SIGFPE, "SIGFPE" },   { SIGPIPE, "SIGPIPE" }, { SIGINT, "SIGINT" },   { SIGHUP, "SIGHUP" },
+                { SIGXCPU, "SIGXCPU" }, { SIGTRAP, "SIGTRAP" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (names[i].sig == sig)
+                        return names[i].name;
+        return NULL;
+}
+
+const char *privileged_reader_end_describe(const PrivilegedReaderEnd *e, char *buf, size_t n) {
+        char how[96];
+        const char *name;
+
+        if (!e->known)
+                snprintf(how, sizeof(how), "ended (its status was collected elsewhere)");
+        else if (WIFSIGNALED(e->status) && (name = signal_name(WTERMSIG(e->status))))
+                snprintf(how, sizeof(how), "killed by signal %d (%s%s)", WTERMSIG(e->status), name,
+                         WTERMSIG(e->status) == SIGSYS ? ": a call its seccomp filter forbids" : "");
+        else if (WIFSIGNALED(e->status))
+                snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(e->status));
+        else if (WIFEXITED(e->status))
+                snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(e->status));
+        else
+                snprintf(how, sizeof(how), "ended (wait status %#x)", (unsigned) e->status);
+        /* ECONNRESET, EPIPE: the socket closed under a request, the reader
+         * was gone already. Otherwise the daemon's side ended a live one. */
+        if (e->error == -ETIME)
+                snprintf(buf, n, "%s, given up by the daemon: no answer within %llu s", how,
+                         PRIVILEGED_READER_DEADLINE_USEC / 1000000ULL);
+        else if (e->error == -EBADMSG)
+                snprintf(buf, n, "%s, given up by the daemon: an answer that did not decode or fit the request",
+                         how);
+        else if (e->error < 0 && e->error != -ECONNRESET && e->error != -EPIPE)
+                snprintf(buf, n, "%s, given up by the daemon: %s", how, strerror(-e->error));
+        else
+                snprintf(buf, n, "%s", how);
+        return buf;
 }
 
 static uint64_t now_usec(void) {
@@ -246,7 +350,7 @@ int privileged_reader_scan_fds(void *reader, ProcessFdList *ret) {
                 process_fd_list_done(&l);
                 /* Out of step or gone: nothing it says later can be matched
                  * to a request. */
-                give_up(r);
+                give_up(r, k);
                 return k;
         }
         *ret = l;
@@ -352,7 +456,7 @@ static int ask(PrivilegedReader *r, const ReaderRequest *q, int *ret_fd) {
          * one it did not give, or gave wrongly, does not: nothing it says
          * later can be matched to a request. */
         if (k < 0 && !answered)
-                give_up(r);
+                give_up(r, k);
         return k;
 }
 
@@ -401,7 +505,7 @@ static int ask_record(PrivilegedReader *r, const ReaderRequest *q, int fd, Reade
         if (k >= 0 && rec.kind != want)
                 k = -EBADMSG;
         if (k < 0) {
-                give_up(r);
+                give_up(r, k);
                 return k;
         }
         *ret = rec;
@@ -467,7 +571,7 @@ int privileged_reader_watch_path(void *reader, int inotify_fd, const char *conta
                 return rec.status;
         /* Not climbing: on the path itself, or it is a lie. */
         if (!climb && rec.up != 0) {
-                give_up(r);
+                give_up(r, -EBADMSG);
                 return -EBADMSG;
         }
         *ret_wd = rec.wd;

@@ -48,7 +48,9 @@
  * (PRIVILEGED_READER_DEADLINE_USEC); on any failure it kills the reader and
  * answers every later request with -ENOTCONN: the usage check then reads
  * every namespace as unchecked, never free (process-users.h), so no unload
- * happens until the daemon is restarted with a new reader.
+ * happens until the daemon is restarted with a new reader. Its end, alone
+ * or given up, is told by privileged_reader_end_fd(): the daemon then
+ * stops, says how it ended, and exits for the unit to restart it.
  *
  * Library code: no logging. */
 
@@ -83,6 +85,30 @@ int privileged_reader_adopt(int fd, pid_t pid, PrivilegedReader **ret);
 PrivilegedReader *privileged_reader_free(PrivilegedReader *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PrivilegedReader *, privileged_reader_free);
 pid_t privileged_reader_pid(const PrivilegedReader *r);
+
+/* How the reader ended (privileged_reader_ended()). */
+typedef struct PrivilegedReaderEnd {
+        pid_t pid;  /* the reader's */
+        bool known; /* false: reaped elsewhere, its status lost */
+        int status; /* its wait status (waitpid(2)) */
+        int error;  /* the daemon's side's failed exchange that ended it (-ETIME,
+                     * -EBADMSG, -ECONNRESET: the socket closed under a request),
+                     * 0: none (it ended between requests) */
+} PrivilegedReaderEnd;
+
+/* An fd that polls readable once the reader has ended, on its own (a
+ * crash, SIGSYS from its filter, SIGKILL) or given up by the daemon's side
+ * (pidfd_open(2)); -EBADF when none could be had. Owned by r: for an event
+ * loop's watch, which then asks privileged_reader_ended(). */
+int privileged_reader_end_fd(const PrivilegedReader *r);
+/* 0 while the reader runs; 1 once it has ended (reaped here, its socket
+ * closed: every later request is -ENOTCONN), *ret saying how. */
+int privileged_reader_ended(PrivilegedReader *r, PrivilegedReaderEnd *ret);
+/* How it ended, for the journal: "killed by signal 31 (SIGSYS: a call its
+ * seccomp filter forbids)", "exited with status 1", "killed by signal 9
+ * (SIGKILL), given up by the daemon: no answer within 30 s". Into buf (n
+ * bytes, cut short if need be); returns buf. */
+const char *privileged_reader_end_describe(const PrivilegedReaderEnd *e, char *buf, size_t n);
 
 /* Asks the reader for the fd walk: 0 with *ret filled (the caller frees
  * it with process_fd_list_done), or a negative errno (-ENOTCONN once the

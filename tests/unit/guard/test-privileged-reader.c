@@ -3,6 +3,7 @@
  * follow it), its walk on a fake root, its confinement as the kernel reports
  * it, and the daemon's side failing closed when the reader is gone. */
 #include <criterion/criterion.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -246,6 +247,104 @@ Test(reader, gone_reader_is_unknown_never_free) {
                 cr_assert_not_null(strstr(scan.collector.usages[i].what, "privileged reader"), "%s",
                                    scan.collector.usages[i].what);
         }
+}
+
+/* The reader's end, for the daemon's loop: its fd polls readable once it
+ * is gone, and privileged_reader_ended() says how (the daemon's journal
+ * line), once; from then on every request is -ENOTCONN. */
+Test(reader, end_seen_and_said) {
+        _cleanup_(privileged_reader_freep) PrivilegedReader *r = NULL;
+        _cleanup_(process_fd_list_done) ProcessFdList l = {};
+        PrivilegedReaderEnd end = {};
+        struct pollfd p;
+        char how[256];
+        pid_t pid;
+
+        cr_assert_eq(privileged_reader_start(NULL, &r), 0);
+        pid = privileged_reader_pid(r);
+        p = (struct pollfd) { .fd = privileged_reader_end_fd(r), .events = POLLIN };
+        cr_assert_geq(p.fd, 0, "pidfd_open: %s", strerror(-p.fd));
+        cr_assert_eq(privileged_reader_ended(r, &end), 0, "it runs");
+        cr_assert_eq(poll(&p, 1, 0), 0, "not readable while it runs");
+        cr_assert_eq(kill(pid, SIGKILL), 0);
+        /* The deadline only catches a hang: the kernel's exit is the event. */
+        cr_assert_eq(poll(&p, 1, 60 * 1000), 1, "readable once it is gone");
+        cr_assert_eq(privileged_reader_ended(r, &end), 1);
+        cr_assert_eq(end.pid, pid);
+        cr_assert(end.known);
+        cr_assert(WIFSIGNALED(end.status) && WTERMSIG(end.status) == SIGKILL, "status %#x", end.status);
+        cr_assert_eq(end.error, 0, "it ended between requests");
+        cr_assert_str_eq(privileged_reader_end_describe(&end, how, sizeof(how)), "killed by signal 9 (SIGKILL)");
+        cr_assert_eq(privileged_reader_pid(r), 0, "reaped");
+        cr_assert_eq(privileged_reader_scan_fds(r, &l), -ENOTCONN);
+        cr_assert_eq(privileged_reader_ended(r, &end), 1, "and says so again");
+}
+
+/* A reader given up by the daemon's side (an answer that does not fit):
+ * killed, and the end says why. */
+Test(reader, given_up_end_says_why) {
+        _cleanup_(privileged_reader_freep) PrivilegedReader *r = NULL;
+        _cleanup_(process_fd_list_done) ProcessFdList l = {};
+        PrivilegedReaderEnd end = {};
+        uint8_t junk[READER_MSG_SIZE] = { 'S', 'G', 'R', 'P' };
+        struct pollfd p;
+        int sv[2];
+        char how[256];
+        pid_t pid;
+
+        cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+        pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                uint8_t q[READER_MSG_SIZE];
+
+                close(sv[0]);
+                /* a lying reader: one record of garbage per request, then it
+                 * waits to be killed */
+                if (recv(sv[1], q, sizeof(q), 0) > 0)
+                        (void) !send(sv[1], junk, sizeof(junk), 0);
+                for (;;)
+                        pause();
+        }
+        close(sv[1]);
+        cr_assert_eq(privileged_reader_adopt(sv[0], pid, &r), 0);
+        cr_assert_eq(privileged_reader_scan_fds(r, &l), -EBADMSG);
+        p = (struct pollfd) { .fd = privileged_reader_end_fd(r), .events = POLLIN };
+        cr_assert_eq(poll(&p, 1, 60 * 1000), 1);
+        cr_assert_eq(privileged_reader_ended(r, &end), 1);
+        cr_assert(end.known && WIFSIGNALED(end.status) && WTERMSIG(end.status) == SIGKILL, "status %#x", end.status);
+        cr_assert_eq(end.error, -EBADMSG);
+        cr_assert_str_eq(privileged_reader_end_describe(&end, how, sizeof(how)),
+                         "killed by signal 9 (SIGKILL), given up by the daemon: an answer that did not decode or fit "
+                         "the request");
+}
+
+/* How an end reads in the journal, for each way of ending. */
+Test(reader_codec, end_described) {
+        char how[256];
+        struct {
+                PrivilegedReaderEnd end;
+                const char *want;
+        } cases[] = {
+                { { .known = true, .status = SIGSYS }, "killed by signal 31 (SIGSYS: a call its seccomp filter forbids)" },
+                { { .known = true, .status = SIGXFSZ }, "killed by signal 25 (SIGXFSZ)" },
+                { { .known = true, .status = 1 << 8 }, "exited with status 1" },
+                { { .known = true, .status = 0 }, "exited with status 0" },
+                { { .known = true, .status = 64 }, "killed by signal 64" },
+                { { .known = true, .status = SIGKILL, .error = -ETIME },
+                  "killed by signal 9 (SIGKILL), given up by the daemon: no answer within 30 s" },
+                { { .known = true, .status = SIGSYS, .error = -ECONNRESET },
+                  "killed by signal 31 (SIGSYS: a call its seccomp filter forbids)" },
+                { { .known = true, .status = SIGKILL, .error = -EIO },
+                  "killed by signal 9 (SIGKILL), given up by the daemon: Input/output error" },
+                { { .known = false, .status = SIGKILL }, "ended (its status was collected elsewhere)" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                cr_assert_str_eq(privileged_reader_end_describe(&cases[i].end, how, sizeof(how)), cases[i].want,
+                                 "case %zu", i);
+        /* cut short, never past the buffer */
+        cr_assert_str_eq(privileged_reader_end_describe(&cases[2].end, how, 8), "exited ");
 }
 
 /* A request the reader cannot decode ends it: it does not serve a peer
