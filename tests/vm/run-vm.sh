@@ -47,7 +47,10 @@
 #                       (env VM_BOOT_RETRIES: reboots after a guest died
 #                       before reaching the harness, default 1; hangs never)
 #       --append ARGS   extra kernel command line arguments
+#                       (env VM_CPU: qemu's -cpu model, default max)
 #
+# The summary line gives the host CPU the guest cost beside its wall time:
+# on two cores that, not the wall time, is what a case takes from the others.
 # Run dir: CACHE/runs/<test>.XXXXXX/{results/,disks/}; results/console.log is
 # the serial console, results/dmesg.txt the guest's kernel log, results/
 # output.log the script's output, results/timing boot/test timestamps.  It is
@@ -217,7 +220,7 @@ append+=" tsc=reliable no_timer_check random.trust_cpu=on"
 
 # shellcheck disable=SC2054 # commas belong to qemu option values
 qemu=(
-	qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp "$smp" -m "$mem"
+	qemu-system-x86_64 -machine pc,accel=tcg -cpu "${VM_CPU:-max}" -smp "$smp" -m "$mem"
 	-nodefaults -no-user-config -display none -no-reboot
 	-kernel "$boot_kernel" -initrd "$cache/initramfs-$kver.cpio.gz" -append "$append"
 	-chardev "stdio,id=con,signal=off,logfile=$res/console.log"
@@ -231,6 +234,12 @@ echo "run-vm: $name kernel=$kver layout=$layout mode=$mode${oot_root:+ oot-shape
 # on the console, no timeout) is booted once more: the second failure is
 # the verdict.  Hangs are never retried.  VM_BOOT_RETRIES=0 disables this.
 retries=${VM_BOOT_RETRIES:-1}
+# The host CPU the guest cost (qemu's user+sys, from this shell's children
+# times): under TCG this, not the wall time, is what a test takes from the
+# others.  times runs in this shell: a command substitution's fork starts at 0.
+cpu_mark() { times >"$run/cpu-$1"; }
+cpu_seconds() { awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.1f", t }' "$run/cpu-$1"; }
+cpu_mark before
 t_start=$(date +%s.%N)
 while :; do
 	set +e
@@ -246,6 +255,7 @@ while :; do
 		"console kept as $res/console.boot-failure.$retries.log; booting again" >&2
 done
 t_end=$(date +%s.%N)
+cpu_mark after
 
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 console_rc=$(sed -n 's/^.*VM-RESULT rc=\([0-9]*\).*$/\1/p' "$res/console.log" 2>/dev/null | tail -n1)
@@ -265,7 +275,7 @@ fi
 case $rc in ''|*[!0-9]*) rc=1 ;; esac
 timing=$([ -f "$res/timing" ] && tr '\n' ' ' <"$res/timing" || :)
 echo "run-vm: $name: $verdict; prep $(elapsed "$t_prep" "$t_start")s," \
-	"vm wall $(elapsed "$t_start" "$t_end")s; guest uptime: $timing" >&2
+	"vm wall $(elapsed "$t_start" "$t_end")s, host CPU $(elapsed "$(cpu_seconds before)" "$(cpu_seconds after)")s; guest uptime: $timing" >&2
 # VM_SAVE_TO: what a passing script left in results/save/ is copied there,
 # for checks on the host after the VM (tests/fleet/vm-documents.sh).
 if [ "$rc" = 0 ] && [ -n "${VM_SAVE_TO:-}" ] && [ -d "$res/save" ]; then
