@@ -17,13 +17,22 @@
 #include "config/daemon-config.h"
 #include "node/node-ops-observe.h"
 #include "node/node-ops.h"
+#include "host/crio-store-file.h"
+#include "host/crio.h"
 #include "host/host-root.h"
+#include "host/private-path.h"
+#include "host/proc-syscall.h"
 #ifndef SWAPGUARD_DAEMON_ONLY
 #include "kmod-cli.h"
 #endif
 #include "publish/log.h"
 #include "manager.h"
+#include "manager-reader.h"
 #include "publish/report.h"
+#include "sandbox/daemon-capabilities.h"
+#include "sandbox/privileged-reader.h"
+#include "usage/device-open.h"
+#include "usage/process-users.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
@@ -118,6 +127,40 @@ static int parse_args(int argc, char **argv, Args *a) {
         return 1;
 }
 
+static int start_reader(const Config *config, PrivilegedReader **ret) {
+        _cleanup_free_ char *store = NULL, *containers = NULL;
+        PrivilegedReader *reader = NULL;
+        int r;
+
+        if (host_path(config->container_store, &store) < 0 || crio_containers_dir(store, &containers) < 0)
+                return -ENOMEM;
+        r = privileged_reader_start(containers, &reader);
+        if (r < 0)
+                return r;
+        process_users_set_source(privileged_reader_scan_fds, reader);
+        crio_store_file_set_source(privileged_reader_open_store_file, reader);
+        /* The store's looks, watches and listings and the runtimes' exec
+         * fifos (host/private-path.h): the reader's too, under --root as
+         * well (a fake root's store is plain directories, which the
+         * reader's filter lets it look at and watch), so the fake-root
+         * suites run the same path as a node. */
+        private_path_set_source(&privileged_reader_path_source, reader);
+        /* /proc/<pid>/syscall (0400, its owner's): whether a driver
+         * container's process is in finit_module() or delete_module(). */
+        proc_syscall_set_source(privileged_reader_open_syscall, reader);
+        /* The pin's and the exclusive opens too, on the real host. Under
+         * --root the fake kernel (an LD_PRELOAD library) answers an
+         * exclusive open and records a pin inside the process that opens,
+         * reading and writing the fake node: calls the reader's filter kills
+         * it for. There the daemon opens the fake root's regular files
+         * itself, through the same checks (device-open.h); the reader's side
+         * of it is tested on its own (test-reader-open). */
+        if (host_root_is_real())
+                device_open_set_source(privileged_reader_open_device, reader);
+        *ret = reader;
+        return 0;
+}
+
 #ifndef SWAPGUARD_DAEMON_ONLY
 /* The name the program was started under, without its directory: argv[0]
  * as given (a symlink's own name, or the one the node's wrapper passes with
@@ -135,6 +178,7 @@ static bool started_as(char **argv, const char *name) {
 int main(int argc, char **argv) {
         _cleanup_(node_ops_observe_freep) NodeOps *observe_ops = NULL;
         _cleanup_free_ char *default_path = NULL;
+        _cleanup_(privileged_reader_freep) PrivilegedReader *reader = NULL;
         Args a = {};
         Config *config = NULL;
         Manager *m = NULL;
@@ -192,6 +236,40 @@ int main(int argc, char **argv) {
                 return EXIT_SUCCESS;
         }
 
+        /* The privileged reader, forked before anything but the
+         * configuration (the admin's) is parsed: the one process of the
+         * daemon that lists other users' /proc/<pid>/fd, opens CRI-O's
+         * store's files (root's 0700 directories) and, on the real host, the
+         * NVMe nodes the pin and the claims open
+         * (sandbox/privileged-reader.h). It serves the store configured now
+         * (ContainerStore= applies at a restart). Should it die, every
+         * namespace reads as unchecked, never free, and no store file can
+         * be read, until the daemon sees its end and stops
+         * (manager-reader.h). */
+        r = start_reader(config, &reader);
+        if (r < 0) {
+                config_free(config);
+                log_error_errno(r, "Cannot start the privileged reader: %m");
+                return EXIT_FAILURE;
+        }
+        /* The reader holds CAP_DAC_READ_SEARCH from here on; the daemon,
+         * which parses what tenants control, gives it up
+         * (sandbox/daemon-capabilities.h): no other process's environ or
+         * mem, no 0600 file. On the real host only: under --root the
+         * daemon opens the fake kernel's nodes itself (start_reader), and
+         * a test run as a plain user holds nothing to give up. */
+        if (host_root_is_real()) {
+                r = daemon_capabilities_drop_file_reading();
+                if (r < 0) {
+                        config_free(config);
+                        log_error_errno(r, "Cannot give up CAP_DAC_READ_SEARCH after forking the privileged "
+                                           "reader: %m");
+                        return EXIT_FAILURE;
+                }
+                log_debug("CAP_DAC_READ_SEARCH given up: the privileged reader (pid %d) keeps it.",
+                          (int) privileged_reader_pid(reader));
+        }
+
         /* Mode=observe: the same daemon over a guard that only
          * rehearses; every entry from here on carries the mode. */
         report_set_mode(swap_mode_to_string(config->mode));
@@ -208,9 +286,21 @@ int main(int argc, char **argv) {
                 log_error_errno(r, "Cannot create the manager: %m");
                 return EXIT_FAILURE;
         }
-        r = manager_start(m);
+        /* The reader's end stops the daemon with a failure (the unit
+         * restarts it with a new reader): blind, it would sit idle for good
+         * (manager-reader.h). Watched before the start, whose reconcile
+         * already asks the reader. */
+        r = manager_reader_watch(m, reader);
+        if (r >= 0)
+                r = manager_start(m);
         if (r >= 0)
                 r = manager_run(m);
         manager_free(m);
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        process_users_set_source(NULL, NULL);
+        device_open_set_source(NULL, NULL);
+        crio_store_file_set_source(NULL, NULL);
+        private_path_set_source(NULL, NULL);
+        proc_syscall_set_source(NULL, NULL);
+        /* manager_run(): the code the loop ended with (manager_stop()). */
+        return r != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The manager's signals: SIGTERM/SIGINT stop (through the state table),
- * SIGHUP reloads the configuration. */
+ * SIGHUP reloads the configuration. The stop is also the privileged
+ * reader's end's (manager-reader.c). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,14 +40,11 @@
  * touched nothing, swapped and restored are settled, and loading/restoring
  * are synchronous steps the signal waits for.
  */
-static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        Manager *m = userdata;
-
+int manager_stop(Manager *m, int exit_code) {
         if (m->swap.stopping)
                 return 0;
         m->swap.stopping = true;
         (void) sd_notify(0, "STOPPING=1\nSTATUS=stopping");
-        log_info("Stopping on %s.", strsignal((int) si->ssi_signo));
         /* The table restores when the stack is unloaded (and ends in idle, so
          * the next start swaps again); elsewhere a stop changes nothing. */
         manager_dispatch(m, SWAP_EVENT_STOP_REQUESTED);
@@ -54,7 +52,16 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
         (void) reload_block_remove();
         swap_record_persist(m);
         manager_labels_stop(m); /* no labels of a node nobody guards */
-        return sd_event_exit(m->event, 0);
+        return sd_event_exit(m->event, exit_code);
+}
+
+static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+
+        if (m->swap.stopping)
+                return 0;
+        log_info("Stopping on %s.", strsignal((int) si->ssi_signo));
+        return manager_stop(m, 0);
 }
 
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {

@@ -3,7 +3,8 @@
 
 /* The event sources the manager feeds the swap from: the container store,
  * the ready file, udev, the CRI-O scopes, the mount table, the signals, the
- * ready deadline, the coalesced usage re-check and the node labels' refresh. Only the manager's own
+ * ready deadline, the coalesced usage re-check, the node labels' refresh
+ * and the privileged reader's end. Only the manager's own
  * files (manager*.c) hold and read them; the swap's owners
  * (swap/manager-data.h) see an opaque pointer, so no file of swap/ can
  * reach a source. The pin and its usage watch stay with the swap's pin
@@ -13,6 +14,7 @@
 #include <systemd/sd-event.h>
 
 #include "container/container-store.h"
+#include "sandbox/privileged-reader.h"
 #include "swap/manager-data.h"
 #include "watch/mount-tables.h"
 #include "watch/mount-watch.h"
@@ -40,4 +42,6 @@ struct ManagerSources {
         sd_event_source *deadline;
         sd_event_source *recheck;    /* deferred, coalesced usage re-check */
         ManagerLabels labels;        /* the node labels' file and its refresh */
+        PrivilegedReader *reader;    /* main.c's; its end watched (manager-reader.c) */
+        sd_event_source *reader_end;
 };

@@ -16,6 +16,7 @@
 #include "manager-sources.h"
 #include "manager-fabrics.h"
 #include "manager-labels.h"
+#include "manager-reader.h"
 #include "manager-signals.h"
 #include "manager.h"
 #include "modules/module-stack.h"
@@ -333,6 +334,7 @@ Manager *manager_free(Manager *m) {
                 sd_event_source_disable_unref(m->sources->deadline);
                 sd_event_source_disable_unref(m->sources->recheck);
                 manager_labels_free(m);
+                manager_reader_free(m);
         }
         sd_event_source_disable_unref(m->stack.timer);
         lifecycle_free(m);

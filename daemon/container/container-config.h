@@ -28,6 +28,15 @@ int container_config_read(const char *path, const char *id, ContainerIdentity **
 /* Reads a pidfile: 0 with *ret > 0; -EBADMSG when it holds no pid. */
 int container_pidfile_read(const char *path, pid_t *ret);
 
+/* The same two for a container of the store, opened through
+ * crio_store_file_open() (in the daemon: by its privileged reader, the
+ * store being root's 0700): containers_dir/<id>/userdata/config.json, and
+ * .../pidfile. The same answers, -EINVAL for an id that is none, and what
+ * the opener answers when it could not ask. */
+int container_config_read_store(const char *containers_dir, const char *id, ContainerIdentity **ret,
+                                const char **ret_why);
+int container_pidfile_read_store(const char *containers_dir, const char *id, pid_t *ret);
+
 /* One look, no watch: the newest started container named container_name (any
  * namespace) in the store, e.g. the GPU Operator's nvidia-fs-ctr whose root
  * holds nvidia-fs.ko. 0 with *ret_pid; -ENOENT when there is none. */

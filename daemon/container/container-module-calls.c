@@ -3,10 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "container/container-module-calls.h"
 #include "host/host-root.h"
 #include "host/crio.h"
+#include "host/proc-syscall.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -51,8 +53,27 @@ static bool in_container(const char *pid, const char *id) {
         return crio_id_from_cgroup(text, found) && streq(found, id);
 }
 
+/* The first line of /proc/<pid>/syscall into buf ("running", or the
+ * call's number and arguments); false when it cannot be had. */
+static bool syscall_line(const char *pid, char *buf, size_t n) {
+        _cleanup_close_ int fd = -EBADF;
+        ssize_t k;
+
+        if (proc_syscall_open((pid_t) atoi(pid), &fd) < 0)
+                return false;
+        do
+                k = read(fd, buf, n - 1);
+        while (k < 0 && errno == EINTR);
+        if (k <= 0)
+                return false;
+        buf[k] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        return true;
+}
+
 static bool in_module_work(const char *pid, char comm[static 16]) {
         _cleanup_free_ char *path = NULL, *text = NULL;
+        char sys[256];
 
         comm[0] = '\0';
         if (host_pathf(&path, "/proc/%s/comm", pid) >= 0 && read_one_line_file(path, &text) >= 0) {
@@ -61,12 +82,11 @@ static bool in_module_work(const char *pid, char comm[static 16]) {
         }
         if (comm_is_module_tool(comm))
                 return true;
-        free(path);
-        free(text);
-        path = text = NULL;
-        /* Readable by root (the daemon) only: unreadable means unknown, not a call. */
-        return host_pathf(&path, "/proc/%s/syscall", pid) >= 0 && read_one_line_file(path, &text) >= 0 &&
-               syscall_text_is_module_call(text);
+        /* 0400 and its owner's: opened by the daemon's privileged reader
+         * (host/proc-syscall.h), read here (the kernel's ptrace check at
+         * the read is the daemon's CAP_SYS_PTRACE). Unreadable means
+         * unknown, not a call. */
+        return syscall_line(pid, sys, sizeof(sys)) && syscall_text_is_module_call(sys);
 }
 
 int container_module_calls(const char *id, ContainerModuleCalls *ret) {

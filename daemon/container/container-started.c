@@ -9,6 +9,7 @@
 #include "container/container-started.h"
 #include "host/crio.h"
 #include "host/host-root.h"
+#include "host/private-path.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 
@@ -155,19 +156,19 @@ static void read_comm(pid_t pid, ContainerStartEvidence *ev) {
         ev->comm = comm_is_runtime_init(ev->name) ? START_SIGN_RUNTIME : START_SIGN_OTHER;
 }
 
+/* Looked at through host/private-path.h: the runtimes' roots are root's
+ * 0700, so the daemon's privileged reader looks. */
 static bool exec_fifo_exists(const char *id) {
-        const char *root;
+        PrivatePath fifo;
 
         if (!id)
                 return false;
-        for (size_t i = 0; (root = crio_runtime_root(i)); i++) {
-                _cleanup_free_ char *p = NULL;
-
+        for (size_t i = 0; (fifo = private_path_fifo(i)); i++)
                 /* Anything but "no such file" counts as present: started is
-                 * decided on positive evidence only (fail closed). */
-                if (host_pathf(&p, "%s/%s/exec.fifo", root, id) >= 0 && path_exists(p) != 0)
+                 * decided on positive evidence only (fail closed; a reader
+                 * that is gone included). */
+                if (private_path_exists(NULL, fifo, id) != 0)
                         return true;
-        }
         return false;
 }
 

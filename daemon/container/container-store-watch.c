@@ -25,7 +25,13 @@
  *   entries against the directory, each entry re-armed and re-read. A watch
  *   that cannot be had is retried by a scan every second, never given up.
  * - A directory that goes is the end of a container, not an error: no
- *   warning for it. */
+ *   warning for it.
+ * - The store's directories are root's 0700: every look, watch and listing
+ *   goes through host/private-path.h (the daemon's privileged reader adds
+ *   each watch on this store's own inotify fd, by a kind and an id, and
+ *   passes the listing's directory fd). A look the reader cannot answer
+ *   is "cannot tell", never "gone": the entry stays and the store is
+ *   scanned again in a second. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -36,22 +42,27 @@
 
 #include "container/container-store-internal.h"
 #include "host/crio.h"
+#include "host/private-path.h"
 #include "publish/log.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 
-/* An entry's files: created, written (closed after writing), renamed in or
- * out, removed; the directory itself going. */
-#define ENTRY_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_DELETE_SELF | \
-                    IN_MOVE_SELF | IN_ONLYDIR)
 #define RETRY_USEC (1000000ULL)
 
 static void store_schedule_scan(ContainerStore *s, int error, const char *what);
 
-static bool is_dir(const char *p) {
-        struct stat st;
+/* Whether the entry's directory (or its userdata/) is there: 1 a
+ * directory, 0 not there (or not a directory), -errno when it cannot be
+ * told (the privileged reader gone): never read as "gone". */
+static int dir_state(ContainerStore *s, PrivatePath p, const char *id) {
+        PrivatePathLook l;
+        int r = private_path_look(s->dir, p, id, &l);
 
-        return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP)
+                return 0;
+        if (r < 0)
+                return r;
+        return S_ISDIR(l.type) ? 1 : 0;
 }
 
 /* The watch on userdata/ once it exists (config.json, pidfile), on <id>/
@@ -61,21 +72,27 @@ static bool is_dir(const char *p) {
  * its parent is still there. 0, -ENOENT when <id>/ is gone (its removal is
  * an event of overlay-containers/, or the next scan), or -errno. */
 static int entry_arm(Entry *e) {
-        _cleanup_free_ char *dir = NULL, *userdata = NULL;
+        ContainerStore *s = e->store;
 
-        if (asprintf(&dir, "%s/%s", e->store->dir, e->id) < 0 || asprintf(&userdata, "%s/userdata", dir) < 0)
-                return -ENOMEM;
         for (unsigned tries = 0; tries < 16; tries++) {
-                bool on_userdata = is_dir(userdata);
-                int wd;
+                int u = dir_state(s, PRIVATE_PATH_USERDATA, e->id), d, wd = -1, r;
+                bool on_userdata = u > 0;
+                unsigned up;
 
+                if (u < 0)
+                        return u;
                 if (e->wd >= 0 && e->wd_on_userdata == on_userdata)
                         return 0;
-                wd = inotify_add_watch(e->store->inotify_fd, on_userdata ? userdata : dir, ENTRY_MASK);
-                if (wd < 0) {
-                        if (errno != ENOENT && errno != ENOTDIR)
-                                return -errno;
-                        if (!is_dir(dir))
+                /* The watch's mask is private_path_watch()'s (PRIVATE_PATH_DIR_MASK). */
+                r = private_path_watch(s->inotify_fd, s->dir, on_userdata ? PRIVATE_PATH_USERDATA : PRIVATE_PATH_ENTRY,
+                                       e->id, false, &wd, &up);
+                if (r < 0) {
+                        if (r != -ENOENT && r != -ENOTDIR)
+                                return r;
+                        d = dir_state(s, PRIVATE_PATH_ENTRY, e->id);
+                        if (d < 0)
+                                return d;
+                        if (d == 0)
                                 return -ENOENT;
                         continue;
                 }
@@ -126,18 +143,21 @@ static void container_added(ContainerStore *s, const char *id) {
  * order of events: a removal seen after a creation of the same name, or a
  * creation whose directory is gone again, both end with what is there. */
 static void look_at(ContainerStore *s, const char *name) {
-        _cleanup_free_ char *p = NULL;
         char id[65];
         Entry **i;
+        int d;
 
         if (!crio_id_valid(name))
                 return;
         memcpy(id, name, 65); /* name may live in a buffer the handler's work outlives */
-        if (asprintf(&p, "%s/%s", s->dir, id) < 0) {
-                store_schedule_scan(s, -ENOMEM, id);
+        d = dir_state(s, PRIVATE_PATH_ENTRY, id);
+        if (d < 0) {
+                /* Cannot tell: the entry stays as it is, and the whole
+                 * store is looked at again in a second. */
+                store_schedule_scan(s, d, id);
                 return;
         }
-        if (!is_dir(p)) {
+        if (d == 0) {
                 store_entry_removed(s, id);
                 return;
         }
@@ -148,15 +168,16 @@ static void look_at(ContainerStore *s, const char *name) {
                 container_added(s, id);
 }
 
+/* The watch on overlay-containers/ itself (PRIVATE_PATH_STORE_MASK). */
 static int store_arm_dir(ContainerStore *s) {
-        int wd;
+        unsigned up;
+        int wd = -1, r;
 
         if (s->dir_wd >= 0)
                 return 0;
-        wd = inotify_add_watch(s->inotify_fd, s->dir, IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM |
-                                                              IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR);
-        if (wd < 0)
-                return -errno;
+        r = private_path_watch(s->inotify_fd, s->dir, PRIVATE_PATH_STORE, NULL, false, &wd, &up);
+        if (r < 0)
+                return r;
         s->dir_wd = wd;
         return 0;
 }
@@ -168,29 +189,40 @@ static int store_arm_dir(ContainerStore *s) {
 static int scan(ContainerStore *s) {
         _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
-        int r;
+        int r, k, fd = -EBADF;
 
         r = store_arm_dir(s);
         if (r == -ENOENT || r == -ENOTDIR) {
                 store_remove_all(s); /* gone: its watch (dir_watch) says when it is back */
                 return 0;
         }
-        d = opendir(s->dir);
-        if (!d) {
-                if (errno != ENOENT)
-                        return -errno;
+        /* The listing: a directory fd opened by private_path_open_store()
+         * (the privileged reader: getdents needs only the open's
+         * permission). */
+        k = private_path_open_store(s->dir, &fd);
+        if (k == -ENOENT || k == -ENOTDIR) {
                 store_remove_all(s);
                 return 0;
+        }
+        if (k < 0)
+                return k;
+        d = fdopendir(fd);
+        if (!d) {
+                k = -errno;
+                close(fd);
+                return k;
         }
         /* Removed while we did not look: one at a time and from the start
          * again, as the handler (REMOVED) may change the list. */
         for (bool again = true; again;) {
                 again = false;
                 for (Entry *e = s->entries; e; e = e->next) {
-                        _cleanup_free_ char *p = NULL;
                         char id[65];
+                        int st = dir_state(s, PRIVATE_PATH_ENTRY, e->id);
 
-                        if (asprintf(&p, "%s/%s", s->dir, e->id) < 0 || is_dir(p))
+                        if (st < 0)
+                                return st; /* cannot tell: kept, and the scan is retried */
+                        if (st > 0)
                                 continue;
                         memcpy(id, e->id, sizeof(id));
                         store_entry_removed(s, id);
@@ -361,7 +393,8 @@ int container_store_new(sd_event *e, const char *store_dir, ContainerStoreWant w
         if (r < 0)
                 return r;
         (void) sd_event_source_set_description(s->inotify_source, "container-store");
-        r = path_watch_new(e, s->dir, "container-store-dir", on_dir, s, &s->dir_watch);
+        r = path_watch_new_private(e, s->dir, PRIVATE_PATH_STORE, NULL, "container-store-dir", on_dir, s,
+                                   &s->dir_watch);
         if (r < 0)
                 return r;
         if (path_watch_exists(s->dir_watch))

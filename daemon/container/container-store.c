@@ -12,6 +12,7 @@
 #include "container/container-started.h"
 #include "container/container-store-internal.h"
 #include "host/crio.h"
+#include "host/private-path.h"
 #include "publish/log.h"
 #include "util/macro.h"
 
@@ -40,14 +41,12 @@ static int entry_path(const Entry *e, const char *file, char **ret) {
 /* Without CRI-O's Created annotation, the directory made at CreateContainer
  * stands for it. */
 static void entry_created_fallback(Entry *e) {
-        _cleanup_free_ char *p = NULL;
-        struct stat st;
+        PrivatePathLook l;
 
-        if (e->identity->created_usec != 0 || asprintf(&p, "%s/%s", e->store->dir, e->id) < 0)
+        if (e->identity->created_usec != 0)
                 return;
-        if (stat(p, &st) >= 0)
-                e->identity->created_usec =
-                        (uint64_t) st.st_mtim.tv_sec * 1000000ULL + (uint64_t) st.st_mtim.tv_nsec / 1000ULL;
+        if (private_path_look(e->store->dir, PRIVATE_PATH_ENTRY, e->id, &l) >= 0)
+                e->identity->created_usec = l.mtime_usec;
 }
 
 static void entry_read_identity(Entry *e) {
@@ -57,7 +56,7 @@ static void entry_read_identity(Entry *e) {
 
         r = entry_path(e, CRIO_CONFIG_FILE, &p);
         if (r >= 0)
-                r = container_config_read_full(p, e->id, &e->identity, &why);
+                r = container_config_read_store(e->store->dir, e->id, &e->identity, &why);
         if (r == -ENOENT || r == -EBADMSG)
                 return; /* not there yet or still being written: wait for the next write */
         if (r < 0) {
@@ -225,7 +224,7 @@ static void entry_read_pid(Entry *e) {
 
         r = entry_path(e, CRIO_PIDFILE, &p);
         if (r >= 0)
-                r = container_pidfile_read(p, &pid);
+                r = container_pidfile_read_store(e->store->dir, e->id, &pid);
         if (r < 0) {
                 if (r != -ENOENT && r != -EBADMSG)
                         log_debug_errno(r, "Container %.12s: cannot read %s, ignoring: %m", e->id, p);

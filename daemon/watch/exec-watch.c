@@ -12,6 +12,7 @@
 
 #include "host/crio.h"
 #include "host/host-root.h"
+#include "host/private-path.h"
 #include "publish/log.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -116,22 +117,21 @@ static void on_fifo(PathWatch *pw, bool exists, void *userdata) {
         (void) sd_event_source_set_enabled(f->look, SD_EVENT_ONESHOT);
 }
 
-/* A watch on <root>/<id>/exec.fifo if it is there now. 1 watched, 0 no
- * fifo there, -errno. */
-static int follow_root(ExecWatch *w, const char *root, const char *id, PathWatch **ret, Follow *f) {
-        _cleanup_free_ char *p = NULL, *desc = NULL;
+/* A watch on <root>/<id>/exec.fifo if it is there now (fifo: the
+ * runtime's kind, host/private-path.h: /run/runc and /run/crun are root's
+ * 0700, so the look and the watch are the privileged reader's). 1 watched,
+ * 0 no fifo there, -errno. */
+static int follow_root(ExecWatch *w, PrivatePath fifo, const char *id, PathWatch **ret, Follow *f) {
+        _cleanup_free_ char *desc = NULL;
         PathWatch *pw = NULL;
         int r;
 
-        r = host_pathf(&p, "%s/%s/exec.fifo", root, id);
-        if (r < 0)
-                return r;
-        r = path_exists(p);
+        r = private_path_exists(NULL, fifo, id);
         if (r <= 0)
                 return r;
         if (asprintf(&desc, "exec-fifo-%.12s", id) < 0)
                 return -ENOMEM;
-        r = path_watch_new(w->event, p, desc, on_fifo, f, &pw);
+        r = path_watch_new_private(w->event, NULL, fifo, id, desc, on_fifo, f, &pw);
         if (r < 0)
                 return r;
         if (!path_watch_exists(pw)) {
@@ -146,7 +146,7 @@ static int follow_root(ExecWatch *w, const char *root, const char *id, PathWatch
 int exec_watch_follow(ExecWatch *w, const char *id, pid_t pid) {
         _cleanup_free_ Follow *f = NULL;
         Follow *known;
-        const char *root;
+        PrivatePath fifo;
         int r = 0, err = 0;
 
         if (!w || !id)
@@ -162,8 +162,8 @@ int exec_watch_follow(ExecWatch *w, const char *id, pid_t pid) {
         f->watch = w;
         f->pid = pid;
         snprintf(f->id, sizeof(f->id), "%s", id);
-        for (size_t i = 0; (root = crio_runtime_root(i)); i++) {
-                r = follow_root(w, root, id, &f->fifo, f);
+        for (size_t i = 0; (fifo = private_path_fifo(i)); i++) {
+                r = follow_root(w, fifo, id, &f->fifo, f);
                 if (r > 0)
                         break;
                 if (r < 0)

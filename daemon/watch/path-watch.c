@@ -19,6 +19,7 @@
  *   and the path is looked at each time; the source is never disabled. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -45,6 +46,12 @@ struct PathWatch {
         PathWatchHandler handler;
         void *userdata;
         bool exists;
+        /* path_watch_new_private(): what the path is, by name */
+        bool private;
+        char *containers_dir;
+        PrivatePath kind;
+        char id[65];
+        unsigned up;             /* the watch is this many directories above the path's parent */
 };
 
 static bool is_dir(const char *p) {
@@ -83,9 +90,64 @@ static void unwatch(PathWatch *w) {
         w->wd = -1;
 }
 
+/* The directory up + 1 levels above w->path, for the journal. */
+static int dir_above(const char *path, unsigned up, char **ret) {
+        _cleanup_free_ char *dir = strdup(path);
+
+        if (!dir)
+                return -ENOMEM;
+        for (unsigned i = 0; i <= up; i++) {
+                char *slash = strrchr(dir, '/');
+
+                if (!slash || slash == dir) {
+                        dir[1] = '\0';
+                        break;
+                }
+                *slash = '\0';
+        }
+        *ret = TAKE_PTR(dir);
+        return 0;
+}
+
+/* arm() for a private path: the same passes, each watch added by
+ * private_path_watch(), which climbs to the nearest existing directory
+ * itself. Stable when a pass answers the watch already held. */
+static int arm_private(PathWatch *w) {
+        for (unsigned tries = 0; tries < 64; tries++) {
+                _cleanup_free_ char *dir = NULL;
+                unsigned up = 0;
+                int wd = -1, r;
+
+                r = private_path_watch(w->fd, w->containers_dir, w->kind, w->kind == PRIVATE_PATH_STORE ? NULL : w->id,
+                                       true, &wd, &up);
+                if (r < 0)
+                        return r;
+                if (w->wd >= 0 && wd == w->wd && up == w->up)
+                        return 0;
+                if (w->wd >= 0 && w->wd != wd)
+                        (void) inotify_rm_watch(w->fd, w->wd);
+                w->wd = wd;
+                w->up = up;
+                if (dir_above(w->path, up, &dir) >= 0) {
+                        free(w->watched_dir);
+                        w->watched_dir = TAKE_PTR(dir);
+                }
+        }
+        return -ELOOP;
+}
+
+/* Whether the path exists: 1, 0, or -errno when it cannot be told. */
+static int exists_now(const PathWatch *w) {
+        if (w->private)
+                return private_path_exists(w->containers_dir, w->kind, w->kind == PRIVATE_PATH_STORE ? NULL : w->id);
+        return path_exists(w->path) > 0;
+}
+
 /* Each pass looks, watches, and looks again: a deeper directory created
  * before the watch was in place is seen by the second look. */
 static int arm(PathWatch *w) {
+        if (w->private)
+                return arm_private(w);
         /* Mask: a component appearing or going (create, rename), the watched
          * directory itself going, and a file finished being written. */
         const uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_CLOSE_WRITE |
@@ -143,17 +205,25 @@ static void schedule_retry(PathWatch *w, int error) {
                 (void) sd_event_source_set_description(w->retry, w->description);
 }
 
-/* Re-arm where needed, then read the present state and tell it. */
+/* Re-arm where needed, then read the present state and tell it. A state
+ * that cannot be read (a private path whose reader is gone) is not told:
+ * "cannot tell" is never "gone"; the retry looks again. */
 static void look(PathWatch *w) {
-        int r = arm(w);
+        int r = arm(w), e;
 
         if (r < 0)
                 schedule_retry(w, r);
-        else if (w->retry_logged) {
+        e = exists_now(w);
+        if (e < 0) {
+                if (r >= 0)
+                        schedule_retry(w, e);
+                return;
+        }
+        if (r >= 0 && w->retry_logged) {
                 log_info("Watching %s (%s) again.", w->path, w->description);
                 w->retry_logged = false;
         }
-        w->exists = path_exists(w->path) > 0;
+        w->exists = e > 0;
         w->handler(w, w->exists, w->userdata);
 }
 
@@ -193,14 +263,14 @@ PathWatch *path_watch_free(PathWatch *w) {
         free(w->path);
         free(w->description);
         free(w->watched_dir);
+        free(w->containers_dir);
         free(w);
         return NULL;
 }
 
-int path_watch_new(sd_event *e, const char *path, const char *description, PathWatchHandler handler,
-                   void *userdata, PathWatch **ret) {
+static int watch_new(sd_event *e, const char *path, const char *description, PathWatchHandler handler,
+                     void *userdata, PathWatch **ret) {
         _cleanup_(path_watch_freep) PathWatch *w = NULL;
-        int r;
 
         if (!path || path[0] != '/' || !handler)
                 return -EINVAL;
@@ -213,6 +283,14 @@ int path_watch_new(sd_event *e, const char *path, const char *description, PathW
         w->description = strdup(description ?: "path-watch");
         if (!w->path || !w->description)
                 return -ENOMEM;
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+/* The inotify fd, the first watch and look. */
+static int watch_start(PathWatch *w, sd_event *e, PathWatchHandler handler, void *userdata) {
+        int r;
+
         w->handler = handler;
         w->userdata = userdata;
         w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -223,9 +301,59 @@ int path_watch_new(sd_event *e, const char *path, const char *description, PathW
                 return r;
         (void) sd_event_source_set_description(w->source, w->description);
         r = arm(w);
+        if (r < 0 && !w->private)
+                return r;
+        if (r >= 0)
+                r = exists_now(w);
+        if (r < 0) {
+                /* A private path whose reader cannot answer (gone, or
+                 * another store): not there as far as is known, and looked
+                 * at again every second, saying so once. The daemon starts
+                 * and keeps its other watches. */
+                schedule_retry(w, r);
+                w->exists = false;
+                return 0;
+        }
+        w->exists = r > 0;
+        return 0;
+}
+
+int path_watch_new(sd_event *e, const char *path, const char *description, PathWatchHandler handler,
+                   void *userdata, PathWatch **ret) {
+        _cleanup_(path_watch_freep) PathWatch *w = NULL;
+        int r;
+
+        r = watch_new(e, path, description, handler, userdata, &w);
         if (r < 0)
                 return r;
-        w->exists = path_exists(w->path) > 0;
+        r = watch_start(w, e, handler, userdata);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+int path_watch_new_private(sd_event *e, const char *containers_dir, PrivatePath p, const char *id,
+                           const char *description, PathWatchHandler handler, void *userdata, PathWatch **ret) {
+        _cleanup_(path_watch_freep) PathWatch *w = NULL;
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = private_path_make(containers_dir, p, id, &path);
+        if (r < 0)
+                return r;
+        r = watch_new(e, path, description, handler, userdata, &w);
+        if (r < 0)
+                return r;
+        w->private = true;
+        w->kind = p;
+        if (containers_dir && !(w->containers_dir = strdup(containers_dir)))
+                return -ENOMEM;
+        if (p != PRIVATE_PATH_STORE)
+                snprintf(w->id, sizeof(w->id), "%s", id);
+        r = watch_start(w, e, handler, userdata);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(w);
         return 0;
 }

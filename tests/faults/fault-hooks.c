@@ -229,12 +229,26 @@ struct udev_device *udev_monitor_receive_device(struct udev_monitor *m) {
  *
  * FAULT_INOTIFY_ADD="<substring> <ENOENT|ENOSPC> <file>": while <file>
  *   exists, the next inotify_add_watch(2) of a path holding <substring>
- *   fails with that errno, and <file> is removed. ENOENT: the directory
- *   went between the daemon's look and its watch; ENOSPC:
+ *   made by a process fails with that errno, once: the process then lets
+ *   its calls through until it sees <file> gone (which arms it again).
+ *   Each injected failure opens <file> for reading (O_NONBLOCK) and closes
+ *   it: made a FIFO, <file> tells the test the fault fired (a writer
+ *   blocked in its open returns; the test then removes <file>). ENOENT: the
+ *   directory went between the daemon's look and its watch; ENOSPC:
  *   fs.inotify.max_user_watches reached on a busy node. sd-event's watches
- *   name an O_PATH fd (/proc/self/fd/<n>): its target is matched. */
+ *   name an O_PATH fd (/proc/self/fd/<n>): its target is matched.
+ *   The failure happens in whichever process adds the watch, the daemon's
+ *   privileged reader included (the store's watches are its), as the
+ *   kernel's would. The reader's seccomp filter kills any call it does not
+ *   expect and its RLIMIT_FSIZE is 0 (sandbox/privileged-reader.h), and
+ *   this library is inherited across its fork: so the hook makes only
+ *   calls the reader may make (a stat of <file>, readlink, a read-only
+ *   open and close), never access(), unlink() nor a write (to a log file
+ *   on fd 2 it is SIGXFSZ), and the one-shot is the process's own memory,
+ *   not <file>'s removal. */
 
 #include <sys/inotify.h>
+#include <sys/stat.h>
 
 static bool take_trigger(const char *file) {
         return file && *file && unlink(file) == 0;
@@ -262,7 +276,9 @@ ssize_t read(int fd, void *buf, size_t n) {
         if (!next)
                 next = (ssize_t (*)(int, void *, size_t)) dlsym(RTLD_NEXT, "read");
         r = next(fd, buf, n);
-        if (r <= 0 || !trigger || n < sizeof(*ev) || access(trigger, F_OK) < 0 || !is_inotify_fd(fd) ||
+        /* The fd's kind first (a readlink): the privileged reader reads no
+         * inotify fd, and its filter would kill the access() and unlink(). */
+        if (r <= 0 || !trigger || n < sizeof(*ev) || !is_inotify_fd(fd) || access(trigger, F_OK) < 0 ||
             !take_trigger(trigger))
                 return r;
         memset(ev, 0, sizeof(*ev));
@@ -271,24 +287,47 @@ ssize_t read(int fd, void *buf, size_t n) {
         return (ssize_t) sizeof(*ev);
 }
 
+/* Whether the trigger of FAULT_INOTIFY_ADD fired in this process since
+ * it was last seen absent. */
+static bool inotify_add_fired;
+
+/* The fault fired: a writer blocked in open() of a FIFO at file returns.
+ * O_NONBLOCK: a read-only open of a FIFO then needs no writer. */
+static void tell_fired(const char *file) {
+        int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+        if (fd >= 0)
+                close(fd);
+}
+
 EXPORT int inotify_add_watch(int fd, const char *path, uint32_t mask);
 int inotify_add_watch(int fd, const char *path, uint32_t mask) {
         static int (*next)(int, const char *, uint32_t);
         const char *spec = getenv("FAULT_INOTIFY_ADD");
         char sub[256], err[16], trigger[512], target[4096];
         const char *p = path;
+        struct stat st;
         ssize_t l;
 
         if (!next)
                 next = (int (*)(int, const char *, uint32_t)) dlsym(RTLD_NEXT, "inotify_add_watch");
-        if (!spec || sscanf(spec, "%255s %15s %511s", sub, err, trigger) != 3 || access(trigger, F_OK) < 0)
+        if (!spec || sscanf(spec, "%255s %15s %511s", sub, err, trigger) != 3)
+                return next(fd, path, mask);
+        /* stat(), not access(): the reader's filter allows the stat family. */
+        if (stat(trigger, &st) < 0) {
+                inotify_add_fired = false;
+                return next(fd, path, mask);
+        }
+        if (inotify_add_fired)
                 return next(fd, path, mask);
         if (strncmp(path, "/proc/self/fd/", 14) == 0 && (l = readlink(path, target, sizeof(target) - 1)) >= 0) {
                 target[l] = '\0';
                 p = target;
         }
-        if (!strstr(p, sub) || !take_trigger(trigger))
+        if (!strstr(p, sub))
                 return next(fd, path, mask);
+        inotify_add_fired = true;
+        tell_fired(trigger);
         errno = strcmp(err, "ENOSPC") == 0 ? ENOSPC : ENOENT;
         return -1;
 }

@@ -42,7 +42,8 @@ done
 #   matrix-lib.sh           the node, the CLI and the daemon under the fake kernel,
 #                           the checks every row ends with
 #   matrix-module-calls.sh  cli:, daemon:, deadline:  a module call fails or is slow
-#   matrix-restart.sh       kill:, fabrics:, switch:  the daemon killed and restarted
+#   matrix-restart.sh       kill:, reader:, fabrics:, switch:  the daemon (or its
+#                           privileged reader) killed, and the daemon restarted
 #   matrix-watch.sh         enobufs:, vanish:, store:, noroot:, noready:  what the
 #                           daemon watches is lost, goes, or never comes
 #   matrix-pin.sh           pin:  a namespace taken into use while the guard acts
@@ -106,6 +107,9 @@ list_rows() {
            repairing; do
     echo "kill:$s"
   done
+  # The privileged reader dies (SIGKILL) while the daemon is idle and while
+  # it waits for the driver after the unload.
+  for s in idle unloaded-waiting-driver; do echo "reader:$s"; done
   for c in reload-behind build-removed blocked-cleared container-gone; do echo "enobufs:$c"; done
   for c in dir-then-kill kill-then-dir kill-and-ready during-load; do echo "vanish:$c"; done
   for c in root-gone tree-gone; do echo "noroot:$c"; done
@@ -193,6 +197,7 @@ run_row() {
     cli) run_cli_row "$2" "$3" "$4" ;;
     daemon) run_daemon_fault_row "$2" "$3" "$4" ;;
     kill) run_kill_row "$2" ;;
+    reader) run_reader_row "$2" ;;
     enobufs) run_enobufs_row "$2" ;;
     vanish) run_vanish_row "$2" ;;
     noroot) run_noroot_row "$2" ;;

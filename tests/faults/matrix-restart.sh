@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Rows where the daemon is killed and restarted, sourced by faults-matrix.sh:
-# kill: SIGKILL at every state, fabrics: between the unload that dropped an
-# NVMe/TCP connection and its reconnect, switch: Mode= changed across the
-# restart.
+# kill: SIGKILL at every state, reader: the daemon's privileged reader
+# killed, fabrics: between the unload that dropped an NVMe/TCP connection and
+# its reconnect, switch: Mode= changed across the restart.
 
 
 # kill:<state>: SIGKILL the daemon in that state, restart it, finish the swap.
@@ -90,6 +90,64 @@ run_kill_row() {
       start_daemon; wait_state idle; start_container; wait_state failed; kill_daemon
       : > "$tmp/fault.script"
       start_daemon; wait_log "previous state failed"; wait_state "$SETTLED" ;;
+  esac
+  finish_daemon_row
+}
+
+# The daemon's privileged reader (sandbox/privileged-reader.h): the child
+# of the daemon under a seccomp filter (Seccomp: 2; the daemon has none
+# under the fake root), into REPLY. Fails when there is not exactly one.
+reader_pid() {
+  local c pids=() children
+  slurp "/proc/$daemon_pid/task/$daemon_pid/children"; children=$REPLY
+  for c in $children; do
+    slurp "/proc/$c/status"
+    [[ $REPLY == *$'\nSeccomp:\t2\n'* ]] && pids+=("$c")
+  done
+  REPLY=${pids[0]:-}
+  [ ${#pids[@]} -eq 1 ] || { fail "the daemon $daemon_pid has ${#pids[@]} privileged readers: ${pids[*]}"; return 1; }
+}
+
+# The reader SIGKILLed: the daemon must stop (an unloaded stack restored,
+# as on SIGTERM: manager_stop()), say how its reader ended, and exit
+# non-zero for the unit to restart it. Not within the deadline: a daemon
+# that stays blind.
+kill_reader() {
+  local r i rc
+  reader_pid || return 1; r=$REPLY
+  kill -9 "$r" || { fail "cannot kill the reader $r"; return 1; }
+  for ((i = 0; i < 400; i++)); do kill -0 "$daemon_pid" 2>/dev/null || break; nap 0.05; done
+  if kill -0 "$daemon_pid" 2>/dev/null; then
+    fail "the daemon still runs 20 s after its privileged reader was killed (blind)"
+    kill_daemon; return 1
+  fi
+  wait "$daemon_pid"; rc=$?; daemon_pid=
+  echo "---- reader $r killed, daemon exit $rc ----" >> "$tmp/daemon.log"
+  [ "$rc" -ne 0 ] || fail "the daemon exited 0 after its reader died: the unit would not restart it"
+  grep -q "The privileged reader (pid $r) is gone: killed by signal 9 (SIGKILL)" "$tmp/daemon.log" ||
+    fail "no journal line says the reader $r was killed by SIGKILL"
+  [ -e "$root/run/nvme-swapguard/reload-blocked" ] && fail "the reload block outlived the daemon"
+  # Whether or not the unit restarts it: never a node without its driver.
+  [ "$(node_verdict)" = in-tree ] || fail "after the daemon's exit the node is $(node_verdict)"
+  return 0
+}
+
+# reader:<state>: the privileged reader killed in that state; the restart
+# (the unit's Restart=) resumes and finishes the swap.
+run_reader_row() {
+  new_node
+  : > "$tmp/fault.script"
+  case $1 in
+    idle)
+      start_daemon; wait_state idle; kill_reader
+      start_daemon; wait_log "previous state idle"; wait_state idle
+      start_container; wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
+    unloaded-waiting-driver)
+      start_daemon; wait_state idle; start_container; wait_state unloaded-waiting-driver; kill_reader
+      # The stop restored the stack and left idle: the restart swaps again.
+      grep -q "MESSAGE_ID=$MID_STOP_RESTORED" "$tmp/daemon.log" || fail "no STOP_RESTORED entry for the stop"
+      start_daemon; wait_log "previous state idle"; wait_log "started in state" 2
+      wait_state unloaded-waiting-driver; ready; wait_state swapped ;;
   esac
   finish_daemon_row
 }

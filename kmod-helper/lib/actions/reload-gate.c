@@ -126,8 +126,15 @@ int reload_gate_install(char ***ret_modules) {
                 return r;
         if ((r = host_path("/run/modprobe.d", &dir)) < 0 || (r = host_path(RELOAD_GATE_PATH, &path)) < 0)
                 return r;
-        /* /run/modprobe.d is kmod's documented runtime directory: creating it is expected. */
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        /* /run/modprobe.d is kmod's documented runtime directory: creating it is expected.
+         * 0755 whatever the umask (the unit's UMask=0077 applies to its
+         * ExecStartPre=+): the daemon, without CAP_DAC_READ_SEARCH once its
+         * privileged reader is forked, looks for the gate there, and a 0700
+         * directory made it report the gate missing at every unload. */
+        if (mkdir(dir, 0755) == 0) {
+                if (chmod(dir, 0755) < 0)
+                        return -errno;
+        } else if (errno != EEXIST)
                 return -errno;
         r = write_file_atomic(path, text, 0644);
         if (r < 0)

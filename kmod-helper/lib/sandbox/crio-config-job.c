@@ -170,16 +170,22 @@ static void json_seed(void) {
 
 int crio_config_read_confined(const char *path, const char *const *env_keys, CrioConfig **ret,
                               const char **ret_why) {
+        int fd = -EBADF, r;
+
+        r = parser_sandbox_open(path, CRIO_CONFIG_MAX, &fd);
+        if (r < 0)
+                return r;
+        return crio_config_read_confined_fd(fd, env_keys, ret, ret_why);
+}
+
+int crio_config_read_confined_fd(int fd_in, const char *const *env_keys, CrioConfig **ret, const char **ret_why) {
         _cleanup_free_ uint8_t *buf = NULL;
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int fd = fd_in;
         size_t len = 0;
         int r, sig = 0;
 
         if (strv_length((char *const *) env_keys) > CRIO_ENV_KEYS_MAX)
                 return -EINVAL;
-        r = parser_sandbox_open(path, CRIO_CONFIG_MAX, &fd);
-        if (r < 0)
-                return r;
         json_seed();
         r = parser_sandbox_run(fd, job, (void *) env_keys, &buf, &len, &sig);
         if (r < 0)

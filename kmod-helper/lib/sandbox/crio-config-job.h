@@ -33,6 +33,10 @@
  * -ETIME, -EPROTO, -EPERM, -EMSGSIZE (parser_sandbox_run()), with *ret_why
  * (optional; static) saying what happened. env_keys: NULL-terminated, may
  * be NULL (no env wanted). */
+/* The same, from an fd already opened and checked (a regular file of at
+ * most CRIO_CONFIG_MAX: host/crio-store-file.h); takes it over (closed in
+ * all cases). */
+int crio_config_read_confined_fd(int fd, const char *const *env_keys, CrioConfig **ret, const char **ret_why);
 int crio_config_read_confined(const char *path, const char *const *env_keys, CrioConfig **ret,
                               const char **ret_why);
 

@@ -9,6 +9,7 @@
 #include "nvme/nvme-controllers.h"
 #include "nvme/nvme-names.h"
 #include "usage/claim-hold.h"
+#include "usage/device-open.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/parse-util.h"
@@ -56,14 +57,13 @@ static const char *pinned_transport(const NvmeBlockDevice *d) {
 }
 
 static int claim_one(ClaimHold *h, const NvmeBlockDevice *d) {
-        _cleanup_free_ char *path = NULL;
         HeldClaim *n;
-        int fd;
+        int fd, r;
 
-        if (host_pathf(&path, "/dev/%s", d->name) < 0)
-                return -ENOMEM;
-        fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (fd < 0)
+        r = device_open(DEVICE_OPEN_EXCLUSIVE, d->name, &fd);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
                 return 0; /* not held: the next usage check probes and reports it */
         n = reallocarray(h->claims, h->n_claims + 1, sizeof(HeldClaim));
         if (!n) {

@@ -10,31 +10,26 @@
 
 #include "host/host-root.h"
 #include "nvme/nvme-names.h"
+#include "usage/device-open.h"
 #include "usage/exclusive-open.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 
 ExclusiveOpenResult exclusive_open_probe(const char *name, int *ret_errno) {
-        _cleanup_free_ char *path = NULL;
-        struct stat st;
-        int fd;
+        int fd, r;
 
         *ret_errno = 0;
-        if (host_pathf(&path, "/dev/%s", name) < 0) {
-                *ret_errno = ENOMEM;
-                return EXCLUSIVE_OPEN_FAILED;
-        }
-        if (host_root_is_real() && stat(path, &st) == 0 && !S_ISBLK(st.st_mode))
-                return EXCLUSIVE_OPEN_NOT_BLOCK;
-        fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (fd >= 0) {
+        r = device_open(DEVICE_OPEN_EXCLUSIVE, name, &fd);
+        if (r >= 0) {
                 close(fd); /* at once: the open holds a reference on the driver module */
                 return EXCLUSIVE_OPEN_FREE;
         }
-        *ret_errno = errno;
-        switch (errno) {
+        *ret_errno = -r;
+        switch (-r) {
         case EBUSY:
                 return EXCLUSIVE_OPEN_CLAIMED;
+        case ENOTBLK:
+                return EXCLUSIVE_OPEN_NOT_BLOCK;
         case ENOENT:
         case ENXIO:
         case ENODEV:

@@ -3,25 +3,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "host/host-root.h"
 #include "usage/process-users.h"
 #include "util/fileio.h"
 #include "util/macro.h"
-#include "util/parse-util.h"
 #include "util/strv.h"
 
 /* Pids we could not look into: reported once, with the first few named. */
 #define UNREADABLE_PIDS_NAMED 8
 
-typedef struct ProcessWalk {
-        UsageScan *scan;
-        size_t n_unreadable;
-        char *unreadable_pids; /* "12, 34, ..." */
-        int first_error;       /* positive errno of the first unreadable fd directory */
-} ProcessWalk;
+static ProcessFdSource fd_source;
+static void *fd_source_userdata;
+
+void process_users_set_source(ProcessFdSource source, void *userdata) {
+        fd_source = source;
+        fd_source_userdata = userdata;
+}
 
 static const NvmeBlockDevice *nvme_entry(const UsageScan *s, const DeviceIndexEntry *e, size_t n) {
         for (size_t i = 0; i < n; i++)
@@ -44,88 +43,17 @@ const NvmeBlockDevice *process_fd_match(const UsageScan *s, const char *link, bo
         return NULL;
 }
 
-static int note_unreadable(ProcessWalk *w, const char *pid, int error) {
-        char *grown;
-
-        if (w->first_error == 0)
-                w->first_error = error;
-        if (w->n_unreadable++ >= UNREADABLE_PIDS_NAMED)
-                return 0;
-        if (asprintf(&grown, "%s%s%s", w->unreadable_pids ?: "", w->unreadable_pids ? ", " : "", pid) < 0)
-                return -ENOMEM;
-        free(w->unreadable_pids);
-        w->unreadable_pids = grown;
-        return 0;
-}
-
-static int report(UsageScan *s, const char *pid, const NvmeBlockDevice *d) {
+static int report(UsageScan *s, pid_t pid, const NvmeBlockDevice *d) {
         _cleanup_free_ char *path = NULL, *comm = NULL;
-        int pid_value = 0, r;
+        int r;
 
-        r = host_pathf(&path, "/proc/%s/comm", pid);
+        r = host_pathf(&path, "/proc/%d/comm", (int) pid);
         if (r < 0)
                 return r;
         if (read_one_line_file(path, &comm) < 0)
                 comm = NULL; /* exited meanwhile: still worth naming by pid */
-        (void) safe_atoi(pid, &pid_value);
-        r = usage_collector_add(&s->collector, USAGE_OPEN_BY_PROCESS, d->name, comm ?: "?", NULL, pid_value);
+        r = usage_collector_add(&s->collector, USAGE_OPEN_BY_PROCESS, d->name, comm ?: "?", NULL, (int) pid);
         return r < 0 ? r : 0;
-}
-
-/* One fd: its link text, and on the real host the stat of what it opens
- * (in a fake root the links point at nothing meaningful). Only /dev nodes
- * are stat'ed: a stat of a file on a hung NFS or FUSE mount would block us,
- * and a block device fd always reads as a path under some /dev (the node
- * may have another name there, in a container's own /dev: hence st_rdev). */
-static const NvmeBlockDevice *inspect_fd(const UsageScan *s, const char *fd_path, int *ret_denied) {
-        _cleanup_free_ char *link = NULL;
-        struct stat st;
-        bool has_rdev = false;
-        int r;
-
-        r = read_link(fd_path, &link);
-        if (r == -EACCES || r == -EPERM)
-                *ret_denied = -r; /* listed but not readable: as unknown as an unreadable directory */
-        if (r < 0)
-                return NULL; /* ENOENT: closed while we looked */
-        if (host_root_is_real() && strneq(link, "/dev/", 5) && stat(fd_path, &st) == 0 && S_ISBLK(st.st_mode))
-                has_rdev = true;
-        return process_fd_match(s, link, has_rdev, has_rdev ? st.st_rdev : 0);
-}
-
-static int walk_process(ProcessWalk *w, const char *pid) {
-        _cleanup_strv_free_ char **fds = NULL;
-        _cleanup_free_ char *dir = NULL;
-        const NvmeBlockDevice *seen[16];
-        size_t n_seen = 0;
-        int r, denied = 0;
-
-        r = host_pathf(&dir, "/proc/%s/fd", pid);
-        if (r < 0)
-                return r;
-        r = read_dir_names(dir, &fds);
-        if (r == -ENOENT || r == -ESRCH)
-                return 0; /* exited while we walked */
-        if (r < 0)
-                return r == -ENOMEM ? r : note_unreadable(w, pid, -r);
-        STRV_FOREACH(fd, fds) {
-                _cleanup_free_ char *fd_path = NULL;
-                const NvmeBlockDevice *d;
-                bool dup = false;
-
-                if (asprintf(&fd_path, "%s/%s", dir, *fd) < 0)
-                        return -ENOMEM;
-                d = inspect_fd(w->scan, fd_path, &denied);
-                for (size_t i = 0; d && i < n_seen; i++)
-                        dup = dup || seen[i] == d;
-                if (!d || dup)
-                        continue; /* one usage per process and device */
-                if (n_seen < ELEMENTSOF(seen))
-                        seen[n_seen++] = d;
-                if ((r = report(w->scan, pid, d)) < 0)
-                        return r;
-        }
-        return denied ? note_unreadable(w, pid, denied) : 0;
 }
 
 /* Fail closed: a process whose open files we could not read may hold any
@@ -146,42 +74,82 @@ static int block_every_namespace(UsageScan *s, const char *why) {
         return 0;
 }
 
-static int block_unreadable(ProcessWalk *w) {
-        _cleanup_free_ char *why = NULL;
+static int block_unreadable(UsageScan *s, const ProcessFdList *l) {
+        _cleanup_free_ char *why = NULL, *pids = NULL;
 
-        if (w->n_unreadable == 0)
+        if (l->n_unreadable == 0)
                 return 0;
+        for (size_t i = 0; i < l->n_unreadable && i < UNREADABLE_PIDS_NAMED; i++) {
+                char *grown;
+
+                if (asprintf(&grown, "%s%s%d", pids ?: "", pids ? ", " : "", (int) l->unreadable[i].pid) < 0)
+                        return -ENOMEM;
+                free(pids);
+                pids = grown;
+        }
         if (asprintf(&why, "could not read the open files of %zu process(es) (pid %s%s: %s), which may hold it open",
-                     w->n_unreadable, w->unreadable_pids, w->n_unreadable > UNREADABLE_PIDS_NAMED ? ", ..." : "",
-                     strerror(w->first_error)) < 0)
+                     l->n_unreadable, pids, l->n_unreadable > UNREADABLE_PIDS_NAMED ? ", ..." : "",
+                     strerror(l->unreadable[0].error)) < 0)
                 return -ENOMEM;
-        return block_every_namespace(w->scan, why);
+        return block_every_namespace(s, why);
+}
+
+/* One usage per process and device; the list holds a process's fds
+ * together. */
+static int report_fds(UsageScan *s, const ProcessFdList *l) {
+        const NvmeBlockDevice *seen[16];
+        size_t n_seen = 0;
+        pid_t current = 0;
+
+        for (size_t i = 0; i < l->n_fds; i++) {
+                const ProcessFd *f = &l->fds[i];
+                _cleanup_free_ char *link = NULL;
+                const NvmeBlockDevice *d;
+                bool dup = false;
+                int r;
+
+                if (f->pid != current) {
+                        current = f->pid;
+                        n_seen = 0;
+                }
+                if (f->name[0] && asprintf(&link, "/dev/%s", f->name) < 0)
+                        return -ENOMEM;
+                d = process_fd_match(s, link, f->has_rdev, f->rdev);
+                for (size_t k = 0; d && k < n_seen; k++)
+                        dup = dup || seen[k] == d;
+                if (!d || dup)
+                        continue;
+                if (n_seen < ELEMENTSOF(seen))
+                        seen[n_seen++] = d;
+                if ((r = report(s, f->pid, d)) < 0)
+                        return r;
+        }
+        return 0;
 }
 
 int process_users_read(UsageScan *s) {
-        _cleanup_strv_free_ char **pids = NULL;
-        _cleanup_free_ char *proc = NULL, *self = NULL;
-        ProcessWalk w = { .scan = s };
+        _cleanup_(process_fd_list_done) ProcessFdList l = {};
+        _cleanup_free_ char *why = NULL;
+        pid_t self = getpid();
         int r;
 
-        if ((r = host_path("/proc", &proc)) < 0)
+        r = fd_source ? fd_source(fd_source_userdata, &l) : process_fd_walk(&self, 1, &l);
+        if (r == -ENOMEM)
                 return r;
-        r = read_dir_names(proc, &pids);
         if (r < 0) {
-                _cleanup_free_ char *why = NULL;
-
-                if (r == -ENOMEM || asprintf(&why, "could not list the processes in /proc: %s", strerror(-r)) < 0)
+                /* The reader's answer is all we know of other processes' open
+                 * files: none, or a broken one, is "unknown", never "free". */
+                if (asprintf(&why, "the open files of other processes could not be read (%s%s)",
+                             fd_source ? "the daemon's privileged reader: " : "", strerror(-r)) < 0)
                         return -ENOMEM;
                 return block_every_namespace(s, why);
         }
-        if (asprintf(&self, "%d", (int) getpid()) < 0)
-                return -ENOMEM;
-        r = 0;
-        STRV_FOREACH(pid, pids)
-                if (is_all_digits(*pid) && !streq(*pid, self) && (r = walk_process(&w, *pid)) < 0)
-                        break;
-        if (r >= 0)
-                r = block_unreadable(&w);
-        free(w.unreadable_pids);
-        return r;
+        if (l.list_error) {
+                if (asprintf(&why, "could not list the processes in /proc: %s", strerror(l.list_error)) < 0)
+                        return -ENOMEM;
+                return block_every_namespace(s, why);
+        }
+        if ((r = report_fds(s, &l)) < 0)
+                return r;
+        return block_unreadable(s, &l);
 }

@@ -9,6 +9,7 @@
 
 #include "host/host-root.h"
 #include "nvme/nvme-controllers.h"
+#include "usage/device-open.h"
 #include "usage/usage-pin.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -179,24 +180,11 @@ static int want_usage(UsagePin *p, Want *w, const UsageReport *r, const Usage *u
 
 /* ---- holding them open --------------------------------------------------- */
 
-/* /dev/<ctrl>; on the real host it must be a character device (a stray
- * file proves nothing). The open itself is the pin: no I/O is ever made. */
+/* /dev/<ctrl>, a character device on the real host (device-open.h: a
+ * stray file proves nothing). The open itself is the pin: no I/O is ever
+ * made. */
 static int open_controller(const char *name, int *ret_fd) {
-        _cleanup_free_ char *path = NULL;
-        struct stat st;
-        int fd;
-
-        if (host_pathf(&path, "/dev/%s", name) < 0)
-                return -ENOMEM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return -errno;
-        if (host_root_is_real() && (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode))) {
-                close(fd);
-                return -ENOTTY;
-        }
-        *ret_fd = fd;
-        return 0;
+        return device_open(DEVICE_OPEN_CONTROLLER, name, ret_fd);
 }
 
 /* Moves the open descriptor of a controller already held, else opens it. */

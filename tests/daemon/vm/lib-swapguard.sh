@@ -182,6 +182,39 @@ sg_start() {
 		vm_fatal "systemctl start $SG_UNIT"
 	fi
 	vm_pass "$SG_UNIT started (pid $(sg_main_pid), state $(sg_state))"
+	sg_assert_daemon_caps
+}
+
+# sg_assert_daemon_caps: the running daemon gave up CAP_DAC_READ_SEARCH
+# once its privileged reader was forked (sandbox/daemon-capabilities.h):
+# not in its permitted set (so it cannot come back), CAP_SYS_MODULE and
+# CAP_SYS_PTRACE kept; its reader (a child that lives as long as it) keeps
+# CAP_DAC_READ_SEARCH when the unit gave it.
+sg_assert_daemon_caps() {
+	local pid prm eff child rprm reader=
+	pid=$(sg_main_pid)
+	prm=$(sed -n 's/^CapPrm:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+	eff=$(sed -n 's/^CapEff:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+	[ -n "$prm" ] || { vm_fail "cannot read the daemon's capabilities (pid $pid)"; return; }
+	if (( 0x$prm & (1 << 2) )); then
+		vm_fail "the daemon (pid $pid) still holds CAP_DAC_READ_SEARCH (CapPrm $prm, CapEff $eff)"
+	else
+		vm_pass "the daemon (pid $pid) holds no CAP_DAC_READ_SEARCH (CapPrm $prm, CapEff $eff)"
+	fi
+	if (( (0x$eff & (1 << 16)) && (0x$eff & (1 << 19)) )); then
+		vm_pass "the daemon keeps CAP_SYS_MODULE and CAP_SYS_PTRACE"
+	else
+		vm_fail "the daemon lost CAP_SYS_MODULE or CAP_SYS_PTRACE (CapEff $eff)"
+	fi
+	for child in $(cat "/proc/$pid/task/"*/children 2>/dev/null); do
+		rprm=$(sed -n 's/^CapPrm:[[:space:]]*//p' "/proc/$child/status" 2>/dev/null)
+		[ -n "$rprm" ] && (( 0x$rprm & (1 << 2) )) && reader=$child
+	done
+	if [ -n "$reader" ]; then
+		vm_log "its privileged reader (pid $reader) keeps CAP_DAC_READ_SEARCH"
+	else
+		vm_log "no child of the daemon holds CAP_DAC_READ_SEARCH (children: $(cat /proc/"$pid"/task/*/children 2>/dev/null | xargs))"
+	fi
 }
 
 # sg_stop: stop the unit; the reload block (flag and gate) must not outlive
@@ -796,6 +829,28 @@ sg_probe_unit() {
 		vm_fail "no blocked attempt on /run/modprobe.d"
 	if [ "$n" -ge 20 ]; then vm_pass "taken-over daemon: $n attempts blocked"; else vm_fail "taken-over daemon: only $n attempts blocked"; fi
 	while IFS= read -r line; do vm_log "$line"; done < <(grep -E '^(known open|blocked \(known|not tried)' /run/swapguard-probe-daemon.log)
+	# The same identity without CAP_DAC_READ_SEARCH: the daemon's own once
+	# it has forked its privileged reader, which keeps it (sg_start checks
+	# the running daemon's sets). environ, mem and dhchap_* must be closed
+	# to it: the test fails otherwise (privilege-probe-unit.sh, section 7).
+	local nodrs='[no DAC_READ_SEARCH] '
+	grep -qF "$nodrs# probe done" /run/swapguard-probe-daemon.log ||
+		vm_fail "the probe without CAP_DAC_READ_SEARCH did not run"
+	grep -F "$nodrs# identity" /run/swapguard-probe-daemon.log | sed 's/^/# /'
+	while IFS= read -r line; do vm_fail "without CAP_DAC_READ_SEARCH: $line"; done < \
+		<(grep -E '^\[no DAC_READ_SEARCH\] (OPEN|UNREACHABLE|FAILED): ' /run/swapguard-probe-daemon.log)
+	for what in "/proc/$SG_PROBE_VICTIM/environ" "/proc/$SG_PROBE_VICTIM/mem" /dhchap_; do
+		line=$(grep -F "${nodrs}blocked: " /run/swapguard-probe-daemon.log | grep -F "$what" | head -n 1)
+		if [ -n "$line" ]; then
+			vm_pass "the daemon's identity (without CAP_DAC_READ_SEARCH): ${line#"$nodrs"}"
+		elif [ "$what" = /dhchap_ ] && grep -qF "${nodrs}not tried: sysfs dhchap_" /run/swapguard-probe-daemon.log; then
+			vm_log "without CAP_DAC_READ_SEARCH: no sysfs dhchap_* on this kernel to try"
+		else
+			vm_fail "the daemon's identity (without CAP_DAC_READ_SEARCH): no blocked attempt on $what"
+		fi
+	done
+	while IFS= read -r line; do vm_log "$line"; done < \
+		<(grep -E '^\[no DAC_READ_SEARCH\] (reachable|reader.s|not tried)' /run/swapguard-probe-daemon.log)
 
 	if [ -x "$SG_PARSER_PROBE" ]; then
 		sg_step "the parser child, taken over: privilege-probe --as-parser as the shipped unit's ExecStart"

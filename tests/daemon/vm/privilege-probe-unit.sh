@@ -8,13 +8,31 @@
 # line per attempt:
 #   "OPEN: ..."                     it worked and must not (the test fails);
 #   "blocked: ... (<error>)"        it failed, as it must;
-#   "known open (next stage): ..."  it worked, and is known to until the usage
-#                                   scan has a process of its own (CAP_SYS_PTRACE,
-#                                   CAP_DAC_READ_SEARCH): printed, not failed;
+#   "known open (the reader's): ..." it worked with the unit's identity,
+#                                   which the daemon's privileged reader keeps
+#                                   (CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH) and the
+#                                   daemon gives up after forking it: printed,
+#                                   not failed; the daemon's own identity is
+#                                   section 7's, where the same must fail;
 #   "not tried: ... (why)".
 # What it manages to create it removes at once; what it renames it puts back.
 # PROBE_VICTIM: the pid of an unrelated root process (environ, mem);
 # PROBE_DEV_VICTIM: a /dev node root made for it to unlink.
+#
+# Then, re-executed by setpriv without CAP_DAC_READ_SEARCH (the capability
+# the daemon's privileged reader keeps and the daemon itself gives up once
+# the reader is forked, kmod-helper/lib/sandbox/daemon-capabilities.h: this
+# is the daemon's own identity from then on; sg_start checks the running
+# daemon's sets), it checks on this kernel each premise of that design,
+# every line prefixed "[no DAC_READ_SEARCH] ":
+#   "blocked: ..."      environ, mem, sysfs dhchap_*: must fail (the test
+#                       fails on "OPEN: ...");
+#   "reachable: ..."    /proc/<pid>/root, /proc/1/mountinfo: a ptrace check
+#                       alone, which CAP_SYS_PTRACE passes: must work (the
+#                       test fails on "UNREACHABLE: ...");
+#   "reader's: ..."     what only the reader can do: another user's
+#                       /proc/<pid>/fd, CRI-O's store, the NVMe device nodes;
+#                       printed either way, for the design.
 set -u
 export LC_ALL=C
 
@@ -35,7 +53,7 @@ known() {
 	local what=$1 err
 	shift
 	if err=$("$@" 2>&1); then
-		echo "known open (next stage): $what"
+		echo "known open (the reader's; the daemon gives it up): $what"
 	else
 		echo "blocked (known open before): $what (${err##*: })"
 	fi
@@ -43,6 +61,53 @@ known() {
 write_new() { # PATH: create PATH with a line, then remove it
 	printf 'install zz_probe /bin/true\n' >"$1" && rm -f "$1"
 }
+
+# reach WHAT CMD...: must work (a premise of the design).
+reach() {
+	local what=$1 err
+	shift
+	if err=$("$@" 2>&1); then
+		echo "reachable: $what"
+	else
+		echo "UNREACHABLE: $what (${err##*: })"
+	fi
+}
+# readers WHAT CMD...: printed either way.
+readers() {
+	local what=$1 err
+	shift
+	if err=$("$@" 2>&1); then
+		echo "reader's: $what: possible without it too"
+	else
+		echo "reader's: $what: needs it (${err##*: })"
+	fi
+}
+if [ -n "${PROBE_WITHOUT_DRS:-}" ]; then
+	v=${PROBE_VICTIM:-}
+	if [ -n "$v" ] && [ -d "/proc/$v" ]; then
+		try "read /proc/$v/environ (root's)" sh -c "tr '\\0' '\\n' </proc/$v/environ | grep -q '^SWAPGUARD_PROBE_SECRET='"
+		try "open /proc/$v/mem (root's)" sh -c "exec 3</proc/$v/mem"
+		reach "/proc/$v/root (root's: its /etc listed)" sh -c "ls /proc/$v/root/etc | grep -q ."
+		reach "/proc/$v/mountinfo (root's)" sh -c "grep -q . /proc/$v/mountinfo"
+		readers "list /proc/$v/fd (root's, 0500)" sh -c "ls /proc/$v/fd | grep -q ."
+	else
+		echo "not tried: environ, mem, root, fd (PROBE_VICTIM not given)"
+	fi
+	reach "/proc/1/mountinfo (the host's mount table)" sh -c "grep -q . /proc/1/mountinfo"
+	shopt -s nullglob
+	secrets=(/sys/class/nvme/*/dhchap_secret /sys/class/nvme/*/dhchap_ctrl_secret)
+	for f in "${secrets[@]}"; do try "read $f" cat "$f"; done
+	[ ${#secrets[@]} -gt 0 ] || echo "not tried: sysfs dhchap_* (none on $(uname -r))"
+	for d in /run/containers/storage/overlay-containers /var/lib/containers/storage/overlay-containers; do
+		if [ -e "${d%/*}" ]; then readers "list $d (CRI-O's store)" sh -c "ls -A $d >/dev/null"
+		else echo "not tried: $d (no CRI-O here)"; fi
+	done
+	for n in /dev/nvme[0-9] /dev/nvme[0-9]n[0-9]; do
+		[ -e "$n" ] && readers "open $n read-only ($(stat -c '%U:%G %a' "$n"))" sh -c "exec 3<$n"
+	done
+	echo "# probe done"
+	exit 0
+fi
 
 # 1. modprobe configuration, in every directory modprobe reads.
 for d in /etc/modprobe.d /run/modprobe.d /usr/local/lib/modprobe.d /lib/modprobe.d /usr/lib/modprobe.d; do
@@ -125,4 +190,15 @@ else
 	echo "not tried: sysfs dhchap_* (no fabrics controller with them: $(ls /sys/class/nvme 2>/dev/null | xargs), kernel $(uname -r))"
 fi
 echo "# probe done"
+
+# 7. The identity without CAP_DAC_READ_SEARCH (see the top).
+if [ -z "${PROBE_WITHOUT_DRS:-}" ]; then
+	if PROBE_WITHOUT_DRS=1 setpriv --inh-caps -dac_read_search --ambient-caps -dac_read_search -- \
+		/bin/bash "${BASH_SOURCE[0]}" >/run/nvme-swapguard/probe-without-drs.log 2>&1; then
+		sed 's/^/[no DAC_READ_SEARCH] /' /run/nvme-swapguard/probe-without-drs.log
+	else
+		echo "[no DAC_READ_SEARCH] FAILED: setpriv could not run the probe: $(tail -n 3 /run/nvme-swapguard/probe-without-drs.log)"
+	fi
+	rm -f /run/nvme-swapguard/probe-without-drs.log
+fi
 exit 0

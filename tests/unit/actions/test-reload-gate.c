@@ -89,7 +89,20 @@ Test(reload_gate, host_61) {
         _cleanup_free_ char *got = NULL;
 
         node("6.1.0-57-amd64", modules_dep_61);
-        { int r = reload_gate_install(&mods); cr_assert_eq(r, 0, "reload_gate_install: %s", strerror(-r)); }
+        {
+                /* The unit's UMask=0077: the directory the gate makes is
+                 * still searchable by the daemon's identity. */
+                mode_t old = umask(077);
+                int r = reload_gate_install(&mods);
+                struct stat st;
+                char p[1024];
+
+                umask(old);
+                cr_assert_eq(r, 0, "reload_gate_install: %s", strerror(-r));
+                snprintf(p, sizeof(p), "%s/run/modprobe.d", root);
+                cr_assert_eq(stat(p, &st), 0);
+                cr_assert_eq(st.st_mode & 07777, 0755, "/run/modprobe.d is %o", st.st_mode & 07777);
+        }
         got = strv_join(mods, " ");
         cr_assert_str_eq(got, "nvme nvme_core nvme_fabrics nvme_fc nvme_rdma nvme_tcp");
         text = gate_text();
