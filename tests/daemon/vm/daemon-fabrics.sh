@@ -143,12 +143,7 @@ assert_eq pending "$(state_fabrics outcome)" "the state file's connection"
 sg_step "2. The daemon killed between the unload and the reconnect"
 first=$(sg_main_pid)
 kill -KILL "$first"
-deadline=$((SECONDS + 60))
-while [ $SECONDS -lt $deadline ]; do
-	pid=$(sg_main_pid)
-	[ "$pid" != 0 ] && [ "$pid" != "$first" ] && [ "$(systemctl is-active "$SG_UNIT")" = active ] && break
-	sleep 0.2
-done
+sg_wait_restarted "$first" || :
 assert_ne "$first" "$(sg_main_pid)" "MainPID after the restart"
 sg_wait_state unloaded-waiting-driver
 assert_eq pending "$(state_fabrics outcome)" "the restarted daemon's connection"

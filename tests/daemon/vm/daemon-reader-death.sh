@@ -36,12 +36,7 @@ restarts=$(systemctl show -P NRestarts "$SG_UNIT")
 reader=$(sg_reader_pid) || vm_fatal "no privileged reader among the daemon's children (the unit grants CAP_DAC_READ_SEARCH)"
 sg_step "SIGKILL to the daemon's privileged reader (pid $reader; the daemon is pid $first)"
 kill -KILL "$reader"
-deadline=$((SECONDS + 90))
-while [ $SECONDS -lt $deadline ]; do
-	pid=$(sg_main_pid)
-	[ "$pid" != 0 ] && [ "$pid" != "$first" ] && [ "$(systemctl is-active "$SG_UNIT")" = active ] && break
-	sleep 0.2
-done
+sg_wait_restarted "$first" 90 || :
 assert_ne "$first" "$(sg_main_pid)" "MainPID after the restart (the daemon exited on its reader's end)"
 assert_eq active "$(systemctl is-active "$SG_UNIT")" "unit state after the restart"
 assert_eq $((restarts + 1)) "$(systemctl show -P NRestarts "$SG_UNIT")" "NRestarts (Restart=on-failure: a non-zero exit)"

@@ -20,12 +20,7 @@ first=$(sg_main_pid)
 guard_inode=$(stat -c %i "$SG_GUARD")
 sg_step "SIGKILL to the daemon (pid $first) while it waits for the ready file"
 kill -KILL "$first"
-deadline=$((SECONDS + 60))
-while [ $SECONDS -lt $deadline ]; do
-	pid=$(sg_main_pid)
-	[ "$pid" != 0 ] && [ "$pid" != "$first" ] && [ "$(systemctl is-active "$SG_UNIT")" = active ] && break
-	sleep 0.2
-done
+sg_wait_restarted "$first" || :
 assert_ne "$first" "$(sg_main_pid)" "MainPID after the restart"
 assert_eq active "$(systemctl is-active "$SG_UNIT")" "unit state after the restart"
 assert_eq 1 "$(systemctl show -P NRestarts "$SG_UNIT")" "NRestarts"

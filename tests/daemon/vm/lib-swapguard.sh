@@ -174,6 +174,18 @@ sg_install_labels_units() {
 }
 
 sg_main_pid() { systemctl show -P MainPID "$SG_UNIT"; }
+# sg_wait_restarted OLD_PID [SECONDS]: wait until the unit is active again
+# under another main process (Restart= after a kill or a failed exit); the
+# caller checks what it expects of the restart.
+sg_wait_restarted() {
+	local deadline=$((SECONDS + ${2:-60})) pid
+	while [ $SECONDS -lt $deadline ]; do
+		pid=$(sg_main_pid)
+		[ "$pid" != 0 ] && [ "$pid" != "$1" ] && [ "$(systemctl is-active "$SG_UNIT")" = active ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
 
 # sg_start: start the unit (Type=notify: returns after READY=1).
 sg_start() {
