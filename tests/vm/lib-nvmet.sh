@@ -197,7 +197,7 @@ fabrics_wait_head() {
 	local i
 	for ((i = 0; i < ${1:-30} * 10; i++)); do
 		fabrics_head "${2:-$NVMET_NQN}" && return 0
-		sleep 0.1
+		vm_nap 0.1
 	done
 	return 1
 }

@@ -64,6 +64,20 @@ vm_fatal() { vm_fail "$*"; exit 1; }
 # vm_skip REASON: the test cannot run here; says why and exits 77.
 vm_skip() { _vm_skipped="$*"; exit 77; }
 
+# --- waiting -------------------------------------------------------------
+
+# vm_nap SECONDS: a pause inside the shell, for polls. Under TCG `sleep 0.1`
+# costs ~94 ms of emulated CPU (a process start: tests/vm/README.md, "Where
+# a case's time goes"), as much as the time it waits, and the guest has one
+# CPU: a poll with it takes half of what the awaited daemon, CRI-O or
+# kernel would get. read -t on a pipe that nobody writes waits without a
+# process. A process that must exist (a holder, `sleep 600 &`) stays a
+# sleep; so does a pause whose length the case states (a settle).
+vm_nap() {
+	[ -n "${_vm_nap_fd:-}" ] || exec {_vm_nap_fd}<> <(:)
+	read -r -t "$1" -u "$_vm_nap_fd" _ || :
+}
+
 # --- generic assertions --------------------------------------------------
 
 # assert_eq EXPECTED ACTUAL [WHAT]
@@ -243,7 +257,7 @@ fake_container_start() {
 			VM_CONTAINER_PID=$c
 		done
 		[ -n "$VM_CONTAINER_PID" ] && break
-		sleep 0.05
+		vm_nap 0.05
 	done
 	_vm_container_unshare=$!
 	[ -n "$VM_CONTAINER_PID" ] || vm_fatal "fake container did not start"
@@ -273,7 +287,7 @@ wait_for_block() {
 	local i
 	for ((i = 0; i < ${2:-30} * 10; i++)); do
 		[ -b "$1" ] && return 0
-		sleep 0.1
+		vm_nap 0.1
 	done
 	return 1
 }
@@ -282,7 +296,7 @@ wait_gone() {
 	local i
 	for ((i = 0; i < ${2:-30} * 10; i++)); do
 		[ -e "$1" ] || return 0
-		sleep 0.1
+		vm_nap 0.1
 	done
 	return 1
 }

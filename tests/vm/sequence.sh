@@ -45,7 +45,7 @@ _seq_kill_session() {
 		pids=$(ps -eo pid=,sid= | awk -v s="$sid" -v me=$$ '$2 == s && $1 != me { print $1 }')
 		[ -n "$pids" ] || return 0
 		for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-		sleep 0.2
+		vm_nap 0.2
 	done
 }
 
@@ -95,7 +95,7 @@ _seq_reset() {
 		[ "$VM_MODE" = systemd ] && systemctl stop kubepods.slice 2>/dev/null
 		rm -f /var/tmp/pod-*.json /var/tmp/termination-*
 		local i
-		for ((i = 0; i < 300; i++)); do pidof conmon >/dev/null || break; sleep 0.2; done
+		for ((i = 0; i < 300; i++)); do pidof conmon >/dev/null || break; vm_nap 0.2; done
 	else
 		rm -rf /run/containers/storage/overlay-containers/*
 	fi
@@ -130,7 +130,7 @@ _seq_reset() {
 		modprobe nvme || vm_log "reset: modprobe nvme failed"
 	fi
 	local deadline=$((SECONDS + 120))
-	while [ "$(nvme_namespaces | wc -l)" -lt "$VM_EXPECT_NS" ] && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+	while [ "$(nvme_namespaces | wc -l)" -lt "$VM_EXPECT_NS" ] && [ $SECONDS -lt $deadline ]; do vm_nap 0.2; done
 	# the reload's uevents handled, as at boot after coldplug: the next
 	# case's daemon must not start into them
 	[ "$VM_MODE" = systemd ] && udevadm settle --timeout=120

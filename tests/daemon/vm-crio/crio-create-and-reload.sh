@@ -62,7 +62,7 @@ reload_watched() {
 	mon=$!
 	for ((i = 0; i < 100; i++)); do
 		grep -q "Monitoring bus message stream" "$err" 2>/dev/null && break
-		sleep 0.1
+		vm_nap 0.1
 	done
 	grep -q "Monitoring bus message stream" "$err" || vm_log "busctl monitor: $(cat "$err")"
 	systemctl daemon-reload
@@ -162,7 +162,7 @@ assert_no_file "$SG_READY"
 crio_stop_pod
 for ((i = 0; i < 100; i++)); do
 	[ "$(gone_lines "$CRIO_CID")" != 0 ] && [ -z "$(state_container_id)" ] && break
-	sleep 0.3
+	vm_nap 0.3
 done
 assert_eq 1 "$(gone_lines "$CRIO_CID")" "'Driver container ${CRIO_CID:0:12} is gone' lines after the stop"
 sg_journal_text | grep "^Driver container ${CRIO_CID:0:12} is gone" | sed 's/^/#   /'

@@ -56,7 +56,7 @@ crio_end_pod_killed 3
 assert_eq "$CRIO_STOP_EXIT" 137 "${second:0:12} killed at the end of its grace period (SIGKILL)"
 for ((i = 0; i < 600; i++)); do
 	sg_journal_entries POD_END_BUILD_STAYS SWAPGUARD_CONTAINER_ID="$second" >/dev/null && break
-	sleep 0.2
+	vm_nap 0.2
 done
 assert_journal POD_END_BUILD_STAYS SWAPGUARD_CONTAINER_ID="$second" SWAPGUARD_STATE=swapped
 assert_no_journal POD_END_TAKE_BACK SWAPGUARD_CONTAINER_ID="$second"

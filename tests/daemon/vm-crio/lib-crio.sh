@@ -339,7 +339,7 @@ crio_ctr_create() {
 	local name=$1 attempt=$2 json cmd=
 	shift 2
 	if [ $# -gt 0 ]; then
-		cmd="\"command\":$(python3 -S -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@"),"
+		cmd="\"command\":$(_sg_json_array "$@"),"
 	fi
 	mkdir -p "$CRIO_POD_LOGDIR/$name"
 	json=/var/tmp/ctr-$CRIO_POD_NAME-$name-$attempt.json
@@ -397,12 +397,21 @@ crio_driver_pod() {
 	crio_ctr_start || vm_fatal "mofed-container did not start"
 }
 
-# crio_wait_ctr_state STATE [SECONDS] [CID]
+# crio_wait_ctr_state STATE [SECONDS] [CID]: what CRI-O answers, asked
+# every half second (a crictl start costs ~0.27 s of the guest's CPU). For
+# CONTAINER_EXITED the container's process is watched first, by the shell:
+# CRI-O cannot say exited before it is gone.
 crio_wait_ctr_state() {
-	local deadline=$((SECONDS + ${2:-60})) cid=${3:-$CRIO_CID}
+	local deadline=$((SECONDS + ${2:-60})) cid=${3:-$CRIO_CID} pid
+	if [ "$1" = CONTAINER_EXITED ]; then
+		pid=$(crio_ctr_pid "$cid")
+		if [ -n "$pid" ] && [ "$pid" != 0 ]; then
+			while [ -e "/proc/$pid" ] && [ $SECONDS -lt $deadline ]; do vm_nap 0.1; done
+		fi
+	fi
 	while [ $SECONDS -lt $deadline ]; do
 		[ "$(crio_ctr_state "$cid")" = "$1" ] && return 0
-		sleep 0.2
+		vm_nap 0.5
 	done
 	vm_log "container ${cid:0:12} is $(crio_ctr_state "$cid"), not $1"
 	return 1
@@ -413,17 +422,17 @@ crio_wait_ctr_state() {
 # (fake-mofed-entrypoint.sh's /tmp/compiled and /tmp/go-ready, written into
 # its root through /proc/<pid>/root); it then creates the ready file itself,
 # through its host path mount.
+# The deadlines only catch a hang (the container's own steps take seconds).
 crio_compiled() {
-	local pid=${1:-$CRIO_CPID} i
+	local pid=${1:-$CRIO_CPID} deadline
 	: >"/proc/$pid/root/tmp/compiled" || vm_fatal "cannot reach /proc/$pid/root/tmp"
-	for ((i = 0; i < 1200; i++)); do
-		[ -e "/proc/$pid/root/tmp/done" ] && break
-		sleep 0.1
-	done
+	deadline=$((SECONDS + 240))
+	while [ ! -e "/proc/$pid/root/tmp/done" ] && [ $SECONDS -lt $deadline ]; do vm_nap 0.1; done
 	: >"/proc/$pid/root/tmp/go-ready"
-	for ((i = 0; i < 600; i++)); do
+	deadline=$((SECONDS + 120))
+	while [ $SECONDS -lt $deadline ]; do
 		[ -e "$SG_READY" ] && return 0
-		sleep 0.1
+		vm_nap 0.1
 	done
 	vm_fail "the container did not create $SG_READY; its steps: $(cat "/proc/$pid/root/tmp/steps" 2>&1 | tr '\n' ' ')"
 }

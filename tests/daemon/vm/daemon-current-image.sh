@@ -119,7 +119,7 @@ labels=
 for _ in $(seq 300); do
 	labels=$(/usr/bin/python3 -S "$SG_SRC/tests/daemon/nfd-feature-file.py" "$nfd_dir/nvme-swapguard" 2>&1) &&
 		[[ $labels == *'"nvme-swapguard.state": "swapped"'* ]] && [[ $labels == *'"nvme-swapguard.gds-hooks": "v1"'* ]] && break
-	sleep 0.1
+	vm_nap 0.1
 done
 assert_contains "$labels" '"errors": []' "features.d/nvme-swapguard read as nfd-worker reads it"
 assert_contains "$labels" '"nvme-swapguard.state": "swapped"' "node label state"

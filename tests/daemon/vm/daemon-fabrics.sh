@@ -64,7 +64,7 @@ wait_fabrics_live() {
 	local deadline=$((SECONDS + $1))
 	while [ $SECONDS -lt $deadline ]; do
 		[ "$(fabrics_ctrl_state)" = live ] && fabrics_head >/dev/null && return 0
-		sleep 0.2
+		vm_nap 0.2
 	done
 	return 1
 }
@@ -86,7 +86,7 @@ wait_journal() {
 	shift 2
 	while [ $SECONDS -lt $deadline ]; do
 		sg_journal_entries "$name" "$@" >/dev/null && { vm_pass "journal: $name entry with $*"; return 0; }
-		sleep 0.5
+		vm_nap 0.5
 	done
 	vm_fail "journal: no $name entry with $* within the wait"
 	journalctl -u "$SG_UNIT" -u nvme-swapguard-fabrics -o cat --no-pager -q | tail -n 30 | sed 's/^/#   /'
@@ -215,7 +215,7 @@ sg_wait_state_any() { # STATE... : one of them within 120 s
 	local deadline=$((SECONDS + 120)) s
 	while [ $SECONDS -lt $deadline ]; do
 		for s in "$@"; do [ "$(sg_state)" = "$s" ] && { vm_pass "daemon state is $s"; return 0; }; done
-		sleep 0.2
+		vm_nap 0.2
 	done
 	vm_fail "daemon state is '$(sg_state)', expected one of $*"
 }
@@ -268,7 +268,7 @@ sg_ready
 sg_wait_state swapped 120
 deadline=$((SECONDS + 60))
 while [ $SECONDS -lt $deadline ] && [ "$(systemctl is-active nvme-swapguard-fabrics.service)" != activating ]; do
-	sleep 0.2
+	vm_nap 0.2
 done
 assert_eq activating "$(systemctl is-active nvme-swapguard-fabrics.service)" "the fabrics unit while it connects"
 t0=$(date +%s%N)

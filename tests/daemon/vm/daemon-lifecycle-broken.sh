@@ -54,7 +54,7 @@ wait_in_tree_settled() {
 			vm_pass "daemon settled in $s with the in-tree stack"
 			return 0
 		fi
-		sleep 0.2
+		vm_nap 0.2
 	done
 	vm_fail "daemon state '$(sg_state)', nvme $(cat /sys/module/nvme/taint 2>/dev/null || echo absent): not settled in-tree"
 	journalctl -u "$SG_UNIT" --no-pager -q -o cat | tail -n 20 | sed 's/^/#   /'
@@ -242,7 +242,7 @@ wait_for_block "$dev" 30
 assert_ok test -b "$dev"
 for ((i = 0; i < 50; i++)); do
 	[ "$(sg_journal_entries NAMESPACES_BACK | wc -l)" -gt "$back_before" ] && break
-	sleep 0.2
+	vm_nap 0.2
 done
 assert_eq $((back_before + 1)) "$(sg_journal_entries NAMESPACES_BACK | wc -l)" "NAMESPACES_BACK entries (one for this swap)"
 assert_contains "$(sg_journal_entries NAMESPACES_BACK | tail -n1)" "are back" "namespaces after the swap"

@@ -171,7 +171,7 @@ wait_gds() {
 	local deadline=$((SECONDS + 30))
 	while [ $SECONDS -lt $deadline ]; do
 		sg_journal_entries GDS_GENERATION "$@" >/dev/null && break
-		sleep 0.3
+		vm_nap 0.3
 	done
 	assert_journal GDS_GENERATION "$@"
 }

@@ -39,7 +39,7 @@ svc_pid=
 for _ in $(seq 100); do
 	svc_pid=$(systemctl show -P MainPID sg-private-svc)
 	[ "${svc_pid:-0}" != 0 ] && grep -q " $mnt " "/proc/$svc_pid/mountinfo" 2>/dev/null && break
-	sleep 0.1
+	vm_nap 0.1
 done
 assert_contains "$(cat "/proc/$svc_pid/mountinfo")" " $mnt " "the service's mount table"
 umount "$mnt" || vm_fatal "umount $mnt"

@@ -24,7 +24,7 @@ sg_container_new mofed-container nvidia-network-operator
 deadline=$((SECONDS + 60))
 until sg_journal_text | grep -q "Container ${SG_CID:0:12} is .* following it"; do
 	[ $SECONDS -lt $deadline ] || { vm_fail "the daemon never read the matching container ${SG_CID:0:12}"; break; }
-	sleep 0.2
+	vm_nap 0.2
 done
 sleep 1
 

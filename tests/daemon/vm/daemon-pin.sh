@@ -92,7 +92,7 @@ wait_pinned_text() {
 	local deadline=$((SECONDS + ${3:-60}))
 	while [ $SECONDS -lt $deadline ]; do
 		journal_since PINNED "$1" 2>/dev/null | grep -qF -- "$2" && return 0
-		sleep 0.5
+		vm_nap 0.5
 	done
 	return 1
 }
@@ -104,7 +104,7 @@ wait_pinned_device() {
 	local deadline=$((SECONDS + ${3:-60}))
 	until pinned_since "$1" "$2"; do
 		[ $SECONDS -lt $deadline ] || return 1
-		sleep 0.5
+		vm_nap 0.5
 	done
 }
 # pinned_before_started T DEV: the first PINNED entry for DEV since T comes
@@ -183,7 +183,7 @@ refcnt_settled() {
 	for ((i = 0; i < 10; i++)); do
 		v=$(module_refcnt nvme)
 		[ "$v" = "$1" ] && break
-		sleep 0.3
+		vm_nap 0.3
 	done
 	echo "$v"
 }
@@ -291,7 +291,7 @@ vm_log "char major of nvme after the swap: $(awk '$2 == "nvme" { print $1 }' /pr
 deadline=$((SECONDS + 30))
 until head=$(multipath_head) && plain=$(plain_namespace); do
 	[ $SECONDS -lt $deadline ] || vm_fatal "the namespaces are not back after the swap"
-	sleep 0.2
+	vm_nap 0.2
 done
 head_ctrls=$(head_controllers "$head") || vm_fatal "cannot tell the controllers under $head"
 pin_head=$((2 * $(wc -w <<<"$head_ctrls"))) # nvme references of the head's pin
@@ -410,7 +410,7 @@ holders_ns=$!
 for ((i = 0; i < 100; i++)); do
 	[ "$(readlink "/proc/$holders_ns/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] &&
 		[ "$(cat "/proc/$holders_ns/comm" 2>/dev/null)" = sleep ] && break
-	sleep 0.05
+	vm_nap 0.05
 done
 t_ns=$(uptime_now)
 nsenter -t "$holders_ns" -m -- mount "$plain" /mnt/plain || vm_fatal "mount $plain in another mount namespace"
@@ -489,7 +489,7 @@ umount /mnt/mp || vm_fatal "umount /mnt/mp"
 # here, measured in bench/ (docs/BENCHMARKS.md, 3b/3c). The time comes from
 # the entry's own monotonic timestamp (same boot clock).
 deadline=$((SECONDS + 120))
-while [ $SECONDS -lt $deadline ] && ! journal_since UNPINNED "$t_held" >/dev/null 2>&1; do sleep 0.5; done
+while [ $SECONDS -lt $deadline ] && ! journal_since UNPINNED "$t_held" >/dev/null 2>&1; do vm_nap 0.5; done
 unpinned_at=$(journal_since UNPINNED "$t_held" 2>/dev/null | head -n1 | cut -d' ' -f1)
 if [ -z "$unpinned_at" ]; then
 	vm_fail "no UNPINNED entry 120 s after the unmount (the pin is never released)"
@@ -506,7 +506,7 @@ assert_eq "$c_cid" "$(state_field build_container)" "the state file names C's bu
 deadline=$((SECONDS + 30))
 until multipath_head >/dev/null && plain_namespace >/dev/null; do
 	[ $SECONDS -lt $deadline ] || break
-	sleep 0.2
+	vm_nap 0.2
 done
 if multipath_head >/dev/null && plain_namespace >/dev/null; then
 	vm_pass "both namespaces back after C's swap: $(multipath_head) (multipath head), $(plain_namespace)"

@@ -29,7 +29,7 @@ assert_not_loaded nvme
 
 sg_step "The compile ends; openibd restart meets the signature check"
 touch "$SG_CROOT/tmp/compiled"
-for _ in $(seq 600); do sg_container_alive || break; sleep 0.1; done
+for _ in $(seq 600); do sg_container_alive || break; vm_nap 0.1; done
 assert_fails sg_container_alive
 assert_contains "$(cat "$SG_CLOG")" "Key was rejected by service" "the container's log (openibd refused)"
 assert_not_loaded mlx_compat

@@ -19,7 +19,7 @@ SAVE=/mnt/vm-results/save
 doc_check() {
 	local want=$1 deadline=$((SECONDS + 30)) out
 	while [ $SECONDS -lt $deadline ] && ! grep -q "^  \"state\":\"$want\"" "$DOC" 2>/dev/null; do
-		sleep 0.2
+		vm_nap 0.2
 	done
 	if out=$(/usr/bin/python3 -S - "$DOC" "$want" "$2" 2>&1 <<'PY'
 import json, os, stat, sys

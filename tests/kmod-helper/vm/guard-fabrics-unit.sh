@@ -25,7 +25,7 @@ wait_result() {
 	local i
 	for ((i = 0; i < 600; i++)); do
 		[ "$(json $RUNDIR/result.json 'j["token"]' 2>/dev/null)" = "$1" ] && return 0
-		sleep 0.1
+		vm_nap 0.1
 	done
 	return 1
 }

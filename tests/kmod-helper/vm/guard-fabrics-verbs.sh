@@ -86,7 +86,7 @@ assert_ok modprobe nvme_tcp
 # --- one connect: a refused target and a silent one -------------------------------------
 port_unlink 1
 port_unlink 2
-sleep 0.5 # nvmet drops the listener when its last subsystem goes (nvmet_port_del_ctrls / disable)
+vm_nap 0.5 # nvmet drops the listener when its last subsystem goes (nvmet_port_del_ctrls / disable)
 /usr/bin/python3 -S - "$SILENT_PORT" <<'PY' &
 import socket, sys, time
 s = socket.socket()
@@ -100,7 +100,8 @@ while True:
     held.append(c)  # accepted, never answered
 PY
 silent=$!
-for _ in $(seq 50); do [ -e /tmp/silent.ready ] && break; sleep 0.1; done
+deadline=$((SECONDS + 30))
+while [ ! -e /tmp/silent.ready ] && [ $SECONDS -lt $deadline ]; do vm_nap 0.1; done
 [ -e /tmp/silent.ready ] || vm_fatal "the silent listener did not start"
 mkdir -p "${REQUEST%/*}"
 printf 'verb=connect\ntoken=11\n' >"$REQUEST"

@@ -176,7 +176,7 @@ wait_until() {
 	shift
 	for ((i = 0; i < n; i++)); do
 		"$@" && return 0
-		sleep 0.1
+		vm_nap 0.1
 	done
 	return 1
 }

@@ -35,7 +35,7 @@ fd = os.open(sys.argv[1], flags)
 print("held", flush=True)
 time.sleep(3600)' "$1" "${2:-plain}" > /tmp/hold.out 2>&1 &
 	_held=$!
-	for _ in $(seq 50); do grep -q held /tmp/hold.out 2>/dev/null && return 0; sleep 0.1; done
+	for _ in $(seq 50); do grep -q held /tmp/hold.out 2>/dev/null && return 0; vm_nap 0.1; done
 	vm_fail "could not hold $1 open: $(cat /tmp/hold.out)"; return 1
 }
 release() { kill "$_held" 2>/dev/null; wait "$_held" 2>/dev/null; }
@@ -79,7 +79,7 @@ assert_guard 0 unload
 assert_not_loaded nvme
 assert_not_loaded nvme_core
 assert_guard 0 restore
-for _ in $(seq 100); do [ "$(nvme_namespaces | wc -l)" -ge 2 ] && break; sleep 0.3; done
+for _ in $(seq 100); do [ "$(nvme_namespaces | wc -l)" -ge 2 ] && break; vm_nap 0.3; done
 vm_log "namespaces before: $before_names; after the restore: $(nvme_namespaces | sort | tr '\n' ' ')"
 assert_eq 2 "$(nvme_namespaces | wc -l)" "both namespaces are back"
 dmesg | grep -i "Buffer I/O error" && vm_fail "Buffer I/O error in the kernel log" || vm_pass "no Buffer I/O error"

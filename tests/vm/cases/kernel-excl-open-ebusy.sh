@@ -38,7 +38,7 @@ exec 3<&-
 ok=
 for _ in $(seq 50); do
 	[ "$(excl_open "$dev")" = OK ] && { ok=1; break; }
-	sleep 0.1
+	vm_nap 0.1
 done
 assert_eq 1 "$ok" "excl open succeeds once the last file is closed"
 
@@ -46,7 +46,8 @@ assert_eq 1 "$ok" "excl open succeeds once the last file is closed"
 unshare -m --propagation private sh -c \
 	"mkdir -p /mnt/y && mount $dev /mnt/y && touch /run/ns-mounted && exec sleep 600" &
 ns_pid=$!
-for _ in $(seq 100); do [ -e /run/ns-mounted ] && break; sleep 0.1; done
+deadline=$((SECONDS + 30))
+while [ ! -e /run/ns-mounted ] && [ $SECONDS -lt $deadline ]; do vm_nap 0.1; done
 assert_file /run/ns-mounted
 assert_eq "" "$(grep "^$dev " /proc/self/mounts)" "our mount table (mounted elsewhere)"
 assert_contains "$(cat /proc/$ns_pid/mounts)" "$dev /mnt/y" "the other namespace's mount table"
@@ -56,7 +57,7 @@ wait "$ns_pid" 2>/dev/null
 ok=
 for _ in $(seq 50); do
 	[ "$(excl_open "$dev")" = OK ] && { ok=1; break; }
-	sleep 0.1
+	vm_nap 0.1
 done
 assert_eq 1 "$ok" "excl open succeeds once the namespace is gone"
 

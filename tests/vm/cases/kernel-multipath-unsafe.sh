@@ -49,7 +49,7 @@ umount -l /mnt/mp
 
 # Bring the stack back: the file written before the unload is gone.
 assert_ok modprobe nvme
-for _ in $(seq 100); do dev=$(multipath_head) && break; sleep 0.1; done
+for _ in $(seq 100); do dev=$(multipath_head) && break; vm_nap 0.1; done
 [ -n "$dev" ] && wait_for_block "$dev" 30 || vm_fatal "multipath head did not come back"
 assert_ok mount_fs "$dev" /mnt/mp
 if verify_written /mnt/mp/data 2>/dev/null; then
