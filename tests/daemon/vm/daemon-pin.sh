@@ -175,14 +175,14 @@ nvme_mounts() {
 		awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { print $(i + 2); break } }' |
 		grep '^/dev/nvme' | sort -u | tr '\n' ' '
 }
-# refcnt_settled WANT: nvme's refcnt, read again for up to 3 s while it is
+# refcnt_settled WANT: nvme's refcnt, read again for up to 10 s while it is
 # not WANT (the daemon's own exclusive-open probe of a plain namespace holds
-# a reference for a moment).
+# a reference for a moment, longer on a busy machine).
 refcnt_settled() {
-	local v i
-	for ((i = 0; i < 10; i++)); do
+	local v deadline=$((SECONDS + 10))
+	while :; do
 		v=$(module_refcnt nvme)
-		[ "$v" = "$1" ] && break
+		[ "$v" = "$1" ] || [ $SECONDS -ge $deadline ] && break
 		vm_nap 0.3
 	done
 	echo "$v"

@@ -675,12 +675,12 @@ sg_container_loads_own_build() {
 }
 
 # sg_container_stop: the pod is deleted: SIGTERM (the entrypoint clears the
-# ready file), SIGKILL after the grace period.
+# ready file and ends at once), SIGKILL if it still runs 30 s later (a hang).
 sg_container_stop() {
-	local i
+	local deadline=$((SECONDS + 30))
 	[ -n "${SG_CPID:-}" ] || return 0
 	kill -TERM "$SG_CPID" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
+	while [ $SECONDS -lt $deadline ]; do
 		sg_container_alive || break
 		vm_nap 0.1
 	done
