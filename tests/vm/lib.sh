@@ -73,10 +73,10 @@ vm_skip() { _vm_skipped="$*"; exit 77; }
 # kernel would get. read -t on a pipe that nobody writes waits without a
 # process. A process that must exist (a holder, `sleep 600 &`) stays a
 # sleep; so does a pause whose length the case states (a settle).
-vm_nap() {
-	[ -n "${_vm_nap_fd:-}" ] || exec {_vm_nap_fd}<> <(:)
-	read -r -t "$1" -u "$_vm_nap_fd" _ || :
-}
+# The pipe is opened here, when the library is sourced: a process
+# substitution sets $!, which a case reads after its own `cmd &`.
+exec {_vm_nap_fd}<> <(:)
+vm_nap() { read -r -t "$1" -u "$_vm_nap_fd" _ || :; }
 
 # --- generic assertions --------------------------------------------------
 
