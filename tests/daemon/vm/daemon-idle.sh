@@ -46,11 +46,14 @@ pings=0
 [ "$w0" != "$w1" ] && pings=1
 refreshes=$(periodic_writes "$p0" "$p1")
 # A ping costs a wakeup or two; a refresh writes a file (temp file, fsync,
-# rename: blocking I/O, each a switch), and under TCG on a busy host its CPU
-# time is tens of milliseconds. What the check catches, a loop or a poll, is
-# hundreds of wakeups in 20 s.
+# rename: blocking I/O, each a switch). What the check catches, a loop or a
+# poll, is hundreds of wakeups in 20 s. The CPU time is no count: under TCG
+# the guest charges a task for the wall time its vCPU thread spent
+# preempted on the host, so on a busy host a ping and a refresh read as 35
+# ticks (10 ms) and more (busy run, load 10-11). It tells a spinning daemon
+# (a whole window's ticks, 100 per second) from a waiting one, with a wide
+# margin: at most a tenth of the window.
 allowed_switches=$((2 * pings + 20 * refreshes))
-allowed_ticks=$((pings + 25 * refreshes))
 wakeups=$((s1 - s0))
 vm_log "measured over $((t1 - t0)) s: $wakeups context switches, $((c1 - c0)) CPU ticks, $pings watchdog ping(s), $refreshes periodic file refresh(es)"
 if [ "$wakeups" -le "$allowed_switches" ]; then
@@ -58,8 +61,12 @@ if [ "$wakeups" -le "$allowed_switches" ]; then
 else
 	vm_fail "idle: $wakeups context switches, only $pings watchdog ping(s) and $refreshes refresh(es) to explain them"
 fi
-if [ $((c1 - c0)) -le "$allowed_ticks" ]; then vm_pass "idle: $((c1 - c0)) CPU ticks (10 ms) for $pings ping(s) and $refreshes refresh(es)"
-else vm_fail "idle: $((c1 - c0)) CPU ticks (10 ms), only $pings ping(s) and $refreshes refresh(es)"; fi
+allowed_ticks=$(((t1 - t0) * 100 / 10))
+if [ $((c1 - c0)) -le "$allowed_ticks" ]; then
+	vm_pass "idle: $((c1 - c0)) CPU ticks (10 ms) in $((t1 - t0)) s (a spinning daemon: $(((t1 - t0) * 100)); at most $allowed_ticks)"
+else
+	vm_fail "idle: $((c1 - c0)) CPU ticks (10 ms) in $((t1 - t0)) s: more than a tenth of the window ($allowed_ticks), a daemon that spins"
+fi
 assert_eq idle "$(sg_state)" "daemon state"
 assert_eq "$state_mtime" "$(stat -c %Y "$SG_STATE_FILE")" "state file mtime (not rewritten)"
 sg_assert_in_tree
