@@ -163,29 +163,13 @@ trap stop_early_builds EXIT
 step "build ($build) and every suite"
 if setup "$build" -Dwerror=true && meson compile -C "$build"; then
   start_early_builds
-  # Two streams. The real-kernel suite runs two guests at a time, one per
-  # core. A third guest (MAIN_TEST_JOBS=3) gained nothing measurable and met
-  # the first guest kernel fault seen here (a double fault under TCG on
-  # 6.12, kernel not tainted). Beside the guests, every other suite runs one
-  # test at a time: those tests mostly wait (on a daemon's timer, a fake
-  # container, a socket), so they take the CPU a guest leaves idle, which a
-  # single stream left unused whenever two of them ran together at the end.
-  # Its console is kept and printed after the guests' so the lines of the
-  # two streams do not interleave; each stream has its own meson log. Only
-  # the host stream lets meson build what its tests depend on (the ship
-  # suite's targets that are not built by default): the guests' binaries
-  # are default targets, built above, and one ninja at a time in build/.
-  host_console=${TMPDIR:-/tmp}/run-tests-host.$$
-  meson test -C "$build" "${test_opts[@]}" --num-processes 1 --logbase host --no-suite vm \
-    >"$host_console" 2>&1 &
-  host_pid=$!
-  meson test -C "$build" "${test_opts[@]}" --no-rebuild --num-processes "${MAIN_TEST_JOBS:-2}" --logbase vm \
-    --suite vm || fail "real-kernel suite ($build)"
-  wait "$host_pid" || fail "host suites ($build)"
-  printf '\n---- the host suites (beside the real-kernel suite) ----\n'
-  cat "$host_console"
-  rm -f "$host_console"
-  logs+=("$build/meson-logs/vm.json" "$build/meson-logs/host.json")
+  # Two tests at a time, one per core. A third (MAIN_TEST_JOBS=3) was tried:
+  # the idle run kept both cores 95 % busy either way (the early builds take
+  # what the fake-node suites leave), so it gained nothing measurable, and
+  # its run met the first guest kernel fault seen here (a double fault under
+  # TCG on 6.12, kernel not tainted): not a configuration to land untested.
+  meson test -C "$build" "${test_opts[@]}" --num-processes "${MAIN_TEST_JOBS:-2}" || fail "suites ($build)"
+  logs+=("$build/meson-logs/testlog.json")
 else
   fail "build ($build)"
 fi
