@@ -148,17 +148,9 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
 
 /* A stack module came or went: the stack is judged once the change settled
  * (a modprobe or an `openibd restart` in progress, a driver container's own
- * loads: stack-judge.c), not in the middle of someone's work. */
-static int on_stack_settled(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        SwapEvent ev = stack_judge_run(m, on_stack_settled);
-
-        if (ev >= 0)
-                manager_dispatch(m, ev);
-        return 0;
-}
-
+ * loads: stack-judge.c; the timer's handler is manager-timers.c's), not in
+ * the middle of someone's work. */
 void manager_stack_changed(Manager *m) {
         pod_end_stack_changed(m); /* the ended container's cleanup may be at work */
-        stack_judge_changed(&m->stack, m->event, on_stack_settled, m);
+        stack_judge_changed(&m->stack, &m->loop);
 }

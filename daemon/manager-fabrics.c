@@ -3,6 +3,7 @@
 
 #include "manager-dispatch.h"
 #include "manager-fabrics.h"
+#include "manager-sources.h"
 #include "publish/log.h"
 #include "watch/fabrics-watch.h"
 #include "swap/swap-fabrics.h"
@@ -27,21 +28,21 @@ static void recheck_later(Manager *m) {
         struct timespec ts;
         int r;
 
-        if (!m->fabrics.capture_retry) {
-                r = sd_event_add_time(m->event, &m->fabrics.capture_retry, CLOCK_BOOTTIME, UINT64_MAX, 0,
+        if (!m->sources->capture_retry) {
+                r = sd_event_add_time(m->event, &m->sources->capture_retry, CLOCK_BOOTTIME, UINT64_MAX, 0,
                                       on_capture_retry, m);
                 if (r < 0) {
                         log_warning_errno(r, "Cannot arm the capture's retry: the unload is tried again at the next "
                                              "event: %m");
                         return;
                 }
-                (void) sd_event_source_set_description(m->fabrics.capture_retry, "fabrics-capture-retry");
+                (void) sd_event_source_set_description(m->sources->capture_retry, "fabrics-capture-retry");
         }
         clock_gettime(CLOCK_BOOTTIME, &ts);
-        (void) sd_event_source_set_time(m->fabrics.capture_retry, (uint64_t) ts.tv_sec * 1000000ULL +
+        (void) sd_event_source_set_time(m->sources->capture_retry, (uint64_t) ts.tv_sec * 1000000ULL +
                                                                           (uint64_t) ts.tv_nsec / 1000ULL +
                                                                           CAPTURE_RETRY_USEC);
-        (void) sd_event_source_set_enabled(m->fabrics.capture_retry, SD_EVENT_ONESHOT);
+        (void) sd_event_source_set_enabled(m->sources->capture_retry, SD_EVENT_ONESHOT);
 }
 
 static void on_fabrics(FabricsWatch *w, const char *verb, const FabricsResult *res, const char *error,

@@ -3,8 +3,9 @@
 
 /* The event sources the manager feeds the swap from: the container store,
  * the ready file, udev, the CRI-O scopes, the mount table, the signals, the
- * ready deadline, the coalesced usage re-check, the node labels' refresh
- * and the privileged reader's end. Only the manager's own
+ * ready deadline, the coalesced usage re-check, the node labels' refresh,
+ * the privileged reader's end, the swap's timers and the status document's
+ * idle write (manager-timers.c) and the capture's retry (manager-fabrics.c). Only the manager's own
  * files (manager*.c) hold and read them; the swap's owners
  * (swap/manager-data.h) see an opaque pointer, so no file of swap/ can
  * reach a source. The pin and its usage watch stay with the swap's pin
@@ -44,4 +45,8 @@ struct ManagerSources {
         ManagerLabels labels;        /* the node labels' file and its refresh */
         PrivilegedReader *reader;    /* main.c's; its end watched (manager-reader.c) */
         sd_event_source *reader_end;
+        sd_event_source *timers[_SWAP_TIMER_MAX]; /* the swap's (manager-timers.c), made at the first arm */
+        sd_event_source *idle_publish;            /* the status document, written when idle */
+        sd_event_source *capture_retry;           /* the unload tried again after a capture that got no
+                                                     answer (manager-fabrics.c) */
 };

@@ -18,6 +18,7 @@
 #include "manager-labels.h"
 #include "manager-reader.h"
 #include "manager-signals.h"
+#include "manager-timers.h"
 #include "manager.h"
 #include "modules/module-stack.h"
 #include "publish/log.h"
@@ -38,16 +39,6 @@
 #include "watch/usage-watch.h"
 
 /* ---- the driver container --------------------------------------------- */
-
-/* The bounded wait for an ended container's own cleanup is over (pod-end.c). */
-static int on_pod_end_waited(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        SwapEvent ev = pod_end_waited(m);
-
-        if (ev >= 0 && m->swap.started)
-                manager_dispatch(m, ev);
-        return 0;
-}
 
 /* Whether the followed container's process is still there, as its pidfd
  * says (POLLIN once it exited). No pidfd: unknown, false. */
@@ -73,7 +64,7 @@ static void container_exited(Manager *m, const char *why) {
         if (!driver_container_followed(&m->follow.container))
                 return;
         log_info("Driver container %.12s is gone (%s).", m->follow.container.identity->id, why);
-        pod_end_container_exited(m, on_pod_end_waited);
+        pod_end_container_exited(m);
         lifecycle_container_exited(m);
         pin_holder_driver_container(m->pin, m->follow.container.identity->id, m->follow.container.identity->pod_name, false);
         driver_container_forget(&m->follow.container);
@@ -333,10 +324,11 @@ Manager *manager_free(Manager *m) {
         if (m->sources) {
                 sd_event_source_disable_unref(m->sources->deadline);
                 sd_event_source_disable_unref(m->sources->recheck);
+                sd_event_source_disable_unref(m->sources->capture_retry);
                 manager_labels_free(m);
                 manager_reader_free(m);
         }
-        sd_event_source_disable_unref(m->stack.timer);
+        manager_timers_free(m);
         lifecycle_free(m);
         sd_event_unref(m->event);
         driver_container_forget(&m->follow.container);
@@ -375,6 +367,7 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
+        manager_timers_init(m);
         m->config = config;
         *ret = TAKE_PTR(m);
         return 0;

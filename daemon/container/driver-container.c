@@ -23,6 +23,10 @@ bool driver_container_is(const DriverContainer *d, const char *id) {
         return d->identity && id && streq(d->identity->id, id);
 }
 
+int driver_container_pidfd(const DriverContainer *d) {
+        return d->exit_source ? sd_event_source_get_io_fd(d->exit_source) : -EBADF;
+}
+
 void driver_container_forget(DriverContainer *d) {
         d->identity = container_identity_free(d->identity);
         d->pid = 0;

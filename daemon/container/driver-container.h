@@ -45,6 +45,9 @@ void driver_container_forget(DriverContainer *d);
 /* Whether a container is followed, and whether it is the one with this id. */
 bool driver_container_followed(const DriverContainer *d);
 bool driver_container_is(const DriverContainer *d, const char *id);
+/* The followed init's pidfd (the exit watch's, not a copy: never closed by
+ * the caller), or -EBADF when there is none. */
+int driver_container_pidfd(const DriverContainer *d);
 
 /* The module tree of the running kernel in the container's root, as a host
  * path ("/proc/<pid>/root/lib/modules/<release>"); the library applies

@@ -23,6 +23,7 @@
 #include "node/node-ops.h"
 #include "swap/swap-fabrics-data.h"
 #include "swap/swap-follow.h"
+#include "swap/swap-loop.h"
 #include "swap/swap-machine.h"
 #include "swap/swap-publish.h"
 #include "swap/swap-stack.h"
@@ -34,7 +35,10 @@ typedef struct PinHolder PinHolder;
 typedef struct UsageWatch UsageWatch;
 
 struct Manager {
+        /* The loop, the manager's alone (manager*.c); the swap reaches
+         * its timers and its idle write only through the table. */
         sd_event *event;
+        SwapLoop loop;
         const NodeOps *ops;
         char *config_path;
         bool config_optional;

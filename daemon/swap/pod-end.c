@@ -33,8 +33,8 @@
 #include "swap/swap-record.h"
 #include "util/macro.h"
 
-static void forget(PodEnd *p) {
-        p->wait = sd_event_source_disable_unref(p->wait);
+static void forget(PodEnd *p, const SwapLoop *loop) {
+        swap_loop_disarm(loop, SWAP_TIMER_POD_END);
         free(p->container_id);
         free(p->pod);
         p->container_id = p->pod = NULL;
@@ -66,21 +66,17 @@ static void report_build_stays(Manager *m, EnvFlag restore) {
                             env_flag_to_string(restore));
 }
 
-static int arm(Manager *m, sd_event_time_handler_t on_waited) {
+static int arm(Manager *m) {
         PodEnd *p = &m->follow.pod_end;
         int r;
 
-        r = sd_event_now(m->event, CLOCK_MONOTONIC, &p->exited_usec);
-        if (r >= 0)
-                r = sd_event_add_time_relative(m->event, &p->wait, CLOCK_MONOTONIC, POD_END_WAIT_USEC, 100000ULL,
-                                               on_waited, m);
+        r = swap_loop_now(&m->loop, SWAP_TIMER_POD_END, &p->exited_usec);
         if (r < 0)
                 return r;
-        (void) sd_event_source_set_description(p->wait, "pod-end-wait");
-        return 0;
+        return swap_loop_arm(&m->loop, SWAP_TIMER_POD_END, p->exited_usec + POD_END_WAIT_USEC);
 }
 
-void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited) {
+void pod_end_container_exited(Manager *m) {
         const ContainerIdentity *c = m->follow.container.identity;
         EnvFlag restore;
         int r;
@@ -90,7 +86,7 @@ void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited) {
         if (!c || m->swap.state != SWAP_STATE_SWAPPED || !m->swap.record.build_container_id ||
             !streq(m->swap.record.build_container_id, c->id))
                 return;
-        forget(&m->follow.pod_end);
+        forget(&m->follow.pod_end, &m->loop);
         m->follow.pod_end.container_id = strdup(c->id);
         m->follow.pod_end.pod = c->pod_name ? strdup(c->pod_name) : NULL;
         if (!m->follow.pod_end.container_id) {
@@ -100,15 +96,15 @@ void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited) {
         restore = restore_flag(m, c->id);
         if (restore != ENV_FLAG_TRUE) {
                 report_build_stays(m, restore);
-                forget(&m->follow.pod_end);
+                forget(&m->follow.pod_end, &m->loop);
                 return;
         }
-        r = arm(m, on_waited);
+        r = arm(m);
         if (r < 0) {
                 /* Without the wait we would race its cleanup: keep the build, say so. */
                 log_error_errno(r, "Cannot arm the wait for driver container %.12s's own cleanup; its NVMe build "
                                 "stays loaded: %m", c->id);
-                forget(&m->follow.pod_end);
+                forget(&m->follow.pod_end, &m->loop);
                 return;
         }
         log_info("Driver container %.12s ended with RESTORE_DRIVER_ON_POD_TERMINATION=true: giving its own cleanup "
@@ -122,12 +118,12 @@ void pod_end_stack_changed(Manager *m) {
         PodEnd *p = &m->follow.pod_end;
         uint64_t now, until;
 
-        if (!p->wait || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+        if (!swap_loop_armed(&m->loop, SWAP_TIMER_POD_END) || swap_loop_now(&m->loop, SWAP_TIMER_POD_END, &now) < 0)
                 return;
         until = now + POD_END_WAIT_USEC;
         if (until > p->exited_usec + POD_END_WAIT_MAX_USEC)
                 until = p->exited_usec + POD_END_WAIT_MAX_USEC;
-        (void) sd_event_source_set_time(p->wait, until);
+        (void) swap_loop_arm(&m->loop, SWAP_TIMER_POD_END, until);
 }
 
 SwapEvent pod_end_waited(Manager *m) {
@@ -136,7 +132,7 @@ SwapEvent pod_end_waited(Manager *m) {
         bool replacement;
         ReportFields f;
 
-        p->wait = sd_event_source_disable_unref(p->wait);
+        swap_loop_disarm(&m->loop, SWAP_TIMER_POD_END);
         if (!p->container_id)
                 return _SWAP_EVENT_INVALID;
         if (m->swap.state != SWAP_STATE_SWAPPED || m->ops->read_stack(m->ops->userdata, &stack) < 0) {
@@ -144,14 +140,14 @@ SwapEvent pod_end_waited(Manager *m) {
                  * stack back on the modules' removal (or broke it: the journal has it). */
                 log_info("Driver container %.12s's own cleanup changed the NVMe stack: state %s, nothing more to do.",
                          p->container_id, swap_state_to_string(m->swap.state));
-                forget(&m->follow.pod_end);
+                forget(&m->follow.pod_end, &m->loop);
                 return _SWAP_EVENT_INVALID;
         }
         replacement = node_stack_replacement_loaded(stack);
         node_stack_free(stack);
         if (!replacement) {
                 log_info("Driver container %.12s took NVIDIA's NVMe modules out itself.", p->container_id);
-                forget(&m->follow.pod_end);
+                forget(&m->follow.pod_end, &m->loop);
                 return _SWAP_EVENT_INVALID;
         }
         p->restoring = true;
@@ -185,7 +181,7 @@ void pod_end_entered(Manager *m, SwapState old) {
                              "nvme-swapguard took NVIDIA's NVMe build out, which the container had not done, and "
                              "loaded the in-tree stack.",
                              m->follow.pod_end.container_id, m->follow.pod_end.pod ?: "?");
-                forget(&m->follow.pod_end);
+                forget(&m->follow.pod_end, &m->loop);
                 break;
         case SWAP_STATE_BLOCKED:
                 swap_record_message(&m->swap, "pod ended: NVIDIA's build goes once the namespaces are unused");
@@ -194,23 +190,23 @@ void pod_end_entered(Manager *m, SwapState old) {
                 break;
         default:
                 /* failed (reported where it failed), idle (a stop): no longer ours. */
-                forget(&m->follow.pod_end);
+                forget(&m->follow.pod_end, &m->loop);
                 break;
         }
 }
 
-void pod_end_container_followed(PodEnd *p) {
+void pod_end_container_followed(PodEnd *p, const SwapLoop *loop) {
         if (!p->container_id)
                 return;
         log_info("A driver container runs again: the end of %.12s's pod is its swap's business now.",
                  p->container_id);
-        forget(p);
+        forget(p, loop);
 }
 
 bool pod_end_active(const PodEnd *p) {
         return p->restoring;
 }
 
-void pod_end_free(PodEnd *p) {
-        forget(p);
+void pod_end_free(PodEnd *p, const SwapLoop *loop) {
+        forget(p, loop);
 }

@@ -14,15 +14,16 @@
  * ends) and puts the in-tree stack back: `restored`. With false (or unset,
  * the container's own default) the build stays and the journal says so.
  *
- * The manager owns the wait's event source through the handler it passes
- * (it dispatches what pod_end_waited() returns); this file decides and
- * reports. Its data (PodEnd) is the followed container's (swap-follow.h). */
+ * The wait is the loop's SWAP_TIMER_POD_END, whose handler (the manager's)
+ * calls pod_end_waited() and dispatches what it returns; this file decides
+ * and reports. Its data (PodEnd) is the followed container's
+ * (swap-follow.h). */
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <systemd/sd-event.h>
 
 #include "swap/swap-follow.h"
+#include "swap/swap-loop.h"
 #include "swap/swap-state.h"
 
 typedef struct Manager Manager;
@@ -33,8 +34,8 @@ typedef struct Manager Manager;
 
 /* The followed container is gone; call before forgetting it. Swapped on its
  * build: says what happens now and, with the restore asked for, arms the
- * wait (on_waited then calls pod_end_waited()). */
-void pod_end_container_exited(Manager *m, sd_event_time_handler_t on_waited);
+ * wait (SWAP_TIMER_POD_END, whose handler calls pod_end_waited()). */
+void pod_end_container_exited(Manager *m);
 /* The wait is over: SWAP_EVENT_POD_ENDED when the build is still loaded and
  * ours to take back (reported), else _SWAP_EVENT_INVALID (reported why). */
 SwapEvent pod_end_waited(Manager *m);
@@ -46,7 +47,7 @@ void pod_end_context(const PodEnd *p, SwapContext *ctx);
 /* Entering m->swap.state from old: the restore's cause and its last word. */
 void pod_end_entered(Manager *m, SwapState old);
 /* A driver container is followed again: its swap, not the pod's end. */
-void pod_end_container_followed(PodEnd *p);
+void pod_end_container_followed(PodEnd *p, const SwapLoop *loop);
 /* Whether the pod's end is in progress (no ready file is awaited then). */
 bool pod_end_active(const PodEnd *p);
-void pod_end_free(PodEnd *p);
+void pod_end_free(PodEnd *p, const SwapLoop *loop);

@@ -26,31 +26,23 @@ static const char *followed_id(const Manager *m) {
         return m->follow.container.identity ? m->follow.container.identity->id : NULL;
 }
 
-static void arm_timer(SwapStack *s, sd_event *e, uint64_t when, sd_event_time_handler_t handler, void *userdata) {
+static void arm_timer(const SwapLoop *loop, uint64_t when) {
         int r;
 
-        if (s->timer) {
-                (void) sd_event_source_set_time(s->timer, when);
-                (void) sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
-                return;
-        }
-        r = sd_event_add_time(e, &s->timer, CLOCK_MONOTONIC, when, 100000ULL, handler, userdata);
-        if (r < 0) {
+        r = swap_loop_arm(loop, SWAP_TIMER_STACK_JUDGE, when);
+        if (r < 0)
                 log_warning_errno(r, "Cannot arm the stack check, a broken stack will be seen late: %m");
-                return;
-        }
-        (void) sd_event_source_set_description(s->timer, "stack-settle");
 }
 
-static void arm(Manager *m, uint64_t when, sd_event_time_handler_t handler) {
-        arm_timer(&m->stack, m->event, when, handler, m);
+static void arm(Manager *m, uint64_t when) {
+        arm_timer(&m->loop, when);
 }
 
-void stack_judge_changed(SwapStack *s, sd_event *e, sd_event_time_handler_t handler, void *userdata) {
+void stack_judge_changed(SwapStack *s, const SwapLoop *loop) {
         uint64_t now = now_usec();
 
         stack_settle_changed(&s->settle, now);
-        arm_timer(s, e, now + STACK_SETTLE_QUIET_USEC, handler, userdata);
+        arm_timer(loop, now + STACK_SETTLE_QUIET_USEC);
 }
 
 /* The followed container is at work on the node's modules: alive, and its
@@ -117,7 +109,7 @@ static bool repair_in_use(Manager *m, const NodeStack *stack, StackHealth h) {
         return true;
 }
 
-SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler) {
+SwapEvent stack_judge_run(Manager *m) {
         NodeStack *stack = NULL;
         ContainerModuleCalls calls;
         StackSettleSample x;
@@ -146,7 +138,7 @@ SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler) {
         d = stack_settle_step(&m->stack.settle, &x);
         if (d.verdict == STACK_SETTLE_WAIT) {
                 report_wait(m, &calls, d);
-                arm(m, d.next, handler);
+                arm(m, d.next);
                 goto finish;
         }
         m->stack.settle.reported_wait = false; /* a wait ended: the next one is said again */
@@ -162,11 +154,11 @@ SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler) {
                 _cleanup_free_ char *what = stack_health_describe(h);
 
                 log_info("The NVMe stack looks broken (%s); judging it again before any repair.", what ?: "?");
-                arm(m, d.next, handler);
+                arm(m, d.next);
                 goto finish;
         }
         if (repair_in_use(m, stack, h)) {
-                arm(m, x.now + STACK_SETTLE_IN_USE_USEC, handler);
+                arm(m, x.now + STACK_SETTLE_IN_USE_USEC);
                 goto finish;
         }
         lifecycle_report_broken(m, h);

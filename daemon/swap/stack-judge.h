@@ -3,18 +3,17 @@
 
 /* Judging the NVMe stack after it changed, the manager's part: samples what
  * stack-settle.c decides on (the clock, the loaded set, the followed driver
- * container's module calls), keeps m->stack.timer armed while someone's
- * load is in progress, confirms a broken judgment, and never hands a repair
- * a module in use (it reports and waits instead). */
-
-#include <systemd/sd-event.h>
+ * container's module calls), keeps the loop's SWAP_TIMER_STACK_JUDGE armed
+ * while someone's load is in progress, confirms a broken judgment, and
+ * never hands a repair a module in use (it reports and waits instead). */
 
 #include "swap/manager-data.h"
+#include "swap/swap-loop.h"
 
 /* A stack module came or went (a uevent, a lost one, the start, a reload):
- * the judgment is (re)armed QUIET from now on e; handler (with userdata) is
- * the manager's timer callback, which calls stack_judge_run(). */
-void stack_judge_changed(SwapStack *s, sd_event *e, sd_event_time_handler_t handler, void *userdata);
+ * the judgment is (re)armed QUIET from now on; the timer's handler (the
+ * manager's) calls stack_judge_run(). */
+void stack_judge_changed(SwapStack *s, const SwapLoop *loop);
 /* The timer fired: SWAP_EVENT_STACK_BROKEN (reported) for the manager to
  * dispatch, or _SWAP_EVENT_INVALID (working, or re-armed to look again). */
-SwapEvent stack_judge_run(Manager *m, sd_event_time_handler_t handler);
+SwapEvent stack_judge_run(Manager *m);

@@ -148,7 +148,7 @@ static SwapEvent unload_waits_for_capture(Manager *m, const char *build) {
 /* 0 with *ret_fd (or -EBADF when there is no pidfd to confirm it with),
  * -ESRCH when the container's init is gone, -errno. */
 static int open_container_root(Manager *m, int *ret_fd) {
-        int pidfd = m->follow.container.exit_source ? sd_event_source_get_io_fd(m->follow.container.exit_source) : -EBADF;
+        int pidfd = driver_container_pidfd(&m->follow.container);
 
         *ret_fd = -EBADF;
         if (pidfd < 0)

@@ -3,11 +3,11 @@
 
 /* NVMe over Fabrics through nvme-swapguard-fabrics.service: what was asked
  * of it and what is still wanted (swap-fabrics.c; its answers routed by
- * manager-fabrics.c). */
+ * manager-fabrics.c). The pending connections' next try is the loop's
+ * SWAP_TIMER_FABRICS_RETRY; the unload's retry after an unanswered capture
+ * is the manager's own (manager-fabrics.c). */
 
 #include <stdbool.h>
-#include <systemd/sd-event.h>
-
 
 /* The request file and its answer (watch/fabrics-watch.h, used by swap-fabrics.c). */
 typedef struct FabricsWatch FabricsWatch;
@@ -23,7 +23,4 @@ typedef struct SwapFabrics {
                                      awaited: "after the load", for the journal; NULL: none */
         bool connect_again;       /* wanted again while one was awaited */
         bool connect_quiet;       /* only an unload refused after a capture: tidies the record */
-        sd_event_source *retry;   /* CLOCK_BOOTTIME: the next connect of pending connections */
-        sd_event_source *capture_retry; /* (manager-fabrics.c) the unload tried again after a
-                                           capture that got no answer */
 } SwapFabrics;

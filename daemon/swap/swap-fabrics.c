@@ -36,35 +36,25 @@ static uint64_t boottime_usec(void) {
 
 static void ask(Manager *m);
 
-static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
-        swap_fabrics_connect(m, "on a later try");
-        return 0;
-}
-
 /* The next connect in delay_usec (CLOCK_BOOTTIME: a suspended node's
  * sleep counts, as the kernel's own reconnect_delay timer does not care
- * either way, and the targets' deadlines are wall-clock). */
+ * either way, and the targets' deadlines are wall-clock). The timer's
+ * handler (the manager's) calls swap_fabrics_retry_due(). */
 static void retry_in(Manager *m, uint64_t delay_usec) {
         int r;
 
-        if (!m->fabrics.retry) {
-                r = sd_event_add_time(m->event, &m->fabrics.retry, CLOCK_BOOTTIME, UINT64_MAX, 0, on_retry, m);
-                if (r < 0) {
-                        log_warning_errno(r, "Cannot arm the NVMe-oF retry timer: the pending connections wait for "
-                                             "the next load, restore or start: %m");
-                        return;
-                }
-                (void) sd_event_source_set_description(m->fabrics.retry, "fabrics-retry");
-        }
-        (void) sd_event_source_set_time(m->fabrics.retry, boottime_usec() + delay_usec);
-        (void) sd_event_source_set_enabled(m->fabrics.retry, SD_EVENT_ONESHOT);
+        r = swap_loop_arm(&m->loop, SWAP_TIMER_FABRICS_RETRY, boottime_usec() + delay_usec);
+        if (r < 0)
+                log_warning_errno(r, "Cannot arm the NVMe-oF retry timer: the pending connections wait for "
+                                     "the next load, restore or start: %m");
 }
 
 static void retry_cancel(Manager *m) {
-        if (m->fabrics.retry)
-                (void) sd_event_source_set_enabled(m->fabrics.retry, SD_EVENT_OFF);
+        swap_loop_disarm(&m->loop, SWAP_TIMER_FABRICS_RETRY);
+}
+
+void swap_fabrics_retry_due(Manager *m) {
+        swap_fabrics_connect(m, "on a later try");
 }
 
 /* What was wanted while another request was awaited, capture first (an
@@ -270,8 +260,7 @@ SwapFabricsNext swap_fabrics_result(Manager *m, const char *verb, const FabricsR
 void swap_fabrics_free(Manager *m) {
         fabrics_watch_free(m->fabrics.watch);
         m->fabrics.watch = NULL;
-        m->fabrics.retry = sd_event_source_disable_unref(m->fabrics.retry);
-        m->fabrics.capture_retry = sd_event_source_disable_unref(m->fabrics.capture_retry);
+        retry_cancel(m);
         free(m->fabrics.connect_after);
         m->fabrics.connect_after = NULL;
 }

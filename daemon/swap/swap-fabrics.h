@@ -40,6 +40,8 @@ void swap_fabrics_unload_over(Manager *m, bool dropped);
 /* Asks for a connect of what the record names, through the transports
  * loaded now; `after` is said in the journal ("after the load"). */
 void swap_fabrics_connect(Manager *m, const char *after);
+/* The pending connections' next try is due (SWAP_TIMER_FABRICS_RETRY). */
+void swap_fabrics_retry_due(Manager *m);
 /* Entering m->swap.state from old: swapped on the driver container's own
  * load (not ours) connects through the transports it loaded. */
 void swap_fabrics_entered(Manager *m, SwapState old);

@@ -11,7 +11,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <systemd/sd-event.h>
 
 #include "container/driver-container.h"
 #include "container/driver-env.h"
@@ -21,8 +20,8 @@
 typedef struct PodEnd {
         char *container_id;    /* the ended container whose build is loaded; NULL: none */
         char *pod;             /* its pod's name */
-        sd_event_source *wait; /* the bounded wait for its own cleanup (the manager's handler) */
-        uint64_t exited_usec;  /* CLOCK_MONOTONIC at its exit: the wait's cap counts from here */
+        uint64_t exited_usec;  /* CLOCK_MONOTONIC at its exit: the wait's cap counts from here (the
+                                  wait itself is SWAP_TIMER_POD_END) */
         bool restoring;        /* the wait is over and its build was still loaded: ours to
                                   take back (the context's pod_end_restore) */
 } PodEnd;

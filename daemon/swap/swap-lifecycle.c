@@ -174,7 +174,7 @@ void lifecycle_container_followed(Manager *m) {
 
         if (!id)
                 return;
-        pod_end_container_followed(&m->follow.pod_end);
+        pod_end_container_followed(&m->follow.pod_end, &m->loop);
         m->ready_present = lifecycle_ready_counts(m);
         m->follow.earlier_build = build_is_earlier(m);
         if (m->follow.earlier_build)
@@ -239,7 +239,7 @@ void lifecycle_load_no_build(Manager *m, const char *module, const char *reason)
 /* The followed container's init has exited (its pidfd polls readable from
  * the moment it exits), though the loop may not have dispatched that yet. */
 static bool container_exited(Manager *m) {
-        int pidfd = m->follow.container.exit_source ? sd_event_source_get_io_fd(m->follow.container.exit_source) : -EBADF;
+        int pidfd = driver_container_pidfd(&m->follow.container);
         struct pollfd p = { .fd = pidfd, .events = POLLIN };
 
         return pidfd >= 0 && poll(&p, 1, 0) > 0;
@@ -434,7 +434,7 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
 }
 
 void lifecycle_free(Manager *m) {
-        pod_end_free(&m->follow.pod_end);
+        pod_end_free(&m->follow.pod_end, &m->loop);
         free(m->follow.env_reported_for);
         m->follow.env_reported_for = NULL;
 }

@@ -17,7 +17,6 @@ struct SwapMetrics {
         uint64_t unload_started_usec;             /* CLOCK_REALTIME; 0: no swap of ours under way */
         uint64_t driverless_since_usec;           /* the unload's end; 0: not known */
         int gds_hooks;                            /* as of the last read with the hooks; -1: unknown */
-        sd_event_source *refresh;
 };
 
 /* Our own clock read (not swap-record.c's: the record calls us). */
@@ -31,7 +30,6 @@ static uint64_t realtime_usec(void) {
 SwapMetrics *swap_metrics_free(SwapMetrics *s) {
         if (!s)
                 return NULL;
-        sd_event_source_disable_unref(s->refresh);
         free(s);
         return NULL;
 }
@@ -189,13 +187,21 @@ void swap_metrics_publish(Manager *m, const NodeStack *stack) {
 
 /* The refresh reads the stack without the GDS hooks (no /proc/kallsyms
  * every 30 s): the hooks are as of the last state change. */
-static int on_refresh(sd_event_source *e, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
+static int arm_refresh(Manager *m) {
+        uint64_t now;
+        int r;
 
+        r = swap_loop_now(&m->loop, SWAP_TIMER_METRICS_REFRESH, &now);
+        if (r < 0)
+                return r;
+        return swap_loop_arm(&m->loop, SWAP_TIMER_METRICS_REFRESH, now + SWAP_METRICS_REFRESH_USEC);
+}
+
+void swap_metrics_refresh_due(Manager *m) {
+        if (!m->publish.metrics)
+                return;
         swap_metrics_publish(m, NULL);
-        (void) sd_event_source_set_time_relative(e, SWAP_METRICS_REFRESH_USEC);
-        (void) sd_event_source_set_enabled(e, SD_EVENT_ONESHOT);
-        return 0;
+        (void) arm_refresh(m);
 }
 
 /* The counters of the previous instance: a restart (a new binary, a
@@ -229,13 +235,11 @@ int swap_metrics_start(Manager *m) {
         s->gds_hooks = -1;
         read_back(s);
         m->publish.metrics = s;
-        if (!m->event)
+        if (!swap_loop_present(&m->loop))
                 return 0;
-        r = sd_event_add_time_relative(m->event, &s->refresh, CLOCK_BOOTTIME, SWAP_METRICS_REFRESH_USEC,
-                                       1000000ULL, on_refresh, m);
+        r = arm_refresh(m);
         if (r < 0)
                 return log_warning_errno(r, "Cannot arm the metrics refresh, the file is written on state "
                                          "changes only: %m");
-        (void) sd_event_source_set_description(s->refresh, "metrics-refresh");
         return 0;
 }

@@ -17,6 +17,9 @@
 /* Reads the counters back and arms the refresh; before the first
  * transition (the reconcile). Without it every hook below does nothing. */
 int swap_metrics_start(Manager *m);
+/* The refresh is due (SWAP_TIMER_METRICS_REFRESH): writes the file, arms
+ * the next one. */
+void swap_metrics_refresh_due(Manager *m);
 SwapMetrics *swap_metrics_free(SwapMetrics *s);
 
 /* m->swap.state was entered from old through ev, and action runs next. */

@@ -59,7 +59,7 @@ void swap_record_forget_swap(SwapMachine *s) {
 /* The status document next to the state file (status-document.h): the same
  * record plus the modules as they are now, for `oc swapguard status`. No
  * /var/log at all (a fake root) is not worth a warning on every step. */
-static void swap_record_publish(Manager *m) {
+void swap_record_publish(Manager *m) {
         NodeStack *stack = NULL;
         int r;
 
@@ -74,11 +74,6 @@ static void swap_record_publish(Manager *m) {
                 log_warning_errno(r, "Cannot write the status document " STATUS_DOCUMENT_FILE ", ignoring: %m");
 }
 
-static int on_publish(sd_event_source *s, void *userdata) {
-        swap_record_publish(userdata);
-        return 0;
-}
-
 /* The status document is for people and `oc swapguard status`, never read
  * back on a restart (the state file is): it is written when the loop is
  * otherwise idle, so once after a whole chain of transitions and after the
@@ -87,26 +82,8 @@ static int on_publish(sd_event_source *s, void *userdata) {
  * atomic write with two fsyncs). Written at once without a loop (tests) and
  * when stopping (the loop dispatches nothing after its exit). */
 static void schedule_publish(Manager *m) {
-        int r;
-
-        if (!m->event || m->swap.stopping) {
+        if (m->swap.stopping || swap_loop_publish_when_idle(&m->loop) < 0)
                 swap_record_publish(m);
-                return;
-        }
-        if (!m->publish.later) {
-                r = sd_event_add_defer(m->event, &m->publish.later, on_publish, m);
-                if (r < 0) {
-                        swap_record_publish(m);
-                        return;
-                }
-                (void) sd_event_source_set_priority(m->publish.later, SD_EVENT_PRIORITY_IDLE);
-                (void) sd_event_source_set_description(m->publish.later, "status-document");
-                /* Owned by the loop from here on (freed with it): the pointer
-                 * kept is borrowed, only to arm it again. */
-                if (sd_event_source_set_floating(m->publish.later, true) >= 0)
-                        (void) sd_event_source_unref(m->publish.later);
-        }
-        (void) sd_event_source_set_enabled(m->publish.later, SD_EVENT_ONESHOT);
 }
 
 void swap_record_persist(Manager *m) {

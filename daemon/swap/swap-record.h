@@ -26,5 +26,8 @@ void swap_record_forget_swap(SwapMachine *s);
 
 /* Writes the state file from the current state and container. */
 void swap_record_persist(Manager *m);
+/* The status document and the metrics file, written now (the loop calls
+ * it once idle after swap_record_persist() asked for it). */
+void swap_record_publish(Manager *m);
 /* STATUS= for the current state. */
 void swap_status_update(Manager *m);

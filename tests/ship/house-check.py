@@ -21,13 +21,17 @@
     driver container's room builds on them, never the other way), and no
     room includes the
     top-level headers of the manager that owns it (an include runs down,
-    never back up, other than to a shared util/).
+    never back up, other than to a shared util/);
+  * the event loop is the manager's (--no-loop-calls): no code under the
+    given folders names an sd_event_* function, source or handler type; they
+    arm and disarm the manager's timers through a table of callbacks.
 
   house-check.py --source-root DIR [--component DIR]... [--product DIR]...
                  [--archive LIB.a]... [--allow-long FILE]... [--allow-cleanup FILE]...
                  [--no-issue-refs DIR]... [--allow-issue-refs FILE]...
                  [--only-view FROM:TO:HEADER[,HEADER...]]... [--no-include A:B]...
                  [--no-include-up ROOT:PATTERN]... [--allow-include FILE:HEADER]...
+                 [--no-loop-calls DIR]...
 
 Exit 0 when all hold, 1 with one line per breach.
 """
@@ -136,6 +140,32 @@ def seam_breaches(root, bases, only_view, no_include, no_include_up, allowed):
             for rel, target in includes_under(root, room, bases):
                 if os.path.dirname(target) == os.path.normpath(top) and re.fullmatch(pattern, os.path.basename(target)):
                     refuse(rel, target, 'a room of %s/ does not include back up into %s' % (top, os.path.basename(target)))
+    return bad
+
+
+SD_EVENT = re.compile(r'\bsd_event_\w+')
+C_COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+
+
+def loop_calls(root, folders):
+    """One line per sd_event_* name (a call, a source, a handler type) in the
+    code, comments aside, of the .c/.h files under the folders."""
+    bad = []
+    for folder in folders:
+        for d, dirs, names in os.walk(os.path.join(root, folder)):
+            dirs.sort()
+            for n in sorted(names):
+                if not n.endswith(('.c', '.h')):
+                    continue
+                p = os.path.join(d, n)
+                with open(p, encoding='utf-8', errors='replace') as f:
+                    text = f.read()
+                # comments blanked, their newlines kept for the line numbers
+                code = C_COMMENT.sub(lambda m: '\n' * m.group(0).count('\n'), text)
+                for m in SD_EVENT.finditer(code):
+                    bad.append('%s:%d: %s: the event loop is the manager\'s; %s/ reaches its timers through '
+                               'the manager\'s table' % (os.path.relpath(p, root), code.count('\n', 0, m.start()) + 1,
+                                                          m.group(0), folder))
     return bad
 
 
@@ -345,6 +375,9 @@ def main():
     ap.add_argument('--allow-include', action='append', default=[],
                     help='FILE:HEADER (from the source root): one include that crosses a seam, being removed '
                          'elsewhere: named, not failed')
+    ap.add_argument('--no-loop-calls', action='append', default=[],
+                    help='folder (from the source root) whose code names no sd_event_* function, source or '
+                         'handler type')
     a = ap.parse_args()
     bad = seam_breaches(a.source_root, a.component, a.only_view, a.no_include, a.no_include_up,
                         {tuple(os.path.normpath(x) for x in s.split(':', 1)) for s in a.allow_include})
@@ -377,6 +410,10 @@ def main():
                     elif lines > MAX_LINES:
                         bad.append('%s: %d lines (at most %d)' % (os.path.relpath(p, a.source_root), lines,
                                                                   MAX_LINES))
+    loop = loop_calls(a.source_root, a.no_loop_calls)
+    bad += loop
+    if a.no_loop_calls and not loop:
+        print('house: no sd_event_* in %s: the loop is the manager\'s' % ', '.join(a.no_loop_calls))
     refs, notes = issue_refs(a.source_root, a.no_issue_refs, a.allow_issue_refs)
     bad += refs
     for line in notes:
