@@ -76,7 +76,7 @@ const ModuleTreeEntry *module_tree_find(const ModuleTree *t, const char *name);
 /* The host's own compressed modules (RHEL 9 and Debian 6.12 ship .ko.xz):
  * name, vermagic and depends through libkmod, which decompresses them by
  * path. Only for the host's tree: a container's compressed file is refused
- * before (stack-load.c). 0, -EBADMSG (no valid name), -ENOMEM, -errno. */
+ * before (load-plan.c). 0, -EBADMSG (no valid name), -ENOMEM, -errno. */
 struct ModuleMeta;
 int module_tree_meta_libkmod(const ModuleTree *t, const ModuleTreeEntry *e, struct ModuleMeta *ret);
 /* Whether the tree's modules.builtin lists the module (t10_pi, crc64_rocksoft
