@@ -26,8 +26,8 @@ int fabrics_transports_missing_in(const FabricsTopology *t, const ModuleTree *tr
         return 0;
 }
 
-/* The tree asked for, opened as stack_load() opens it (stack-load.c,
- * open_trees()): inside the container's root, or a host path, or the
+/* The tree asked for, opened as stack_load() opens it (load-plan.c,
+ * load_plan_open_trees()): inside the container's root, or a host path, or the
  * host's own /lib/modules/<release> resolved inside the host's root. */
 static int open_tree(const LoadOptions *opts, ModuleTree **ret) {
         _cleanup_free_ char *dir = NULL, *release = NULL;

@@ -7,7 +7,10 @@
  * one (the text file: modules.dep.bin is not needed), otherwise by walking
  * the tree for *.ko files and reading their `depends` from modinfo. When a
  * module appears more than once, updates/ wins over extra/, which wins over
- * everything else (depmod's usual search order on RHEL and Debian). */
+ * everything else (depmod's usual search order on RHEL and Debian).
+ * The index model: module-tree.c; reading a tree from disk into it (the
+ * module_tree_open*() functions, a module file, libkmod's modinfo):
+ * module-tree-read.c. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -73,12 +76,22 @@ const ModuleTreeEntry *module_tree_find(const ModuleTree *t, const char *name);
 /* The host's own compressed modules (RHEL 9 and Debian 6.12 ship .ko.xz):
  * name, vermagic and depends through libkmod, which decompresses them by
  * path. Only for the host's tree: a container's compressed file is refused
- * before (stack-load.c). 0, -EBADMSG (no valid name), -ENOMEM, -errno. */
+ * before (load-plan.c). 0, -EBADMSG (no valid name), -ENOMEM, -errno. */
 struct ModuleMeta;
 int module_tree_meta_libkmod(const ModuleTree *t, const ModuleTreeEntry *e, struct ModuleMeta *ret);
 /* Whether the tree's modules.builtin lists the module (t10_pi, crc64_rocksoft
  * built into 6.12): it is in the kernel, not a file to load. */
 bool module_tree_builtin(const ModuleTree *t, const char *name);
+
+/* Pure: adds one module to t. Takes name and depends in every case; relpath
+ * (relative to t->dir) is copied. unique: an entry of the same name already
+ * there stays or gives way by rank, at its place; otherwise the caller
+ * settles duplicates once with module_tree_settle_duplicates() (looking
+ * each name up is quadratic over a whole index). 0 or -ENOMEM. */
+int module_tree_add_entry(ModuleTree *t, char *name, const char *relpath, char **depends, bool unique);
+/* Pure: one entry per name, the best ranked (the earliest of those), at the
+ * place of the name's first entry. 0 or -ENOMEM. */
+int module_tree_settle_duplicates(ModuleTree *t);
 
 /* Pure: adds the entries of a modules.dep text to t (paths relative to
  * t->dir, or absolute /lib/modules/<release>/... as old depmods wrote them).

@@ -25,7 +25,9 @@
  * in-tree nvme fail against NVIDIA's nvme_core). Each rollback removal is
  * guarded like an unload's (a usage check before every attempt): it stops
  * at a namespace in use (rollback_stopped says which). Nothing is ever
- * forced. */
+ * forced.
+ * The resolving, reading and checking before any insert make the load's
+ * plan (load-plan.h, load-plan.c); stack-load.c carries it out. */
 
 #include <errno.h>
 #include <stdbool.h>

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* The status documents (report-json.h): the node as it is (modules,
+ * namespaces, their usages, the NVMe inventory), a usage check and an
+ * unload's plan. The actions' results: report-json-result.c. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -9,49 +12,6 @@
 #include "util/json-util.h"
 #include "util/macro.h"
 #include "util/strv.h"
-
-/* A NULL value is JSON null here: constructors are checked by the callers
- * that need it (json_add_string). */
-
-static int json_add_string(struct json_object *o, const char *key, const char *s) {
-        struct json_object *v = NULL;
-
-        if (s) {
-                v = json_object_new_string(s);
-                if (!v)
-                        return -ENOMEM;
-        }
-        return json_add(o, key, v);
-}
-
-static int json_add_bool(struct json_object *o, const char *key, bool b) {
-        struct json_object *v = json_object_new_boolean(b);
-
-        return v ? json_add(o, key, v) : -ENOMEM;
-}
-
-static int json_add_int(struct json_object *o, const char *key, int64_t n) {
-        struct json_object *v = json_object_new_int64(n);
-
-        return v ? json_add(o, key, v) : -ENOMEM;
-}
-
-static int json_add_errno(struct json_object *o, const char *num_key, const char *text_key, int error) {
-        int r;
-
-        if (error == 0)
-                return json_add(o, num_key, NULL) < 0 || json_add(o, text_key, NULL) < 0 ? -ENOMEM : 0;
-        r = json_add_int(o, num_key, error);
-        return r < 0 ? r : json_add_string(o, text_key, strerror(error));
-}
-
-static int json_add_strv(struct json_object *o, const char *key, char *const *l) {
-        struct json_object *a = NULL;
-        int r;
-
-        r = json_array_from_strv(l, &a);
-        return r < 0 ? r : json_add(o, key, a);
-}
 
 int report_module_json(const ModuleStack *stack, const ModuleInfo *m, struct json_object **ret) {
         _cleanup_json_ struct json_object *o = json_object_new_object();
@@ -169,7 +129,7 @@ static int users_json(const UsageReport *usage, const NvmeBlockDevice *d, struct
         return 0;
 }
 
-static int json_add_users(struct json_object *o, const UsageReport *usage, const NvmeBlockDevice *d) {
+int report_json_add_users(struct json_object *o, const UsageReport *usage, const NvmeBlockDevice *d) {
         struct json_object *a;
         int r;
 
@@ -208,7 +168,7 @@ static int namespace_json(const UsageReport *usage, const NvmeBlockDevice *d, st
                 return r;
         if ((r = json_add_string(o, "name", d->name)) < 0 ||
             (r = json_add_bool(o, "in_use", usage_report_device_in_use(usage, d->name))) < 0 ||
-            (r = json_add_users(o, usage, d)) < 0 ||
+            (r = report_json_add_users(o, usage, d)) < 0 ||
             (r = json_add_int(o, "size_bytes", (int64_t) d->size_bytes)) < 0 ||
             (r = json_add_bool(o, "multipath", d->multipath_head)) < 0 ||
             (r = json_add_int(o, "nsid", d->nsid)) < 0 ||
@@ -350,7 +310,7 @@ static int device_json(const UsageReport *usage, const NvmeBlockDevice *d, struc
             (r = json_add_string(o, "namespace", d->namespace_name)) < 0 ||
             (r = json_add_bool(o, "partition", d->is_partition)) < 0 ||
             (r = json_add_bool(o, "in_use", in_use)) < 0 ||
-            (r = json_add_users(o, usage, d)) < 0)
+            (r = report_json_add_users(o, usage, d)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
         return 0;
@@ -402,83 +362,8 @@ int report_plan_json(const RemovalPlan *plan, const UsageReport *usage, struct j
             (r = json_add_strv(o, "blockers", plan->blockers)) < 0 ||
             (r = json_add_strv(o, "kept", plan->kept)) < 0 ||
             (r = json_add_bool(o, "in_use", in_use)) < 0 ||
-            (r = json_add_users(o, usage, NULL)) < 0 ||
+            (r = report_json_add_users(o, usage, NULL)) < 0 ||
             (r = json_add_bool(o, "can_run", !in_use && !blocked)) < 0)
-                return r;
-        *ret = TAKE_PTR(o);
-        return 0;
-}
-
-int report_unload_json(const UnloadResult *res, bool dry_run, struct json_object **ret) {
-        _cleanup_json_ struct json_object *o = json_object_new_object();
-        int r;
-
-        if (!o)
-                return -ENOMEM;
-        if ((r = json_add_string(o, "outcome", unload_outcome_to_string(res->outcome))) < 0 ||
-            (r = json_add_bool(o, "dry_run", dry_run)) < 0 ||
-            (r = json_add_strv(o, "planned", res->planned)) < 0 ||
-            (r = json_add_strv(o, "removed", res->removed)) < 0 ||
-            (r = json_add_strv(o, "restored", res->restored)) < 0 ||
-            (r = json_add_strv(o, "plan_blockers", res->plan_blockers)) < 0 ||
-            (r = json_add_strv(o, "kept", res->kept)) < 0 ||
-            (r = json_add_string(o, "failed_module", res->failed_module)) < 0 ||
-            (r = json_add_errno(o, "failed_errno", "failed_error", res->failed_errno)) < 0 ||
-            (r = json_add_string(o, "restore_failed_module", res->restore_failed_module)) < 0 ||
-            (r = json_add_errno(o, "restore_failed_errno", "restore_failed_error",
-                                res->restore_failed_errno)) < 0 ||
-            (r = json_add_string(o, "restore_failed_reason", res->restore_failed_reason)) < 0 ||
-            (r = json_add_bool(o, "in_use", res->usage && usage_report_in_use(res->usage))) < 0 ||
-            (r = json_add_users(o, res->usage, NULL)) < 0)
-                return r;
-        *ret = TAKE_PTR(o);
-        return 0;
-}
-
-static int loaded_json(const LoadedModule *m, struct json_object **ret) {
-        _cleanup_json_ struct json_object *o = json_object_new_object();
-        int r;
-
-        if (!o)
-                return -ENOMEM;
-        if ((r = json_add_string(o, "name", m->name)) < 0 ||
-            (r = json_add_string(o, "path", m->path)) < 0 ||
-            (r = json_add_bool(o, "already_loaded", m->already_loaded)) < 0 ||
-            (r = json_add_bool(o, "builtin", m->builtin)) < 0 ||
-            (r = json_add_bool(o, "from_host", m->from_host)) < 0)
-                return r;
-        *ret = TAKE_PTR(o);
-        return 0;
-}
-
-int report_load_json(const LoadResult *res, struct json_object **ret) {
-        _cleanup_json_ struct json_object *o = json_object_new_object();
-        _cleanup_json_ struct json_object *mods = json_object_new_array();
-        int r;
-
-        if (!o || !mods)
-                return -ENOMEM;
-        for (size_t i = 0; i < res->n_modules; i++) {
-                struct json_object *m;
-
-                r = loaded_json(&res->modules[i], &m);
-                if (r < 0)
-                        return r;
-                r = json_array_add(mods, m);
-                if (r < 0)
-                        return r;
-        }
-        if ((r = json_add_bool(o, "ok", load_result_ok(res))) < 0 ||
-            (r = json_add_string(o, "tree", res->tree)) < 0 ||
-            (r = json_add_string(o, "release", res->release)) < 0 ||
-            (r = json_add(o, "modules", TAKE_PTR(mods))) < 0 ||
-            (r = json_add_string(o, "failed_module", res->failed_module)) < 0 ||
-            (r = json_add_errno(o, "failed_errno", "failed_error", res->failed_errno)) < 0 ||
-            (r = json_add_string(o, "failed_reason", res->failed_reason)) < 0 ||
-            (r = json_add_strv(o, "rolled_back", res->rolled_back)) < 0 ||
-            (r = json_add_strv(o, "replaced", res->replaced)) < 0 ||
-            (r = json_add_strv(o, "kept", res->kept)) < 0 ||
-            (r = json_add_string(o, "rollback_stopped", res->rollback_stopped)) < 0)
                 return r;
         *ret = TAKE_PTR(o);
         return 0;

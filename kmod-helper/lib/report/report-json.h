@@ -22,7 +22,9 @@
  *   load:   {"ok","tree","release","modules":[{"name","path","already_loaded"}],
  *            "failed_module","failed_errno","failed_error","failed_reason",
  *            "rolled_back"}
- * Absent values are JSON null, never missing keys. */
+ * Absent values are JSON null, never missing keys.
+ * The status documents (status, usage, inventory, check, plan):
+ * report-json.c; the actions' results (unload, load): report-json-result.c. */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@
 #include "actions/stack-unload.h"
 #include "modules/module-stack.h"
 #include "modules/removal-plan.h"
+#include "nvme/nvme-block-devices.h"
 #include "nvme/nvme-inventory.h"
 #include "usage/usage-check.h"
 
@@ -47,6 +50,10 @@ int report_status_json(const ModuleStack *stack, const UsageReport *usage, const
 int report_inventory_json(const NvmeInventory *inv, struct json_object **ret);
 int report_check_json(const UsageReport *usage, struct json_object **ret);
 int report_plan_json(const RemovalPlan *plan, const UsageReport *usage, struct json_object **ret);
+/* Adds "users": [usage...] to o: usage's usages, of device d only (a whole
+ * namespace's include its partitions'), or all for a NULL d; [] for a NULL
+ * usage. */
+int report_json_add_users(struct json_object *o, const UsageReport *usage, const NvmeBlockDevice *d);
 int report_unload_json(const UnloadResult *r, bool dry_run, struct json_object **ret);
 int report_load_json(const LoadResult *r, struct json_object **ret);
 

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -84,6 +85,42 @@ static inline int json_add_new(json_object *o, const char *key, json_object *v) 
         return v ? json_add(o, key, v) : -ENOMEM;
 }
 
+/* Typed values under key, each 0 or -ENOMEM; a NULL string is JSON null
+ * (the reports' contract: absent values are null, never missing keys). */
+static inline int json_add_string(json_object *o, const char *key, const char *s) {
+        json_object *v = NULL;
+
+        if (s) {
+                v = json_object_new_string(s);
+                if (!v)
+                        return -ENOMEM;
+        }
+        return json_add(o, key, v);
+}
+
+static inline int json_add_bool(json_object *o, const char *key, bool b) {
+        json_object *v = json_object_new_boolean(b);
+
+        return v ? json_add(o, key, v) : -ENOMEM;
+}
+
+static inline int json_add_int(json_object *o, const char *key, int64_t n) {
+        json_object *v = json_object_new_int64(n);
+
+        return v ? json_add(o, key, v) : -ENOMEM;
+}
+
+/* A positive errno as its number under num_key and its text under
+ * text_key; 0 as null under both. */
+static inline int json_add_errno(json_object *o, const char *num_key, const char *text_key, int error) {
+        int r;
+
+        if (error == 0)
+                return json_add(o, num_key, NULL) < 0 || json_add(o, text_key, NULL) < 0 ? -ENOMEM : 0;
+        r = json_add_int(o, num_key, error);
+        return r < 0 ? r : json_add_string(o, text_key, strerror(error));
+}
+
 /* Appends v to the array a, or puts it. 0 or -ENOMEM. */
 static inline int json_array_add(json_object *a, json_object *v) {
         if (!v || json_object_array_add(a, v) < 0) {
@@ -107,6 +144,15 @@ static inline int json_array_from_strv(char *const *l, json_object **ret) {
         }
         *ret = TAKE_PTR(a);
         return 0;
+}
+
+/* The strings of l as an array under key (empty for NULL). 0 or -ENOMEM. */
+static inline int json_add_strv(json_object *o, const char *key, char *const *l) {
+        json_object *a = NULL;
+        int r;
+
+        r = json_array_from_strv(l, &a);
+        return r < 0 ? r : json_add(o, key, a);
 }
 
 /* o as pretty-printed JSON text (slashes unescaped), malloc'd: 0 or -ENOMEM. */
