@@ -23,6 +23,7 @@
 #include "publish/log.h"
 #include "publish/report.h"
 #include "swap/observe-report.h"
+#include "swap/pin-report.h"
 #include "swap/pod-end.h"
 #include "swap/reconcile.h"
 #include "swap/swap-metrics.h"
