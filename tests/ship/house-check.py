@@ -153,11 +153,18 @@ def folder_cycle_breaches(root, top, bases):
         if a != b:
             graph[a].add(b)
             witness.setdefault((a, b), '%s:%d %s' % (rel, line, text))
-    bad = []
+    bad, seen = [], set()
     for comp in cycles(graph):
-        path = one_cycle(graph, comp)
-        edges = ['%s -> %s (%s)' % (x, y, witness[(x, y)]) for x, y in zip(path, path[1:])]
-        bad.append('folder include cycle in %s/: %s: %s' % (top, ' -> '.join(path), '; '.join(edges)))
+        # A shortest circle through each folder of the knot: one knot of
+        # folders often holds several circles, and each is to be cut.
+        for start in comp:
+            path = one_cycle(graph, [start] + [x for x in comp if x != start])
+            ring = frozenset(zip(path, path[1:]))
+            if ring in seen:
+                continue
+            seen.add(ring)
+            edges = ['%s -> %s (%s)' % (x, y, witness[(x, y)]) for x, y in zip(path, path[1:])]
+            bad.append('folder include cycle in %s/: %s: %s' % (top, ' -> '.join(path), '; '.join(edges)))
     return bad
 
 
