@@ -25,6 +25,7 @@
 #include "modules/module-stack.h"
 #include "publish/log.h"
 #include "publish/report.h"
+#include "swap/pin-report.h"
 #include "swap/pod-end.h"
 #include "swap/swap-metrics.h"
 #include "swap/reload-block.h"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "util/strv.h"
-#include "swap/swap-view.h"
+#include "vocabulary/swap-vocabulary.h"
 #include "util/macro.h"
 
 /* An expected outcome, not an error: the files were read but are wrong. */

@@ -3,9 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "publish/log.h"
 #include "node/pin-holder.h"
-#include "publish/report.h"
+#include "util/macro.h"
 #include "util/strv.h"
 
 struct PinHolder {
@@ -13,6 +12,10 @@ struct PinHolder {
         NodePin *now;
         char *summary;  /* the reasons joined, NULL when nothing is pinned */
         char *problems; /* the problems joined, to say them once */
+        /* The last refresh's change (pin_holder_last_change()): */
+        NodePin *before;
+        char *before_summary;
+        bool problems_new;
 };
 
 PinHolder *pin_holder_new(const NodeOps *ops) {
@@ -27,7 +30,9 @@ PinHolder *pin_holder_free(PinHolder *h) {
         if (!h)
                 return NULL;
         node_pin_free(h->now);
+        node_pin_free(h->before);
         free(h->summary);
+        free(h->before_summary);
         free(h->problems);
         free(h);
         return NULL;
@@ -45,23 +50,9 @@ char *const *pin_holder_reasons(const PinHolder *h) {
         return pin_holder_held(h) ? h->now->reasons : NULL;
 }
 
-static void say_pinned(const NodePin *before, const NodePin *now) {
-        _cleanup_free_ char *modules = strv_join(now->modules, ", ");
-
-        for (size_t i = 0; now->reasons && now->reasons[i]; i++) {
-                const char *device = now->devices ? now->devices[i] : NULL;
-
-                if (before && strv_contains(before->reasons, now->reasons[i]))
-                        continue; /* said already */
-                report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_PINNED,
-                             &(ReportFields) { .module = modules, .device = device },
-                             "%s. While it is in use, `rmmod %s` and `modprobe -r %s` fail with "
-                             "\"in use\" (the driver container's openibd included); the pin goes within seconds "
-                             "once it is free.", now->reasons[i], now->modules[0], now->modules[0]);
-        }
-}
-
-static void say_problems(PinHolder *h) {
+/* Keeps the problems of the pin now when they differ from those last seen,
+ * to be said once; forgets them when there are none. */
+static bool problems_new(PinHolder *h) {
         _cleanup_free_ char *joined = strv_join(h->now ? h->now->problems : NULL, "; ");
 
         if (!joined || !*joined || (h->problems && strcmp(joined, h->problems) == 0)) {
@@ -69,64 +60,47 @@ static void say_problems(PinHolder *h) {
                         free(h->problems);
                         h->problems = NULL;
                 }
-                return;
+                return false;
         }
-        for (char **p = h->now->problems; *p; p++)
-                report_event(LOG_WARNING, SWAPGUARD_MESSAGE_PIN_PROBLEM, NULL,
-                             "Pin incomplete: %s. Until it is held, the modules under that namespace are not "
-                             "protected from a foreign rmmod.", *p);
         free(h->problems);
         h->problems = TAKE_PTR(joined);
+        return true;
 }
 
 int pin_holder_refresh(PinHolder *h) {
         NodePin *now = NULL;
-        bool was, is;
         int r;
 
         if (!h || !h->ops->pin_refresh)
                 return 0;
         r = h->ops->pin_refresh(h->ops->userdata, &now);
         if (r < 0)
-                return log_warning_errno(r, "Cannot check NVMe namespace use for the pin, keeping it as it is: %m");
-        was = node_pin_held(h->now);
-        is = node_pin_held(now);
-        if (is)
-                say_pinned(was ? h->now : NULL, now);
-        else if (was)
-                report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_UNPINNED, NULL,
-                             "Pin released: no NVMe namespace is in use any more (was: %s); the NVMe modules "
-                             "can be removed again.", h->summary ?: "?");
-        node_pin_free(h->now);
+                return r;
+        /* What it was, kept for the caller to tell the change. */
+        node_pin_free(h->before);
+        h->before = h->now;
+        free(h->before_summary);
+        h->before_summary = TAKE_PTR(h->summary);
         h->now = now;
-        say_problems(h);
-        {
-                char *summary = is ? strv_join(now->reasons, "; ") : NULL;
-                bool changed = !!summary != !!h->summary || (summary && strcmp(summary, h->summary) != 0);
-
-                free(h->summary);
-                h->summary = summary;
-                return changed;
-        }
+        h->problems_new = problems_new(h);
+        h->summary = node_pin_held(now) ? strv_join(now->reasons, "; ") : NULL;
+        return !!h->summary != !!h->before_summary ||
+               (h->summary && strcmp(h->summary, h->before_summary) != 0);
 }
 
-void pin_holder_driver_container(PinHolder *h, const char *container_id, const char *pod, bool started) {
-        if (!pin_holder_held(h))
-                return;
-        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_PIN_BLOCKS_DRIVER,
-                     &(ReportFields) { .container_id = container_id, .pod = pod, .module = h->now->modules[0],
-                                       .device = h->now->devices && h->now->devices[0] ? h->now->devices[0] : NULL },
-                     started ? "Driver container %.12s started while the pin holds (%s): its `openibd restart` cannot remove %s "
-                               "(`modprobe -r %s` fails: in use) and leaves it and mlx_compat loaded: the earlier "
-                               "NVMe build stays, and a new driver version may fail to load (openibd exits 1, "
-                               "the container restarts) until that is no longer in use. This keeps the mounted "
-                               "data safe. To let it restart its drivers, unmount or stop using the namespace; the pin "
-                               "goes within seconds."
-                             : "Driver container %.12s stopped while the pin holds (%s): its drivers could not be restarted over "
-                               "%s (`modprobe -r %s` fails: in use). Unmount or stop using the namespace to let "
-                               "it restart them.",
-                     container_id ?: "?", h->summary ?: "a namespace is in use", h->now->modules[0],
-                     h->now->modules[0]);
+PinChange pin_holder_last_change(const PinHolder *h) {
+        if (!h)
+                return (PinChange) {};
+        return (PinChange) {
+                .before = node_pin_held(h->before) ? h->before : NULL,
+                .before_summary = node_pin_held(h->before) ? h->before_summary : NULL,
+                .now = h->now,
+                .problems_new = h->problems_new,
+        };
+}
+
+const NodePin *pin_holder_pin(const PinHolder *h) {
+        return pin_holder_held(h) ? h->now : NULL;
 }
 
 bool pin_holder_has_opens(const PinHolder *h) {

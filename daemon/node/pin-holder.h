@@ -5,9 +5,11 @@
  * any NVMe namespace is in use, the controllers under it are held open so
  * that nobody (openibd's `modprobe -r nvme`, a person's `rmmod nvme`) can
  * remove its driver. This file asks NodeOps to match the pin to a fresh
- * usage check and says what changed, where a person looks: the journal
- * (PINNED, UNPINNED, PIN_PROBLEM, PIN_BLOCKS_DRIVER entries) and one line
- * for STATUS= and the state file. It holds no descriptor itself. */
+ * usage check and keeps what changed (pin_holder_last_change()) and one
+ * line for STATUS= and the state file. It tells nothing itself: node/ only
+ * returns what happened, and the caller says it where a person looks
+ * (swap/pin-report.h: the journal's PINNED, UNPINNED, PIN_PROBLEM and
+ * PIN_BLOCKS_DRIVER entries). It holds no descriptor itself. */
 
 #include <stdbool.h>
 
@@ -18,11 +20,25 @@ typedef struct PinHolder PinHolder;
 PinHolder *pin_holder_new(const NodeOps *ops);
 PinHolder *pin_holder_free(PinHolder *h);
 
-/* Matches the pin to the namespaces' use now and reports what changed
- * (each reason once, when it appears; the release once). A check that
- * cannot be made keeps the pin as it is. Returns 1 when what is pinned
- * changed, 0 when not, -errno. A no-op (0) when the ops cannot pin. */
+/* Matches the pin to the namespaces' use now and keeps what changed for
+ * pin_holder_last_change(). A check that cannot be made keeps the pin as it
+ * is (and the last change as it was): the caller says why. Returns 1 when
+ * what is pinned changed, 0 when not, -errno. A no-op (0) when the ops
+ * cannot pin. */
 int pin_holder_refresh(PinHolder *h);
+
+/* What the last successful pin_holder_refresh() changed, for the caller to
+ * tell: each reason of `now` not in `before` appeared; `before` held and
+ * `now` not is the release; `problems_new` when now's problems differ from
+ * those last seen (each set is to be said once). Pointers into the holder,
+ * valid until its next refresh. */
+typedef struct PinChange {
+        const NodePin *before;      /* the pin before that refresh, NULL when nothing was held */
+        const char *before_summary; /* its reasons joined with "; ", NULL when nothing was held */
+        const NodePin *now;         /* the pin after it (held or not), NULL before any refresh */
+        bool problems_new;          /* now->problems are new: say them */
+} PinChange;
+PinChange pin_holder_last_change(const PinHolder *h);
 
 /* Whether anything is pinned now, and what: the reasons, joined with "; "
  * (NULL when nothing is). */
@@ -34,7 +50,5 @@ const char *pin_holder_summary(const PinHolder *h);
 bool pin_holder_has_opens(const PinHolder *h);
 /* The reasons, NULL-terminated (NULL when nothing is pinned). */
 char *const *pin_holder_reasons(const PinHolder *h);
-
-/* A driver container started (or stopped) while the pin holds: its openibd
- * cannot remove nvme. Says so, and why, once per container and event. */
-void pin_holder_driver_container(PinHolder *h, const char *container_id, const char *pod, bool started);
+/* The pin now: NULL when nothing is pinned. */
+const NodePin *pin_holder_pin(const PinHolder *h);

@@ -18,7 +18,7 @@
 #define SWAPGUARD_MESSAGE_STOP_RESTORED    "7bc368d6005b4d99b5e15d0902c4c229"
 /* trust: a matching container that may not give us kernel code */
 #define SWAPGUARD_MESSAGE_CONTAINER_REFUSED "fd5fb014bc8b4c0199cdd59500d8f8b6"
-/* The pin (pin-holder.c). */
+/* The pin (swap/pin-report.c). */
 #define SWAPGUARD_MESSAGE_PINNED           "a4e7c19ea7fa4bbda25cd3fc5b2dd7cf"
 #define SWAPGUARD_MESSAGE_UNPINNED         "0b9d1b06c37c408593b8bb66ca442675"
 #define SWAPGUARD_MESSAGE_PIN_PROBLEM      "57288b6f2d4d4a92807f04f728fc4259"

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "node/node-ops.h"
-#include "swap/swap-view.h"
+#include "vocabulary/swap-vocabulary.h"
 
 #define METRICS_DIR "/var/lib/nvme-swapguard"
 #define METRICS_FILE METRICS_DIR "/nvme-swapguard.prom"

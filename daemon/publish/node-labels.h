@@ -9,7 +9,7 @@
  * and publishes it there (`nvme-swapguard-kmod labels publish`).
  *
  * Four labels, each prefixed feature.node.kubernetes.io/ on the node:
- *   nvme-swapguard.state      the swap state (swap-view.h's names)
+ *   nvme-swapguard.state      the swap state (swap-vocabulary.h's names)
  *   nvme-swapguard.gds-ready  true only in enforce mode, swapped, the GDS
  *                             hooks the loaded nvme exports being the ones
  *                             nvidia_fs asks for, every namespace back
@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "report/node-labels.h"
-#include "swap/swap-view.h"
+#include "vocabulary/swap-vocabulary.h"
 
 typedef struct NodeLabelsFacts {
         SwapState state;

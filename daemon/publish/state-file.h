@@ -11,7 +11,7 @@
 
 #include "node/node-ops.h"
 #include "report/daemon-state.h"
-#include "swap/swap-view.h"
+#include "vocabulary/swap-vocabulary.h"
 #include "util/macro.h"
 
 /* One definition for the daemon that writes it and the CLI that shows it. */

@@ -3,42 +3,6 @@
 
 #include "swap/swap-state.h"
 
-static const char *const event_names[_SWAP_EVENT_MAX] = {
-        [SWAP_EVENT_CONTAINER_STARTED] = "container-started",
-        [SWAP_EVENT_CONTAINER_EXITED] = "container-exited",
-        [SWAP_EVENT_READY_APPEARED] = "ready-appeared",
-        [SWAP_EVENT_READY_TIMEOUT] = "ready-timeout",
-        [SWAP_EVENT_USAGE_CHANGED] = "usage-changed",
-        [SWAP_EVENT_MODULE_ADDED_IN_TREE] = "module-added-in-tree",
-        [SWAP_EVENT_MODULE_ADDED_OTHER] = "module-added-other",
-        [SWAP_EVENT_STACK_GONE] = "stack-gone",
-        [SWAP_EVENT_UNLOAD_DONE] = "unload-done",
-        [SWAP_EVENT_UNLOAD_REFUSED] = "unload-refused",
-        [SWAP_EVENT_UNLOAD_FAILED] = "unload-failed",
-        [SWAP_EVENT_UNLOAD_FAILED_UNRESTORED] = "unload-failed-unrestored",
-        [SWAP_EVENT_LOAD_DONE] = "load-done",
-        [SWAP_EVENT_LOAD_FAILED] = "load-failed",
-        [SWAP_EVENT_RESTORE_DONE] = "restore-done",
-        [SWAP_EVENT_RESTORE_FAILED] = "restore-failed",
-        [SWAP_EVENT_STOP_REQUESTED] = "stop-requested",
-        [SWAP_EVENT_STACK_BROKEN] = "stack-broken",
-        [SWAP_EVENT_LOAD_NO_BUILD] = "load-no-build",
-        [SWAP_EVENT_READY_STALE] = "ready-stale",
-        [SWAP_EVENT_UNLOAD_WOULD] = "unload-would",
-        [SWAP_EVENT_LOAD_WOULD] = "load-would",
-        [SWAP_EVENT_POD_ENDED] = "pod-ended",
-};
-
-static const char *const action_names[_SWAP_ACTION_MAX] = {
-        [SWAP_ACTION_NONE] = "none",
-        [SWAP_ACTION_UNLOAD] = "unload",
-        [SWAP_ACTION_RECHECK_USAGE] = "recheck-usage",
-        [SWAP_ACTION_LOAD] = "load",
-        [SWAP_ACTION_RESTORE] = "restore",
-        [SWAP_ACTION_REPORT_RELOAD] = "report-reload",
-        [SWAP_ACTION_REPORT_STALE_READY] = "report-stale-ready",
-};
-
 #define T(s, a) ((SwapTransition) { .next = (s), .action = (a) })
 
 /* Nothing of the stack is loaded and the driver is ready (or we were told
@@ -395,16 +359,4 @@ bool swap_state_is_unloaded(SwapState s) {
 bool swap_state_waits_for_ready(SwapState s) {
         return s == SWAP_STATE_CONTAINER_SEEN || s == SWAP_STATE_BLOCKED ||
                s == SWAP_STATE_UNLOADED_WAITING_DRIVER || s == SWAP_STATE_WOULD_UNLOAD;
-}
-
-static const char *name_of(const char *const *names, size_t n, int i) {
-        return i >= 0 && (size_t) i < n ? names[i] : NULL;
-}
-
-const char *swap_event_to_string(SwapEvent e) {
-        return name_of(event_names, _SWAP_EVENT_MAX, e);
-}
-
-const char *swap_action_to_string(SwapAction a) {
-        return name_of(action_names, _SWAP_ACTION_MAX, a);
 }

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The daemon's states and what each means, generated from the code
-(daemon/swap/swap-view.c) by tests/ship/docs-tables.py: meson compile -C build update-docs."""
+(daemon/vocabulary/swap-vocabulary.c) by tests/ship/docs-tables.py: meson compile -C build update-docs."""
 
 STATES = {
     'idle': 'no driver container running (or one only created, not started): nothing to do',

@@ -4,7 +4,7 @@
 
 The configuration keys (name, default, accepted values, meaning: the table
 in daemon/config/daemon-config.c) and the states (name, meaning:
-daemon/swap/swap-view.c) are read from the built daemon's hidden
+daemon/vocabulary/swap-vocabulary.c) are read from the built daemon's hidden
 --dump-doc-tables, and written into:
 
   README.md                         the configuration table, the states table
@@ -242,7 +242,7 @@ def catalog_states(states):
 def plugin_states(states):
     out = ["# SPDX-License-Identifier: Apache-2.0",
            '"""The daemon\'s states and what each means, generated from the code',
-           f'(daemon/swap/swap-view.c) by tests/ship/docs-tables.py: {REGEN}."""',
+           f'(daemon/vocabulary/swap-vocabulary.c) by tests/ship/docs-tables.py: {REGEN}."""',
            "",
            "STATES = {"]
     for s in states:

@@ -15,6 +15,16 @@
     words a reader understands without the tracker; the history is in git
     log. Code files: C, Python (its docstrings count as comments), shell,
     meson, systemd units, configuration and YAML, scripts without a suffix;
+  * no include cycle among a component's folders (--folder-cycles): a
+    folder is the first directory under it, its top files being one more
+    (the manager's); a file of folder A that includes one of folder B is an
+    edge A -> B, and any circle of edges is a breach, named with one file
+    and include line per edge. File-level cycles hide behind folders: two
+    folders that each include a different unit of the other have no file
+    cycle, yet neither can be read, built or changed without the other;
+  * a leaf folder includes nothing of its component outside itself
+    (--leaf): the words every folder uses (the daemon's vocabulary/) depend
+    on none of them;
   * the seams between rooms (--only-view, --no-include, --no-include-up):
     a room that publishes reads the swap only through its read-only view
     headers, the event sources (watch/) know nothing of their users (the
@@ -32,6 +42,7 @@
                  [--only-view FROM:TO:HEADER[,HEADER...]]... [--no-include A:B]...
                  [--no-include-up ROOT:PATTERN]... [--allow-include FILE:HEADER]...
                  [--no-loop-calls DIR]...
+                 [--folder-cycles DIR]... [--leaf FOLDER:ROOT]...
 
 Exit 0 when all hold, 1 with one line per breach.
 """
@@ -104,6 +115,69 @@ def includes_under(root, folder, bases):
                     if found:
                         out.append((rel, found[0]))
     return out
+
+
+def include_lines(root, folder, bases):
+    """[(file, line number, include text, included path)] for the .c/.h files
+    under folder, resolved the way includes_under() does (unresolved ones
+    left out)."""
+    out = []
+    for d, dirs, names in os.walk(os.path.join(root, folder)):
+        dirs.sort()
+        for n in sorted(names):
+            if not n.endswith(('.c', '.h')):
+                continue
+            rel = os.path.relpath(os.path.join(d, n), root)
+            with open(os.path.join(d, n), encoding='utf-8', errors='replace') as f:
+                text = f.read()
+            for m in INCLUDE.finditer(text):
+                i = m.group(1)
+                cands = [os.path.normpath(os.path.join(b, i)) for b in [os.path.dirname(rel)] + bases]
+                found = [c for c in cands if os.path.isfile(os.path.join(root, c))]
+                if found:
+                    out.append((rel, text.count('\n', 0, m.start()) + 1, m.group(0).strip(), found[0]))
+    return out
+
+
+def folder_of(path, top):
+    """The folder of path (from the source root) in component top: the first
+    directory under top, or top itself for its top files."""
+    parts = os.path.relpath(path, top).split(os.sep)
+    return parts[0] if len(parts) > 1 else '(top)'
+
+
+def folder_cycle_breaches(root, top, bases):
+    """One line per circle among top's folders (see the module's text)."""
+    graph, witness = {}, {}
+    for rel, line, text, target in include_lines(root, top, bases):
+        if not under(target, top):
+            continue
+        a, b = folder_of(rel, top), folder_of(target, top)
+        graph.setdefault(a, set())
+        if a != b:
+            graph[a].add(b)
+            witness.setdefault((a, b), '%s:%d %s' % (rel, line, text))
+    bad, seen = [], set()
+    for comp in cycles(graph):
+        # A shortest circle through each folder of the knot: one knot of
+        # folders often holds several circles, and each is to be cut.
+        for start in comp:
+            path = one_cycle(graph, [start] + [x for x in comp if x != start])
+            ring = frozenset(zip(path, path[1:]))
+            if ring in seen:
+                continue
+            seen.add(ring)
+            edges = ['%s -> %s (%s)' % (x, y, witness[(x, y)]) for x, y in zip(path, path[1:])]
+            bad.append('folder include cycle in %s/: %s: %s' % (top, ' -> '.join(path), '; '.join(edges)))
+    return bad
+
+
+def leaf_breaches(root, spec, bases):
+    """One line per include from the leaf folder to the rest of its root."""
+    leaf, top = (os.path.normpath(x) for x in spec.split(':', 1))
+    return ['%s:%d %s: %s/ is a leaf: it includes nothing of %s/ outside itself' % (rel, line, text, leaf, top)
+            for rel, line, text, target in include_lines(root, leaf, bases)
+            if under(target, top) and not under(target, leaf)]
 
 
 def under(path, folder):
@@ -378,10 +452,19 @@ def main():
     ap.add_argument('--no-loop-calls', action='append', default=[],
                     help='folder (from the source root) whose code names no sd_event_* function, source or '
                          'handler type')
+    ap.add_argument('--folder-cycles', action='append', default=[],
+                    help='folder (from the source root) whose folders must not include each other in a circle '
+                         '(its top files being one more folder)')
+    ap.add_argument('--leaf', action='append', default=[],
+                    help='FOLDER:ROOT: no file under FOLDER includes a file under ROOT outside FOLDER')
     a = ap.parse_args()
     bad = seam_breaches(a.source_root, a.component, a.only_view, a.no_include, a.no_include_up,
                         {tuple(os.path.normpath(x) for x in s.split(':', 1)) for s in a.allow_include})
 
+    for top in a.folder_cycles:
+        bad += folder_cycle_breaches(a.source_root, top, [top] + a.component)
+    for spec in a.leaf:
+        bad += leaf_breaches(a.source_root, spec, [spec.split(':', 1)[1]] + a.component)
     for comp in a.component:
         g = include_graph(os.path.join(a.source_root, comp))
         for c in cycles(g):
@@ -425,7 +508,10 @@ def main():
               'cleanup helper in %s; %d seam(s) kept' %
               (', '.join(a.component) or '-', ', '.join(os.path.basename(x) for x in a.archive) or '-',
                MAX_LINES, ', '.join(a.product) or '-',
-               len(a.only_view) + len(a.no_include) + len(a.no_include_up)))
+               len(a.only_view) + len(a.no_include) + len(a.no_include_up) + len(a.leaf)))
+    if not bad and a.folder_cycles:
+        print('house: no include cycle among the folders of %s%s' % (', '.join(a.folder_cycles), '; %s a leaf' %
+              ', '.join(x.split(':', 1)[0] for x in a.leaf) if a.leaf else ''))
     if not bad and a.no_issue_refs:
         print('house: no comment names an issue in %s%s' % (', '.join(a.no_issue_refs), ' (but the %d file(s) '
               'allowed for now)' % len(a.allow_issue_refs) if a.allow_issue_refs else ''))

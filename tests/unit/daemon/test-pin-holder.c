@@ -8,6 +8,7 @@
 
 #include "node/node-ops.h"
 #include "node/pin-holder.h"
+#include "swap/pin-report.h"
 #include "util/strv.h"
 
 static const char *scripted_reason; /* NULL: nothing in use */

@@ -2,7 +2,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "swap/swap-view.h"
+#include "vocabulary/swap-vocabulary.h"
 
 static const char *const state_names[_SWAP_STATE_MAX] = {
         [SWAP_STATE_IDLE] = "idle",
@@ -42,6 +42,42 @@ static const char *const state_meanings[_SWAP_STATE_MAX] = {
                 "in-tree stack still loaded",
 };
 
+static const char *const event_names[_SWAP_EVENT_MAX] = {
+        [SWAP_EVENT_CONTAINER_STARTED] = "container-started",
+        [SWAP_EVENT_CONTAINER_EXITED] = "container-exited",
+        [SWAP_EVENT_READY_APPEARED] = "ready-appeared",
+        [SWAP_EVENT_READY_TIMEOUT] = "ready-timeout",
+        [SWAP_EVENT_USAGE_CHANGED] = "usage-changed",
+        [SWAP_EVENT_MODULE_ADDED_IN_TREE] = "module-added-in-tree",
+        [SWAP_EVENT_MODULE_ADDED_OTHER] = "module-added-other",
+        [SWAP_EVENT_STACK_GONE] = "stack-gone",
+        [SWAP_EVENT_UNLOAD_DONE] = "unload-done",
+        [SWAP_EVENT_UNLOAD_REFUSED] = "unload-refused",
+        [SWAP_EVENT_UNLOAD_FAILED] = "unload-failed",
+        [SWAP_EVENT_UNLOAD_FAILED_UNRESTORED] = "unload-failed-unrestored",
+        [SWAP_EVENT_LOAD_DONE] = "load-done",
+        [SWAP_EVENT_LOAD_FAILED] = "load-failed",
+        [SWAP_EVENT_RESTORE_DONE] = "restore-done",
+        [SWAP_EVENT_RESTORE_FAILED] = "restore-failed",
+        [SWAP_EVENT_STOP_REQUESTED] = "stop-requested",
+        [SWAP_EVENT_STACK_BROKEN] = "stack-broken",
+        [SWAP_EVENT_LOAD_NO_BUILD] = "load-no-build",
+        [SWAP_EVENT_READY_STALE] = "ready-stale",
+        [SWAP_EVENT_UNLOAD_WOULD] = "unload-would",
+        [SWAP_EVENT_LOAD_WOULD] = "load-would",
+        [SWAP_EVENT_POD_ENDED] = "pod-ended",
+};
+
+static const char *const action_names[_SWAP_ACTION_MAX] = {
+        [SWAP_ACTION_NONE] = "none",
+        [SWAP_ACTION_UNLOAD] = "unload",
+        [SWAP_ACTION_RECHECK_USAGE] = "recheck-usage",
+        [SWAP_ACTION_LOAD] = "load",
+        [SWAP_ACTION_RESTORE] = "restore",
+        [SWAP_ACTION_REPORT_RELOAD] = "report-reload",
+        [SWAP_ACTION_REPORT_STALE_READY] = "report-stale-ready",
+};
+
 static const char *const unload_at_names[_UNLOAD_AT_MAX] = {
         [UNLOAD_AT_CONTAINER_START] = "container-start",
         [UNLOAD_AT_DRIVER_READY] = "driver-ready",
@@ -57,7 +93,8 @@ const char *swap_mode_to_string(SwapMode m) {
         return m >= 0 && m < _SWAP_MODE_MAX ? mode_names[m] : NULL;
 }
 
-SwapMode swap_mode_from_string(const char *s) {        for (int i = 0; s && i < _SWAP_MODE_MAX; i++)
+SwapMode swap_mode_from_string(const char *s) {
+        for (int i = 0; s && i < _SWAP_MODE_MAX; i++)
                 if (strcmp(s, mode_names[i]) == 0)
                         return i;
         return _SWAP_MODE_INVALID;
@@ -94,4 +131,12 @@ const char *unload_at_to_string(UnloadAt u) {
 
 UnloadAt unload_at_from_string(const char *s) {
         return index_of(unload_at_names, _UNLOAD_AT_MAX, s);
+}
+
+const char *swap_event_to_string(SwapEvent e) {
+        return name_of(event_names, _SWAP_EVENT_MAX, e);
+}
+
+const char *swap_action_to_string(SwapAction a) {
+        return name_of(action_names, _SWAP_ACTION_MAX, a);
 }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# ship: the house check's folder rules can fail. On a copy of the daemon's
+# sources it plants, one at a time, an include that closes a circle between
+# two folders and an include from the vocabulary leaf into a folder, and
+# expects house-check.py to fail on each, naming it; the unplanted copy
+# must pass.
+#   house-check-canary.sh PYTHON HOUSE_CHECK_PY SOURCE_ROOT
+set -euo pipefail
+python=$1 script=$2 src=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+check() {
+        "$python" "$script" --source-root "$work/src" --component daemon \
+                --folder-cycles daemon --leaf daemon/vocabulary:daemon
+}
+
+fresh() {
+        rm -rf "$work/src"
+        mkdir -p "$work/src"
+        cp -R "$src/daemon" "$work/src/daemon"
+}
+
+# plant FILE LINE: appends LINE to FILE of the copy.
+plant() {
+        [ -f "$work/src/$1" ] || { echo "FAIL: $1 is not in the sources: update the canary"; exit 1; }
+        printf '%s\n' "$2" >> "$work/src/$1"
+}
+
+# expect NAME EXPECTED-TEXT: the check fails and says EXPECTED-TEXT.
+expect() {
+        local name=$1 want=$2 out rc=0
+        out=$(check 2>&1) || rc=$?
+        if [ "$rc" -eq 0 ]; then
+                echo "FAIL: $name: the house check passed:"; echo "$out"; exit 1
+        fi
+        if ! grep -qF -- "$want" <<<"$out"; then
+                echo "FAIL: $name: the house check failed without saying \"$want\":"; echo "$out"; exit 1
+        fi
+        echo "ok: $name: $(grep -F -- "$want" <<<"$out" | head -1)"
+}
+
+fresh
+out=$(check 2>&1) || { echo "FAIL: the unplanted copy does not pass the house check:"; echo "$out"; exit 1; }
+echo "ok: the unplanted copy passes: $out"
+
+# publish/ tells and swap/ includes it: publish/ including swap/ closes a
+# circle, which no file-level cycle shows (log.c and swap-state.h do not
+# include each other back).
+fresh
+plant daemon/publish/log.c '#include "swap/swap-state.h"'
+expect "folder circle publish <-> swap" \
+        'publish -> swap (daemon/publish/log.c:'
+
+# node/ is below swap/: node/ including swap/ closes a circle too.
+fresh
+plant daemon/node/node-ops.c '#include "swap/swap-context.h"'
+expect "folder circle through node/" \
+        'node -> swap (daemon/node/node-ops.c:'
+
+fresh
+plant daemon/vocabulary/swap-vocabulary.c '#include "config/daemon-config.h"'
+expect "the vocabulary includes a folder" \
+        'daemon/vocabulary/ is a leaf'
