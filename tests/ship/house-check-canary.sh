@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # ship: the house check's folder rules can fail. On a copy of the daemon's
 # sources it plants, one at a time, an include that closes a circle between
-# two folders and an include from the vocabulary leaf into a folder, and
-# expects house-check.py to fail on each, naming it; the unplanted copy
-# must pass.
+# two folders, an include from the vocabulary leaf into a folder and a call
+# of the event loop in swap/, and expects house-check.py to fail on each,
+# naming it; the unplanted copy must pass.
 #   house-check-canary.sh PYTHON HOUSE_CHECK_PY SOURCE_ROOT
 set -euo pipefail
 python=$1 script=$2 src=$3
@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 
 check() {
         "$python" "$script" --source-root "$work/src" --component daemon \
-                --folder-cycles daemon --leaf daemon/vocabulary:daemon
+                --folder-cycles daemon --leaf daemon/vocabulary:daemon --no-loop-calls daemon/swap
 }
 
 fresh() {
@@ -63,3 +63,9 @@ fresh
 plant daemon/vocabulary/swap-vocabulary.c '#include "config/daemon-config.h"'
 expect "the vocabulary includes a folder" \
         'daemon/vocabulary/ is a leaf'
+
+# The loop is the manager's: swap/ arming a source of its own.
+fresh
+plant daemon/swap/pod-end.c 'static void planted(sd_event *e) { (void) sd_event_add_defer(e, NULL, NULL, NULL); }'
+expect "swap/ calls the event loop" \
+        'daemon/swap/pod-end.c:'
