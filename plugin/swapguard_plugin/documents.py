@@ -24,7 +24,7 @@ STALE = "stale"                # a document from an earlier boot
 INVALID = "invalid"            # not a status document we can read
 
 
-# What an observing node's state says enforce would do there (daemon/swap/swap-state.h).
+# What an observing node's state says enforce would do there (daemon/vocabulary/swap-vocabulary.h).
 OUTLOOK = {
     "would-unload": "would swap",   # the unload would go ahead; the load is checked at ready
     "would-swap": "would swap",     # ... and the container's tree has the build
