@@ -233,17 +233,6 @@ static bool builtin(const LoadPlan *l, const char *name) {
         return module_tree_builtin(l->from_container ? l->host : l->tree, name);
 }
 
-static int record_note(LoadResult *res, char ***list, const char *fmt, ...) _printf_(3, 4);
-static int record_note(LoadResult *res, char ***list, const char *fmt, ...) {
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = strv_extendfv(list, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
 /* Whether the loaded module is the very build the tree ships (its
  * srcversion, in sysfs, equal to the file's): mlx_compat that the
  * container's openibd loaded is, and stays without a word. 1 same, 0 not or
@@ -289,8 +278,8 @@ static int present(LoadPlan *l, const char *name) {
                 if (r < 0)
                         return r;
                 if (r > 0)
-                        return record_note(l->result, &l->result->replaced, "%s", name) < 0 ? -ENOMEM : 0;
-                if (why && record_note(l->result, &l->result->kept,
+                        return strv_extendf(&l->result->replaced, "%s", name) < 0 ? -ENOMEM : 0;
+                if (why && strv_extendf(&l->result->kept,
                                        "%s: the loaded build stays, %s ships its own but this one is %s", name,
                                        l->tree->dir, why) < 0)
                         return -ENOMEM;
@@ -409,9 +398,7 @@ int load_plan_make(LoadPlan *l, const LoadOptions *opts, const char *release) {
 
                 if (!name)
                         return -ENOMEM;
-                for (char *c = name; *c; c++)
-                        if (*c == '-')
-                                *c = '_';
+                module_name_normalize(name);
                 r = resolve(l, name, NULL, 0);
                 if (r <= 0)
                         return r;

@@ -10,6 +10,7 @@
 #include "actions/load-prepare.h"
 #include "actions/module-file.h"
 #include "host/host-root.h"
+#include "modules/module-stack.h"
 #include "sandbox/module-meta-job.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -226,9 +227,7 @@ static int prepare_modules(const char *const *wanted) {
 
                 if (!name)
                         return -ENOMEM;
-                for (char *c = name; *c; c++)
-                        if (*c == '-')
-                                *c = '_';
+                module_name_normalize(name);
                 round_add(rd, name, 0);
         }
         for (unsigned depth = 0; rd->n > 0 && depth <= PREPARE_MAX_DEPTH; depth++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "actions/module-elf.h"
+#include "modules/module-stack.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
@@ -143,9 +144,7 @@ static int split_depends(const char *s, char ***ret) {
         if (!copy || !l)
                 return -ENOMEM;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                for (char *c = t; *c; c++)
-                        if (*c == '-')
-                                *c = '_';
+                module_name_normalize(t);
                 if (!module_name_valid(t))
                         return -EBADMSG;
                 r = strv_extend(&l, t);

@@ -18,6 +18,7 @@
 #include "actions/module-tree.h"
 #include "actions/modules-dep-text.h"
 #include "actions/tree-walk.h"
+#include "modules/module-stack.h"
 #include "sandbox/modules-dep-job.h"
 #include "util/macro.h"
 #include "util/strv.h"
@@ -255,9 +256,7 @@ int module_tree_meta_libkmod(const ModuleTree *t, const ModuleTreeEntry *e, Modu
                         if (!copy)
                                 return -ENOMEM;
                         for (char *t2 = strtok_r(copy, ",", &save); t2; t2 = strtok_r(NULL, ",", &save)) {
-                                for (char *c = t2; *c; c++)
-                                        if (*c == '-')
-                                                *c = '_';
+                                module_name_normalize(t2);
                                 if (strv_extend(&m.depends, t2) < 0)
                                         return -ENOMEM;
                         }

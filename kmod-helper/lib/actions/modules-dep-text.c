@@ -7,6 +7,7 @@
 #include "actions/module-elf.h"
 #include "actions/module-file.h"
 #include "actions/modules-dep-text.h"
+#include "modules/module-stack.h"
 #include "util/macro.h"
 #include "util/strv.h"
 
@@ -32,9 +33,7 @@ int module_name_from_path(const char *path, char **ret) {
         name = strndup(base, n);
         if (!name)
                 return -ENOMEM;
-        for (char *c = name; *c; c++)
-                if (*c == '-')
-                        *c = '_';
+        module_name_normalize(name);
         *ret = name;
         return 0;
 }
