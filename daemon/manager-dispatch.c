@@ -19,6 +19,7 @@
 #include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
+#include "swap/swap-snapshot.h"
 #include "watch/mount-watch.h"
 
 _Static_assert(SWAP_BLOCKER_PIDS_MAX <= MOUNT_WATCH_PIDS_MAX, "the mount watch follows every blocker's process");
@@ -96,43 +97,60 @@ void manager_apply_state(Manager *m) {
 
 /* ---- the loop --------------------------------------------------------- */
 
+/* One step (swap/swap-step.h): the snapshot of the node (read once, the
+ * first time anything asks), the table's plan, the entry's effects and
+ * reports, the action, and the state file saved once: by the action just
+ * before it changes the node, else here at the step's end. The action's
+ * outcome is the next step's event. */
+static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) {
+        SwapContext ctx;
+        SwapTransition t;
+        SwapState old = m->swap.state;
+
+        /* The ready file's event may still be queued behind this one (it
+         * was removed during an unload that took seconds): what the table
+         * decides on must be true now. */
+        if (m->ready_present && !lifecycle_ready_counts(m))
+                m->ready_present = false;
+        *ret_nothing = true;
+        if (swap_read_context(m, &ctx) < 0)
+                return _SWAP_EVENT_INVALID;
+        t = swap_state_next(m->swap.state, ev, &ctx);
+        if (t.next < 0)
+                return _SWAP_EVENT_INVALID; /* the event means nothing here */
+        *ret_nothing = false;
+        if (t.next != old && t.next != SWAP_STATE_FAILED) {
+                free(m->swap.failure);
+                m->swap.failure = NULL;
+        }
+        m->swap.state = t.next;
+        manager_apply_state(m);
+        swap_report_transition(m, old, ev);
+        swap_fabrics_entered(m, old);
+        swap_report_entered(m, old, ev);
+        swap_metrics_entered(m, old, ev, t.action);
+        lifecycle_entered(m, old, ev);
+        swap_status_update(m);
+        log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
+                  swap_state_to_string(t.next), swap_action_to_string(t.action));
+        *acted = *acted || t.action != SWAP_ACTION_NONE;
+        return swap_actions_run(m, t.action);
+}
+
 void manager_dispatch(Manager *m, SwapEvent ev) {
-        bool acted = false;
+        bool acted = false, nothing = false;
 
         for (unsigned n = 0; ev >= 0 && n < MAX_CHAIN; n++) {
-                SwapContext ctx;
-                SwapTransition t;
-                SwapState old = m->swap.state;
+                const char *name = swap_event_to_string(ev);
 
-                /* The ready file's event may still be queued behind this
-                 * one (it was removed during an unload that took seconds):
-                 * what the table decides on must be true now. */
-                if (m->ready_present && !lifecycle_ready_counts(m))
-                        m->ready_present = false;
-                if (swap_read_context(m, &ctx) < 0)
-                        return;
-                t = swap_state_next(m->swap.state, ev, &ctx);
-                if (t.next < 0)
-                        return;
-                if (t.next != old && t.next != SWAP_STATE_FAILED) {
-                        free(m->swap.failure);
-                        m->swap.failure = NULL;
-                }
-                m->swap.state = t.next;
-                manager_apply_state(m);
-                swap_report_transition(m, old, ev);
-                swap_fabrics_entered(m, old);
-                swap_report_entered(m, old, ev);
-                swap_metrics_entered(m, old, ev, t.action);
-                lifecycle_entered(m, old, ev);
-                swap_record_persist(m);
-                swap_status_update(m);
-                log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
-                          swap_state_to_string(t.next), swap_action_to_string(t.action));
-                acted = acted || t.action != SWAP_ACTION_NONE;
-                ev = swap_actions_run(m, t.action);
+                swap_step_begin(&m->step, &m->loop, name);
+                ev = step(m, ev, &acted, &nothing);
+                if (!nothing)
+                        swap_record_step_end(m);
+                swap_step_end(&m->step, name);
+                if (nothing)
+                        return; /* no transition: nothing to save or tell */
         }
-        swap_record_persist(m);
         swap_status_update(m);
         manager_labels_update(m);
         /* Blocked: the mount watch also follows the exit of the processes

@@ -50,7 +50,7 @@ int manager_stop(Manager *m, int exit_code) {
         manager_dispatch(m, SWAP_EVENT_STOP_REQUESTED);
         (void) sd_notify(0, "STATUS=stopping");
         (void) reload_block_remove();
-        swap_record_persist(m);
+        swap_record_save(m);
         manager_labels_stop(m); /* no labels of a node nobody guards */
         return sd_event_exit(m->event, exit_code);
 }

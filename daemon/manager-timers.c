@@ -134,6 +134,17 @@ static int publish_when_idle(void *userdata) {
         return sd_event_source_set_enabled(m->sources->idle_publish, SD_EVENT_ONESHOT);
 }
 
+/* sd_event handles one event source per iteration: its number, while it
+ * is handling one. */
+static uint64_t event_number(void *userdata) {
+        Manager *m = userdata;
+        uint64_t n = 0;
+
+        if (!m->event || sd_event_get_state(m->event) != SD_EVENT_RUNNING || sd_event_get_iteration(m->event, &n) < 0)
+                return 0;
+        return n + 1; /* the first iteration is 0: never "none" */
+}
+
 void manager_timers_init(Manager *m) {
         m->loop = (SwapLoop) {
                 .arm = timer_arm,
@@ -141,6 +152,7 @@ void manager_timers_init(Manager *m) {
                 .armed = timer_armed,
                 .now = loop_now,
                 .publish_when_idle = publish_when_idle,
+                .event_number = event_number,
                 .userdata = m,
         };
 }

@@ -35,6 +35,7 @@
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-report.h"
 #include "util/macro.h"
 #include "watch/usage-watch.h"
@@ -193,7 +194,7 @@ static int on_recheck(sd_event_source *s, void *userdata) {
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
         } else if ((m->swap.state == SWAP_STATE_SWAPPED || m->swap.state == SWAP_STATE_RESTORED) && m->swap.record.missing_namespaces) {
                 swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
-                swap_record_persist(m);
+                swap_record_changed(m);
                 swap_status_update(m);
                 manager_labels_update(m); /* GDS-ready once every namespace is back */
         }
@@ -225,15 +226,15 @@ static void on_usage(UsageWatch *w, void *userdata) {
 }
 
 static void module_added(Manager *m, const char *name) {
-        NodeStack *stack = NULL;
+        const NodeStack *stack = NULL;
         const NodeModule *x;
         bool in_tree;
 
-        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+        /* The step the event starts reads the same snapshot. */
+        if (swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
                 return;
         x = node_stack_find(stack, name);
         in_tree = x && x->origin == NODE_ORIGIN_IN_TREE;
-        node_stack_free(stack);
         if (x)
                 manager_dispatch(m, in_tree ? SWAP_EVENT_MODULE_ADDED_IN_TREE : SWAP_EVENT_MODULE_ADDED_OTHER);
 }
@@ -305,6 +306,7 @@ Manager *manager_free(Manager *m) {
         /* Every exit path: the guard must not keep the host from loading nvme. */
         if (m->swap.started)
                 (void) reload_block_remove();
+        swap_snapshot_forget(&m->step);
         if (m->sources) {
                 container_store_free(m->sources->store);
                 path_watch_free(m->sources->ready);

@@ -37,6 +37,10 @@ static int observe_read_stack_hooks(void *u, NodeStack **ret) {
         return node_read_stack_hooks(INNER(u), ret);
 }
 
+static int observe_read_hooks(void *u, NodeStack *stack) {
+        return INNER(u)->read_hooks(INNER(u)->userdata, stack);
+}
+
 static int observe_check_usage(void *u, NodeBlockers **ret) {
         return INNER(u)->check_usage(INNER(u)->userdata, ret);
 }
@@ -53,10 +57,10 @@ static int observe_nvme_driverless(void *u, bool *ret) {
         return INNER(u)->nvme_driverless(INNER(u)->userdata, ret);
 }
 
-static int observe_check_gds(void *u, char *const *trees, NodeGds **ret) {
+static int observe_check_gds(void *u, char *const *trees, const NodeModule *nvme, NodeGds **ret) {
         if (!INNER(u)->check_gds)
                 return -EOPNOTSUPP;
-        return INNER(u)->check_gds(INNER(u)->userdata, trees, ret);
+        return INNER(u)->check_gds(INNER(u)->userdata, trees, nvme, ret);
 }
 
 /* Without the library's dry run (scripted inner ops): the usage check and
@@ -170,6 +174,7 @@ int node_ops_observe_new(const NodeOps *inner, NodeOps **ret) {
                 .restore = observe_restore,
                 .read_stack = observe_read_stack,
                 .read_stack_hooks = observe_read_stack_hooks,
+                .read_hooks = inner->read_hooks ? observe_read_hooks : NULL,
                 .check_usage = observe_check_usage,
                 .scan_namespaces = observe_scan_namespaces,
                 .nvme_driverless = observe_nvme_driverless,

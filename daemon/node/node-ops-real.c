@@ -22,6 +22,7 @@
 #include "node/node-ops-real-fabrics.h"
 #include "node/node-ops.h"
 #include "host/host-root.h"
+#include "modules/kallsyms-hooks.h"
 #include "modules/module-stack.h"
 #include "nvme/nvme-block-devices.h"
 #include "util/strv.h"
@@ -238,6 +239,7 @@ static int node_module_from(const ModuleStack *s, const ModuleInfo *m, const Mod
                 return -ENOMEM;
         g->origin = m->loaded ? origin_from_library(m->origin) : NODE_ORIGIN_ABSENT;
         g->shared = m->role == MODULE_ROLE_SHARED;
+        g->hooks_possible = m->loaded && (!m->taint || strchr(m->taint, 'O'));
         g->gds_hooks = m->has_gds_hooks;
         if (m->gds_generations && !(g->gds_generations = strdup(m->gds_generations)))
                 return -ENOMEM;
@@ -277,6 +279,47 @@ static int real_read_stack(void *userdata, NodeStack **ret) {
 
 static int real_read_stack_hooks(void *userdata, NodeStack **ret) {
         return read_stack(MODULE_STACK_READ_HOOKS, ret);
+}
+
+/* What module_stack_read_with(MODULE_STACK_READ_HOOKS) adds to a stack it
+ * read without them: kallsyms read once, only when some loaded module could
+ * carry the hooks, and the module that does is NVIDIA's build
+ * (module_origin_classify(): the hooks are the stronger signal). */
+static int real_read_hooks(void *userdata, NodeStack *stack) {
+        _cleanup_strv_free_ char **hooks = NULL;
+        bool possible = false;
+        int r;
+
+        for (size_t i = 0; i < stack->n_modules; i++)
+                possible = possible || stack->modules[i].hooks_possible;
+        if (!possible)
+                return 0;
+        r = kallsyms_gds_hooks_read(&hooks);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < stack->n_modules; i++) {
+                NodeModule *x = &stack->modules[i];
+                char *g = NULL;
+
+                if (!x->hooks_possible)
+                        continue;
+                r = gds_hooks_generations_of(hooks, x->name, &g);
+                if (r < 0)
+                        return r;
+                free(x->gds_generations);
+                x->gds_generations = g;
+                x->gds_hooks = g != NULL;
+                if (x->gds_hooks && x->origin != NODE_ORIGIN_NVIDIA) {
+                        x->origin = NODE_ORIGIN_NVIDIA;
+                        if (!x->shared && (!x->build || strcmp(x->build, "in-tree") == 0)) {
+                                free(x->build);
+                                x->build = strdup(module_build_to_string(MODULE_BUILD_CONTAINER));
+                                if (!x->build)
+                                        return -ENOMEM;
+                        }
+                }
+        }
+        return 0;
 }
 
 static int real_check_usage(void *userdata, NodeBlockers **ret) {
@@ -335,14 +378,14 @@ static NodeGdsMatch gds_match_from_library(GdsMatch m) {
         }
 }
 
-static int real_check_gds(void *userdata, char *const *trees, NodeGds **ret) {
+static int real_check_gds(void *userdata, char *const *trees, const NodeModule *nvme, NodeGds **ret) {
         _cleanup_(nvfs_check_freep) NvfsCheck *c = NULL;
         _cleanup_(node_gds_freep) NodeGds *g = calloc(1, sizeof(*g));
         int r;
 
         if (!g)
                 return -ENOMEM;
-        r = nvfs_check(trees, &c);
+        r = nvme ? nvfs_check_exported(trees, nvme->gds_generations, &c) : nvfs_check(trees, &c);
         if (r < 0)
                 return r;
         g->nvfs_loaded = c->loaded;
@@ -429,6 +472,7 @@ const NodeOps node_ops_real = {
         .restore = real_restore,
         .read_stack = real_read_stack,
         .read_stack_hooks = real_read_stack_hooks,
+        .read_hooks = real_read_hooks,
         .check_usage = real_check_usage,
         .scan_namespaces = real_scan_namespaces,
         .pin_refresh = node_pin_refresh_real,

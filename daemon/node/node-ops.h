@@ -36,6 +36,8 @@ typedef struct NodeModule {
         char **needs;         /* NULL-terminated: the stack members it depends on, from the
                                  host's modules.dep (nvme_tcp: nvme_fabrics, nvme_core);
                                  NULL when that is not known */
+        bool hooks_possible;  /* its taint has O or could not be read: only such a module can
+                                 carry the GDS hooks (module-stack.c, read_gds_hooks()) */
         bool gds_hooks;
         char *gds_generations; /* which hooks it exports: "v1", "v2", "v1,v2"; NULL: none */
         char *srcversion;      /* /sys/module/<name>/srcversion; NULL: absent or not exported */
@@ -220,6 +222,13 @@ typedef struct NodeOps {
          * report, the status document). May be NULL: read_stack then
          * (node_read_stack_hooks()). */
         int (*read_stack_hooks)(void *userdata, NodeStack **ret);
+        /* The GDS hooks added to a stack read_stack() gave (may be NULL):
+         * one /proc/kallsyms read, only when a module could carry them
+         * (hooks_possible); a module found with them is NVIDIA's build, as
+         * read_stack_hooks() would have said. The step's snapshot uses it
+         * to tell the hooks without reading the stack twice
+         * (swap/swap-snapshot.c). */
+        int (*read_hooks)(void *userdata, NodeStack *stack);
         int (*check_usage)(void *userdata, NodeBlockers **ret);
         int (*scan_namespaces)(void *userdata, NodeNamespaces **ret);
         /* NVMe controllers with no driver bound exist (nvme-unbound.h); may be
@@ -232,8 +241,11 @@ typedef struct NodeOps {
          * across our own unload, never let go while in use. */
         int (*pin_refresh)(void *userdata, NodePin **ret);
         void (*pin_release)(void *userdata);
-        /* trees: more module trees (host paths) to find nvidia_fs in; NULL op: not checked. */
-        int (*check_gds)(void *userdata, char *const *trees, NodeGds **ret);
+        /* trees: more module trees (host paths) to find nvidia_fs in; NULL op:
+         * not checked. nvme: the module from a stack read with its hooks (its
+         * gds_generations are what kallsyms says: not read again), or NULL
+         * (kallsyms is read). */
+        int (*check_gds)(void *userdata, char *const *trees, const NodeModule *nvme, NodeGds **ret);
         /* Read-only rehearsals of unload and load_from for observe (may
          * be NULL, then node-ops-observe.c rehearses with the reads above):
          * the unload's own plan and usage check, outcome WOULD_REMOVE when it

@@ -27,6 +27,7 @@
 #include "swap/swap-machine.h"
 #include "swap/swap-publish.h"
 #include "swap/swap-stack.h"
+#include "swap/swap-step.h"
 
 typedef struct Manager Manager;
 typedef struct ManagerSources ManagerSources;
@@ -49,6 +50,9 @@ struct Manager {
         SwapStack stack;
         SwapPublish publish;
         SwapFabrics fabrics;
+        /* The step under way: its snapshot of the stack, whether it
+         * saved the record (swap-step.h). */
+        SwapStep step;
 
         /* The event sources (the manager's own: manager-sources.h) and
          * what the ready file's watch last saw. */

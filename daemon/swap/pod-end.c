@@ -30,6 +30,7 @@
 #include "publish/report.h"
 #include "swap/manager-data.h"
 #include "swap/pod-end.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-record.h"
 #include "util/macro.h"
 
@@ -128,14 +129,14 @@ void pod_end_stack_changed(Manager *m) {
 
 SwapEvent pod_end_waited(Manager *m) {
         PodEnd *p = &m->follow.pod_end;
-        NodeStack *stack = NULL;
+        const NodeStack *stack = NULL;
         bool replacement;
         ReportFields f;
 
         swap_loop_disarm(&m->loop, SWAP_TIMER_POD_END);
         if (!p->container_id)
                 return _SWAP_EVENT_INVALID;
-        if (m->swap.state != SWAP_STATE_SWAPPED || m->ops->read_stack(m->ops->userdata, &stack) < 0) {
+        if (m->swap.state != SWAP_STATE_SWAPPED || swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0) {
                 /* Its cleanup took the build out and the daemon put the in-tree
                  * stack back on the modules' removal (or broke it: the journal has it). */
                 log_info("Driver container %.12s's own cleanup changed the NVMe stack: state %s, nothing more to do.",
@@ -144,7 +145,6 @@ SwapEvent pod_end_waited(Manager *m) {
                 return _SWAP_EVENT_INVALID;
         }
         replacement = node_stack_replacement_loaded(stack);
-        node_stack_free(stack);
         if (!replacement) {
                 log_info("Driver container %.12s took NVIDIA's NVMe modules out itself.", p->container_id);
                 forget(&m->follow.pod_end, &m->loop);

@@ -10,6 +10,7 @@
 #include "publish/report.h"
 #include "swap/stack-health.h"
 #include "swap/stack-judge.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
@@ -110,7 +111,7 @@ static bool repair_in_use(Manager *m, const NodeStack *stack, StackHealth h) {
 }
 
 SwapEvent stack_judge_run(Manager *m) {
-        NodeStack *stack = NULL;
+        const NodeStack *stack = NULL;
         ContainerModuleCalls calls;
         StackSettleSample x;
         StackSettle d;
@@ -127,7 +128,7 @@ SwapEvent stack_judge_run(Manager *m) {
                 stack_settle_reset(&m->stack.settle);
                 return _SWAP_EVENT_INVALID;
         }
-        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+        if (swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
                 return _SWAP_EVENT_INVALID;
         x = (StackSettleSample) {
                 .now = now_usec(),
@@ -165,6 +166,5 @@ SwapEvent stack_judge_run(Manager *m) {
         stack_settle_reset(&m->stack.settle);
         ev = SWAP_EVENT_STACK_BROKEN;
 finish:
-        node_stack_free(stack);
         return ev;
 }

@@ -10,6 +10,7 @@
 #include "swap/observe-report.h"
 #include "swap/reload-block.h"
 #include "swap/swap-actions.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
@@ -33,16 +34,14 @@ static const char *stack_build(const NodeStack *stack) {
                                                    : "in-tree";
 }
 
-/* The same for the stack loaded now (a re-check that is still refused). */
+/* The same for the stack of this step (a re-check that is still refused:
+ * only the usage was looked at, the node is as the step read it). */
 static const char *loaded_build(Manager *m) {
-        NodeStack *stack = NULL;
-        const char *build;
+        const NodeStack *stack = NULL;
 
-        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+        if (swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
                 return stack_build(NULL);
-        build = stack_build(stack);
-        node_stack_free(stack);
-        return build;
+        return stack_build(stack);
 }
 
 /* nvme_core without nvme while PCIe NVMe controllers have no driver: nvme
@@ -59,6 +58,11 @@ static void record_driverless_nvme(Manager *m, char *const *loaded) {
         (void) strv_extend(&m->swap.record.modules_before, "nvme");
 }
 
+/* The daemon changed the node: what the step read of it is past. */
+static void node_changed(Manager *m) {
+        swap_snapshot_forget(&m->step);
+}
+
 /* What we unload is what we must be able to put back: note it first, and
  * persist it, so a crash in the middle still knows. A record kept from an
  * unload that was cut short (SIGKILL after nvme_tcp went, found by
@@ -72,7 +76,9 @@ static const char *record_before_unload(Manager *m, int *ret_fabrics) {
         char **names = NULL;
         const char *build;
 
-        if (m->ops->read_stack(m->ops->userdata, &stack) >= 0 && node_stack_loaded_names(stack, &names) >= 0 &&
+        /* The action's own look, just before it acts (not the step's
+         * snapshot: what goes is what is loaded at the last moment). */
+        if (swap_snapshot_recheck(&m->step, m->ops, &stack) >= 0 && node_stack_loaded_names(stack, &names) >= 0 &&
             names) {
                 for (char **i = names; *i; i++)
                         if (!strv_contains(m->swap.record.modules_before, *i))
@@ -88,7 +94,6 @@ static const char *record_before_unload(Manager *m, int *ret_fabrics) {
                 m->swap.record.namespaces_before = ns;
         }
         *ret_fabrics = swap_fabrics_before_unload(m); /* the connections it drops, captured first */
-        swap_record_persist(m);
         return build;
 }
 
@@ -212,7 +217,9 @@ static SwapEvent action_unload(Manager *m) {
         at_ready = swap_moment_unload_at(m->config, &m->follow) == UNLOAD_AT_DRIVER_READY;
         if (at_ready && m->ops->prepare_load)
                 prepare_load(m);
+        swap_record_save_before_acting(m); /* what goes is on disk before it goes */
         r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
+        node_changed(m);
         if (!at_ready && m->ops->prepare_load && r >= 0 && u->outcome == NODE_UNLOAD_REMOVED)
                 (void) m->ops->prepare_load(m->ops->userdata, NULL, -EBADF, NULL);
         swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
@@ -296,8 +303,10 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
+        swap_record_save_before_acting(m);
         r = m->ops->load_from(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd, modules,
                               m->config->load_timeout_sec, &l);
+        node_changed(m);
         if (r < 0) {
                 swap_report_failure(m, NULL, "Cannot load the NVMe stack from %s: %s.", tree, strerror(-r));
                 return SWAP_EVENT_LOAD_FAILED;
@@ -344,7 +353,7 @@ static int remove_partial_replacement(Manager *m, char **ret_why) {
         bool foreign = false;
         int r;
 
-        r = m->ops->read_stack(m->ops->userdata, &stack);
+        r = swap_snapshot_recheck(&m->step, m->ops, &stack);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < stack->n_modules; i++)
@@ -356,6 +365,7 @@ static int remove_partial_replacement(Manager *m, char **ret_why) {
                 return 0;
         log_info("Removing the half-loaded out-of-tree NVMe stack before restoring the in-tree one.");
         r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
+        node_changed(m);
         swap_pin_refresh(m);
         if (r < 0)
                 return r;
@@ -375,6 +385,8 @@ static SwapEvent action_restore(Manager *m) {
         SwapEvent ev = SWAP_EVENT_RESTORE_DONE;
         int r;
 
+        /* The restoring state is on disk before anything changes. */
+        swap_record_save_before_acting(m);
         /* Let the in-tree stack come back whatever way the library loads it. */
         r = reload_block_remove();
         if (r < 0)
@@ -389,6 +401,7 @@ static SwapEvent action_restore(Manager *m) {
                 return SWAP_EVENT_RESTORE_FAILED;
         }
         r = m->ops->restore(m->ops->userdata, swap_modules_wanted(m->config, &m->swap), &l);
+        node_changed(m);
         if (r < 0) {
                 swap_report_failure(m, NULL, "Cannot restore the in-tree NVMe stack: %s. The node has no NVMe driver.",
                                     strerror(-r));

@@ -2,6 +2,7 @@
 #include "publish/log.h"
 #include "swap/pod-end.h"
 #include "swap/swap-context.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-moment.h"
 #include "util/strv.h"
 
@@ -32,10 +33,10 @@ static void lifecycle_context(Manager *m, SwapContext *ctx) {
 }
 
 int swap_read_context(Manager *m, SwapContext *ret) {
-        NodeStack *stack = NULL;
+        const NodeStack *stack = NULL;
         int r;
 
-        r = m->ops->read_stack(m->ops->userdata, &stack);
+        r = swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack);
         if (r < 0)
                 return log_error_errno(r, "Cannot read the NVMe module stack: %m");
         *ret = (SwapContext) {
@@ -47,7 +48,6 @@ int swap_read_context(Manager *m, SwapContext *ret) {
                 .stopping = m->swap.stopping,
                 .observe = m->ops->observe,
         };
-        node_stack_free(stack);
         lifecycle_context(m, ret);
         return 0;
 }

@@ -12,6 +12,7 @@
 #include "publish/report.h"
 #include "swap/swap-fabrics-report.h"
 #include "swap/swap-fabrics.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-record.h"
 #include "util/fileio.h"
 #include "watch/fabrics-watch.h"
@@ -251,7 +252,7 @@ SwapFabricsNext swap_fabrics_result(Manager *m, const char *verb, const FabricsR
         }
         status = swap_fabrics_status(m);
         report_status_fabrics(status);
-        swap_record_persist(m);
+        swap_record_changed(m);
         swap_status_update(m);
         ask(m);
         return next;
@@ -331,10 +332,9 @@ bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree) {
 }
 
 bool swap_fabrics_only_node(Manager *m, StackHealth h) {
-        NodeStack *stack = NULL;
+        const NodeStack *stack = NULL;
         const NodeModule *fabrics;
         unsigned pci = 1;
-        bool only;
 
         /* Only when the PCI bus can be seen and has no NVMe function at all:
          * nvme removed behind our back on a node with drives (their
@@ -342,10 +342,8 @@ bool swap_fabrics_only_node(Manager *m, StackHealth h) {
          * does any node whose bus cannot be read. */
         if (h.what != STACK_CORE_WITHOUT_NVME || !m->ops->nvme_pci_functions ||
             m->ops->nvme_pci_functions(m->ops->userdata, &pci) < 0 || pci > 0 ||
-            m->ops->read_stack(m->ops->userdata, &stack) < 0)
+            swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
                 return false;
         fabrics = node_stack_find(stack, "nvme_fabrics");
-        only = fabrics && fabrics->origin != NODE_ORIGIN_ABSENT;
-        node_stack_free(stack);
-        return only;
+        return fabrics && fabrics->origin != NODE_ORIGIN_ABSENT;
 }

@@ -20,6 +20,7 @@
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-moment.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
@@ -152,15 +153,12 @@ static void report_environment(Manager *m, TreeBuild tree) {
  * says another container loaded it, or (no record) the ready file does not
  * say this container got that far. */
 static bool build_is_earlier(Manager *m) {
-        NodeStack *stack = NULL;
-        bool replacement;
+        const NodeStack *stack = NULL;
         const char *from = m->swap.record.build_container_id;
 
-        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+        if (swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
                 return false;
-        replacement = node_stack_replacement_loaded(stack);
-        node_stack_free(stack);
-        if (!replacement)
+        if (!node_stack_replacement_loaded(stack))
                 return false;
         if (from)
                 return !streq(from, followed_id(m));
@@ -293,6 +291,7 @@ static void record_set(char **field, const char *v) {
 }
 
 static void report_gds(Manager *m) {
+        const NodeStack *stack = NULL;
         _cleanup_free_ char *tree = NULL;
         NodeGds *g = NULL;
         char *trees[] = { NULL, NULL };
@@ -309,7 +308,10 @@ static void report_gds(Manager *m) {
             container_store_find_running(store, GPU_OPERATOR_NVFS_CONTAINER, &pid) >= 0 &&
             host_kernel_release(&release) >= 0 && asprintf(&tree, "/proc/%d/root/lib/modules/%s", (int) pid, release) >= 0)
                 trees[0] = tree;
-        if (m->ops->check_gds(m->ops->userdata, trees, &g) < 0)
+        /* nvme's hooks as the step's stack has them: kallsyms is read once. */
+        if (swap_snapshot_stack_hooks(&m->step, m->ops, &m->loop, &stack) < 0)
+                stack = NULL;
+        if (m->ops->check_gds(m->ops->userdata, trees, stack ? node_stack_find(stack, "nvme") : NULL, &g) < 0)
                 return;
         nvfs = !g->nvfs_loaded ? "not-loaded" : g->wanted ?: "unknown";
         snprintf(exported, sizeof(exported), "SWAPGUARD_GDS_EXPORTED=%s", g->exported ?: "none");
@@ -334,7 +336,7 @@ void lifecycle_nvfs_changed(Manager *m) {
         if (m->swap.state != SWAP_STATE_SWAPPED)
                 return;
         report_gds(m);
-        swap_record_persist(m);
+        swap_record_changed(m);
 }
 
 void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
@@ -420,13 +422,12 @@ void lifecycle_report_broken(Manager *m, StackHealth h) {
 }
 
 SwapEvent lifecycle_stack_settled(Manager *m) {
-        NodeStack *stack = NULL;
+        const NodeStack *stack = NULL;
         StackHealth h;
 
-        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+        if (swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
                 return _SWAP_EVENT_INVALID;
         h = stack_health_check(stack, swap_modules_wanted(m->config, &m->swap));
-        node_stack_free(stack);
         if (!stack_health_broken(h) || swap_fabrics_only_node(m, h))
                 return _SWAP_EVENT_INVALID;
         lifecycle_report_broken(m, h);

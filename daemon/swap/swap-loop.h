@@ -33,6 +33,10 @@ typedef struct SwapLoop {
         /* The status document is written once the loop has nothing else to
          * do: 0, or -errno when it cannot be (then the caller writes it now). */
         int (*publish_when_idle)(void *userdata);
+        /* The number of the event the loop is handling now (each wakeup
+         * handles one), 0 when it is handling none: what the step's
+         * snapshot is keyed by outside a dispatch (swap-snapshot.h). */
+        uint64_t (*event_number)(void *userdata);
         void *userdata;
 } SwapLoop;
 
@@ -55,6 +59,10 @@ static inline int swap_loop_now(const SwapLoop *l, SwapTimer t, uint64_t *ret_us
 
 static inline int swap_loop_publish_when_idle(const SwapLoop *l) {
         return l->publish_when_idle ? l->publish_when_idle(l->userdata) : -EOPNOTSUPP;
+}
+
+static inline uint64_t swap_loop_event_number(const SwapLoop *l) {
+        return l->event_number ? l->event_number(l->userdata) : 0;
 }
 
 /* Whether there is a loop at all. */

@@ -8,6 +8,7 @@
 #include "publish/log.h"
 #include "publish/metrics.h"
 #include "swap/swap-metrics.h"
+#include "swap/swap-snapshot.h"
 #include "util/string-util.h"
 
 struct SwapMetrics {
@@ -173,16 +174,13 @@ static void write_file(Manager *m, const NodeStack *stack) {
 }
 
 void swap_metrics_publish(Manager *m, const NodeStack *stack) {
-        NodeStack *read = NULL;
-
         if (!m->publish.metrics)
                 return;
         if (stack)
                 m->publish.metrics->gds_hooks = gds_hooks_of(stack);
-        else if (m->ops->read_stack && m->ops->read_stack(m->ops->userdata, &read) >= 0)
-                stack = read;
+        else if (!m->ops->read_stack || swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
+                stack = NULL;
         write_file(m, stack);
-        node_stack_free(read);
 }
 
 /* The refresh reads the stack without the GDS hooks (no /proc/kallsyms

@@ -11,6 +11,7 @@
 #include "publish/report.h"
 #include "sandbox/parser-sandbox.h"
 #include "swap/swap-moment.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-record.h"
 #include "util/fileio.h"
 #include "util/strv.h"
@@ -159,7 +160,7 @@ static Knowledge image_knowledge(pid_t pid, int root) {
 
 void swap_moment_decide(Manager *m) {
         _cleanup_close_ int root = -EBADF;
-        NodeStack *stack = NULL;
+        const NodeStack *stack = NULL;
         const NodeModule *rdma;
         const char *openibd = NULL;
         const char *id = m->follow.container.identity ? m->follow.container.identity->id : NULL;
@@ -173,11 +174,10 @@ void swap_moment_decide(Manager *m) {
         m->follow.moment_decided = false;
         if (m->config->unload_at != UNLOAD_AT_AUTO || !id)
                 return;
-        if (m->ops->read_stack(m->ops->userdata, &stack) >= 0) {
+        if (swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) >= 0) {
                 in.replacement_loaded = node_stack_replacement_loaded(stack);
                 rdma = node_stack_find(stack, "nvme_rdma");
                 in.nvme_rdma_loaded = rdma && rdma->origin == NODE_ORIGIN_IN_TREE;
-                node_stack_free(stack);
         } else
                 in.replacement_loaded = true; /* not known: the safe side */
         root = open_root(m->follow.container.pid);

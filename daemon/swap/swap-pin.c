@@ -26,6 +26,6 @@ void swap_pin_refresh(Manager *m) {
         if (reasons)
                 (void) strv_copy(reasons, &m->swap.record.pins);
         report_status_suffix(pin_holder_summary(m->pin));
-        swap_record_persist(m);
+        swap_record_changed(m);
         swap_status_update(m);
 }

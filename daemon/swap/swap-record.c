@@ -11,6 +11,7 @@
 #include "publish/status-document.h"
 #include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
+#include "swap/swap-snapshot.h"
 #include "util/string-util.h"
 #include "util/strv.h"
 
@@ -60,14 +61,13 @@ void swap_record_forget_swap(SwapMachine *s) {
  * record plus the modules as they are now, for `oc swapguard status`. No
  * /var/log at all (a fake root) is not worth a warning on every step. */
 void swap_record_publish(Manager *m) {
-        NodeStack *stack = NULL;
+        const NodeStack *stack = NULL;
         int r;
 
-        if (node_read_stack_hooks(m->ops, &stack) < 0)
+        if (swap_snapshot_stack_hooks(&m->step, m->ops, &m->loop, &stack) < 0)
                 stack = NULL; /* written as live build "unknown" */
         r = status_document_publish(&m->swap.record, stack);
         swap_metrics_publish(m, stack); /* the same moments, the same stack */
-        node_stack_free(stack);
         if (r == -ENOENT)
                 log_debug_errno(r, "No /var/log: not writing " STATUS_DOCUMENT_FILE ".");
         else if (r < 0)
@@ -86,7 +86,7 @@ static void schedule_publish(Manager *m) {
                 swap_record_publish(m);
 }
 
-void swap_record_persist(Manager *m) {
+void swap_record_save(Manager *m) {
         const ContainerIdentity *c = m->follow.container.identity;
         int r;
 
@@ -104,7 +104,25 @@ void swap_record_persist(Manager *m) {
         r = state_file_write(&m->swap.record);
         if (r < 0)
                 log_warning_errno(r, "Cannot write the state file " STATE_FILE ", ignoring: %m");
+        if (m->step.open) {
+                m->step.saved = true;
+                m->step.writes++;
+        }
         schedule_publish(m);
+}
+
+void swap_record_save_before_acting(Manager *m) {
+        if (!m->step.open || !m->step.saved)
+                swap_record_save(m);
+}
+
+void swap_record_step_end(Manager *m) {
+        swap_record_save_before_acting(m);
+}
+
+void swap_record_changed(Manager *m) {
+        if (!m->step.open)
+                swap_record_save(m);
 }
 
 void swap_status_update(Manager *m) {

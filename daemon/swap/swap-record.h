@@ -24,10 +24,24 @@ void swap_record_forget_blockers(SwapMachine *s);
 /* Back to idle: forget the failure and what the last swap took away. */
 void swap_record_forget_swap(SwapMachine *s);
 
-/* Writes the state file from the current state and container. */
-void swap_record_persist(Manager *m);
+/* The state file's one writer (swap-step.h): the record, from the current
+ * state and container, written once per step.
+ *   swap_record_save()                outside a dispatch step (the start's
+ *                                     reconcile, the stop): now;
+ *   swap_record_save_before_acting()  an action, just before it changes the
+ *                                     node: now, unless this step saved;
+ *   swap_record_step_end()            manager_dispatch(), at a step's end:
+ *                                     now, unless the step saved;
+ *   swap_record_changed()             news for the record: the open step
+ *                                     saves it (or the next one, once this
+ *                                     one saved); outside a step, now.
+ * Each asks for the status document's write once the loop is idle. */
+void swap_record_save(Manager *m);
+void swap_record_save_before_acting(Manager *m);
+void swap_record_step_end(Manager *m);
+void swap_record_changed(Manager *m);
 /* The status document and the metrics file, written now (the loop calls
- * it once idle after swap_record_persist() asked for it). */
+ * it once idle after a save asked for it). */
 void swap_record_publish(Manager *m);
 /* STATUS= for the current state. */
 void swap_status_update(Manager *m);

@@ -10,6 +10,7 @@
 #include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
+#include "swap/swap-snapshot.h"
 #include "util/string-util.h"
 #include "util/strv.h"
 
@@ -63,19 +64,18 @@ static void swap_record_builds(Manager *m, const NodeStack *stack) {
 }
 
 void swap_report_builds(Manager *m) {
-        NodeStack *stack = NULL;
+        const NodeStack *stack = NULL;
 
-        if (m->ops->read_stack(m->ops->userdata, &stack) < 0)
+        if (swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
                 return;
         swap_record_builds(m, stack);
-        node_stack_free(stack);
 }
 
 void swap_report_swapped(Manager *m, const char *by) {
-        NodeStack *stack = NULL;
+        const NodeStack *stack = NULL;
         int r;
 
-        r = node_read_stack_hooks(m->ops, &stack); /* it reports the GDS hooks */
+        r = swap_snapshot_stack_hooks(&m->step, m->ops, &m->loop, &stack); /* it reports the GDS hooks */
         if (r < 0) {
                 log_warning_errno(r, "Cannot read the module stack for the swap report: %m");
                 return;
@@ -103,7 +103,6 @@ void swap_report_swapped(Manager *m, const char *by) {
                                      : "");
         }
         swap_record_builds(m, stack);
-        node_stack_free(stack);
         swap_record_message(&m->swap, "swapped (%s)", by);
         swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "After the swap");
 }

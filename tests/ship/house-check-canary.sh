@@ -13,7 +13,9 @@ trap 'rm -rf "$work"' EXIT
 
 check() {
         "$python" "$script" --source-root "$work/src" --component daemon \
-                --folder-cycles daemon --leaf daemon/vocabulary:daemon --no-loop-calls daemon/swap
+                --folder-cycles daemon --leaf daemon/vocabulary:daemon --no-loop-calls daemon/swap \
+                --only-callers read_stack:daemon:daemon/node,daemon/swap/swap-snapshot.c \
+                --only-callers state_file_write:daemon:daemon/publish/state-file.c,daemon/publish/state-file.h,daemon/swap/swap-record.c
 }
 
 fresh() {
@@ -69,3 +71,15 @@ fresh
 plant daemon/swap/pod-end.c 'static void planted(sd_event *e) { (void) sd_event_add_defer(e, NULL, NULL, NULL); }'
 expect "swap/ calls the event loop" \
         'daemon/swap/pod-end.c:'
+
+# One step, one snapshot: a report reading the stack itself.
+fresh
+plant daemon/swap/swap-report.c 'static int planted_read(Manager *m, NodeStack **s) { return m->ops->read_stack(m->ops->userdata, s); }'
+expect "swap/ reads the stack beside the snapshot" \
+        'daemon/swap/swap-report.c:'
+
+# One writer of the state file: an action writing it itself.
+fresh
+plant daemon/swap/swap-actions.c 'static int planted_write(Manager *m) { return state_file_write(&m->swap.record); }'
+expect "a second writer of the state file" \
+        'state_file_write(): only'

@@ -34,14 +34,18 @@
     never back up, other than to a shared util/);
   * the event loop is the manager's (--no-loop-calls): no code under the
     given folders names an sd_event_* function, source or handler type; they
-    arm and disarm the manager's timers through a table of callbacks.
+    arm and disarm the manager's timers through a table of callbacks;
+  * a function with one caller (--only-callers NAME:DIR:ALLOWED[,ALLOWED...]):
+    under DIR only the ALLOWED files or folders call NAME (as f( or ->f( ,
+    comments aside): the module stack is read by the step's snapshot only,
+    the state file written by the record's one writer only.
 
   house-check.py --source-root DIR [--component DIR]... [--product DIR]...
                  [--archive LIB.a]... [--allow-long FILE]... [--allow-cleanup FILE]...
                  [--no-issue-refs DIR]... [--allow-issue-refs FILE]...
                  [--only-view FROM:TO:HEADER[,HEADER...]]... [--no-include A:B]...
                  [--no-include-up ROOT:PATTERN]... [--allow-include FILE:HEADER]...
-                 [--no-loop-calls DIR]...
+                 [--no-loop-calls DIR]... [--only-callers NAME:DIR:ALLOWED[,ALLOWED...]]...
                  [--folder-cycles DIR]... [--leaf FOLDER:ROOT]...
 
 Exit 0 when all hold, 1 with one line per breach.
@@ -240,6 +244,31 @@ def loop_calls(root, folders):
                     bad.append('%s:%d: %s: the event loop is the manager\'s; %s/ reaches its timers through '
                                'the manager\'s table' % (os.path.relpath(p, root), code.count('\n', 0, m.start()) + 1,
                                                           m.group(0), folder))
+    return bad
+
+
+def only_callers(root, specs):
+    """One line per call of NAME under DIR outside its ALLOWED files and
+    folders (paths from the source root), comments aside."""
+    bad = []
+    for spec in specs:
+        name, folder, allowed = spec.split(':', 2)
+        allowed = [os.path.normpath(x) for x in allowed.split(',') if x]
+        call = re.compile(r'(?:\b|->|\.)%s\s*\(' % re.escape(name))
+        for d, dirs, names in os.walk(os.path.join(root, folder)):
+            dirs.sort()
+            for n in sorted(names):
+                if not n.endswith(('.c', '.h')):
+                    continue
+                p = os.path.join(d, n)
+                rel = os.path.relpath(p, root)
+                if any(rel == a or rel.startswith(a + os.sep) for a in allowed):
+                    continue
+                with open(p, encoding='utf-8', errors='replace') as f:
+                    code = C_COMMENT.sub(lambda m: '\n' * m.group(0).count('\n'), f.read())
+                for m in call.finditer(code):
+                    bad.append('%s:%d: %s(): only %s call it' % (rel, code.count('\n', 0, m.start()) + 1, name,
+                                                                 ', '.join(allowed)))
     return bad
 
 
@@ -452,6 +481,9 @@ def main():
     ap.add_argument('--no-loop-calls', action='append', default=[],
                     help='folder (from the source root) whose code names no sd_event_* function, source or '
                          'handler type')
+    ap.add_argument('--only-callers', action='append', default=[],
+                    help='NAME:DIR:ALLOWED[,ALLOWED...]: under DIR only the ALLOWED files or folders (from the '
+                         'source root) call NAME')
     ap.add_argument('--folder-cycles', action='append', default=[],
                     help='folder (from the source root) whose folders must not include each other in a circle '
                          '(its top files being one more folder)')
@@ -497,6 +529,11 @@ def main():
     bad += loop
     if a.no_loop_calls and not loop:
         print('house: no sd_event_* in %s: the loop is the manager\'s' % ', '.join(a.no_loop_calls))
+    callers = only_callers(a.source_root, a.only_callers)
+    bad += callers
+    if a.only_callers and not callers:
+        print('house: one caller each: %s' % '; '.join('%s() in %s' % (s.split(':', 2)[0], s.split(':', 2)[2])
+                                                       for s in a.only_callers))
     refs, notes = issue_refs(a.source_root, a.no_issue_refs, a.allow_issue_refs)
     bad += refs
     for line in notes:

@@ -73,7 +73,7 @@ static int nvme_exported(char **ret) {
         return gds_hooks_generations_of(hooks, "nvme", ret);
 }
 
-int nvfs_check(char *const *trees, NvfsCheck **ret) {
+static int check(char *const *trees, bool exported_known, const char *exported, NvfsCheck **ret) {
         _cleanup_(nvfs_check_freep) NvfsCheck *c = calloc(1, sizeof(*c));
         _cleanup_free_ char *sys = NULL;
         int r;
@@ -87,7 +87,10 @@ int nvfs_check(char *const *trees, NvfsCheck **ret) {
         if (r < 0)
                 return r;
         c->loaded = r > 0;
-        r = nvme_exported(&c->exported);
+        if (!exported_known)
+                r = nvme_exported(&c->exported);
+        else if (exported && !(c->exported = strdup(exported)))
+                r = -ENOMEM;
         if (r < 0)
                 return r;
         if (c->loaded) {
@@ -105,6 +108,14 @@ int nvfs_check(char *const *trees, NvfsCheck **ret) {
         c->match = c->loaded ? gds_generations_match(c->exported, c->wanted) : GDS_MATCH_UNKNOWN;
         *ret = TAKE_PTR(c);
         return 0;
+}
+
+int nvfs_check(char *const *trees, NvfsCheck **ret) {
+        return check(trees, false, NULL, ret);
+}
+
+int nvfs_check_exported(char *const *trees, const char *exported, NvfsCheck **ret) {
+        return check(trees, true, exported, ret);
 }
 
 static char *join_commas(char *const *l) {

@@ -26,6 +26,10 @@ typedef struct NvfsCheck {
 /* trees: host paths (through host_path() here) of more module trees to
  * look in, NULL-terminated, may be NULL. 0 with *ret, or -errno (-ENOMEM). */
 int nvfs_check(char *const *trees, NvfsCheck **ret);
+/* The same when nvme's generations are known already (a stack read with
+ * its GDS hooks, the daemon's step): exported (NULL: none) is taken as
+ * what kallsyms says, which is not read again. */
+int nvfs_check_exported(char *const *trees, const char *exported, NvfsCheck **ret);
 NvfsCheck *nvfs_check_free(NvfsCheck *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NvfsCheck *, nvfs_check_free);
 /* One line for an operator; the remedy when the generations differ. malloc'd. */
