@@ -17,6 +17,7 @@
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-metrics.h"
+#include "swap/swap-plan.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
 #include "swap/swap-snapshot.h"
@@ -35,7 +36,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         m->sources->deadline = sd_event_source_disable_unref(m->sources->deadline);
         log_warning("No ready file %s within ReadyTimeoutSec=%llu.", m->config->ready_file,
                     (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
-        if (swap_state_waits_for_ready(m->swap.state) && m->swap.state != SWAP_STATE_UNLOADED_WAITING_DRIVER)
+        if (swap_state_waits_for_ready(m->swap.state) && !swap_state_is_unloaded(m->swap.state))
                 swap_report_failure(m, NULL,
                                     "The driver container did not become ready within %llu s; nothing was changed.",
                                     (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
@@ -67,13 +68,12 @@ static void apply_deadline(Manager *m) {
         (void) sd_event_source_set_description(m->sources->deadline, "ready-deadline");
 }
 
-void manager_apply_state(Manager *m) {
+/* The guard rails of the plan (swap-plan.h): the reload block, the ready
+ * deadline, the mount watch, the blockers. */
+static void apply_rails(Manager *m, uint32_t effects) {
         int r;
 
-        if (m->ops->observe) {
-                /* Observe sets no reload block, nor removes one
-                 * another instance left. */
-        } else if (swap_state_is_unloaded(m->swap.state)) {
+        if (effects & SWAP_EFFECT_RELOAD_BLOCK_SET) {
                 if (!reload_block_installed()) {
                         r = reload_block_install(nvme_stack_modules);
                         if (r == -ENOENT && reload_block_installed())
@@ -84,15 +84,68 @@ void manager_apply_state(Manager *m) {
                                 log_warning_errno(r, "Cannot write the reload block " RELOAD_BLOCK_PATH
                                                   ", the host may load the in-tree stack back: %m");
                 }
-        } else {
+        } else if (effects & SWAP_EFFECT_RELOAD_BLOCK_REMOVE) {
                 r = reload_block_remove();
                 if (r < 0)
                         log_warning_errno(r, "Cannot remove the reload block " RELOAD_BLOCK_PATH ": %m");
         }
         apply_deadline(m);
-        (void) mount_watch_set_enabled(m->sources->mounts, m->swap.state == SWAP_STATE_BLOCKED);
-        if (m->swap.state != SWAP_STATE_BLOCKED)
+        (void) mount_watch_set_enabled(m->sources->mounts, (effects & SWAP_EFFECT_MOUNT_WATCH_ON) != 0);
+        if (effects & SWAP_EFFECT_FORGET_BLOCKERS)
                 swap_record_forget_blockers(&m->swap);
+}
+
+void manager_apply_state(Manager *m) {
+        apply_rails(m, swap_plan_rails(m->swap.state, m->ops->observe));
+}
+
+/* Entering plan->next from old on ev: every effect of the plan, in this
+ * order (the journal's), one call each. */
+static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapPlan *p) {
+        if (swap_plan_has(p, SWAP_EFFECT_FORGET_FAILURE)) {
+                free(m->swap.failure);
+                m->swap.failure = NULL;
+        }
+        m->swap.state = p->next;
+        apply_rails(m, p->effects);
+        if (swap_plan_has(p, SWAP_EFFECT_LOG_TRANSITION))
+                swap_report_transition(m, old, ev);
+        if (swap_plan_has(p, SWAP_EFFECT_FABRICS_CONNECT))
+                swap_fabrics_connect(m, "after the driver container's load");
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_CONTAINER_SEEN))
+                swap_report_container_seen(m);
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_SWAPPED))
+                swap_report_swapped(m, p->swapped_by_us ? "loaded by nvme-swapguard from the driver container"
+                                                        : "loaded by the driver container");
+        if (swap_plan_has(p, SWAP_EFFECT_NOTE_RESTORE))
+                swap_report_restore_noted(m, p->restore_cause);
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_RESTORED))
+                swap_report_restored(m, ev);
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_STOP_FAILED))
+                swap_report_stop_restored(m, false);
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_GAVE_UP))
+                swap_report_gave_up(m, ev);
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_STOP_RESTORED))
+                swap_report_stop_restored(m, true);
+        if (swap_plan_has(p, SWAP_EFFECT_FORGET_SWAP))
+                swap_record_forget_swap(&m->swap);
+        swap_metrics_entered(&m->publish, p->effects);
+        if (swap_plan_has(p, SWAP_EFFECT_POD_END_RESTORED))
+                pod_end_restored(m);
+        if (swap_plan_has(p, SWAP_EFFECT_POD_END_BLOCKED))
+                pod_end_blocked(m);
+        if (swap_plan_has(p, SWAP_EFFECT_POD_END_FORGET))
+                pod_end_given_up(&m->follow.pod_end, &m->loop);
+        if (swap_plan_has(p, SWAP_EFFECT_NOTE_BUILD_CONTAINER))
+                lifecycle_note_build_container(m);
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_GDS))
+                lifecycle_report_gds(m);
+        if (swap_plan_has(p, SWAP_EFFECT_CHECK_BUILD_GONE))
+                lifecycle_check_build_gone(m);
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_NO_BUILD))
+                lifecycle_report_no_build(m, ev);
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_REPAIRING))
+                lifecycle_report_repairing(m, ev);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -104,7 +157,7 @@ void manager_apply_state(Manager *m) {
  * outcome is the next step's event. */
 static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) {
         SwapContext ctx;
-        SwapTransition t;
+        SwapPlan p;
         SwapState old = m->swap.state;
 
         /* The ready file's event may still be queued behind this one (it
@@ -115,26 +168,19 @@ static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) 
         *ret_nothing = true;
         if (swap_read_context(m, &ctx) < 0)
                 return _SWAP_EVENT_INVALID;
-        t = swap_state_next(m->swap.state, ev, &ctx);
-        if (t.next < 0)
+        p = swap_plan(old, ev, &ctx,
+                      &(SwapMemory) { .stopping = m->swap.stopping, .observe = m->ops->observe,
+                                      .pod_end_restoring = m->follow.pod_end.restoring,
+                                      .failure_said = m->swap.failure != NULL });
+        if (p.next < 0)
                 return _SWAP_EVENT_INVALID; /* the event means nothing here */
         *ret_nothing = false;
-        if (t.next != old && t.next != SWAP_STATE_FAILED) {
-                free(m->swap.failure);
-                m->swap.failure = NULL;
-        }
-        m->swap.state = t.next;
-        manager_apply_state(m);
-        swap_report_transition(m, old, ev);
-        swap_fabrics_entered(m, old);
-        swap_report_entered(m, old, ev);
-        swap_metrics_entered(m, old, ev, t.action);
-        lifecycle_entered(m, old, ev);
+        enter(m, old, ev, &p);
         swap_status_update(m);
         log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
-                  swap_state_to_string(t.next), swap_action_to_string(t.action));
-        *acted = *acted || t.action != SWAP_ACTION_NONE;
-        return swap_actions_run(m, t.action);
+                  swap_state_to_string(p.next), swap_action_to_string(p.action));
+        *acted = *acted || p.action != SWAP_ACTION_NONE;
+        return swap_actions_run(m, p.action);
 }
 
 void manager_dispatch(Manager *m, SwapEvent ev) {
@@ -155,7 +201,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
         manager_labels_update(m);
         /* Blocked: the mount watch also follows the exit of the processes
          * the blockers named. */
-        (void) mount_watch_follow(m->sources->mounts, m->swap.blocker_pids, m->swap.state == SWAP_STATE_BLOCKED ? m->swap.n_blocker_pids : 0);
+        (void) mount_watch_follow(m->sources->mounts, m->swap.blocker_pids, swap_state_waits_for_usage(m->swap.state) ? m->swap.n_blocker_pids : 0);
         /* An action's transient memory (module files, the usage
          * scan, libkmod's and libnvme's trees) is freed by now; give the
          * free pages back before weeks of idling, wherever they sit in the

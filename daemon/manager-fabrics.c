@@ -13,7 +13,7 @@
 static void recheck(Manager *m) {
         /* Only a blocked unload waits on a capture; any other state has
          * moved on (a container gone, a stop) and needs nothing. */
-        if (m->swap.started && !m->swap.stopping && m->swap.state == SWAP_STATE_BLOCKED)
+        if (m->swap.started && !m->swap.stopping && swap_state_waits_for_usage(m->swap.state))
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
         else
                 m->fabrics.captured = false; /* a later unload captures anew, never from this one */

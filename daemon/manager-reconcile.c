@@ -40,7 +40,7 @@ void manager_reconcile(Manager *m) {
         lifecycle_container_followed(m);
         if (swap_read_context(m, &ctx) < 0) {
                 /* Cannot see the modules: do nothing rather than guess. */
-                m->swap.state = SWAP_STATE_FAILED;
+                m->swap.state = reconcile_blind();
                 state_file_free(previous);
                 return;
         }

@@ -99,7 +99,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         (void) sd_notify(0, "READY=1");
         /* A reload is also "look again": a blocked swap re-checks its blockers
          * (for operators who cleared them, and where no mount events come). */
-        if (m->swap.state == SWAP_STATE_BLOCKED)
+        if (swap_state_waits_for_usage(m->swap.state))
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
         /* ... and the stack is judged again, as after a module uevent (one
          * lost, or none at all: a fake root's kernel sends none). */

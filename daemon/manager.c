@@ -186,13 +186,13 @@ static void on_ready(PathWatch *w, bool exists, void *userdata) {
 static int on_recheck(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
 
-        if (m->swap.state == SWAP_STATE_BLOCKED) {
+        if (swap_state_waits_for_usage(m->swap.state)) {
                 /* The mount watch may come first, and the unload lets go of
                  * the pin without a word: match the pin (and say UNPINNED)
                  * at the moment the use ended, not after the unload. */
                 swap_pin_refresh(m);
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
-        } else if ((m->swap.state == SWAP_STATE_SWAPPED || m->swap.state == SWAP_STATE_RESTORED) && m->swap.record.missing_namespaces) {
+        } else if (swap_state_driver_settled(m->swap.state) && m->swap.record.missing_namespaces) {
                 swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
                 swap_record_changed(m);
                 swap_status_update(m);
@@ -205,8 +205,8 @@ static int on_recheck(sd_event_source *s, void *userdata) {
 static void schedule_recheck(Manager *m) {
         if (!m->swap.started)
                 return;
-        if (m->swap.state != SWAP_STATE_BLOCKED &&
-            !((m->swap.state == SWAP_STATE_SWAPPED || m->swap.state == SWAP_STATE_RESTORED) && m->swap.record.missing_namespaces))
+        if (!swap_state_waits_for_usage(m->swap.state) &&
+            !(swap_state_driver_settled(m->swap.state) && m->swap.record.missing_namespaces))
                 return;
         (void) sd_event_source_set_enabled(m->sources->recheck, SD_EVENT_ONESHOT);
 }
@@ -364,8 +364,8 @@ int manager_new(const ManagerOptions *opts, Config *config, Manager **ret) {
         m->pin = pin_holder_new(m->ops);
         if (!m->pin)
                 return -ENOMEM;
-        m->swap.state = SWAP_STATE_IDLE;
-        m->swap.record.state = SWAP_STATE_IDLE;
+        m->swap.state = swap_state_initial();
+        m->swap.record.state = swap_state_initial();
         m->swap.restore_cause = _SWAP_EVENT_INVALID;
         r = sd_event_default(&m->event);
         if (r < 0)

@@ -14,14 +14,14 @@
 #include "util/string-util.h"
 
 bool node_labels_gds_ready(SwapState state, SwapMode mode, const char *gds_match, bool namespaces_missing) {
-        return mode == SWAP_MODE_ENFORCE && state == SWAP_STATE_SWAPPED && gds_match && streq(gds_match, "same") &&
+        return mode == SWAP_MODE_ENFORCE && swap_state_build_loaded(state) && gds_match && streq(gds_match, "same") &&
                !namespaces_missing;
 }
 
 const char *node_labels_hooks_value(SwapState state, const char *exported) {
         /* Outside swapped the in-tree stack (or none) is loaded: it has no
          * hooks. The record's generations are those of the last swap. */
-        if (state != SWAP_STATE_SWAPPED)
+        if (!swap_state_build_loaded(state))
                 return "none";
         if (!exported)
                 return "unknown";

@@ -36,7 +36,7 @@ void state_file_clear(StateFile *s) {
         strv_free(s->container_notes);
         free(s->would);
         node_fabrics_free(s->fabrics);
-        *s = (StateFile) { .state = SWAP_STATE_IDLE };
+        *s = (StateFile) { .state = swap_state_initial() };
 }
 
 void state_file_keep_build(StateFile *to, const StateFile *from) {

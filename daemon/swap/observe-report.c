@@ -73,7 +73,7 @@ void observe_report_start(Manager *m, const StateFile *previous, SwapState resum
         bool switched = previous && previous->mode != now;
 
         report_set_mode(mode);
-        if (now == SWAP_MODE_OBSERVE && resuming == SWAP_STATE_SWAPPED) {
+        if (now == SWAP_MODE_OBSERVE && swap_state_build_loaded(resuming)) {
                 /* Observe never takes a build out, so a swap enforce made stays. */
                 report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_MODE, &(ReportFields) { .state = "swapped" },
                              "Mode=observe%s: the node stays as enforce left it, swapped to the out-of-tree "

@@ -84,7 +84,7 @@ void pod_end_container_exited(Manager *m) {
 
         /* Only the container whose build is loaded: an earlier container's
          * build is the new one's business (swap-lifecycle.c). */
-        if (!c || m->swap.state != SWAP_STATE_SWAPPED || !m->swap.record.build_container_id ||
+        if (!c || !swap_state_build_loaded(m->swap.state) || !m->swap.record.build_container_id ||
             !streq(m->swap.record.build_container_id, c->id))
                 return;
         forget(&m->follow.pod_end, &m->loop);
@@ -136,7 +136,7 @@ SwapEvent pod_end_waited(Manager *m) {
         swap_loop_disarm(&m->loop, SWAP_TIMER_POD_END);
         if (!p->container_id)
                 return _SWAP_EVENT_INVALID;
-        if (m->swap.state != SWAP_STATE_SWAPPED || swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0) {
+        if (!swap_state_build_loaded(m->swap.state) || swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0) {
                 /* Its cleanup took the build out and the daemon put the in-tree
                  * stack back on the modules' removal (or broke it: the journal has it). */
                 log_info("Driver container %.12s's own cleanup changed the NVMe stack: state %s, nothing more to do.",
@@ -165,34 +165,23 @@ void pod_end_context(const PodEnd *p, SwapContext *ctx) {
         ctx->pod_end_restore = p->restoring && !ctx->container_running;
 }
 
-void pod_end_entered(Manager *m, SwapState old) {
+void pod_end_restored(Manager *m) {
         ReportFields f;
 
-        if (!m->follow.pod_end.restoring || m->swap.state == old)
-                return;
-        switch (m->swap.state) {
-        case SWAP_STATE_RESTORING:
-                /* The reason restored gives: the pod's end, not the unload's outcome. */
-                m->swap.restore_cause = SWAP_EVENT_POD_ENDED;
-                break;
-        case SWAP_STATE_RESTORED:
-                report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_RESTORED, fields(m, &f),
-                             "The in-tree NVMe stack is back after the end of driver container %.12s (pod %s): "
-                             "nvme-swapguard took NVIDIA's NVMe build out, which the container had not done, and "
-                             "loaded the in-tree stack.",
-                             m->follow.pod_end.container_id, m->follow.pod_end.pod ?: "?");
-                forget(&m->follow.pod_end, &m->loop);
-                break;
-        case SWAP_STATE_BLOCKED:
-                swap_record_message(&m->swap, "pod ended: NVIDIA's build goes once the namespaces are unused");
-                break;
-        case SWAP_STATE_SWAPPED:
-                break;
-        default:
-                /* failed (reported where it failed), idle (a stop): no longer ours. */
-                forget(&m->follow.pod_end, &m->loop);
-                break;
-        }
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_RESTORED, fields(m, &f),
+                     "The in-tree NVMe stack is back after the end of driver container %.12s (pod %s): "
+                     "nvme-swapguard took NVIDIA's NVMe build out, which the container had not done, and "
+                     "loaded the in-tree stack.",
+                     m->follow.pod_end.container_id, m->follow.pod_end.pod ?: "?");
+        forget(&m->follow.pod_end, &m->loop);
+}
+
+void pod_end_blocked(Manager *m) {
+        swap_record_message(&m->swap, "pod ended: NVIDIA's build goes once the namespaces are unused");
+}
+
+void pod_end_given_up(PodEnd *p, const SwapLoop *loop) {
+        forget(p, loop);
 }
 
 void pod_end_container_followed(PodEnd *p, const SwapLoop *loop) {

@@ -44,8 +44,13 @@ SwapEvent pod_end_waited(Manager *m);
 void pod_end_stack_changed(Manager *m);
 /* The context's pod_end_restore. */
 void pod_end_context(const PodEnd *p, SwapContext *ctx);
-/* Entering m->swap.state from old: the restore's cause and its last word. */
-void pod_end_entered(Manager *m, SwapState old);
+/* The step's plan, while an ended pod's restore is completed (swap-plan.h:
+ * SWAP_EFFECT_POD_END_*): restored (said; the pod's end is over), blocked
+ * (the record says why it waits), given up (failed or stopped: no longer
+ * ours). The restore's cause (the pod's end) is the plan's. */
+void pod_end_restored(Manager *m);
+void pod_end_blocked(Manager *m);
+void pod_end_given_up(PodEnd *p, const SwapLoop *loop);
 /* A driver container is followed again: its swap, not the pod's end. */
 void pod_end_container_followed(PodEnd *p, const SwapLoop *loop);
 /* Whether the pod's end is in progress (no ready file is awaited then). */

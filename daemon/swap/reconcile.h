@@ -26,3 +26,6 @@ typedef struct ReconcileDecision {
 } ReconcileDecision;
 
 ReconcileDecision reconcile_decide(const ReconcileInput *in);
+/* Where to start when the modules cannot be seen at all: failed, doing
+ * nothing rather than guessing. */
+SwapState reconcile_blind(void);

@@ -118,7 +118,7 @@ SwapEvent stack_judge_run(Manager *m) {
         StackHealth h;
         SwapEvent ev = _SWAP_EVENT_INVALID;
 
-        if (m->swap.state == SWAP_STATE_FAILED && m->stack.restore_gave_up) {
+        if (swap_state_gave_up(m->swap.state) && m->stack.restore_gave_up) {
                 /* The restore that brought us here failed with the kernel's
                  * final answer (FAILED said which module and why); the module
                  * uevents of that very attempt re-armed this timer. Trying the

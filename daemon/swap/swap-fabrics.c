@@ -169,13 +169,6 @@ void swap_fabrics_connect(Manager *m, const char *after) {
         connect_as(m, after, false);
 }
 
-void swap_fabrics_entered(Manager *m, SwapState old) {
-        /* The driver container loaded its own build after our unload: its
-         * transports are there now. After our own load, the load asked. */
-        if (m->swap.state == SWAP_STATE_SWAPPED && old != SWAP_STATE_SWAPPED && old != SWAP_STATE_LOADING)
-                swap_fabrics_connect(m, "after the driver container's load");
-}
-
 void swap_fabrics_start(Manager *m) {
         _cleanup_free_ char *record = NULL, *status = swap_fabrics_status(m);
 
@@ -185,7 +178,7 @@ void swap_fabrics_start(Manager *m) {
             path_exists(record) <= 0)
                 return;
         /* Unloaded: the load or the restore to come connects. */
-        if (swap_state_is_unloaded(m->swap.state) || m->swap.state == SWAP_STATE_LOADING || m->swap.state == SWAP_STATE_RESTORING) {
+        if (swap_state_driver_to_come(m->swap.state)) {
                 log_info("NVMe over Fabrics record %s found: its connections are connected again after the load "
                          "or the restore.", record);
                 return;

@@ -42,9 +42,6 @@ void swap_fabrics_unload_over(Manager *m, bool dropped);
 void swap_fabrics_connect(Manager *m, const char *after);
 /* The pending connections' next try is due (SWAP_TIMER_FABRICS_RETRY). */
 void swap_fabrics_retry_due(Manager *m);
-/* Entering m->swap.state from old: swapped on the driver container's own
- * load (not ours) connects through the transports it loaded. */
-void swap_fabrics_entered(Manager *m, SwapState old);
 /* Start: a record left with pending connections while a stack is loaded is
  * connected now (asked for; READY=1 never waits for it); while unloaded the
  * load or the restore to come connects. */

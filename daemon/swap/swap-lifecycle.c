@@ -290,7 +290,7 @@ static void record_set(char **field, const char *v) {
         *field = v ? strdup(v) : NULL;
 }
 
-static void report_gds(Manager *m) {
+void lifecycle_report_gds(Manager *m) {
         const NodeStack *stack = NULL;
         _cleanup_free_ char *tree = NULL;
         NodeGds *g = NULL;
@@ -333,59 +333,45 @@ static void report_gds(Manager *m) {
  * for the hooks the loaded build exports; it may come long after the swap
  * (the GPU Operator's nvidia-fs-ctr starts on its own). */
 void lifecycle_nvfs_changed(Manager *m) {
-        if (m->swap.state != SWAP_STATE_SWAPPED)
+        if (!swap_state_build_loaded(m->swap.state))
                 return;
-        report_gds(m);
+        lifecycle_report_gds(m);
         swap_record_changed(m);
 }
 
-void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev) {
-        if (m->swap.state == old)
-                return;
-        pod_end_entered(m, old);
-        switch (m->swap.state) {
-        case SWAP_STATE_SWAPPED:
-                /* Which container the loaded build came from: the one followed now
-                 * (loaded by us or by an older image itself). */
-                if (followed_id(m) && !m->follow.earlier_build) {
-                        free(m->swap.record.build_container_id);
-                        m->swap.record.build_container_id = strdup(followed_id(m));
-                }
-                report_gds(m);
-                break;
-        case SWAP_STATE_RESTORED:
-        case SWAP_STATE_NO_BUILD:
-        case SWAP_STATE_CONTAINER_SEEN:
-        case SWAP_STATE_UNLOADED_WAITING_DRIVER:
-        case SWAP_STATE_IDLE:
-                if (old == SWAP_STATE_SWAPPED || old == SWAP_STATE_RESTORING || old == SWAP_STATE_REPAIRING ||
-                    m->swap.state == SWAP_STATE_UNLOADED_WAITING_DRIVER) {
-                        /* No out-of-tree build any more (checked by the context next time). */
-                        SwapContext ctx;
-
-                        if (swap_read_context(m, &ctx) >= 0 && !ctx.replacement_loaded)
-                                {
-                                free(m->swap.record.build_container_id);
-                                m->swap.record.build_container_id = NULL;
-                                m->swap.record.build_modules = strv_free(m->swap.record.build_modules);
-                        }
-                }
-                if (m->swap.state == SWAP_STATE_NO_BUILD)
-                        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_NO_BUILD,
-                                     &(ReportFields) { .state = "no-build", .container_id = followed_id(m) },
-                                     "Driver container %.12s gives no NVMe build: not a swap, the in-tree NVMe stack "
-                                     "stays loaded (%s).",
-                                     followed_id(m) ?: "?", swap_event_to_string(ev));
-                break;
-        case SWAP_STATE_REPAIRING:
-                log_info("Putting the in-tree NVMe stack back while driver container %.12s is expected (%s).",
-                         followed_id(m) ?: "?", swap_event_to_string(ev));
-                swap_record_message(&m->swap, "repairing: in-tree stack back until the ready file (%s)",
-                                    swap_event_to_string(ev));
-                break;
-        default:
-                break;
+void lifecycle_note_build_container(Manager *m) {
+        /* Which container the loaded build came from: the one followed now
+         * (loaded by us or by an older image itself). */
+        if (followed_id(m) && !m->follow.earlier_build) {
+                free(m->swap.record.build_container_id);
+                m->swap.record.build_container_id = strdup(followed_id(m));
         }
+}
+
+void lifecycle_check_build_gone(Manager *m) {
+        /* No out-of-tree build any more (checked by the context next time). */
+        SwapContext ctx;
+
+        if (swap_read_context(m, &ctx) >= 0 && !ctx.replacement_loaded) {
+                free(m->swap.record.build_container_id);
+                m->swap.record.build_container_id = NULL;
+                m->swap.record.build_modules = strv_free(m->swap.record.build_modules);
+        }
+}
+
+void lifecycle_report_no_build(Manager *m, SwapEvent ev) {
+        report_event(LOG_WARNING, SWAPGUARD_MESSAGE_NO_BUILD,
+                     &(ReportFields) { .state = "no-build", .container_id = followed_id(m) },
+                     "Driver container %.12s gives no NVMe build: not a swap, the in-tree NVMe stack "
+                     "stays loaded (%s).",
+                     followed_id(m) ?: "?", swap_event_to_string(ev));
+}
+
+void lifecycle_report_repairing(Manager *m, SwapEvent ev) {
+        log_info("Putting the in-tree NVMe stack back while driver container %.12s is expected (%s).",
+                 followed_id(m) ?: "?", swap_event_to_string(ev));
+        swap_record_message(&m->swap, "repairing: in-tree stack back until the ready file (%s)",
+                            swap_event_to_string(ev));
 }
 
 void lifecycle_report_earlier_blocked(Manager *m, const NodeBlockers *b) {

@@ -29,9 +29,15 @@ int lifecycle_modules_to_load(Manager *m, char ***ret);
 bool lifecycle_tree_lacks_build(Manager *m, const char *tree);
 /* A load failed with ENOPKG (the library: a stack module not in the tree). */
 void lifecycle_load_no_build(Manager *m, const char *module, const char *reason);
-/* Entering m->swap.state from old on ev: records the build's container, the
- * GDS report, the reports of repairing/no-build. */
-void lifecycle_entered(Manager *m, SwapState old, SwapEvent ev);
+/* The driver container's part of entering a state, each one effect of the
+ * step's plan (swap-plan.h): the loaded build is the followed container's;
+ * the GDS hooks and nvidia_fs's match said; the build's record forgotten
+ * once none is loaded; no-build and repairing said. */
+void lifecycle_note_build_container(Manager *m);
+void lifecycle_report_gds(Manager *m);
+void lifecycle_check_build_gone(Manager *m);
+void lifecycle_report_no_build(Manager *m, SwapEvent ev);
+void lifecycle_report_repairing(Manager *m, SwapEvent ev);
 /* The unload of an earlier build was refused: why the new container's
  * openibd restart will fail. */
 void lifecycle_report_earlier_blocked(Manager *m, const NodeBlockers *b);

@@ -35,26 +35,21 @@ SwapMetrics *swap_metrics_free(SwapMetrics *s) {
         return NULL;
 }
 
-void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction action) {
-        SwapMetrics *s = m->publish.metrics;
+void swap_metrics_entered(SwapPublish *p, uint32_t effects) {
+        SwapMetrics *s = p->metrics;
         uint64_t now = realtime_usec();
 
         if (!s)
                 return;
-        /* Observe changes nothing: its rehearsals are no swaps, restores or refusals. */
-        if (m->ops->observe)
-                return;
-        if (action == SWAP_ACTION_UNLOAD)
+        if (effects & SWAP_EFFECT_METRICS_UNLOAD_STARTED)
                 s->unload_started_usec = now;
-        if (ev == SWAP_EVENT_UNLOAD_DONE)
+        if (effects & SWAP_EFFECT_METRICS_DRIVERLESS)
                 s->driverless_since_usec = now;
-        if (m->swap.state == SWAP_STATE_BLOCKED && old != SWAP_STATE_BLOCKED)
+        if (effects & SWAP_EFFECT_METRICS_REFUSAL)
                 s->counters.refusals++;
-        if (m->swap.state == SWAP_STATE_RESTORED && old != SWAP_STATE_RESTORED)
+        if (effects & SWAP_EFFECT_METRICS_RESTORE)
                 s->counters.restores++;
-        /* Loaded by us, or by the driver container itself (older images),
-         * over the stack we unloaded: a swap. Not a build found at start. */
-        if (m->swap.state == SWAP_STATE_SWAPPED && (old == SWAP_STATE_LOADING || old == SWAP_STATE_UNLOADED_WAITING_DRIVER)) {
+        if (effects & SWAP_EFFECT_METRICS_SWAP) {
                 MetricsCounters *c = &s->counters;
 
                 c->swaps++;
@@ -65,7 +60,7 @@ void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction ac
                 c->last_swap_driverless_usec = s->driverless_since_usec && now > s->driverless_since_usec
                                                        ? now - s->driverless_since_usec : 0;
         }
-        if (m->swap.state == SWAP_STATE_SWAPPED || m->swap.state == SWAP_STATE_RESTORED || m->swap.state == SWAP_STATE_IDLE)
+        if (effects & SWAP_EFFECT_METRICS_CLEAR)
                 s->unload_started_usec = s->driverless_since_usec = 0;
 }
 
@@ -118,7 +113,7 @@ static void facts_from_stack(const NodeStack *stack, MetricsFacts *f, MetricsMod
 /* The cause the restore was entered with: an asked-for restore is not a
  * failed swap (the alert NvmeSwapguardRestored tells them apart by it). */
 static const char *restore_reason(SwapState state, SwapEvent cause) {
-        if (state != SWAP_STATE_RESTORING && state != SWAP_STATE_RESTORED)
+        if (!swap_state_of_a_restore(state))
                 return NULL;
         if (cause == SWAP_EVENT_POD_ENDED)
                 return "pod-ended";
@@ -155,7 +150,7 @@ static void write_file(Manager *m, const NodeStack *stack) {
         facts_from_stack(stack, &f, mods);
         if (m->ops->nvme_driverless && m->ops->nvme_driverless(m->ops->userdata, &driverless) >= 0)
                 f.driverless = driverless;
-        if (m->swap.state == SWAP_STATE_BLOCKED)
+        if (swap_state_waits_for_usage(m->swap.state))
                 memcpy(f.blockers, s->blockers, sizeof(f.blockers));
         for (size_t i = 0; fab && i < fab->n; i++) {
                 MetricsFabricsBucket b = metrics_fabrics_bucket(fab->items[i].outcome);

@@ -8,6 +8,7 @@
  * the status document) and every SWAP_METRICS_REFRESH_USEC besides. */
 
 #include "swap/manager-data.h"
+#include "swap/swap-plan.h"
 
 /* The file's modification time is the only sign of life the exporter can
  * pass on (a file left by a dead or hung daemon is served forever): a
@@ -22,8 +23,9 @@ int swap_metrics_start(Manager *m);
 void swap_metrics_refresh_due(Manager *m);
 SwapMetrics *swap_metrics_free(SwapMetrics *s);
 
-/* m->swap.state was entered from old through ev, and action runs next. */
-void swap_metrics_entered(Manager *m, SwapState old, SwapEvent ev, SwapAction action);
+/* What the step's plan counts (its SWAP_EFFECT_METRICS_* bits: a swap's
+ * marks, refusals, restores, swaps; none in observe). */
+void swap_metrics_entered(SwapPublish *p, uint32_t effects);
 /* What blocks the unload now. */
 void swap_metrics_blockers(SwapPublish *p, const NodeBlockers *b);
 /* Writes the file; stack (the one read for the status document, with the

@@ -12,6 +12,8 @@
 #include "swap/swap-metrics.h"
 #include "swap/swap-record.h"
 #include "swap/swap-snapshot.h"
+#include "swap/swap-status.h"
+#include "util/alloc-util.h"
 #include "util/string-util.h"
 #include "util/strv.h"
 
@@ -126,47 +128,14 @@ void swap_record_changed(Manager *m) {
 }
 
 void swap_status_update(Manager *m) {
-        switch (m->swap.state) {
-        case SWAP_STATE_IDLE:
-                report_status("idle: no driver container");
-                break;
-        case SWAP_STATE_CONTAINER_SEEN:
-                report_status("container-seen: %.12s, in-tree stack loaded, waiting",
-                              swap_record_container_id(m) ?: "?");
-                break;
-        case SWAP_STATE_BLOCKED:
-                report_status("blocked: %s", m->swap.last_blockers ?: "namespaces in use");
-                break;
-        case SWAP_STATE_UNLOADED_WAITING_DRIVER:
-                report_status("unloaded, waiting for the driver container's ready file");
-                break;
-        case SWAP_STATE_LOADING:
-                report_status("loading the NVMe stack from the driver container");
-                break;
-        case SWAP_STATE_SWAPPED:
-                report_status("swapped%s", m->swap.record.missing_namespaces ? ", namespaces still missing" : "");
-                break;
-        case SWAP_STATE_RESTORING:
-                report_status("restoring the in-tree NVMe stack");
-                break;
-        case SWAP_STATE_RESTORED:
-                report_status("restored: in-tree NVMe stack back (%s)", m->swap.record.message ?: "");
-                break;
-        case SWAP_STATE_FAILED:
-                report_status("failed: %s", m->swap.failure ?: "see the journal");
-                break;
-        case SWAP_STATE_REPAIRING:
-                report_status("repairing: in-tree NVMe stack back until the driver container is ready");
-                break;
-        case SWAP_STATE_WOULD_UNLOAD:
-        case SWAP_STATE_WOULD_SWAP: /* observe: the "would" line says it all */
-                report_status("%s: %s", swap_state_to_string(m->swap.state), m->swap.record.would ?: "");
-                break;
-        case SWAP_STATE_NO_BUILD:
-                report_status("no-build: driver container %.12s has no NVMe build, in-tree stack kept",
-                              swap_record_container_id(m) ?: "?");
-                break;
-        default:
-                break;
-        }
+        _cleanup_free_ char *line = swap_status_line(
+                m->swap.state, &(SwapStatusFacts) { .container_id = swap_record_container_id(m),
+                                                    .blockers = m->swap.last_blockers,
+                                                    .missing_namespaces = m->swap.record.missing_namespaces,
+                                                    .message = m->swap.record.message,
+                                                    .failure = m->swap.failure,
+                                                    .would = m->swap.record.would });
+
+        if (line)
+                report_status("%s", line);
 }

@@ -201,7 +201,7 @@ void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) {
         swap_record_message(&m->swap, "%s", m->swap.failure ?: "failure");
 }
 
-static void report_container_seen(Manager *m) {
+void swap_report_container_seen(Manager *m) {
         const ContainerIdentity *c = m->follow.container.identity;
 
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_CONTAINER_SEEN,
@@ -211,7 +211,7 @@ static void report_container_seen(Manager *m) {
                      c ? c->pod_name : "?");
 }
 
-static void report_restored(Manager *m, SwapEvent ev) {
+void swap_report_restored(Manager *m, SwapEvent ev) {
         /* ev is restore-done; the reason is what started the restore. */
         const char *why = swap_event_to_string(m->swap.restore_cause) ?: swap_event_to_string(ev);
 
@@ -228,7 +228,7 @@ static void report_restored(Manager *m, SwapEvent ev) {
 
 /* A stop while the stack was unloaded restored it (or failed to): the next
  * start swaps again, so the record keeps what it knows of this swap. */
-static void report_stop_restored(Manager *m, bool restored) {
+void swap_report_stop_restored(Manager *m, bool restored) {
         report_event(restored ? LOG_NOTICE : LOG_ERR, SWAPGUARD_MESSAGE_STOP_RESTORED,
                      &(ReportFields) { .state = swap_state_to_string(m->swap.state), .origin = "in-tree",
                                        .container_id = swap_record_container_id(m) },
@@ -245,44 +245,15 @@ void swap_report_transition(const Manager *m, SwapState old, SwapEvent ev) {
                  swap_event_to_string(ev));
 }
 
-void swap_report_entered(Manager *m, SwapState old, SwapEvent ev) {
-        if (m->swap.state == old)
-                return;
-        switch (m->swap.state) {
-        case SWAP_STATE_CONTAINER_SEEN:
-                if (old == SWAP_STATE_IDLE || old == SWAP_STATE_RESTORED || old == SWAP_STATE_FAILED ||
-                    old == SWAP_STATE_SWAPPED)
-                        report_container_seen(m);
-                break;
-        case SWAP_STATE_SWAPPED:
-                swap_report_swapped(m, old == SWAP_STATE_LOADING ? "loaded by nvme-swapguard from the driver container"
-                                                                 : "loaded by the driver container");
-                break;
-        case SWAP_STATE_RESTORING:
-                m->swap.restore_cause = ev;
-                /* Not persisted yet: the record still names the container. */
-                free(m->swap.restore_container);
-                m->swap.restore_container = swap_record_container_id(m) ? strdup(swap_record_container_id(m)) : NULL;
-                break;
-        case SWAP_STATE_RESTORED:
-                report_restored(m, ev);
-                break;
-        case SWAP_STATE_FAILED:
-                if (m->swap.stopping && old == SWAP_STATE_RESTORING)
-                        report_stop_restored(m, false);
-                if (!m->swap.failure)
-                        swap_report_failure(m, NULL, "Gave up after %s.", swap_event_to_string(ev));
-                break;
-        case SWAP_STATE_IDLE:
-                if (m->swap.stopping && old == SWAP_STATE_RESTORING) {
-                        report_stop_restored(m, true);
-                        break;
-                }
-                swap_record_forget_swap(&m->swap);
-                break;
-        default:
-                break;
-        }
+void swap_report_restore_noted(Manager *m, SwapEvent cause) {
+        m->swap.restore_cause = cause;
+        /* Not persisted yet: the record still names the container. */
+        free(m->swap.restore_container);
+        m->swap.restore_container = swap_record_container_id(m) ? strdup(swap_record_container_id(m)) : NULL;
+}
+
+void swap_report_gave_up(Manager *m, SwapEvent ev) {
+        swap_report_failure(m, NULL, "Gave up after %s.", swap_event_to_string(ev));
 }
 
 /* "nvme_core nvme", or NULL for none (or no memory: the caller says "none"). */

@@ -125,6 +125,34 @@ const char *swap_state_meaning(SwapState s) {
         return name_of(state_meanings, _SWAP_STATE_MAX, s);
 }
 
+SwapState swap_state_initial(void) {
+        return SWAP_STATE_IDLE;
+}
+
+bool swap_state_build_loaded(SwapState s) {
+        return s == SWAP_STATE_SWAPPED;
+}
+
+bool swap_state_waits_for_usage(SwapState s) {
+        return s == SWAP_STATE_BLOCKED;
+}
+
+bool swap_state_driver_settled(SwapState s) {
+        return s == SWAP_STATE_SWAPPED || s == SWAP_STATE_RESTORED;
+}
+
+bool swap_state_of_a_restore(SwapState s) {
+        return s == SWAP_STATE_RESTORING || s == SWAP_STATE_RESTORED;
+}
+
+bool swap_state_gave_up(SwapState s) {
+        return s == SWAP_STATE_FAILED;
+}
+
+bool swap_state_driver_to_come(SwapState s) {
+        return s == SWAP_STATE_UNLOADED_WAITING_DRIVER || s == SWAP_STATE_LOADING || s == SWAP_STATE_RESTORING;
+}
+
 const char *unload_at_to_string(UnloadAt u) {
         return name_of(unload_at_names, _UNLOAD_AT_MAX, u);
 }

@@ -11,6 +11,7 @@
  * The table that moves between the states is swap/swap-state.h's. */
 
 #include <errno.h>
+#include <stdbool.h>
 
 typedef enum SwapState {
         SWAP_STATE_IDLE,                     /* no driver container: nothing to do */
@@ -111,6 +112,18 @@ const char *swap_state_to_string(SwapState s);
 SwapState swap_state_from_string(const char *s);
 /* What the state means, in one line (for the documentation). */
 const char *swap_state_meaning(SwapState s);
+/* What a state means to the rest of the daemon: outside the core (the
+ * table, the plan, the reconcile, the status line) and this file, code asks
+ * these, never names a state (the house check: --only-names SWAP_STATE_). */
+SwapState swap_state_initial(void);             /* before anything is known: idle */
+bool swap_state_build_loaded(SwapState s);      /* swapped: the out-of-tree build is in */
+bool swap_state_waits_for_usage(SwapState s);   /* blocked: a namespace in use holds the unload */
+bool swap_state_driver_settled(SwapState s);    /* swapped or restored: a driver is in, namespaces
+                                                   may still come back */
+bool swap_state_of_a_restore(SwapState s);      /* restoring or restored */
+bool swap_state_gave_up(SwapState s);           /* failed */
+bool swap_state_driver_to_come(SwapState s);    /* unloaded, loading or restoring: a load or a
+                                                   restore of ours brings the driver back */
 const char *unload_at_to_string(UnloadAt u);
 UnloadAt unload_at_from_string(const char *s);
 const char *swap_event_to_string(SwapEvent e);

@@ -15,7 +15,8 @@ check() {
         "$python" "$script" --source-root "$work/src" --component daemon \
                 --folder-cycles daemon --leaf daemon/vocabulary:daemon --no-loop-calls daemon/swap \
                 --only-callers read_stack:daemon:daemon/node,daemon/swap/swap-snapshot.c \
-                --only-callers state_file_write:daemon:daemon/publish/state-file.c,daemon/publish/state-file.h,daemon/swap/swap-record.c
+                --only-callers state_file_write:daemon:daemon/publish/state-file.c,daemon/publish/state-file.h,daemon/swap/swap-record.c \
+                --only-names SWAP_STATE_:daemon:daemon/vocabulary,daemon/swap/swap-state.c,daemon/swap/swap-plan.c,daemon/swap/reconcile.c,daemon/swap/swap-status.c
 }
 
 fresh() {
@@ -83,3 +84,9 @@ fresh
 plant daemon/swap/swap-actions.c 'static int planted_write(Manager *m) { return state_file_write(&m->swap.record); }'
 expect "a second writer of the state file" \
         'state_file_write(): only'
+
+# The states are the core's words: a handler naming one asks no meaning.
+fresh
+plant daemon/manager-signals.c 'static int planted_state(Manager *m) { return m->swap.state == SWAP_STATE_SWAPPED; }'
+expect "a state named outside the core" \
+        'daemon/manager-signals.c:'

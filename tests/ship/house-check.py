@@ -38,7 +38,12 @@
   * a function with one caller (--only-callers NAME:DIR:ALLOWED[,ALLOWED...]):
     under DIR only the ALLOWED files or folders call NAME (as f( or ->f( ,
     comments aside): the module stack is read by the step's snapshot only,
-    the state file written by the record's one writer only.
+    the state file written by the record's one writer only;
+  * names with one home (--only-names PREFIX:DIR:ALLOWED[,ALLOWED...]):
+    under DIR only the ALLOWED files or folders name an identifier that
+    starts with PREFIX (comments aside): the states (SWAP_STATE_*) are named
+    by the core's pure files and the vocabulary; everyone else asks what a
+    state means (swap_state_build_loaded(), ...).
 
   house-check.py --source-root DIR [--component DIR]... [--product DIR]...
                  [--archive LIB.a]... [--allow-long FILE]... [--allow-cleanup FILE]...
@@ -46,6 +51,7 @@
                  [--only-view FROM:TO:HEADER[,HEADER...]]... [--no-include A:B]...
                  [--no-include-up ROOT:PATTERN]... [--allow-include FILE:HEADER]...
                  [--no-loop-calls DIR]... [--only-callers NAME:DIR:ALLOWED[,ALLOWED...]]...
+                 [--only-names PREFIX:DIR:ALLOWED[,ALLOWED...]]...
                  [--folder-cycles DIR]... [--leaf FOLDER:ROOT]...
 
 Exit 0 when all hold, 1 with one line per breach.
@@ -247,14 +253,15 @@ def loop_calls(root, folders):
     return bad
 
 
-def only_callers(root, specs):
-    """One line per call of NAME under DIR outside its ALLOWED files and
-    folders (paths from the source root), comments aside."""
+def only_callers(root, specs, prefix=False):
+    """One line per call of NAME (prefix: per identifier starting with NAME)
+    under DIR outside its ALLOWED files and folders (paths from the source
+    root), comments aside."""
     bad = []
     for spec in specs:
         name, folder, allowed = spec.split(':', 2)
         allowed = [os.path.normpath(x) for x in allowed.split(',') if x]
-        call = re.compile(r'(?:\b|->|\.)%s\s*\(' % re.escape(name))
+        call = re.compile(r'\b%s\w*' % re.escape(name) if prefix else r'(?:\b|->|\.)%s\s*\(' % re.escape(name))
         for d, dirs, names in os.walk(os.path.join(root, folder)):
             dirs.sort()
             for n in sorted(names):
@@ -266,9 +273,15 @@ def only_callers(root, specs):
                     continue
                 with open(p, encoding='utf-8', errors='replace') as f:
                     code = C_COMMENT.sub(lambda m: '\n' * m.group(0).count('\n'), f.read())
+                # strings blanked too: a name in a message is not a use
+                code = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', code)
                 for m in call.finditer(code):
-                    bad.append('%s:%d: %s(): only %s call it' % (rel, code.count('\n', 0, m.start()) + 1, name,
-                                                                 ', '.join(allowed)))
+                    if prefix:
+                        bad.append('%s:%d: %s: only %s name %s*' % (rel, code.count('\n', 0, m.start()) + 1,
+                                                                   m.group(0), ', '.join(allowed), name))
+                    else:
+                        bad.append('%s:%d: %s(): only %s call it' % (rel, code.count('\n', 0, m.start()) + 1,
+                                                                     name, ', '.join(allowed)))
     return bad
 
 
@@ -484,6 +497,9 @@ def main():
     ap.add_argument('--only-callers', action='append', default=[],
                     help='NAME:DIR:ALLOWED[,ALLOWED...]: under DIR only the ALLOWED files or folders (from the '
                          'source root) call NAME')
+    ap.add_argument('--only-names', action='append', default=[],
+                    help='PREFIX:DIR:ALLOWED[,ALLOWED...]: under DIR only the ALLOWED files or folders name an '
+                         'identifier starting with PREFIX')
     ap.add_argument('--folder-cycles', action='append', default=[],
                     help='folder (from the source root) whose folders must not include each other in a circle '
                          '(its top files being one more folder)')
@@ -531,6 +547,11 @@ def main():
         print('house: no sd_event_* in %s: the loop is the manager\'s' % ', '.join(a.no_loop_calls))
     callers = only_callers(a.source_root, a.only_callers)
     bad += callers
+    named = only_callers(a.source_root, a.only_names, prefix=True)
+    bad += named
+    if a.only_names and not named:
+        print('house: one home each: %s' % '; '.join('%s* in %s' % (s.split(':', 2)[0], s.split(':', 2)[2])
+                                                     for s in a.only_names))
     if a.only_callers and not callers:
         print('house: one caller each: %s' % '; '.join('%s() in %s' % (s.split(':', 2)[0], s.split(':', 2)[2])
                                                        for s in a.only_callers))
