@@ -168,6 +168,7 @@ static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) 
         *ret_nothing = true;
         if (swap_read_context(m, &ctx) < 0)
                 return _SWAP_EVENT_INVALID;
+        swap_context_noted(&m->follow, &ctx);
         p = swap_plan(old, ev, &ctx,
                       &(SwapMemory) { .stopping = m->swap.stopping, .observe = m->ops->observe,
                                       .pod_end_restoring = m->follow.pod_end.restoring,

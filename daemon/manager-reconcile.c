@@ -44,6 +44,7 @@ void manager_reconcile(Manager *m) {
                 state_file_free(previous);
                 return;
         }
+        swap_context_noted(&m->follow, &ctx);
         /* trust: drives left without a driver mean restore, whatever the
          * state file says: a lost or truncated one must not leave the
          * node driverless. */

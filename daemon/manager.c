@@ -249,6 +249,7 @@ static void rescan_all(Manager *m) {
         manager_labels_update(m);
         if (swap_read_context(m, &ctx) < 0)
                 return;
+        swap_context_noted(&m->follow, &ctx);
         if (swap_state_is_unloaded(m->swap.state) && ctx.stack_loaded)
                 manager_dispatch(m, ctx.replacement_loaded ? SWAP_EVENT_MODULE_ADDED_OTHER
                                                            : SWAP_EVENT_MODULE_ADDED_IN_TREE);
@@ -281,7 +282,10 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                 if (!nvme_stack_module(name))
                         break;
                 manager_stack_changed(m);
-                if (swap_read_context(m, &ctx) >= 0 && !ctx.stack_loaded)
+                if (swap_read_context(m, &ctx) < 0)
+                        break;
+                swap_context_noted(&m->follow, &ctx);
+                if (!ctx.stack_loaded)
                         manager_dispatch(m, SWAP_EVENT_STACK_GONE);
                 break;
         case UDEV_WATCH_BLOCK_CHANGE:

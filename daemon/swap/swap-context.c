@@ -24,12 +24,15 @@ static bool replacement_complete(const Manager *m, const NodeStack *stack) {
 
 /* The driver container's part (swap-lifecycle.c decides it). */
 static void lifecycle_context(Manager *m, SwapContext *ctx) {
-        if (!ctx->replacement_loaded)
-                m->follow.earlier_build = false; /* taken out (or never there) */
         ctx->container_running = driver_container_followed(&m->follow.container);
         ctx->build_ruled_out = ctx->container_running && m->follow.build_ruled_out;
         ctx->earlier_build_loaded = ctx->container_running && m->follow.earlier_build && ctx->replacement_loaded;
         pod_end_context(&m->follow.pod_end, ctx); /* the pod's end */
+}
+
+void swap_context_noted(SwapFollow *f, const SwapContext *ctx) {
+        if (!ctx->replacement_loaded)
+                f->earlier_build = false;
 }
 
 int swap_read_context(Manager *m, SwapContext *ret) {

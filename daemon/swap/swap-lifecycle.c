@@ -352,7 +352,10 @@ void lifecycle_check_build_gone(Manager *m) {
         /* No out-of-tree build any more (checked by the context next time). */
         SwapContext ctx;
 
-        if (swap_read_context(m, &ctx) >= 0 && !ctx.replacement_loaded) {
+        if (swap_read_context(m, &ctx) < 0)
+                return;
+        swap_context_noted(&m->follow, &ctx);
+        if (!ctx.replacement_loaded) {
                 free(m->swap.record.build_container_id);
                 m->swap.record.build_container_id = NULL;
                 m->swap.record.build_modules = strv_free(m->swap.record.build_modules);
