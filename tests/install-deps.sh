@@ -39,6 +39,8 @@ packages=(
   # the metrics file served by a real node-exporter (textfile collector),
   # scraped with curl, checked with promtool (tests/monitoring)
   prometheus prometheus-node-exporter curl
+  # the daemon's system calls counted per step (tests/daemon/daemon-step-fakeroot.sh)
+  strace
 )
 
 missing=()
