@@ -109,7 +109,7 @@ static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapPlan *p) {
         m->swap.state = p->next;
         apply_rails(m, p->effects);
         if (swap_plan_has(p, SWAP_EFFECT_LOG_TRANSITION))
-                swap_report_transition(m, old, ev);
+                swap_report_transition(old, p->next, ev);
         if (swap_plan_has(p, SWAP_EFFECT_FABRICS_CONNECT))
                 swap_fabrics_connect(m, "after the driver container's load");
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_CONTAINER_SEEN))
@@ -118,34 +118,34 @@ static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapPlan *p) {
                 swap_report_swapped(m, p->swapped_by_us ? "loaded by nvme-swapguard from the driver container"
                                                         : "loaded by the driver container");
         if (swap_plan_has(p, SWAP_EFFECT_NOTE_RESTORE))
-                swap_report_restore_noted(m, p->restore_cause);
+                swap_record_restore_noted(&m->swap, swap_record_container_id(&m->follow, &m->swap), p->restore_cause);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_RESTORED))
                 swap_report_restored(m, ev);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_STOP_FAILED))
-                swap_report_stop_restored(m, false);
+                swap_report_stop_restored(&m->swap, swap_record_container_id(&m->follow, &m->swap), false);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_GAVE_UP))
                 swap_report_gave_up(m, ev);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_STOP_RESTORED))
-                swap_report_stop_restored(m, true);
+                swap_report_stop_restored(&m->swap, swap_record_container_id(&m->follow, &m->swap), true);
         if (swap_plan_has(p, SWAP_EFFECT_FORGET_SWAP))
                 swap_record_forget_swap(&m->swap);
         swap_metrics_entered(&m->publish, p->effects);
         if (swap_plan_has(p, SWAP_EFFECT_POD_END_RESTORED))
                 pod_end_restored(m);
         if (swap_plan_has(p, SWAP_EFFECT_POD_END_BLOCKED))
-                pod_end_blocked(m);
+                pod_end_blocked(&m->swap);
         if (swap_plan_has(p, SWAP_EFFECT_POD_END_FORGET))
                 pod_end_given_up(&m->follow.pod_end, &m->loop);
         if (swap_plan_has(p, SWAP_EFFECT_NOTE_BUILD_CONTAINER))
-                lifecycle_note_build_container(m);
+                lifecycle_note_build_container(&m->swap, &m->follow);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_GDS))
                 lifecycle_report_gds(m);
         if (swap_plan_has(p, SWAP_EFFECT_CHECK_BUILD_GONE))
                 lifecycle_check_build_gone(m);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_NO_BUILD))
-                lifecycle_report_no_build(m, ev);
+                lifecycle_report_no_build(driver_container_id(&m->follow.container), ev);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_REPAIRING))
-                lifecycle_report_repairing(m, ev);
+                lifecycle_report_repairing(&m->swap, driver_container_id(&m->follow.container), ev);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -177,7 +177,7 @@ static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) 
                 return _SWAP_EVENT_INVALID; /* the event means nothing here */
         *ret_nothing = false;
         enter(m, old, ev, &p);
-        swap_status_update(m);
+        swap_status_update(&m->swap, &m->follow);
         log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
                   swap_state_to_string(p.next), swap_action_to_string(p.action));
         *acted = *acted || p.action != SWAP_ACTION_NONE;
@@ -198,7 +198,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                 if (nothing)
                         return; /* no transition: nothing to save or tell */
         }
-        swap_status_update(m);
+        swap_status_update(&m->swap, &m->follow);
         manager_labels_update(m);
         /* Blocked: the mount watch also follows the exit of the processes
          * the blockers named. */

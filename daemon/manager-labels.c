@@ -50,7 +50,7 @@ static void set_off(Manager *m, char *off) {
                 log_info("Publishing node labels in " NODE_LABELS_SOURCE " for %s.", m->config->node_labels_dir);
         report_status_labels(status);
         if (m->swap.started)
-                swap_status_update(m);
+                swap_status_update(&m->swap, &m->follow);
 }
 
 static void write_labels(Manager *m, bool refresh) {

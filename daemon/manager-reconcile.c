@@ -92,7 +92,7 @@ void manager_reconcile(Manager *m) {
         swap_record_save(m);
         if (d.event >= 0)
                 manager_dispatch(m, d.event);
-        swap_status_update(m);
+        swap_status_update(&m->swap, &m->follow);
         /* A restart while swapped: the GDS hooks' match as it is now (the
          * node labels' gds-ready, the metrics), not unknown until nvidia_fs
          * next comes or goes. */

@@ -105,7 +105,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
          * lost, or none at all: a fake root's kernel sends none). */
         manager_stack_changed(m);
         swap_pin_refresh(m);
-        swap_status_update(m);
+        swap_status_update(&m->swap, &m->follow);
         manager_labels_update(m); /* NodeLabelsDirectory= may have changed */
         return 0;
 }

@@ -195,7 +195,7 @@ static int on_recheck(sd_event_source *s, void *userdata) {
         } else if (swap_state_driver_settled(m->swap.state) && m->swap.record.missing_namespaces) {
                 swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
                 swap_record_changed(m);
-                swap_status_update(m);
+                swap_status_update(&m->swap, &m->follow);
                 manager_labels_update(m); /* GDS-ready once every namespace is back */
         }
         return 0;
@@ -454,7 +454,7 @@ int manager_start(Manager *m) {
         swap_pin_refresh(m);
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_STARTED,
                      &(ReportFields) { .state = swap_state_to_string(m->swap.state),
-                                       .container_id = swap_record_container_id(m) },
+                                       .container_id = swap_record_container_id(&m->follow, &m->swap) },
                      "nvme-swapguard started in state %s.", swap_state_to_string(m->swap.state));
         /* Pings only from the loop: a stuck loop is a dead daemon. */
         r = sd_event_set_watchdog(m->event, true);

@@ -19,6 +19,10 @@ bool driver_container_followed(const DriverContainer *d) {
         return d->identity != NULL;
 }
 
+const char *driver_container_id(const DriverContainer *d) {
+        return d->identity ? d->identity->id : NULL;
+}
+
 bool driver_container_is(const DriverContainer *d, const char *id) {
         return d->identity && id && streq(d->identity->id, id);
 }

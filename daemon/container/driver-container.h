@@ -44,6 +44,8 @@ void driver_container_forget(DriverContainer *d);
 
 /* Whether a container is followed, and whether it is the one with this id. */
 bool driver_container_followed(const DriverContainer *d);
+/* Its CRI-O id; NULL when none is followed. */
+const char *driver_container_id(const DriverContainer *d);
 bool driver_container_is(const DriverContainer *d, const char *id);
 /* The followed init's pidfd (the exit watch's, not a copy: never closed by
  * the caller), or -EBADF when there is none. */

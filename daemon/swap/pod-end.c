@@ -176,8 +176,8 @@ void pod_end_restored(Manager *m) {
         forget(&m->follow.pod_end, &m->loop);
 }
 
-void pod_end_blocked(Manager *m) {
-        swap_record_message(&m->swap, "pod ended: NVIDIA's build goes once the namespaces are unused");
+void pod_end_blocked(SwapMachine *s) {
+        swap_record_message(s, "pod ended: NVIDIA's build goes once the namespaces are unused");
 }
 
 void pod_end_given_up(PodEnd *p, const SwapLoop *loop) {

@@ -24,6 +24,7 @@
 
 #include "swap/swap-follow.h"
 #include "swap/swap-loop.h"
+#include "swap/swap-machine.h"
 #include "swap/swap-state.h"
 
 typedef struct Manager Manager;
@@ -49,7 +50,7 @@ void pod_end_context(const PodEnd *p, SwapContext *ctx);
  * (the record says why it waits), given up (failed or stopped: no longer
  * ours). The restore's cause (the pod's end) is the plan's. */
 void pod_end_restored(Manager *m);
-void pod_end_blocked(Manager *m);
+void pod_end_blocked(SwapMachine *s);
 void pod_end_given_up(PodEnd *p, const SwapLoop *loop);
 /* A driver container is followed again: its swap, not the pod's end. */
 void pod_end_container_followed(PodEnd *p, const SwapLoop *loop);

@@ -55,7 +55,7 @@ static void fields_clear(Fields *f) {
 static ReportFields report_fields(const Manager *m, const NodeFabricsConnection *c, Fields *x) {
         fields_fill(x, c);
         return (ReportFields) { .state = swap_state_to_string(m->swap.state), .device = c->controller,
-                                .container_id = swap_record_container_id(m), .extra = x->items };
+                                .container_id = swap_record_container_id(&m->follow, &m->swap), .extra = x->items };
 }
 
 void swap_fabrics_report_drop(Manager *m, const NodeFabrics *f) {

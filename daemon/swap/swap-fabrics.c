@@ -78,7 +78,7 @@ static void ask(Manager *m) {
                 m->fabrics.capture_failed = true;
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
                              &(ReportFields) { .state = swap_state_to_string(m->swap.state),
-                                               .container_id = swap_record_container_id(m) },
+                                               .container_id = swap_record_container_id(&m->follow, &m->swap) },
                              "Cannot ask " FABRICS_UNIT ".service for the capture: cannot write "
                              WATCH_FABRICS_REQUEST " (%s). Not unloading; tried again later.", strerror(-r));
                 return;
@@ -191,7 +191,7 @@ static SwapFabricsNext capture_answered(Manager *m, const FabricsResult *res, co
                 m->fabrics.capture_failed = true;
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
                              &(ReportFields) { .state = swap_state_to_string(m->swap.state),
-                                               .container_id = swap_record_container_id(m) },
+                                               .container_id = swap_record_container_id(&m->follow, &m->swap) },
                              "No capture of the NVMe over Fabrics connections: %s. Not unloading (it would drop "
                              "them with nothing to connect them again); tried again in %llu s.",
                              error ?: "no answer", (unsigned long long) (RETRY_NO_ANSWER_USEC / 1000000ULL));
@@ -214,7 +214,7 @@ static void connect_answered(Manager *m, const FabricsResult *res, const char *e
         if (!res || (error && res->n_connections == 0)) {
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
                              &(ReportFields) { .state = swap_state_to_string(m->swap.state),
-                                               .container_id = swap_record_container_id(m) },
+                                               .container_id = swap_record_container_id(&m->follow, &m->swap) },
                              "No connect of the NVMe over Fabrics connections %s: %s. Asked again in %llu s.",
                              after, error ?: "no answer", (unsigned long long) (RETRY_NO_ANSWER_USEC / 1000000ULL));
                 retry_in(m, RETRY_NO_ANSWER_USEC);
@@ -246,7 +246,7 @@ SwapFabricsNext swap_fabrics_result(Manager *m, const char *verb, const FabricsR
         status = swap_fabrics_status(m);
         report_status_fabrics(status);
         swap_record_changed(m);
-        swap_status_update(m);
+        swap_status_update(&m->swap, &m->follow);
         ask(m);
         return next;
 }
@@ -270,7 +270,7 @@ static const char *missing_in(const char *tree, char *const *needed) {
 static void report_no_transport(Manager *m, const char *module, const NodeFabrics *f) {
         _cleanup_free_ char *which = NULL;
         char **lines = NULL;
-        const char *id = swap_record_container_id(m);
+        const char *id = swap_record_container_id(&m->follow, &m->swap);
 
         for (size_t i = 0; i < f->n; i++)
                 (void) strv_extend(&lines, f->items[i].description ?: "?");

@@ -339,12 +339,14 @@ void lifecycle_nvfs_changed(Manager *m) {
         swap_record_changed(m);
 }
 
-void lifecycle_note_build_container(Manager *m) {
+void lifecycle_note_build_container(SwapMachine *s, const SwapFollow *f) {
+        const char *id = f->container.identity ? f->container.identity->id : NULL;
+
         /* Which container the loaded build came from: the one followed now
          * (loaded by us or by an older image itself). */
-        if (followed_id(m) && !m->follow.earlier_build) {
-                free(m->swap.record.build_container_id);
-                m->swap.record.build_container_id = strdup(followed_id(m));
+        if (id && !f->earlier_build) {
+                free(s->record.build_container_id);
+                s->record.build_container_id = strdup(id);
         }
 }
 
@@ -362,19 +364,18 @@ void lifecycle_check_build_gone(Manager *m) {
         }
 }
 
-void lifecycle_report_no_build(Manager *m, SwapEvent ev) {
+void lifecycle_report_no_build(const char *container_id, SwapEvent ev) {
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_NO_BUILD,
-                     &(ReportFields) { .state = "no-build", .container_id = followed_id(m) },
+                     &(ReportFields) { .state = "no-build", .container_id = container_id },
                      "Driver container %.12s gives no NVMe build: not a swap, the in-tree NVMe stack "
                      "stays loaded (%s).",
-                     followed_id(m) ?: "?", swap_event_to_string(ev));
+                     container_id ?: "?", swap_event_to_string(ev));
 }
 
-void lifecycle_report_repairing(Manager *m, SwapEvent ev) {
+void lifecycle_report_repairing(SwapMachine *s, const char *container_id, SwapEvent ev) {
         log_info("Putting the in-tree NVMe stack back while driver container %.12s is expected (%s).",
-                 followed_id(m) ?: "?", swap_event_to_string(ev));
-        swap_record_message(&m->swap, "repairing: in-tree stack back until the ready file (%s)",
-                            swap_event_to_string(ev));
+                 container_id ?: "?", swap_event_to_string(ev));
+        swap_record_message(s, "repairing: in-tree stack back until the ready file (%s)", swap_event_to_string(ev));
 }
 
 void lifecycle_report_earlier_blocked(Manager *m, const NodeBlockers *b) {

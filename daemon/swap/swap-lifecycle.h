@@ -33,11 +33,11 @@ void lifecycle_load_no_build(Manager *m, const char *module, const char *reason)
  * step's plan (swap-plan.h): the loaded build is the followed container's;
  * the GDS hooks and nvidia_fs's match said; the build's record forgotten
  * once none is loaded; no-build and repairing said. */
-void lifecycle_note_build_container(Manager *m);
+void lifecycle_note_build_container(SwapMachine *s, const SwapFollow *f);
 void lifecycle_report_gds(Manager *m);
 void lifecycle_check_build_gone(Manager *m);
-void lifecycle_report_no_build(Manager *m, SwapEvent ev);
-void lifecycle_report_repairing(Manager *m, SwapEvent ev);
+void lifecycle_report_no_build(const char *container_id, SwapEvent ev);
+void lifecycle_report_repairing(SwapMachine *s, const char *container_id, SwapEvent ev);
 /* The unload of an earlier build was refused: why the new container's
  * openibd restart will fail. */
 void lifecycle_report_earlier_blocked(Manager *m, const NodeBlockers *b);

@@ -27,5 +27,5 @@ void swap_pin_refresh(Manager *m) {
                 (void) strv_copy(reasons, &m->swap.record.pins);
         report_status_suffix(pin_holder_summary(m->pin));
         swap_record_changed(m);
-        swap_status_update(m);
+        swap_status_update(&m->swap, &m->follow);
 }

@@ -24,8 +24,8 @@ uint64_t now_realtime_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-const char *swap_record_container_id(const Manager *m) {
-        return m->follow.container.identity ? m->follow.container.identity->id : m->swap.record.container_id;
+const char *swap_record_container_id(const SwapFollow *f, const SwapMachine *s) {
+        return f->container.identity ? f->container.identity->id : s->record.container_id;
 }
 
 void swap_record_message(SwapMachine *s, const char *fmt, ...) {
@@ -47,6 +47,13 @@ void swap_record_forget_blockers(SwapMachine *s) {
         s->n_blocker_pids = 0;
         strv_free(s->record.blockers);
         s->record.blockers = NULL;
+}
+
+void swap_record_restore_noted(SwapMachine *s, const char *container_id, SwapEvent cause) {
+        s->restore_cause = cause;
+        /* Not saved yet: the record still names the container. */
+        free(s->restore_container);
+        s->restore_container = container_id ? strdup(container_id) : NULL;
 }
 
 void swap_record_forget_swap(SwapMachine *s) {
@@ -127,14 +134,14 @@ void swap_record_changed(Manager *m) {
                 swap_record_save(m);
 }
 
-void swap_status_update(Manager *m) {
+void swap_status_update(const SwapMachine *s, const SwapFollow *f) {
         _cleanup_free_ char *line = swap_status_line(
-                m->swap.state, &(SwapStatusFacts) { .container_id = swap_record_container_id(m),
-                                                    .blockers = m->swap.last_blockers,
-                                                    .missing_namespaces = m->swap.record.missing_namespaces,
-                                                    .message = m->swap.record.message,
-                                                    .failure = m->swap.failure,
-                                                    .would = m->swap.record.would });
+                s->state, &(SwapStatusFacts) { .container_id = swap_record_container_id(f, s),
+                                               .blockers = s->last_blockers,
+                                               .missing_namespaces = s->record.missing_namespaces,
+                                               .message = s->record.message,
+                                               .failure = s->failure,
+                                               .would = s->record.would });
 
         if (line)
                 report_status("%s", line);

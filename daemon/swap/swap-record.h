@@ -15,12 +15,15 @@
 uint64_t now_realtime_usec(void);
 
 /* The id of the followed container, else the one the record names. */
-const char *swap_record_container_id(const Manager *m);
+const char *swap_record_container_id(const SwapFollow *f, const SwapMachine *s);
 
 /* The last report, one line, for the state file. */
 void swap_record_message(SwapMachine *s, const char *fmt, ...) _printf_(2, 3);
 /* No longer blocked: forget the blockers (and that they were reported). */
 void swap_record_forget_blockers(SwapMachine *s);
+/* What sent us to restoring (the step's plan decides it), and the container
+ * it was for (often gone by the time restored is said). */
+void swap_record_restore_noted(SwapMachine *s, const char *container_id, SwapEvent cause);
 /* Back to idle: forget the failure and what the last swap took away. */
 void swap_record_forget_swap(SwapMachine *s);
 
@@ -44,4 +47,4 @@ void swap_record_changed(Manager *m);
  * it once idle after a save asked for it). */
 void swap_record_publish(Manager *m);
 /* STATUS= for the current state. */
-void swap_status_update(Manager *m);
+void swap_status_update(const SwapMachine *s, const SwapFollow *f);

@@ -37,15 +37,13 @@ void swap_report_loaded(Manager *m, const NodeLoadResult *l, const char *tree);
 void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) _printf_(3, 4);
 /* The one line of a transition ("State a -> b (event)"), first, before
  * anything entering the state does. */
-void swap_report_transition(const Manager *m, SwapState old, SwapEvent ev);
+void swap_report_transition(SwapState old, SwapState now, SwapEvent ev);
 /* The reports of entering a state, each one effect of the step's plan
  * (swap-plan.h), carried out by the manager in the plan's order. */
 void swap_report_container_seen(Manager *m);
 /* restored: ev is restore-done; the reason said is what started the restore. */
 void swap_report_restored(Manager *m, SwapEvent ev);
 /* A stop while the stack was unloaded restored it (or failed to). */
-void swap_report_stop_restored(Manager *m, bool restored);
-/* What sent us to restoring (the plan decides it), and the container it was for. */
-void swap_report_restore_noted(Manager *m, SwapEvent cause);
+void swap_report_stop_restored(SwapMachine *s, const char *container_id, bool restored);
 /* Failed with no action having said why. */
 void swap_report_gave_up(Manager *m, SwapEvent ev);
