@@ -10,6 +10,11 @@
 #include "util/string-util.h"
 #include "util/strv.h"
 
+/* The container a report names: the followed one, else the record's. */
+static const char *container_id(const Manager *m) {
+        return swap_record_container_id(&m->follow, &m->swap);
+}
+
 static void record_would(Manager *m, const char *fmt, ...) _printf_(2, 3);
 static void record_would(Manager *m, const char *fmt, ...) {
         va_list ap;
@@ -27,7 +32,7 @@ static void record_would(Manager *m, const char *fmt, ...) {
 
 void observe_report_would_unload(Manager *m, const char *build, char *const *removed) {
         _cleanup_free_ char *list = strv_join(removed, " ");
-        const char *id = swap_record_container_id(&m->follow, &m->swap);
+        const char *id = container_id(m);
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_UNLOAD,
                      &(ReportFields) { .state = "would-unload", .module = list, .container_id = id,
@@ -47,7 +52,7 @@ void observe_report_would_load(Manager *m, const NodeLoadResult *l, const char *
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_LOAD,
                      &(ReportFields) { .state = "would-swap", .module = list, .origin = "nvidia",
-                                       .container_id = swap_record_container_id(&m->follow, &m->swap), .pid = m->follow.container.pid },
+                                       .container_id = container_id(m), .pid = m->follow.container.pid },
                      "Observe: would load %s from the driver container's tree %s; every module is there. "
                      "Nothing was loaded.",
                      list ?: "the stack", tree ?: "?");
@@ -60,7 +65,7 @@ void observe_report_would_restore(Manager *m, const NodeLoadResult *l) {
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_RESTORE,
                      &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = list,
-                                       .origin = "in-tree", .container_id = swap_record_container_id(&m->follow, &m->swap) },
+                                       .origin = "in-tree", .container_id = container_id(m) },
                      "Observe: would restore the in-tree NVMe stack (%s) after %s; it never left. "
                      "Nothing was loaded.",
                      list ?: "the stack", why);

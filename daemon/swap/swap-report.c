@@ -14,6 +14,11 @@
 #include "util/string-util.h"
 #include "util/strv.h"
 
+/* The container a report names: the followed one, else the record's. */
+static const char *container_id(const Manager *m) {
+        return swap_record_container_id(&m->follow, &m->swap);
+}
+
 void swap_report_namespaces(Manager *m, const char *message_id, const char *what) {
         NodeNamespaces *now = NULL;
         char **missing = NULL;
@@ -34,7 +39,7 @@ void swap_report_namespaces(Manager *m, const char *message_id, const char *what
         if (!missing) {
                 report_event(LOG_INFO, message_id,
                              &(ReportFields) { .state = swap_state_to_string(m->swap.state),
-                                               .container_id = swap_record_container_id(&m->follow, &m->swap) },
+                                               .container_id = container_id(m) },
                              "%s: all %zu NVMe namespaces seen before the unload are back.", what,
                              m->swap.record.namespaces_before->n);
                 return;
@@ -42,7 +47,7 @@ void swap_report_namespaces(Manager *m, const char *message_id, const char *what
         for (char **i = missing; *i; i++)
                 report_event(LOG_WARNING, message_id,
                              &(ReportFields) { .state = swap_state_to_string(m->swap.state), .device = *i,
-                                               .container_id = swap_record_container_id(&m->follow, &m->swap) },
+                                               .container_id = container_id(m) },
                              "%s: NVMe namespace %s seen before the unload is not back (yet).", what, *i);
 }
 
@@ -94,7 +99,7 @@ void swap_report_swapped(Manager *m, const char *by) {
                 report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_SWAPPED,
                              &(ReportFields) { .state = "swapped", .module = x->name,
                                                .origin = node_origin_to_string(x->origin),
-                                               .container_id = swap_record_container_id(&m->follow, &m->swap),
+                                               .container_id = container_id(m),
                                                .pid = m->follow.container.pid, .extra = extra },
                              "Swapped (%s): module %s is the %s build, GDS hooks %s%s.", by, x->name,
                              node_origin_to_string(x->origin), x->gds_hooks ? "present" : "absent",
@@ -119,7 +124,7 @@ static void report_blocker(Manager *m, const char *build, const NodeBlocker *x) 
         report_event(LOG_WARNING, observe ? SWAPGUARD_MESSAGE_WOULD_REFUSE : SWAPGUARD_MESSAGE_BLOCKED,
                      &(ReportFields) { .state = "blocked", .device = x->device,
                                        .mount_point = x->kind && streq(x->kind, "mounted") ? x->where : NULL,
-                                       .pid = x->pid, .container_id = swap_record_container_id(&m->follow, &m->swap),
+                                       .pid = x->pid, .container_id = container_id(m),
                                        .extra = extra },
                      "%s the %s NVMe stack: %s.", observe ? "Observe: would refuse to unload" : "Blocked: not unloading",
                      build, x->description ?: "in use");
@@ -164,23 +169,23 @@ void swap_report_unloaded(Manager *m, const char *build, char *const *removed, c
         STRV_FOREACH(k, kept)
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_UNLOADED,
                              &(ReportFields) { .state = "unloaded-waiting-driver",
-                                               .container_id = swap_record_container_id(&m->follow, &m->swap) },
+                                               .container_id = container_id(m) },
                              "A shared module of the %s NVMe stack stays loaded: %s. While it holds mlx_compat, "
                              "a driver container's openibd restart cannot remove that.",
                              build, *k);
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_UNLOADED,
                      &(ReportFields) { .state = "unloaded-waiting-driver", .module = list,
-                                       .container_id = swap_record_container_id(&m->follow, &m->swap), .pid = m->follow.container.pid },
+                                       .container_id = container_id(m), .pid = m->follow.container.pid },
                      "Unloaded the %s NVMe stack (%s) for driver container %.12s.", build,
-                     list && *list ? list : "nothing was loaded", swap_record_container_id(&m->follow, &m->swap) ?: "?");
+                     list && *list ? list : "nothing was loaded", container_id(m) ?: "?");
         swap_record_message(&m->swap, "unloaded: %s", list ?: "");
 }
 
 void swap_report_reload(Manager *m) {
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RELOAD_DETECTED,
                      &(ReportFields) { .state = swap_state_to_string(m->swap.state), .origin = "in-tree",
-                                       .container_id = swap_record_container_id(&m->follow, &m->swap) },
+                                       .container_id = container_id(m) },
                      "The in-tree NVMe stack was loaded again while it was meant to stay unloaded; "
                      "will swap when the driver is ready.");
 }
@@ -196,7 +201,7 @@ void swap_report_failure(Manager *m, const char *module, const char *fmt, ...) {
         m->swap.failure = s;
         report_event(LOG_ERR, SWAPGUARD_MESSAGE_FAILED,
                      &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = module,
-                                       .container_id = swap_record_container_id(&m->follow, &m->swap), .pid = m->follow.container.pid },
+                                       .container_id = container_id(m), .pid = m->follow.container.pid },
                      "%s", m->swap.failure ?: "failure");
         swap_record_message(&m->swap, "%s", m->swap.failure ?: "failure");
 }
@@ -205,9 +210,9 @@ void swap_report_container_seen(Manager *m) {
         const ContainerIdentity *c = m->follow.container.identity;
 
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_CONTAINER_SEEN,
-                     &(ReportFields) { .state = "container-seen", .container_id = swap_record_container_id(&m->follow, &m->swap),
+                     &(ReportFields) { .state = "container-seen", .container_id = container_id(m),
                                        .pod = c ? c->pod_name : NULL, .pid = m->follow.container.pid },
-                     "Driver container %.12s (pod %s) is running.", swap_record_container_id(&m->follow, &m->swap) ?: "?",
+                     "Driver container %.12s (pod %s) is running.", container_id(m) ?: "?",
                      c ? c->pod_name : "?");
 }
 
@@ -219,7 +224,7 @@ void swap_report_restored(Manager *m, SwapEvent ev) {
                 return; /* observe: "would restore" said it (observe-report.c) */
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RESTORED,
                      &(ReportFields) { .state = "restored", .origin = "in-tree",
-                                       .container_id = swap_record_container_id(&m->follow, &m->swap) ?: m->swap.restore_container },
+                                       .container_id = container_id(m) ?: m->swap.restore_container },
                      "Restored the in-tree NVMe stack (%s).", why);
         swap_record_message(&m->swap, "restored after %s", why);
         swap_report_builds(m);
