@@ -45,8 +45,15 @@ compare_setup() {
 # "# busy: ..." with the load average.
 busy_pids=()
 busy_stop() {
-	local p
+	local p qemu=()
+	# run-vm.sh runs qemu under timeout(1), which moves to a process group
+	# of its own: killing the harness's group left the neighbours' qemu
+	# running until their timeout; timeout passes the signal on to qemu
+	for p in "${busy_pids[@]}"; do
+		mapfile -t -O "${#qemu[@]}" qemu < <(ps -o pid= --ppid "$p" 2>/dev/null | tr -d " ")
+	done
 	for p in "${busy_pids[@]}"; do kill -- "-$p" 2>/dev/null; done
+	for p in "${qemu[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${busy_pids[@]}"; do wait "$p" 2>/dev/null; done
 	busy_pids=()
 }
