@@ -24,7 +24,10 @@
 # in "@LABEL": BENCH_LABEL for BUILD_DIR, BENCH_COMPARE_LABEL for DIR
 # (default: the dir names, with their parent's when both are the same), and
 # "ratio label@LABEL label@COMPARE_LABEL" lines compare the two builds
-# (BUILD_DIR's median over the compare build's).
+# (BUILD_DIR's median over the compare build's); then "order" and "paired"
+# lines (vm-compare-order.py): each build's median when it went first in
+# its round and when second, and the median of the per-round ratios. Use
+# an even number of rounds, so that each build goes first as often.
 set -uo pipefail
 
 build=$(realpath "${1:?usage: vm-driverless.sh BUILD_DIR WORK_DIR}")
@@ -82,5 +85,7 @@ for k in ("window-auto-ready", "window-container-start"):
     if len(builds) == 2 and k + builds[0] in med and med.get(k + builds[1], 0) > 0:
         print(f"ratio\t{k + builds[0]}\t{k + builds[1]}\t{med[k + builds[0]] / med[k + builds[1]]:.2f}")
 ' ${compare:+"$label_a" "$label_b"}
+# what the order within a round did, and the builds' ratio paired by round
+[ -z "$compare" ] || python3 "$here/vm-compare-order.py" <(tr -d '\r' <"$out") "$label_a" "$label_b"
 tr -d '\r' <"$out" | grep -E '^# (window-|timeline|compare)' || :
 exit $rc

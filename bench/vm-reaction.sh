@@ -23,7 +23,10 @@
 # DIR (default: the dir names, with their parent's when both are the
 # same); each ratio is given for both builds, and "ratio label@LABEL
 # label@COMPARE_LABEL" lines compare the two (BUILD_DIR's median over the
-# compare build's).
+# compare build's); then "order" and "paired" lines (vm-compare-order.py):
+# each build's median when it went first in its iteration and when second,
+# and the median of the per-iteration ratios. Use an even number of
+# iterations, so that each build goes first as often.
 set -uo pipefail
 
 build=$(realpath "${1:?usage: vm-reaction.sh BUILD_DIR WORK_DIR}")
@@ -88,5 +91,7 @@ for label in ("cli-unload", "daemon-unload", "cli-load", "daemon-load"):
     if len(builds) == 2 and label + builds[0] in med and med.get(label + builds[1], 0) > 0:
         print(f"ratio\t{label + builds[0]}\t{label + builds[1]}\t{med[label + builds[0]] / med[label + builds[1]]:.2f}")
 ' ${compare:+"$label_a" "$label_b"}
+# what the order within an iteration did, and the builds' ratio paired by iteration
+[ -z "$compare" ] || python3 "$here/vm-compare-order.py" <(tr -d '\r' <"$out") "$label_a" "$label_b"
 tr -d '\r' <"$out" | grep -E '^# (timeline|strace|compare)' || :
 exit $rc
