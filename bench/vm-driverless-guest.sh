@@ -22,7 +22,14 @@
 #                           then the ready file
 # In both daemon cases `openibd restart`'s one effect here, mlx_compat from
 # the container's tree, happens just before the ready file, as in the
-# container. Arguments: ROUNDS (5) COMPILE_SECONDS (10) SOURCE_DIR [debug].
+# container. Arguments: ROUNDS (5) COMPILE_SECONDS (10) SOURCE_DIR [debug]
+# [compare=COMPARE_BUILD,LABEL,COMPARE_LABEL] (the harness joins the
+# arguments with spaces and the guest's shell splits them again: an empty
+# one is lost, so the optional ones are words). With COMPARE_BUILD (another build dir,
+# reached at its host path through the 9p root), each round also runs both
+# daemon cases with that build's daemon, right after or before this build's
+# (the order swaps every round), and the daemon labels get "@LABEL" /
+# "@COMPARE_LABEL"; the floor is shared.
 # shellcheck source=../tests/vm/lib.sh
 . "$VM_LIB"
 
@@ -30,8 +37,22 @@ daemon=$VM_BUILD_ROOT/daemon/nvme-swapguard
 rounds=${1:-5}
 compile=${2:-10}
 src=${3:?the source directory}
-debug=${4:-} # "debug": the daemon's debug lines in the timeline
+debug='' # "debug": the daemon's debug lines in the timeline
+compare='' label_a='' label_b=''
+for a in "${@:4}"; do
+	case $a in
+	debug) debug=debug ;;
+	compare=*) IFS=, read -r compare label_a label_b <<<"${a#compare=}" ;;
+	*) vm_fatal "unknown argument $a" ;;
+	esac
+done
 [ -x "$daemon" ] || vm_skip "no $daemon (meson compile first)"
+if [ -n "$compare" ]; then
+	[ -x "$compare/daemon/nvme-swapguard" ] || vm_fatal "no $compare/daemon/nvme-swapguard"
+	[ -n "$label_a" ] && [ -n "$label_b" ] && [ "$label_a" != "$label_b" ] || vm_fatal "two different labels needed"
+	vm_log "compare: @$label_a $daemon (md5 $(md5sum <"$daemon" | cut -c1-12))"
+	vm_log "compare: @$label_b $compare/daemon/nvme-swapguard (md5 $(md5sum <"$compare/daemon/nvme-swapguard" | cut -c1-12))"
+fi
 [ -n "${VM_OOT_ROOT:-}" ] || vm_skip "needs run-vm.sh --oot"
 dev=$(plain_namespace) || vm_fatal "no plain namespace"
 work=$(mktemp -d /tmp/bench.XXXXXX)
@@ -140,10 +161,11 @@ wait_state() {
 	return 1
 }
 
-# daemon_round LABEL ROUND UNLOAD_AT: one swap by the daemon, from a fresh
-# start; UNLOAD_AT is the configuration's (auto or container-start).
+# daemon_round LABEL ROUND UNLOAD_AT [DAEMON]: one swap by the daemon (this
+# build's, else DAEMON), from a fresh start; UNLOAD_AT is the
+# configuration's (auto or container-start).
 daemon_round() {
-	local label=$1 round=$2 at=$3 t0 expect
+	local label=$1 round=$2 at=$3 daemon=${4:-$daemon} t0 expect
 	in_tree_loaded
 	rm -rf /run/nvme-swapguard /run/mellanox "${ud%/userdata}"
 	mkdir -p /run/containers/storage/overlay-containers /etc/nvme-swapguard-bench
@@ -215,8 +237,24 @@ for r in $(seq 1 "$rounds"); do
 	wait_for_block "$dev" 60 || vm_fail "floor: $dev not back"
 	sleep 0.3
 	window window-floor "$r" "$t0"
-	daemon_round window-auto-ready "$r" auto
-	daemon_round window-container-start "$r" container-start
+	if [ -z "$compare" ]; then
+		daemon_round window-auto-ready "$r" auto
+		daemon_round window-container-start "$r" container-start
+		continue
+	fi
+	# both builds, the first one alternating from round to round
+	if [ $((r % 2)) = 1 ]; then
+		order=("$label_a=$daemon" "$label_b=$compare/daemon/nvme-swapguard")
+	else
+		order=("$label_b=$compare/daemon/nvme-swapguard" "$label_a=$daemon")
+	fi
+	for at in auto container-start; do
+		for o in "${order[@]}"; do
+			kind=window-auto-ready
+			[ "$at" = auto ] || kind=window-container-start
+			daemon_round "$kind@${o%%=*}" "$r" "$at" "${o#*=}"
+		done
+	done
 done
 vm_pass "$rounds rounds"
 

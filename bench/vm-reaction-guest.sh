@@ -22,7 +22,17 @@
 #   daemon-unload     pidfile renamed into place (the container-start event)
 #                     -> the kernel's remove uevent of the last stack module
 #   daemon-load       ready file created -> the add uevent of nvme
-# Arguments: ITERATIONS (5) DAEMON_ITERATIONS (3).
+# Arguments: ITERATIONS (5) DAEMON_ITERATIONS (3) [strace]
+# [compare=COMPARE_BUILD,LABEL,COMPARE_LABEL] (the harness joins the
+# arguments with spaces and the guest's shell splits them again: an empty
+# one is lost, so the optional ones are words).
+# With COMPARE_BUILD (another build dir, reached at its host path through
+# the 9p root): every cli-* and daemon-* measurement is taken for both
+# builds' binaries, one after the other, the first alternating from one
+# iteration to the next, and labelled "@LABEL" (this build) or
+# "@COMPARE_LABEL"; each daemon iteration then also times the three floors
+# once, so that they share the daemons' moments too (n = ITERATIONS +
+# DAEMON_ITERATIONS).
 # shellcheck source=../tests/vm/lib.sh
 . "$VM_LIB"
 
@@ -34,8 +44,35 @@ daemon_iterations=${2:-3}
 # `strace -f -c`: where the daemon's syscalls go between the events and the
 # module calls (what remained of the daemon's own work on the swap's
 # critical path once it was close to the floor). Printed as "# strace:" lines.
-trace=${3:-}
+trace=''
+compare='' label_a='' label_b=''
+for a in "${@:3}"; do
+	case $a in
+	strace) trace=strace ;;
+	compare=*) IFS=, read -r compare label_a label_b <<<"${a#compare=}" ;;
+	*) vm_fatal "unknown argument $a" ;;
+	esac
+done
 [ -x "$timer" ] || vm_skip "no $timer (meson compile first)"
+if [ -n "$compare" ]; then
+	for f in "$compare/daemon/nvme-swapguard" "$compare/kmod-helper/nvme-swapguard-kmod"; do
+		[ -x "$f" ] || vm_fatal "no $f"
+	done
+	[ -n "$label_a" ] && [ -n "$label_b" ] && [ "$label_a" != "$label_b" ] || vm_fatal "two different labels needed"
+	vm_log "compare: @$label_a $VM_BUILD_ROOT (daemon md5 $(md5sum <"$daemon" | cut -c1-12))"
+	vm_log "compare: @$label_b $compare (daemon md5 $(md5sum <"$compare/daemon/nvme-swapguard" | cut -c1-12))"
+fi
+# builds ITERATION: the builds to measure in this iteration, in order, as
+# "SUFFIX=BUILD_DIR" (one, with no suffix, without a compare build)
+builds() {
+	if [ -z "$compare" ]; then
+		echo "=$VM_BUILD_ROOT"
+	elif [ $(($1 % 2)) = 1 ]; then
+		printf '%s\n' "@$label_a=$VM_BUILD_ROOT" "@$label_b=$compare"
+	else
+		printf '%s\n' "@$label_b=$compare" "@$label_a=$VM_BUILD_ROOT"
+	fi
+}
 [ -n "${VM_OOT_ROOT:-}" ] || vm_skip "needs run-vm.sh --oot"
 dev=$(plain_namespace) || vm_fatal "no plain namespace"
 work=$(mktemp -d /tmp/bench.XXXXXX)
@@ -93,25 +130,39 @@ timed() {
 	printf 'BENCH\t%s\t%s\t%s\n' "$label" "$iter" "$(cut -f3 <<<"$line")"
 }
 
-for i in $(seq 1 "$iterations"); do
+# floors_unload ITER, floors_load ITER: the floors of the unload (from the
+# in-tree stack) and of the load (from the stack unloaded).
+floors_unload() {
 	in_tree_loaded
-	# Where the CLI's time goes: exec + dynamic linking alone, the usage check alone.
-	timed cli-version "$i" "$VM_KMOD_HELPER" --version
-	timed cli-check "$i" "$VM_KMOD_HELPER" check
-	timed cli-unload "$i" "$VM_KMOD_HELPER" unload
-	module_loaded nvme && vm_fail "nvme still loaded after the guard's unload"
+	timed floor-modprobe-r "$1" modprobe -r nvme nvme_core
 	in_tree_loaded
-	timed floor-modprobe-r "$i" modprobe -r nvme nvme_core
-	in_tree_loaded
-	timed floor-rmmod "$i" rmmod nvme nvme_core
-
+	timed floor-rmmod "$1" rmmod nvme nvme_core
+}
+floors_load() {
 	stack_unloaded
-	timed cli-load "$i" "$VM_KMOD_HELPER" load --from "$ctree"
-	[[ $(module_taint nvme) == *O* ]] || vm_fail "the guard did not load the out-of-tree nvme"
-	wait_for_block "$dev" 60 || vm_fail "$dev not back after the guard's load"
-	stack_unloaded
-	timed floor-insmod "$i" insmod "$kos/nvme-core.ko" "&&" insmod "$kos/nvme.ko"
+	timed floor-insmod "$1" insmod "$kos/nvme-core.ko" "&&" insmod "$kos/nvme.ko"
 	wait_for_block "$dev" 60 || vm_fail "$dev not back after insmod"
+}
+for i in $(seq 1 "$iterations"); do
+	for b in $(builds "$i"); do
+		helper=${b#*=}/kmod-helper/nvme-swapguard-kmod
+		in_tree_loaded
+		# Where the CLI's time goes: exec + dynamic linking alone, the usage check alone.
+		timed "cli-version${b%%=*}" "$i" "$helper" --version
+		timed "cli-check${b%%=*}" "$i" "$helper" check
+		timed "cli-unload${b%%=*}" "$i" "$helper" unload
+		module_loaded nvme && vm_fail "nvme still loaded after the guard's unload"
+	done
+	floors_unload "$i"
+
+	for b in $(builds "$i"); do
+		helper=${b#*=}/kmod-helper/nvme-swapguard-kmod
+		stack_unloaded
+		timed "cli-load${b%%=*}" "$i" "$helper" load --from "$ctree"
+		[[ $(module_taint nvme) == *O* ]] || vm_fail "the guard did not load the out-of-tree nvme"
+		wait_for_block "$dev" 60 || vm_fail "$dev not back after the guard's load"
+	done
+	floors_load "$i"
 done
 vm_pass "$iterations iterations of the CLI and the floors"
 
@@ -188,8 +239,11 @@ timeline() {
 		awk -v a="$from" -v b="$to" -v act="$action" '$1 >= a && $1 <= b + 0.05 && $2 ~ "^" act "@/module/" { print $1, "uevent", $2 }' "$work/uevents"
 	} | sort -n | awk -v a="$from" -v l="$label" '{ t = $1; $1 = ""; printf "# timeline %s: +%8.1f ms %s\n", l, (t - a) * 1e3, substr($0, 1, 160) }'
 }
-# strace_iteration: the same unload and load, not timed, under strace -f -c.
+# strace_iteration [SUFFIX DAEMON HELPER]: the same unload and load, not
+# timed, under strace -f -c (this build's daemon and CLI, else DAEMON and
+# HELPER, their lines marked with SUFFIX).
 strace_iteration() {
+	local sfx=${1:-} daemon=${2:-$daemon} helper=${3:-$VM_KMOD_HELPER}
 	command -v strace >/dev/null || { vm_log "no strace: no syscall summary"; return; }
 	in_tree_loaded
 	rm -rf /run/nvme-swapguard /run/mellanox "${ud%/userdata}"
@@ -206,12 +260,64 @@ strace_iteration() {
 	wait_state swapped || return
 	kill -TERM "$(pgrep -P "$spid" | head -1)"
 	wait "$spid"
-	head -40 "$work/strace-c.txt" | sed 's/^/# strace: daemon: /'
+	head -40 "$work/strace-c.txt" | sed "s/^/# strace: daemon$sfx: /"
 	# the CLI's unload, for comparison
 	in_tree_loaded
-	strace -f -c -o "$work/strace-cli.txt" "$VM_KMOD_HELPER" unload >/dev/null 2>&1
-	head -30 "$work/strace-cli.txt" | sed 's/^/# strace: cli unload: /'
+	strace -f -c -o "$work/strace-cli.txt" "$helper" unload >/dev/null 2>&1
+	head -30 "$work/strace-cli.txt" | sed "s/^/# strace: cli unload$sfx: /"
 	in_tree_loaded
+}
+# daemon_iteration ITER SUFFIX DAEMON: one swap by DAEMON from a fresh
+# start, its two reactions timed as daemon-unload/daemon-load + SUFFIX.
+daemon_iteration() {
+	local i=$1 sfx=$2 daemon=$3 t0 t1 t2 t3
+	vm_log "daemon iteration $i$sfx: in-tree stack"
+	in_tree_loaded
+	vm_log "daemon iteration $i$sfx: starting the daemon"
+	rm -rf /run/nvme-swapguard /run/mellanox "${ud%/userdata}"
+	mkdir -p /run/containers/storage/overlay-containers
+	# each line stamped on arrival (CLOCK_MONOTONIC, the uevent
+	# logger's clock) for the timeline printed after the iteration
+	rm -f "$work/log.fifo" && mkfifo "$work/log.fifo"
+	python3 -u -c '
+import sys, time
+for l in sys.stdin:
+    print(f"{time.monotonic():.6f} {l}", end="", flush=True)' <"$work/log.fifo" >>"$work/daemon.log" &
+	stamper=$!
+	"$daemon" --log-target stderr >"$work/log.fifo" 2>&1 &
+	dpid=$!
+	wait_state idle || return 1
+	mkdir -p "$ud"
+	cat >"$ud/config.json" <<-JSON
+	{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"]},
+	 "annotations":{"io.container.manager":"cri-o","io.kubernetes.container.name":"mofed-container",
+	  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p",
+	  "io.kubernetes.pod.namespace":"nvidia-network-operator",
+	  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"}}
+	JSON
+	cp "$ud/config.json" "$work/config.json"
+	sleep 1 # config.json read and matched: the pidfile is the start event
+	echo "$VM_CONTAINER_PID" >"$ud/.pidfile.tmp"
+	t0=$(python3 -c 'import os, sys, time; t = time.monotonic(); os.rename(sys.argv[1], sys.argv[2]); print(f"{t:.6f}")' \
+		"$ud/.pidfile.tmp" "$ud/pidfile")
+	wait_state unloaded-waiting-driver || return 1
+	t1=$(last_uevent "$t0" remove nvme nvme_core)
+	[ -n "$t1" ] || { vm_fail "no remove uevent after the container start"; return 1; }
+	printf 'BENCH\t%s\t%s\t%s\n' "daemon-unload$sfx" "$i" "$(python3 -c "print(f'{($t1 - $t0) * 1e3:.3f}')")"
+	timeline "$i unload$sfx" "$t0" "$t1" remove
+
+	mkdir -p /run/mellanox/drivers
+	t2=$(python3 -c 'import os, sys, time; t = time.monotonic(); os.close(os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o644)); print(f"{t:.6f}")' \
+		/run/mellanox/drivers/.driver-ready)
+	wait_state swapped || return 1
+	t3=$(last_uevent "$t2" add nvme)
+	[ -n "$t3" ] || { vm_fail "no add uevent of nvme after the ready file"; return 1; }
+	printf 'BENCH\t%s\t%s\t%s\n' "daemon-load$sfx" "$i" "$(python3 -c "print(f'{($t3 - $t2) * 1e3:.3f}')")"
+	timeline "$i load$sfx" "$t2" "$t3" add
+	[[ $(module_taint nvme) == *O* ]] || vm_fail "the daemon did not load the out-of-tree nvme"
+	wait_for_block "$dev" 60 || vm_fail "$dev not back after the daemon's load"
+	kill -TERM "$dpid"
+	wait "$dpid" "$stamper"
 }
 id=$(echo mofed-container | sha256sum | cut -c1-64)
 ud=/run/containers/storage/overlay-containers/$id/userdata
@@ -227,56 +333,23 @@ if [ -x "$daemon" ] && ! in_crio_scope; then
 elif [ -x "$daemon" ]; then
 	vm_log "container cgroup: $(cat /proc/$VM_CONTAINER_PID/cgroup)"
 	for i in $(seq 1 "$daemon_iterations"); do
-		vm_log "daemon iteration $i: in-tree stack"
-		in_tree_loaded
-		vm_log "daemon iteration $i: starting the daemon"
-		rm -rf /run/nvme-swapguard /run/mellanox "${ud%/userdata}"
-		mkdir -p /run/containers/storage/overlay-containers
-		# each line stamped on arrival (CLOCK_MONOTONIC, the uevent
-		# logger's clock) for the timeline printed after the iteration
-		rm -f "$work/log.fifo" && mkfifo "$work/log.fifo"
-		python3 -u -c '
-import sys, time
-for l in sys.stdin:
-    print(f"{time.monotonic():.6f} {l}", end="", flush=True)' <"$work/log.fifo" >>"$work/daemon.log" &
-		stamper=$!
-		"$daemon" --log-target stderr >"$work/log.fifo" 2>&1 &
-		dpid=$!
-		wait_state idle || break
-		mkdir -p "$ud"
-		cat >"$ud/config.json" <<-JSON
-		{"ociVersion":"1.0.2-dev","process":{"args":["/root/entrypoint.sh"]},
-		 "annotations":{"io.container.manager":"cri-o","io.kubernetes.container.name":"mofed-container",
-		  "io.kubernetes.pod.name":"mofed-rhcos4.16-7d9f6b8c5d-ds-x2k4p",
-		  "io.kubernetes.pod.namespace":"nvidia-network-operator",
-		  "io.kubernetes.pod.uid":"0b7c3f5e-2a1d-4c8e-9f6a-1e2d3c4b5a69"}}
-		JSON
-		cp "$ud/config.json" "$work/config.json"
-		sleep 1 # config.json read and matched: the pidfile is the start event
-		echo "$VM_CONTAINER_PID" >"$ud/.pidfile.tmp"
-		t0=$(python3 -c 'import os, sys, time; t = time.monotonic(); os.rename(sys.argv[1], sys.argv[2]); print(f"{t:.6f}")' \
-			"$ud/.pidfile.tmp" "$ud/pidfile")
-		wait_state unloaded-waiting-driver || break
-		t1=$(last_uevent "$t0" remove nvme nvme_core)
-		[ -n "$t1" ] || { vm_fail "no remove uevent after the container start"; break; }
-		printf 'BENCH\t%s\t%s\t%s\n' daemon-unload "$i" "$(python3 -c "print(f'{($t1 - $t0) * 1e3:.3f}')")"
-		timeline "$i unload" "$t0" "$t1" remove
-
-		mkdir -p /run/mellanox/drivers
-		t2=$(python3 -c 'import os, sys, time; t = time.monotonic(); os.close(os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o644)); print(f"{t:.6f}")' \
-			/run/mellanox/drivers/.driver-ready)
-		wait_state swapped || break
-		t3=$(last_uevent "$t2" add nvme)
-		[ -n "$t3" ] || { vm_fail "no add uevent of nvme after the ready file"; break; }
-		printf 'BENCH\t%s\t%s\t%s\n' daemon-load "$i" "$(python3 -c "print(f'{($t3 - $t2) * 1e3:.3f}')")"
-		timeline "$i load" "$t2" "$t3" add
-		[[ $(module_taint nvme) == *O* ]] || vm_fail "the daemon did not load the out-of-tree nvme"
-		wait_for_block "$dev" 60 || vm_fail "$dev not back after the daemon's load"
-		kill -TERM "$dpid"
-		wait "$dpid" "$stamper"
+		failed=0
+		for b in $(builds "$i"); do
+			daemon_iteration "$i" "${b%%=*}" "${b#*=}/daemon/nvme-swapguard" || { failed=1; break; }
+		done
+		[ "$failed" = 0 ] || break
+		if [ -n "$compare" ]; then
+			floors_unload "$i"
+			floors_load "$i"
+		fi
 	done
 	vm_pass "$daemon_iterations daemon iterations"
-	[ "$trace" = strace ] && strace_iteration
+	if [ "$trace" = strace ] && [ -z "$compare" ]; then
+		strace_iteration
+	elif [ "$trace" = strace ]; then
+		strace_iteration "@$label_a" "$daemon" "$VM_KMOD_HELPER"
+		strace_iteration "@$label_b" "$compare/daemon/nvme-swapguard" "$compare/kmod-helper/nvme-swapguard-kmod"
+	fi
 else
 	vm_log "no $daemon: daemon reaction not measured"
 fi
