@@ -193,7 +193,7 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                 swap_step_begin(&m->step, &m->loop, name);
                 ev = step(m, ev, &acted, &nothing);
                 if (!nothing)
-                        swap_record_step_end(m);
+                        swap_record_save_step(m);
                 swap_step_end(&m->step, name);
                 if (nothing)
                         return; /* no transition: nothing to save or tell */

@@ -239,7 +239,7 @@ static int node_module_from(const ModuleStack *s, const ModuleInfo *m, const Mod
                 return -ENOMEM;
         g->origin = m->loaded ? origin_from_library(m->origin) : NODE_ORIGIN_ABSENT;
         g->shared = m->role == MODULE_ROLE_SHARED;
-        g->hooks_possible = m->loaded && (!m->taint || strchr(m->taint, 'O'));
+        g->hooks_possible = m->loaded && m->may_have_gds_hooks;
         g->gds_hooks = m->has_gds_hooks;
         if (m->gds_generations && !(g->gds_generations = strdup(m->gds_generations)))
                 return -ENOMEM;

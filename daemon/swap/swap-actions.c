@@ -217,7 +217,7 @@ static SwapEvent action_unload(Manager *m) {
         at_ready = swap_moment_unload_at(m->config, &m->follow) == UNLOAD_AT_DRIVER_READY;
         if (at_ready && m->ops->prepare_load)
                 prepare_load(m);
-        swap_record_save_before_acting(m); /* what goes is on disk before it goes */
+        swap_record_save_step(m); /* what goes is on disk before it goes */
         r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
         node_changed(m);
         if (!at_ready && m->ops->prepare_load && r >= 0 && u->outcome == NODE_UNLOAD_REMOVED)
@@ -303,7 +303,7 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        swap_record_save_before_acting(m);
+        swap_record_save_step(m);
         r = m->ops->load_from(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd, modules,
                               m->config->load_timeout_sec, &l);
         node_changed(m);
@@ -386,7 +386,7 @@ static SwapEvent action_restore(Manager *m) {
         int r;
 
         /* The restoring state is on disk before anything changes. */
-        swap_record_save_before_acting(m);
+        swap_record_save_step(m);
         /* Let the in-tree stack come back whatever way the library loads it. */
         r = reload_block_remove();
         if (r < 0)

@@ -120,13 +120,9 @@ void swap_record_save(Manager *m) {
         schedule_publish(m);
 }
 
-void swap_record_save_before_acting(Manager *m) {
+void swap_record_save_step(Manager *m) {
         if (!m->step.open || !m->step.saved)
                 swap_record_save(m);
-}
-
-void swap_record_step_end(Manager *m) {
-        swap_record_save_before_acting(m);
 }
 
 void swap_record_changed(Manager *m) {

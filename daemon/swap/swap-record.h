@@ -31,17 +31,16 @@ void swap_record_forget_swap(SwapMachine *s);
  * state and container, written once per step.
  *   swap_record_save()                outside a dispatch step (the start's
  *                                     reconcile, the stop): now;
- *   swap_record_save_before_acting()  an action, just before it changes the
- *                                     node: now, unless this step saved;
- *   swap_record_step_end()            manager_dispatch(), at a step's end:
- *                                     now, unless the step saved;
+ *   swap_record_save_step()           the step's one save: now, unless this
+ *                                     step saved; an action calls it just
+ *                                     before it changes the node,
+ *                                     manager_dispatch() at the step's end;
  *   swap_record_changed()             news for the record: the open step
  *                                     saves it (or the next one, once this
  *                                     one saved); outside a step, now.
  * Each asks for the status document's write once the loop is idle. */
 void swap_record_save(Manager *m);
-void swap_record_save_before_acting(Manager *m);
-void swap_record_step_end(Manager *m);
+void swap_record_save_step(Manager *m);
 void swap_record_changed(Manager *m);
 /* The status document and the metrics file, written now (the loop calls
  * it once idle after a save asked for it). */

@@ -144,10 +144,10 @@ static int read_mlx_compat_dependency(const char *name, bool *ret) {
  * read and has no O is the kernel's own build, which has no GDS hooks. So
  * the in-tree stack costs no kallsyms read at all; an unreadable taint
  * still asks kallsyms. */
-static int read_gds_hooks(ModuleInfo *m, bool taint_known, StackReadContext *ctx) {
+static int read_gds_hooks(ModuleInfo *m, StackReadContext *ctx) {
         int r;
 
-        if (!ctx->want_hooks || (taint_known && !strchr(m->taint, 'O')))
+        if (!ctx->want_hooks || !m->may_have_gds_hooks)
                 return 0;
         if (!ctx->gds_hooks) {
                 r = kallsyms_gds_hooks_read(&ctx->gds_hooks);
@@ -186,7 +186,8 @@ static int read_loaded_details(ModuleInfo *m, const ProcModule *pm, StackReadCon
         r = read_mlx_compat_dependency(m->name, &m->depends_on_mlx_compat);
         if (r < 0)
                 return r;
-        return read_gds_hooks(m, taint_known, ctx);
+        m->may_have_gds_hooks = !taint_known || strchr(m->taint, 'O');
+        return read_gds_hooks(m, ctx);
 }
 
 static inline void module_info_donep(ModuleInfo *m) {

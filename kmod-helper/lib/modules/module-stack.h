@@ -23,6 +23,8 @@ typedef struct ModuleInfo {
         char *taint;                /* "" when untainted; NULL when absent */
         char *srcversion;           /* NULL when absent or not exported */
         bool depends_on_mlx_compat; /* /sys/module/mlx_compat/holders/<name> exists */
+        bool may_have_gds_hooks;    /* loaded with O in its taint, or a taint that could not be
+                                       read: only such a module is asked of /proc/kallsyms */
         bool has_gds_hooks;         /* exports *_register_nvfs_dma_ops (/proc/kallsyms) */
         char *gds_generations;      /* which: "v1", "v2", "v1,v2" ("unversioned" for a name
                                        without one); NULL when none (gds-nvidia-fs #87) */
