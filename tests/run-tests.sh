@@ -10,8 +10,9 @@
 #   4. runs the CLI's status and check under valgrind on a fake node,
 #   5. builds the libFuzzer harnesses with clang and runs each for a bounded time.
 # Every step runs even if an earlier one failed; at the end it prints each
-# step's wall time, the 15 slowest tests (meson's own logs) and one line
-# counting the tests of all steps; the exit code is non-zero if any failed.
+# step's wall time, the 15 slowest tests (meson's own logs), each failed
+# test's failed checks and last lines, and one line counting the tests of
+# all steps; the exit code is non-zero if any failed.
 # Build dirs: build/, build-asan/, build-fuzz/ (BUILD_DIR, ASAN_BUILD_DIR, FUZZ_BUILD_DIR).
 #
 # --quick: the tier for someone changing code, a few minutes: builds build/
@@ -65,7 +66,7 @@ step_done
 # step: N passed, N failed, N skipped.
 printf '%s\n' "${step_times[@]}" >"${TMPDIR:-/tmp}/run-tests-steps.$$"
 python3 - "${TMPDIR:-/tmp}/run-tests-steps.$$" "${logs[@]}" <<'PY'
-import json, sys
+import json, re, sys
 print("\nrun-tests: wall time per step")
 for line in open(sys.argv[1]).read().splitlines():
     if "\t" in line:
@@ -99,6 +100,30 @@ if tests:
     print("run-tests: the 15 slowest tests (meson's logs)")
     for duration, name, suite, result in sorted(tests, reverse=True)[:15]:
         print(f"  {duration:7.1f} s  {name}  [{suite}] {result}")
+# Why each failed test failed, at the end where a log cut from the top keeps
+# it: its failed checks ("not ok" lines of the VM cases and fake-node
+# scripts, a VM boot's sequence verdict, Criterion's failed assertions,
+# sanitizer reports) and its last lines.
+for path in sys.argv[2:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        t = json.loads(line)
+        if t.get("result") in ("OK", "EXPECTEDFAIL", "SKIP"):
+            continue
+        out = [re.sub(r"\x1b\[[0-9;]*m", "", l.rstrip("\r")) for l in (t.get("stdout") or "").splitlines()]
+        print(f"\nrun-tests: why {t.get('name', '?')} failed ({t.get('result')}, {path}):")
+        marks = [l for l in out if "not ok - " in l or "# sequence: passed:" in l or "[FAIL]" in l or ": error:" in l
+                 or "Assertion" in l or "ERROR: AddressSanitizer" in l or "runtime error:" in l]
+        for l in marks[:30]:
+            print(f"  | {l[:300]}")
+        if len(marks) > 30:
+            print(f"  | ... {len(marks) - 30} more")
+        print("  its last lines:")
+        for l in out[-25:]:
+            print(f"  > {l[:300]}")
 print(f'\nrun-tests: {counts["passed"]} passed, {counts["failed"]} failed, {counts["skipped"]} skipped')
 PY
 rm -f "${TMPDIR:-/tmp}/run-tests-steps.$$"

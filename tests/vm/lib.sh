@@ -139,6 +139,25 @@ assert_not_loaded() {
 # delete_module MOD: the raw syscall (O_NONBLOCK, never forced); prints OK or
 # the errno name.  Unlike kmod's rmmod it always asks the kernel.
 delete_module() { $_vm_probe delete-module "${1//-/_}"; }
+# rmmod_settled MOD [SECONDS]: rmmod MOD as a person or a script would,
+# once nothing holds it: right after a swap, udev's probes of the new block
+# devices and the daemon's own look at the namespaces each open a device
+# for a moment, which holds the transport module (nvme_ns_open() and
+# nvme_dev_open() take a reference on it), and rmmod says "in use". Waits
+# for udev's queue, then tries again while the module is only busy, until
+# the deadline (a module held for good fails the check).
+rmmod_settled() {
+	local mod=$1 deadline=$((SECONDS + ${2:-30})) out
+	udevadm settle 2>/dev/null
+	while :; do
+		out=$(rmmod "$mod" 2>&1) && { vm_pass "rmmod $mod"; return 0; }
+		case $out in *"in use"*) ;; *) break ;; esac
+		[ $SECONDS -lt $deadline ] || break
+		vm_nap 0.2
+	done
+	vm_fail "rmmod $mod: $out (refcnt $(module_refcnt "$mod"), holders: $(module_holders "$mod"))"
+	return 1
+}
 # assert_unload_result MOD EXPECTED: delete_module answers EXPECTED (OK|EAGAIN|...).
 assert_unload_result() {
 	local r

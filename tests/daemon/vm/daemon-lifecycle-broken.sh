@@ -120,7 +120,7 @@ sg_wait_state unloaded-waiting-driver
 sg_container_compiled
 sg_ready
 sg_wait_state swapped
-rmmod nvme
+rmmod_settled nvme
 assert_loaded nvme_core
 sg_wait_state restored 60
 assert_journal STACK_BROKEN SWAPGUARD_BREAK=core-without-nvme
