@@ -131,7 +131,7 @@ static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapPlan *p) {
                 swap_record_forget_swap(&m->swap);
         swap_metrics_entered(&m->publish, p->effects);
         if (swap_plan_has(p, SWAP_EFFECT_POD_END_RESTORED))
-                pod_end_restored(m);
+                pod_end_restored(&m->follow.pod_end, m->swap.state, &m->loop);
         if (swap_plan_has(p, SWAP_EFFECT_POD_END_BLOCKED))
                 pod_end_blocked(&m->swap);
         if (swap_plan_has(p, SWAP_EFFECT_POD_END_FORGET))
@@ -146,6 +146,14 @@ static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapPlan *p) {
                 lifecycle_report_no_build(driver_container_id(&m->follow.container), ev);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_REPAIRING))
                 lifecycle_report_repairing(&m->swap, driver_container_id(&m->follow.container), ev);
+}
+
+int manager_read_context(Manager *m, SwapContext *ret) {
+        SwapContextInputs in = { .config = m->config, .follow = &m->follow, .swap = &m->swap,
+                                 .ready_present = m->ready_present };
+        SwapNodeView node = manager_node_view(m);
+
+        return swap_read_context(&in, &node, ret);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -166,7 +174,7 @@ static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) 
         if (m->ready_present && !lifecycle_ready_counts(m))
                 m->ready_present = false;
         *ret_nothing = true;
-        if (swap_read_context(m, &ctx) < 0)
+        if (manager_read_context(m, &ctx) < 0)
                 return _SWAP_EVENT_INVALID;
         swap_context_noted(&m->follow, &ctx);
         p = swap_plan(old, ev, &ctx,
@@ -185,19 +193,30 @@ static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) 
 }
 
 void manager_dispatch(Manager *m, SwapEvent ev) {
-        bool acted = false, nothing = false;
+        /* after_save: the last step's action saved just before it changed
+         * the node, so what it noted since is the next step's to write. A
+         * chain that ends there (at its cap: every outcome of an action is
+         * a transition of the table) writes it once after its last step,
+         * never drops it. */
+        bool acted = false, nothing = false, after_save = false;
 
         for (unsigned n = 0; ev >= 0 && n < MAX_CHAIN; n++) {
                 const char *name = swap_event_to_string(ev);
 
                 swap_step_begin(&m->step, &m->loop, name);
                 ev = step(m, ev, &acted, &nothing);
-                if (!nothing)
+                if (!nothing) {
+                        after_save = m->step.saved;
                         swap_record_save_step(m);
+                }
                 swap_step_end(&m->step, name);
                 if (nothing)
-                        return; /* no transition: nothing to save or tell */
+                        break; /* no transition: nothing new to save or tell */
         }
+        if (after_save)
+                swap_record_save(m);
+        if (nothing)
+                return;
         swap_status_update(&m->swap, &m->follow);
         manager_labels_update(m);
         /* Blocked: the mount watch also follows the exit of the processes
@@ -216,6 +235,12 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
  * loads: stack-judge.c; the timer's handler is manager-timers.c's), not in
  * the middle of someone's work. */
 void manager_stack_changed(Manager *m) {
-        pod_end_stack_changed(m); /* the ended container's cleanup may be at work */
+        /* What was read of the stack before this news is not the stack now.
+         * One wakeup of the udev watch carries several module uevents (a
+         * container's cleanup removing nvme, then nvme_core): each is
+         * judged on a read made after it, never on the one its
+         * predecessor made in the same event of the loop. */
+        swap_snapshot_forget(&m->step);
+        pod_end_stack_changed(&m->follow.pod_end, &m->loop); /* the ended container's cleanup may be at work */
         stack_judge_changed(&m->stack, &m->loop);
 }

@@ -9,6 +9,7 @@
  * the guard) feeds them to the table. */
 
 #include "swap/manager-data.h"
+#include "swap/swap-context.h"
 
 /* Feeds ev, and the outcomes of the actions it leads to, through the table. */
 void manager_dispatch(Manager *m, SwapEvent ev);
@@ -18,3 +19,5 @@ void manager_apply_state(Manager *m);
 /* A stack module came or went (or may have: a reload, a lost uevent): the
  * stack is judged once the change settled (stack-judge.c). */
 void manager_stack_changed(Manager *m);
+/* The step's context, read from the Manager's owners (swap-context.h). */
+int manager_read_context(Manager *m, SwapContext *ret);

@@ -38,7 +38,7 @@ void manager_reconcile(Manager *m) {
          * daemon, and what that build's unload takes out. */
         state_file_keep_build(&m->swap.record, previous);
         lifecycle_container_followed(m);
-        if (swap_read_context(m, &ctx) < 0) {
+        if (manager_read_context(m, &ctx) < 0) {
                 /* Cannot see the modules: do nothing rather than guess. */
                 m->swap.state = reconcile_blind();
                 state_file_free(previous);
@@ -77,7 +77,7 @@ void manager_reconcile(Manager *m) {
                  ctx.replacement_loaded ? "replaced" : ctx.stack_loaded ? "in-tree" : "absent",
                  m->ready_present ? "present" : "absent", swap_state_to_string(d.state),
                  d.event >= 0 ? " then " : "", d.event >= 0 ? swap_event_to_string(d.event) : "");
-        observe_report_start(m, previous, d.state);
+        observe_report_start(&m->swap, m->config->mode, previous, d.state);
         /* Resuming in the state the previous instance left: the state has
          * not changed, so neither has the time it was entered (the metrics'
          * state_since and the status document's since survive a restart). */

@@ -21,7 +21,8 @@ typedef struct TimerKind {
 /* The bounded wait for an ended container's own cleanup is over (pod-end.c). */
 static int on_pod_end(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        SwapEvent ev = pod_end_waited(m);
+        SwapNodeView node = manager_node_view(m);
+        SwapEvent ev = pod_end_waited(&m->follow.pod_end, &m->swap, &node);
 
         if (ev >= 0 && m->swap.started)
                 manager_dispatch(m, ev);
@@ -46,12 +47,18 @@ static int on_fabrics_retry(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static int on_metrics_refresh(sd_event_source *s, uint64_t usec, void *userdata) {
-        swap_metrics_refresh_due(userdata);
+        Manager *m = userdata;
+        SwapNodeView node = manager_node_view(m);
+
+        swap_metrics_refresh_due(&m->publish, &m->swap, m->config->mode, &node);
         return 0;
 }
 
 static int on_idle(sd_event_source *s, void *userdata) {
-        swap_record_publish(userdata);
+        Manager *m = userdata;
+        SwapNodeView node = manager_node_view(m);
+
+        swap_record_publish(&m->swap, &m->publish, m->config->mode, &node);
         return 0;
 }
 

@@ -66,7 +66,7 @@ static void container_exited(Manager *m, const char *why) {
         if (!driver_container_followed(&m->follow.container))
                 return;
         log_info("Driver container %.12s is gone (%s).", m->follow.container.identity->id, why);
-        pod_end_container_exited(m);
+        pod_end_container_exited(&m->follow, &m->swap, &m->loop);
         lifecycle_container_exited(m);
         pin_holder_driver_container(m->pin, m->follow.container.identity->id, m->follow.container.identity->pod_name, false);
         driver_container_forget(&m->follow.container);
@@ -247,7 +247,7 @@ static void rescan_all(Manager *m) {
         manager_stack_changed(m); /* a lost module uevent may hide a broken stack */
         lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going */
         manager_labels_update(m);
-        if (swap_read_context(m, &ctx) < 0)
+        if (manager_read_context(m, &ctx) < 0)
                 return;
         swap_context_noted(&m->follow, &ctx);
         if (swap_state_is_unloaded(m->swap.state) && ctx.stack_loaded)
@@ -258,8 +258,7 @@ static void rescan_all(Manager *m) {
         schedule_recheck(m);
 }
 
-static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *userdata) {
-        Manager *m = userdata;
+void manager_uevent(Manager *m, UdevWatchEvent ev, const char *name) {
         SwapContext ctx;
 
         if (!m->swap.started)
@@ -282,7 +281,7 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                 if (!nvme_stack_module(name))
                         break;
                 manager_stack_changed(m);
-                if (swap_read_context(m, &ctx) < 0)
+                if (manager_read_context(m, &ctx) < 0)
                         break;
                 swap_context_noted(&m->follow, &ctx);
                 if (!ctx.stack_loaded)
@@ -300,6 +299,10 @@ static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *u
                 rescan_all(m);
                 break;
         }
+}
+
+static void on_uevent(UdevWatch *w, UdevWatchEvent ev, const char *name, void *userdata) {
+        manager_uevent(userdata, ev, name);
 }
 
 /* ---- lifecycle -------------------------------------------------------- */
@@ -443,7 +446,7 @@ int manager_start(Manager *m) {
         r = add_watches(m);
         if (r < 0)
                 return r;
-        (void) swap_metrics_start(m); /* its counters before the reconcile's transitions */
+        (void) swap_metrics_start(&m->publish, &m->loop); /* its counters before the reconcile's transitions */
         manager_reconcile(m);
         /* A stack left broken while we were down (a previous instance killed
          * mid-repair, with nvme_core back but not nvme: tests/faults, row

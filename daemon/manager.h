@@ -14,6 +14,7 @@
 #include "config/daemon-config.h"
 #include "node/node-ops.h"
 #include "swap/swap-state.h"
+#include "watch/udev-watch.h"
 #include "util/macro.h"
 
 typedef struct Manager Manager;
@@ -33,3 +34,7 @@ int manager_start(Manager *m);
 /* Runs the loop until SIGTERM/SIGINT; returns the exit code. */
 int manager_run(Manager *m);
 SwapState manager_get_state(const Manager *m);
+/* One uevent of the udev watch (a module came or went, a block device
+ * changed), as the watch hands it over: one wakeup may hand several in a
+ * row within the same event of the loop. */
+void manager_uevent(Manager *m, UdevWatchEvent ev, const char *name);

@@ -26,6 +26,7 @@
 #include "swap/swap-loop.h"
 #include "swap/swap-machine.h"
 #include "swap/swap-publish.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-stack.h"
 #include "swap/swap-step.h"
 
@@ -63,3 +64,8 @@ struct Manager {
         PinHolder *pin;
         UsageWatch *usage;
 };
+
+/* The node as a file of swap/ reads it (swap-snapshot.h). */
+static inline SwapNodeView manager_node_view(Manager *m) {
+        return (SwapNodeView) { .step = &m->step, .ops = m->ops, .loop = &m->loop };
+}

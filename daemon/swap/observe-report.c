@@ -11,69 +11,68 @@
 #include "util/strv.h"
 
 /* The container a report names: the followed one, else the record's. */
-static const char *container_id(const Manager *m) {
-        return swap_record_container_id(&m->follow, &m->swap);
+static const char *container_id(const SwapMachine *s, const SwapFollow *f) {
+        return swap_record_container_id(f, s);
 }
 
-static void record_would(Manager *m, const char *fmt, ...) _printf_(2, 3);
-static void record_would(Manager *m, const char *fmt, ...) {
+static void record_would(SwapMachine *s, const char *fmt, ...) _printf_(2, 3);
+static void record_would(SwapMachine *s, const char *fmt, ...) {
         va_list ap;
-        char *s;
+        char *line;
 
         va_start(ap, fmt);
-        s = strdup_vprintf(fmt, ap);
+        line = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (!s)
+        if (!line)
                 return;
-        free(m->swap.record.would);
-        m->swap.record.would = s;
-        swap_record_message(&m->swap, "%s", s);
+        free(s->record.would);
+        s->record.would = line;
+        swap_record_message(s, "%s", line);
 }
 
-void observe_report_would_unload(Manager *m, const char *build, char *const *removed) {
+void observe_report_would_unload(SwapMachine *s, const SwapFollow *f, const char *build, char *const *removed) {
         _cleanup_free_ char *list = strv_join(removed, " ");
-        const char *id = container_id(m);
+        const char *id = container_id(s, f);
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_UNLOAD,
                      &(ReportFields) { .state = "would-unload", .module = list, .container_id = id,
-                                       .pid = m->follow.container.pid },
+                                       .pid = f->container.pid },
                      "Observe: would unload the %s NVMe stack (%s) for driver container %.12s; no namespace "
                      "is in use. Nothing was unloaded.",
                      build, list && *list ? list : "nothing loaded", id ?: "?");
-        record_would(m, "would unload %s for %.12s", list && *list ? list : "nothing", id ?: "?");
+        record_would(s, "would unload %s for %.12s", list && *list ? list : "nothing", id ?: "?");
 }
 
-void observe_report_would_refuse(Manager *m, const char *blockers) {
-        record_would(m, "would refuse: %s", blockers ?: "namespaces in use");
+void observe_report_would_refuse(SwapMachine *s, const char *blockers) {
+        record_would(s, "would refuse: %s", blockers ?: "namespaces in use");
 }
 
-void observe_report_would_load(Manager *m, const NodeLoadResult *l, const char *tree) {
+void observe_report_would_load(SwapMachine *s, const SwapFollow *f, const NodeLoadResult *l, const char *tree) {
         _cleanup_free_ char *list = l && l->loaded ? strv_join(l->loaded, " ") : NULL;
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_LOAD,
                      &(ReportFields) { .state = "would-swap", .module = list, .origin = "nvidia",
-                                       .container_id = container_id(m), .pid = m->follow.container.pid },
+                                       .container_id = container_id(s, f), .pid = f->container.pid },
                      "Observe: would load %s from the driver container's tree %s; every module is there. "
                      "Nothing was loaded.",
                      list ?: "the stack", tree ?: "?");
-        record_would(m, "would load nvidia build (%s) from %s", list ?: "the stack", tree ?: "?");
+        record_would(s, "would load nvidia build (%s) from %s", list ?: "the stack", tree ?: "?");
 }
 
-void observe_report_would_restore(Manager *m, const NodeLoadResult *l) {
+void observe_report_would_restore(SwapMachine *s, const SwapFollow *f, const NodeLoadResult *l) {
         _cleanup_free_ char *list = l && l->loaded ? strv_join(l->loaded, " ") : NULL;
-        const char *why = swap_event_to_string(m->swap.restore_cause) ?: "?";
+        const char *why = swap_event_to_string(s->restore_cause) ?: "?";
 
         report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_WOULD_RESTORE,
-                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = list,
-                                       .origin = "in-tree", .container_id = container_id(m) },
+                     &(ReportFields) { .state = swap_state_to_string(s->state), .module = list,
+                                       .origin = "in-tree", .container_id = container_id(s, f) },
                      "Observe: would restore the in-tree NVMe stack (%s) after %s; it never left. "
                      "Nothing was loaded.",
                      list ?: "the stack", why);
-        record_would(m, "would restore %s (%s)", list ?: "the in-tree stack", why);
+        record_would(s, "would restore %s (%s)", list ?: "the in-tree stack", why);
 }
 
-void observe_report_start(Manager *m, const StateFile *previous, SwapState resuming) {
-        SwapMode now = m->config->mode;
+void observe_report_start(SwapMachine *s, SwapMode now, const StateFile *previous, SwapState resuming) {
         const char *mode = swap_mode_to_string(now);
         bool switched = previous && previous->mode != now;
 
@@ -84,7 +83,7 @@ void observe_report_start(Manager *m, const StateFile *previous, SwapState resum
                              "Mode=observe%s: the node stays as enforce left it, swapped to the out-of-tree "
                              "NVMe build; observe changes nothing. Switch back to enforce to act again.",
                              switched ? " (was enforce)" : "");
-                record_would(m, "left as enforce left it: swapped");
+                record_would(s, "left as enforce left it: swapped");
                 return;
         }
         if (!switched && now == SWAP_MODE_ENFORCE)

@@ -11,12 +11,12 @@
 #include "swap/manager-data.h"
 #include "publish/state-file.h"
 
-void observe_report_would_unload(Manager *m, const char *build, char *const *removed);
+void observe_report_would_unload(SwapMachine *s, const SwapFollow *f, const char *build, char *const *removed);
 /* The line of the record for a refused unload in observe (the entries are
  * swap-report.c's, with their own MESSAGE_ID in observe). */
-void observe_report_would_refuse(Manager *m, const char *blockers);
-void observe_report_would_load(Manager *m, const NodeLoadResult *l, const char *tree);
-void observe_report_would_restore(Manager *m, const NodeLoadResult *l);
+void observe_report_would_refuse(SwapMachine *s, const char *blockers);
+void observe_report_would_load(SwapMachine *s, const SwapFollow *f, const NodeLoadResult *l, const char *tree);
+void observe_report_would_restore(SwapMachine *s, const SwapFollow *f, const NodeLoadResult *l);
 /* At start, once resuming is decided: the mode, and a switch from the mode
  * of the instance that wrote `previous` (NULL: none). */
-void observe_report_start(Manager *m, const StateFile *previous, SwapState resuming);
+void observe_report_start(SwapMachine *s, SwapMode now, const StateFile *previous, SwapState resuming);

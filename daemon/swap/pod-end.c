@@ -42,122 +42,122 @@ static void forget(PodEnd *p, const SwapLoop *loop) {
         p->restoring = false;
 }
 
-static const ReportFields *fields(Manager *m, ReportFields *f) {
-        *f = (ReportFields) { .state = swap_state_to_string(m->swap.state), .container_id = m->follow.pod_end.container_id,
-                              .pod = m->follow.pod_end.pod };
+static const ReportFields *fields(const PodEnd *p, SwapState state, ReportFields *f) {
+        *f = (ReportFields) { .state = swap_state_to_string(state), .container_id = p->container_id, .pod = p->pod };
         return f;
 }
 
 /* The container's environment, as decided when it was followed. */
-static EnvFlag restore_flag(const Manager *m, const char *id) {
-        if (!m->follow.env_reported_for || !streq(m->follow.env_reported_for, id))
+static EnvFlag restore_flag(const SwapFollow *f, const char *id) {
+        if (!f->env_reported_for || !streq(f->env_reported_for, id))
                 return ENV_FLAG_UNSET;
-        return m->follow.env.restore_on_termination;
+        return f->env.restore_on_termination;
 }
 
-static void report_build_stays(Manager *m, EnvFlag restore) {
+static void report_build_stays(SwapMachine *s, const PodEnd *p, EnvFlag restore) {
         ReportFields f;
 
-        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_BUILD_STAYS, fields(m, &f),
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_BUILD_STAYS, fields(p, s->state, &f),
                      "Driver container %.12s (pod %s) is gone and RESTORE_DRIVER_ON_POD_TERMINATION is %s: NVIDIA's "
                      "NVMe build from it stays loaded (swapped) until the next driver container; "
                      "`nvme-swapguard-kmod restore` puts the in-tree stack back by hand.",
-                     m->follow.pod_end.container_id, m->follow.pod_end.pod ?: "?", env_flag_to_string(restore));
-        swap_record_message(&m->swap, "pod ended: RESTORE_DRIVER_ON_POD_TERMINATION=%s, the build stays",
+                     p->container_id, p->pod ?: "?", env_flag_to_string(restore));
+        swap_record_message(s, "pod ended: RESTORE_DRIVER_ON_POD_TERMINATION=%s, the build stays",
                             env_flag_to_string(restore));
 }
 
-static int arm(Manager *m) {
-        PodEnd *p = &m->follow.pod_end;
+static int arm(PodEnd *p, const SwapLoop *loop) {
         int r;
 
-        r = swap_loop_now(&m->loop, SWAP_TIMER_POD_END, &p->exited_usec);
+        r = swap_loop_now(loop, SWAP_TIMER_POD_END, &p->exited_usec);
         if (r < 0)
                 return r;
-        return swap_loop_arm(&m->loop, SWAP_TIMER_POD_END, p->exited_usec + POD_END_WAIT_USEC);
+        return swap_loop_arm(loop, SWAP_TIMER_POD_END, p->exited_usec + POD_END_WAIT_USEC);
 }
 
-void pod_end_container_exited(Manager *m) {
-        const ContainerIdentity *c = m->follow.container.identity;
+void pod_end_container_exited(SwapFollow *f, SwapMachine *s, const SwapLoop *loop) {
+        const ContainerIdentity *c = f->container.identity;
+        PodEnd *p = &f->pod_end;
         EnvFlag restore;
         int r;
 
         /* Only the container whose build is loaded: an earlier container's
          * build is the new one's business (swap-lifecycle.c). */
-        if (!c || !swap_state_build_loaded(m->swap.state) || !m->swap.record.build_container_id ||
-            !streq(m->swap.record.build_container_id, c->id))
+        if (!c || !swap_state_build_loaded(s->state) || !s->record.build_container_id ||
+            !streq(s->record.build_container_id, c->id))
                 return;
-        forget(&m->follow.pod_end, &m->loop);
-        m->follow.pod_end.container_id = strdup(c->id);
-        m->follow.pod_end.pod = c->pod_name ? strdup(c->pod_name) : NULL;
-        if (!m->follow.pod_end.container_id) {
+        forget(p, loop);
+        p->container_id = strdup(c->id);
+        p->pod = c->pod_name ? strdup(c->pod_name) : NULL;
+        if (!p->container_id) {
                 log_oom();
                 return;
         }
-        restore = restore_flag(m, c->id);
+        restore = restore_flag(f, c->id);
         if (restore != ENV_FLAG_TRUE) {
-                report_build_stays(m, restore);
-                forget(&m->follow.pod_end, &m->loop);
+                report_build_stays(s, p, restore);
+                forget(p, loop);
                 return;
         }
-        r = arm(m);
+        r = arm(p, loop);
         if (r < 0) {
                 /* Without the wait we would race its cleanup: keep the build, say so. */
                 log_error_errno(r, "Cannot arm the wait for driver container %.12s's own cleanup; its NVMe build "
                                 "stays loaded: %m", c->id);
-                forget(&m->follow.pod_end, &m->loop);
+                forget(p, loop);
                 return;
         }
         log_info("Driver container %.12s ended with RESTORE_DRIVER_ON_POD_TERMINATION=true: giving its own cleanup "
                  "%llu s of quiet (at most %llu s) to take NVIDIA's NVMe modules out.",
                  c->id, (unsigned long long) (POD_END_WAIT_USEC / 1000000ULL),
                  (unsigned long long) (POD_END_WAIT_MAX_USEC / 1000000ULL));
-        swap_record_message(&m->swap, "pod ended: waiting for its own cleanup");
+        swap_record_message(s, "pod ended: waiting for its own cleanup");
 }
 
-void pod_end_stack_changed(Manager *m) {
-        PodEnd *p = &m->follow.pod_end;
+void pod_end_stack_changed(PodEnd *p, const SwapLoop *loop) {
         uint64_t now, until;
 
-        if (!swap_loop_armed(&m->loop, SWAP_TIMER_POD_END) || swap_loop_now(&m->loop, SWAP_TIMER_POD_END, &now) < 0)
+        if (!swap_loop_armed(loop, SWAP_TIMER_POD_END) || swap_loop_now(loop, SWAP_TIMER_POD_END, &now) < 0)
                 return;
         until = now + POD_END_WAIT_USEC;
         if (until > p->exited_usec + POD_END_WAIT_MAX_USEC)
                 until = p->exited_usec + POD_END_WAIT_MAX_USEC;
-        (void) swap_loop_arm(&m->loop, SWAP_TIMER_POD_END, until);
+        (void) swap_loop_arm(loop, SWAP_TIMER_POD_END, until);
 }
 
-SwapEvent pod_end_waited(Manager *m) {
-        PodEnd *p = &m->follow.pod_end;
+SwapEvent pod_end_waited(PodEnd *p, SwapMachine *s, const SwapNodeView *node) {
         const NodeStack *stack = NULL;
         bool replacement;
         ReportFields f;
 
-        swap_loop_disarm(&m->loop, SWAP_TIMER_POD_END);
+        swap_loop_disarm(node->loop, SWAP_TIMER_POD_END);
         if (!p->container_id)
                 return _SWAP_EVENT_INVALID;
-        if (!swap_state_build_loaded(m->swap.state) || swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0) {
+        if (!swap_state_build_loaded(s->state) || swap_snapshot_stack(node->step, node->ops, node->loop, &stack) < 0) {
                 /* Its cleanup took the build out and the daemon put the in-tree
                  * stack back on the modules' removal (or broke it: the journal has it). */
                 log_info("Driver container %.12s's own cleanup changed the NVMe stack: state %s, nothing more to do.",
-                         p->container_id, swap_state_to_string(m->swap.state));
-                forget(&m->follow.pod_end, &m->loop);
+                         p->container_id, swap_state_to_string(s->state));
+                forget(p, node->loop);
                 return _SWAP_EVENT_INVALID;
         }
         replacement = node_stack_replacement_loaded(stack);
         if (!replacement) {
                 log_info("Driver container %.12s took NVIDIA's NVMe modules out itself.", p->container_id);
-                forget(&m->follow.pod_end, &m->loop);
-                return _SWAP_EVENT_INVALID;
+                forget(p, node->loop);
+                /* ... and nothing of the stack is left while the state still
+                 * says swapped (the removal's uevents not judged yet): the
+                 * in-tree stack goes back now, as at the removal. */
+                return node_stack_any_loaded(stack) ? _SWAP_EVENT_INVALID : SWAP_EVENT_STACK_GONE;
         }
         p->restoring = true;
-        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_TAKE_BACK, fields(m, &f),
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_TAKE_BACK, fields(p, s->state, &f),
                      "Driver container %.12s (pod %s) ended without taking NVIDIA's NVMe modules out (killed before "
                      "its own cleanup finished, or crashed) and asked for RESTORE_DRIVER_ON_POD_TERMINATION=true: "
                      "nvme-swapguard, which loaded them, takes them out once no namespace is in use and puts the "
                      "in-tree stack back.",
                      p->container_id, p->pod ?: "?");
-        swap_record_message(&m->swap, "pod ended: taking NVIDIA's build back");
+        swap_record_message(s, "pod ended: taking NVIDIA's build back");
         return SWAP_EVENT_POD_ENDED;
 }
 
@@ -165,15 +165,15 @@ void pod_end_context(const PodEnd *p, SwapContext *ctx) {
         ctx->pod_end_restore = p->restoring && !ctx->container_running;
 }
 
-void pod_end_restored(Manager *m) {
+void pod_end_restored(PodEnd *p, SwapState state, const SwapLoop *loop) {
         ReportFields f;
 
-        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_RESTORED, fields(m, &f),
+        report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_POD_END_RESTORED, fields(p, state, &f),
                      "The in-tree NVMe stack is back after the end of driver container %.12s (pod %s): "
                      "nvme-swapguard took NVIDIA's NVMe build out, which the container had not done, and "
                      "loaded the in-tree stack.",
-                     m->follow.pod_end.container_id, m->follow.pod_end.pod ?: "?");
-        forget(&m->follow.pod_end, &m->loop);
+                     p->container_id, p->pod ?: "?");
+        forget(p, loop);
 }
 
 void pod_end_blocked(SwapMachine *s) {

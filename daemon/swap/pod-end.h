@@ -25,9 +25,8 @@
 #include "swap/swap-follow.h"
 #include "swap/swap-loop.h"
 #include "swap/swap-machine.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-state.h"
-
-typedef struct Manager Manager;
 
 /* How long the container's own cleanup gets after its exit, and at most. */
 #define POD_END_WAIT_USEC (10ULL * 1000000ULL)
@@ -36,20 +35,20 @@ typedef struct Manager Manager;
 /* The followed container is gone; call before forgetting it. Swapped on its
  * build: says what happens now and, with the restore asked for, arms the
  * wait (SWAP_TIMER_POD_END, whose handler calls pod_end_waited()). */
-void pod_end_container_exited(Manager *m);
+void pod_end_container_exited(SwapFollow *f, SwapMachine *s, const SwapLoop *loop);
 /* The wait is over: SWAP_EVENT_POD_ENDED when the build is still loaded and
  * ours to take back (reported), else _SWAP_EVENT_INVALID (reported why). */
-SwapEvent pod_end_waited(Manager *m);
+SwapEvent pod_end_waited(PodEnd *p, SwapMachine *s, const SwapNodeView *node);
 /* A stack module came or went: the container's cleanup may be at work, the
  * wait starts again (up to its cap). */
-void pod_end_stack_changed(Manager *m);
+void pod_end_stack_changed(PodEnd *p, const SwapLoop *loop);
 /* The context's pod_end_restore. */
 void pod_end_context(const PodEnd *p, SwapContext *ctx);
 /* The step's plan, while an ended pod's restore is completed (swap-plan.h:
  * SWAP_EFFECT_POD_END_*): restored (said; the pod's end is over), blocked
  * (the record says why it waits), given up (failed or stopped: no longer
  * ours). The restore's cause (the pod's end) is the plan's. */
-void pod_end_restored(Manager *m);
+void pod_end_restored(PodEnd *p, SwapState state, const SwapLoop *loop);
 void pod_end_blocked(SwapMachine *s);
 void pod_end_given_up(PodEnd *p, const SwapLoop *loop);
 /* A driver container is followed again: its swap, not the pod's end. */

@@ -143,6 +143,18 @@ SwapEvent stack_judge_run(Manager *m) {
                 goto finish;
         }
         m->stack.settle.reported_wait = false; /* a wait ended: the next one is said again */
+        if (swap_state_build_loaded(m->swap.state) && !node_stack_any_loaded(stack)) {
+                /* The state says NVIDIA's build drives the namespaces and
+                 * nothing of the stack is loaded, settled: the removal's own
+                 * uevents were judged too early or lost. Never a node left
+                 * without an NVMe driver: the table puts one back. */
+                log_warning("The NVMe stack is gone (nothing of it loaded, settled) while the state is %s: "
+                            "handling it as its removal.",
+                            swap_state_to_string(m->swap.state));
+                stack_settle_reset(&m->stack.settle);
+                ev = SWAP_EVENT_STACK_GONE;
+                goto finish;
+        }
         h = stack_health_check(stack, swap_modules_wanted(m->config, &m->swap));
         if (!stack_health_broken(h) || swap_fabrics_only_node(m, h)) {
                 if (m->stack.settle.suspect_at || m->stack.settle.reported_in_use)

@@ -108,7 +108,7 @@ static SwapEvent unload_outcome(Manager *m, const NodeUnloadResult *u, const cha
         case NODE_UNLOAD_WOULD_REMOVE: /* observe (node-ops-observe.c) */
                 free(m->swap.last_blockers);
                 m->swap.last_blockers = NULL;
-                observe_report_would_unload(m, build, u->removed);
+                observe_report_would_unload(&m->swap, &m->follow, build, u->removed);
                 return SWAP_EVENT_UNLOAD_WOULD;
         case NODE_UNLOAD_REFUSED:
                 swap_report_blockers(m, build, &u->blockers);
@@ -332,7 +332,7 @@ static SwapEvent action_load(Manager *m) {
                 return SWAP_EVENT_LOAD_FAILED;
         }
         if (l->would) { /* observe (node-ops-observe.c) */
-                observe_report_would_load(m, l, tree);
+                observe_report_would_load(&m->swap, &m->follow, l, tree);
                 node_load_result_free(l);
                 return SWAP_EVENT_LOAD_WOULD;
         }
@@ -415,7 +415,7 @@ static SwapEvent action_restore(Manager *m) {
         }
         m->swap.restore_rehearsed = l->would;
         if (l->would) /* observe (node-ops-observe.c) */
-                observe_report_would_restore(m, l);
+                observe_report_would_restore(&m->swap, &m->follow, l);
         else if (ev == SWAP_EVENT_RESTORE_DONE)
                 swap_fabrics_connect(m, "after the restore"); /* through the in-tree transports */
         node_load_result_free(l);

@@ -14,20 +14,20 @@ char *const *swap_modules_wanted(const Config *c, const SwapMachine *s) {
  * NVIDIA's nvme_core alone (a daemon killed between loading it and nvme,
  * found by tests/faults, row kill:loading) is not a swap to report and keep,
  * but a stack to unload and load again. */
-static bool replacement_complete(const Manager *m, const NodeStack *stack) {
+static bool replacement_complete(const Config *c, const SwapMachine *s, const NodeStack *stack) {
         const NodeModule *nvme = node_stack_find(stack, "nvme");
 
         if (!node_stack_replacement_loaded(stack))
                 return false;
-        return !strv_contains(swap_modules_wanted(m->config, &m->swap), "nvme") || (nvme && nvme->origin != NODE_ORIGIN_ABSENT);
+        return !strv_contains(swap_modules_wanted(c, s), "nvme") || (nvme && nvme->origin != NODE_ORIGIN_ABSENT);
 }
 
 /* The driver container's part (swap-lifecycle.c decides it). */
-static void lifecycle_context(Manager *m, SwapContext *ctx) {
-        ctx->container_running = driver_container_followed(&m->follow.container);
-        ctx->build_ruled_out = ctx->container_running && m->follow.build_ruled_out;
-        ctx->earlier_build_loaded = ctx->container_running && m->follow.earlier_build && ctx->replacement_loaded;
-        pod_end_context(&m->follow.pod_end, ctx); /* the pod's end */
+static void lifecycle_context(const SwapFollow *f, SwapContext *ctx) {
+        ctx->container_running = driver_container_followed(&f->container);
+        ctx->build_ruled_out = ctx->container_running && f->build_ruled_out;
+        ctx->earlier_build_loaded = ctx->container_running && f->earlier_build && ctx->replacement_loaded;
+        pod_end_context(&f->pod_end, ctx); /* the pod's end */
 }
 
 void swap_context_noted(SwapFollow *f, const SwapContext *ctx) {
@@ -35,22 +35,22 @@ void swap_context_noted(SwapFollow *f, const SwapContext *ctx) {
                 f->earlier_build = false;
 }
 
-int swap_read_context(Manager *m, SwapContext *ret) {
+int swap_read_context(const SwapContextInputs *in, const SwapNodeView *node, SwapContext *ret) {
         const NodeStack *stack = NULL;
         int r;
 
-        r = swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack);
+        r = swap_snapshot_stack(node->step, node->ops, node->loop, &stack);
         if (r < 0)
                 return log_error_errno(r, "Cannot read the NVMe module stack: %m");
         *ret = (SwapContext) {
-                .unload_at = swap_moment_unload_at(m->config, &m->follow),
-                .load_from_container = m->config->load_from_container,
-                .ready_present = m->ready_present,
+                .unload_at = swap_moment_unload_at(in->config, in->follow),
+                .load_from_container = in->config->load_from_container,
+                .ready_present = in->ready_present,
                 .stack_loaded = node_stack_any_loaded(stack),
-                .replacement_loaded = replacement_complete(m, stack),
-                .stopping = m->swap.stopping,
-                .observe = m->ops->observe,
+                .replacement_loaded = replacement_complete(in->config, in->swap, stack),
+                .stopping = in->swap->stopping,
+                .observe = node->ops->observe,
         };
-        lifecycle_context(m, ret);
+        lifecycle_context(in->follow, ret);
         return 0;
 }

@@ -254,8 +254,8 @@ void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const c
                                     pending + lost, after, pending, lost);
 }
 
-char *swap_fabrics_status(const Manager *m) {
-        const NodeFabrics *f = m->swap.record.fabrics;
+char *swap_fabrics_status(const SwapMachine *sm) {
+        const NodeFabrics *f = sm->record.fabrics;
         const uint64_t now = now_realtime_usec();
         uint64_t next = UINT64_MAX;
         size_t back = 0, pending = 0, lost = 0;

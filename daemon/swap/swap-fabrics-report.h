@@ -20,4 +20,4 @@ void swap_fabrics_record_captured(Manager *m, const FabricsResult *res);
  * quiet: only what is not back is told (a tidying connect). */
 void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const char *after, bool quiet);
 /* "NVMe-oF: 1 back, 1 pending (next try in 8 s), 0 lost", NULL when none. */
-char *swap_fabrics_status(const Manager *m);
+char *swap_fabrics_status(const SwapMachine *s);

@@ -170,7 +170,7 @@ void swap_fabrics_connect(Manager *m, const char *after) {
 }
 
 void swap_fabrics_start(Manager *m) {
-        _cleanup_free_ char *record = NULL, *status = swap_fabrics_status(m);
+        _cleanup_free_ char *record = NULL, *status = swap_fabrics_status(&m->swap);
 
         report_status_fabrics(status); /* what the previous instance knew, until the next answer */
 
@@ -243,7 +243,7 @@ SwapFabricsNext swap_fabrics_result(Manager *m, const char *verb, const FabricsR
                         m->fabrics.connect_quiet = false;
                 }
         }
-        status = swap_fabrics_status(m);
+        status = swap_fabrics_status(&m->swap);
         report_status_fabrics(status);
         swap_record_changed(m);
         swap_status_update(&m->swap, &m->follow);

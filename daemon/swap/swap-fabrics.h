@@ -57,7 +57,7 @@ typedef enum SwapFabricsNext {
 SwapFabricsNext swap_fabrics_result(Manager *m, const char *verb, const FabricsResult *res, const char *error);
 /* STATUS='s NVMe-oF part ("NVMe-oF: 1 back, 1 pending (next try in 8s)"),
  * NULL when the record names no connection. */
-char *swap_fabrics_status(const Manager *m);
+char *swap_fabrics_status(const SwapMachine *s);
 void swap_fabrics_free(Manager *m);
 
 /* A newly followed container whose tree (openable path) already holds an

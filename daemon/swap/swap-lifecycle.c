@@ -169,6 +169,7 @@ void lifecycle_container_followed(Manager *m) {
         _cleanup_free_ char *tree = NULL;
         TreeBuild build = TREE_BUILD_UNKNOWN;
         const char *id = followed_id(m);
+        SwapNodeView node = manager_node_view(m);
 
         if (!id)
                 return;
@@ -192,7 +193,7 @@ void lifecycle_container_followed(Manager *m) {
         m->follow.build_ruled_out = m->follow.env.build_ruled_out;
         report_environment(m, build);
         swap_fabrics_container_followed(m, tree, build); /* a transport it lacks */
-        swap_moment_decide(m);
+        swap_moment_decide(&m->follow, &m->swap, m->config, &node);
 }
 
 /* ---- loading ---------------------------------------------------------- */
@@ -352,9 +353,12 @@ void lifecycle_note_build_container(SwapMachine *s, const SwapFollow *f) {
 
 void lifecycle_check_build_gone(Manager *m) {
         /* No out-of-tree build any more (checked by the context next time). */
+        SwapContextInputs in = { .config = m->config, .follow = &m->follow, .swap = &m->swap,
+                                 .ready_present = m->ready_present };
+        SwapNodeView node = manager_node_view(m);
         SwapContext ctx;
 
-        if (swap_read_context(m, &ctx) < 0)
+        if (swap_read_context(&in, &node, &ctx) < 0)
                 return;
         swap_context_noted(&m->follow, &ctx);
         if (!ctx.replacement_loaded) {

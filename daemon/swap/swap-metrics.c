@@ -122,24 +122,24 @@ static const char *restore_reason(SwapState state, SwapEvent cause) {
         return "abandoned";
 }
 
-static void write_file(Manager *m, const NodeStack *stack) {
-        SwapMetrics *s = m->publish.metrics;
+static void write_file(const SwapMetrics *s, const SwapMachine *swap, SwapMode mode, const NodeOps *ops,
+                       const NodeStack *stack) {
         _cleanup_free_ MetricsModule *mods = NULL;
         _cleanup_free_ char *text = NULL;
         MetricsFacts f = {
                 .version = PACKAGE_VERSION,
                 .start_usec = s->start_usec,
-                .state = m->swap.state,
+                .state = swap->state,
                 /* A state the daemon started in and never left: known since its start. */
-                .state_since_usec = m->swap.record.since_usec ?: s->start_usec,
-                .mode = m->config->mode,
+                .state_since_usec = swap->record.since_usec ?: s->start_usec,
+                .mode = mode,
                 .gds_hooks = s->gds_hooks,
-                .gds_match = m->swap.record.gds_match,
-                .restore_reason = restore_reason(m->swap.state, m->swap.restore_cause),
+                .gds_match = swap->record.gds_match,
+                .restore_reason = restore_reason(swap->state, swap->restore_cause),
                 .driverless = -1,
                 .counters = s->counters,
         };
-        const NodeFabrics *fab = m->swap.record.fabrics;
+        const NodeFabrics *fab = swap->record.fabrics;
         bool driverless;
         int r;
 
@@ -148,9 +148,9 @@ static void write_file(Manager *m, const NodeStack *stack) {
                 return;
         }
         facts_from_stack(stack, &f, mods);
-        if (m->ops->nvme_driverless && m->ops->nvme_driverless(m->ops->userdata, &driverless) >= 0)
+        if (ops->nvme_driverless && ops->nvme_driverless(ops->userdata, &driverless) >= 0)
                 f.driverless = driverless;
-        if (swap_state_waits_for_usage(m->swap.state))
+        if (swap_state_waits_for_usage(swap->state))
                 memcpy(f.blockers, s->blockers, sizeof(f.blockers));
         for (size_t i = 0; fab && i < fab->n; i++) {
                 MetricsFabricsBucket b = metrics_fabrics_bucket(fab->items[i].outcome);
@@ -168,33 +168,34 @@ static void write_file(Manager *m, const NodeStack *stack) {
                 log_warning_errno(r, "Cannot write the metrics file " METRICS_FILE ", ignoring: %m");
 }
 
-void swap_metrics_publish(Manager *m, const NodeStack *stack) {
-        if (!m->publish.metrics)
+void swap_metrics_publish(SwapPublish *p, const SwapMachine *swap, SwapMode mode, const SwapNodeView *node,
+                          const NodeStack *stack) {
+        if (!p->metrics)
                 return;
         if (stack)
-                m->publish.metrics->gds_hooks = gds_hooks_of(stack);
-        else if (!m->ops->read_stack || swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
+                p->metrics->gds_hooks = gds_hooks_of(stack);
+        else if (!node->ops->read_stack || swap_snapshot_stack(node->step, node->ops, node->loop, &stack) < 0)
                 stack = NULL;
-        write_file(m, stack);
+        write_file(p->metrics, swap, mode, node->ops, stack);
 }
 
 /* The refresh reads the stack without the GDS hooks (no /proc/kallsyms
  * every 30 s): the hooks are as of the last state change. */
-static int arm_refresh(Manager *m) {
+static int arm_refresh(const SwapLoop *loop) {
         uint64_t now;
         int r;
 
-        r = swap_loop_now(&m->loop, SWAP_TIMER_METRICS_REFRESH, &now);
+        r = swap_loop_now(loop, SWAP_TIMER_METRICS_REFRESH, &now);
         if (r < 0)
                 return r;
-        return swap_loop_arm(&m->loop, SWAP_TIMER_METRICS_REFRESH, now + SWAP_METRICS_REFRESH_USEC);
+        return swap_loop_arm(loop, SWAP_TIMER_METRICS_REFRESH, now + SWAP_METRICS_REFRESH_USEC);
 }
 
-void swap_metrics_refresh_due(Manager *m) {
-        if (!m->publish.metrics)
+void swap_metrics_refresh_due(SwapPublish *p, const SwapMachine *swap, SwapMode mode, const SwapNodeView *node) {
+        if (!p->metrics)
                 return;
-        swap_metrics_publish(m, NULL);
-        (void) arm_refresh(m);
+        swap_metrics_publish(p, swap, mode, node, NULL);
+        (void) arm_refresh(node->loop);
 }
 
 /* The counters of the previous instance: a restart (a new binary, a
@@ -215,11 +216,11 @@ static void read_back(SwapMetrics *s) {
                 log_warning_errno(r, "Cannot read the counters back from " METRICS_FILE ", counting from 0: %m");
 }
 
-int swap_metrics_start(Manager *m) {
+int swap_metrics_start(SwapPublish *p, const SwapLoop *loop) {
         SwapMetrics *s;
         int r;
 
-        if (m->publish.metrics)
+        if (p->metrics)
                 return 0;
         s = calloc(1, sizeof(*s));
         if (!s)
@@ -227,10 +228,10 @@ int swap_metrics_start(Manager *m) {
         s->start_usec = realtime_usec();
         s->gds_hooks = -1;
         read_back(s);
-        m->publish.metrics = s;
-        if (!swap_loop_present(&m->loop))
+        p->metrics = s;
+        if (!swap_loop_present(loop))
                 return 0;
-        r = arm_refresh(m);
+        r = arm_refresh(loop);
         if (r < 0)
                 return log_warning_errno(r, "Cannot arm the metrics refresh, the file is written on state "
                                          "changes only: %m");

@@ -17,10 +17,10 @@
 
 /* Reads the counters back and arms the refresh; before the first
  * transition (the reconcile). Without it every hook below does nothing. */
-int swap_metrics_start(Manager *m);
+int swap_metrics_start(SwapPublish *p, const SwapLoop *loop);
 /* The refresh is due (SWAP_TIMER_METRICS_REFRESH): writes the file, arms
  * the next one. */
-void swap_metrics_refresh_due(Manager *m);
+void swap_metrics_refresh_due(SwapPublish *p, const SwapMachine *swap, SwapMode mode, const SwapNodeView *node);
 SwapMetrics *swap_metrics_free(SwapMetrics *s);
 
 /* What the step's plan counts (its SWAP_EFFECT_METRICS_* bits: a swap's
@@ -30,4 +30,5 @@ void swap_metrics_entered(SwapPublish *p, uint32_t effects);
 void swap_metrics_blockers(SwapPublish *p, const NodeBlockers *b);
 /* Writes the file; stack (the one read for the status document, with the
  * GDS hooks) may be NULL: read again without the hooks. */
-void swap_metrics_publish(Manager *m, const NodeStack *stack);
+void swap_metrics_publish(SwapPublish *p, const SwapMachine *swap, SwapMode mode, const SwapNodeView *node,
+                          const NodeStack *stack);

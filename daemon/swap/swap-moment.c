@@ -158,44 +158,44 @@ static Knowledge image_knowledge(pid_t pid, int root) {
         return any ? KNOWN_NO : KNOWN_UNKNOWN;
 }
 
-void swap_moment_decide(Manager *m) {
+void swap_moment_decide(SwapFollow *f, SwapMachine *s, const Config *c, const SwapNodeView *node) {
         _cleanup_close_ int root = -EBADF;
         const NodeStack *stack = NULL;
         const NodeModule *rdma;
         const char *openibd = NULL;
-        const char *id = m->follow.container.identity ? m->follow.container.identity->id : NULL;
+        const char *id = f->container.identity ? f->container.identity->id : NULL;
         UnloadMomentInput in = {
-                .earlier_build = m->follow.earlier_build,
-                .unload_storage_modules = m->follow.env.unload_storage_modules,
+                .earlier_build = f->earlier_build,
+                .unload_storage_modules = f->env.unload_storage_modules,
         };
         char at_field[64], why_field[64];
         char *extra[] = { at_field, why_field, NULL };
 
-        m->follow.moment_decided = false;
-        if (m->config->unload_at != UNLOAD_AT_AUTO || !id)
+        f->moment_decided = false;
+        if (c->unload_at != UNLOAD_AT_AUTO || !id)
                 return;
-        if (swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) >= 0) {
+        if (swap_snapshot_stack(node->step, node->ops, node->loop, &stack) >= 0) {
                 in.replacement_loaded = node_stack_replacement_loaded(stack);
                 rdma = node_stack_find(stack, "nvme_rdma");
                 in.nvme_rdma_loaded = rdma && rdma->origin == NODE_ORIGIN_IN_TREE;
         } else
                 in.replacement_loaded = true; /* not known: the safe side */
-        root = open_root(m->follow.container.pid);
+        root = open_root(f->container.pid);
         in.openibd_lists_nvme = openibd_knowledge(root, &openibd);
-        in.image_loads_nvme = image_knowledge(m->follow.container.pid, root);
-        m->follow.moment = unload_moment_decide(&in);
-        m->follow.moment_decided = true;
-        snprintf(at_field, sizeof(at_field), "SWAPGUARD_UNLOAD_AT=%s", unload_at_to_string(m->follow.moment.at));
-        snprintf(why_field, sizeof(why_field), "SWAPGUARD_MOMENT_RULE=%s", unload_moment_rule_to_string(m->follow.moment.why));
+        in.image_loads_nvme = image_knowledge(f->container.pid, root);
+        f->moment = unload_moment_decide(&in);
+        f->moment_decided = true;
+        snprintf(at_field, sizeof(at_field), "SWAPGUARD_UNLOAD_AT=%s", unload_at_to_string(f->moment.at));
+        snprintf(why_field, sizeof(why_field), "SWAPGUARD_MOMENT_RULE=%s", unload_moment_rule_to_string(f->moment.why));
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_UNLOAD_MOMENT,
-                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .container_id = id, .extra = extra },
+                     &(ReportFields) { .state = swap_state_to_string(s->state), .container_id = id, .extra = extra },
                      "UnloadAt=auto: for driver container %.12s the in-tree stack goes %s: %s%s%s.", id,
-                     m->follow.moment.at == UNLOAD_AT_DRIVER_READY ? "at its ready file (drives up through its compile)"
+                     f->moment.at == UNLOAD_AT_DRIVER_READY ? "at its ready file (drives up through its compile)"
                                                             : "at its start (drives down through its compile)",
-                     unload_moment_why_to_string(m->follow.moment.why), openibd ? "; openibd read from " : "",
+                     unload_moment_why_to_string(f->moment.why), openibd ? "; openibd read from " : "",
                      openibd ?: "");
-        swap_record_message(&m->swap, "UnloadAt=auto: %s (%s)", unload_at_to_string(m->follow.moment.at),
-                            unload_moment_why_to_string(m->follow.moment.why));
+        swap_record_message(s, "UnloadAt=auto: %s (%s)", unload_at_to_string(f->moment.at),
+                            unload_moment_why_to_string(f->moment.why));
 }
 
 UnloadAt swap_moment_unload_at(const Config *c, const SwapFollow *f) {

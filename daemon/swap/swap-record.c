@@ -69,14 +69,14 @@ void swap_record_forget_swap(SwapMachine *s) {
 /* The status document next to the state file (status-document.h): the same
  * record plus the modules as they are now, for `oc swapguard status`. No
  * /var/log at all (a fake root) is not worth a warning on every step. */
-void swap_record_publish(Manager *m) {
+void swap_record_publish(const SwapMachine *s, SwapPublish *p, SwapMode mode, const SwapNodeView *node) {
         const NodeStack *stack = NULL;
         int r;
 
-        if (swap_snapshot_stack_hooks(&m->step, m->ops, &m->loop, &stack) < 0)
+        if (swap_snapshot_stack_hooks(node->step, node->ops, node->loop, &stack) < 0)
                 stack = NULL; /* written as live build "unknown" */
-        r = status_document_publish(&m->swap.record, stack);
-        swap_metrics_publish(m, stack); /* the same moments, the same stack */
+        r = status_document_publish(&s->record, stack);
+        swap_metrics_publish(p, s, mode, node, stack); /* the same moments, the same stack */
         if (r == -ENOENT)
                 log_debug_errno(r, "No /var/log: not writing " STATUS_DOCUMENT_FILE ".");
         else if (r < 0)
@@ -91,8 +91,10 @@ void swap_record_publish(Manager *m) {
  * atomic write with two fsyncs). Written at once without a loop (tests) and
  * when stopping (the loop dispatches nothing after its exit). */
 static void schedule_publish(Manager *m) {
+        SwapNodeView node = manager_node_view(m);
+
         if (m->swap.stopping || swap_loop_publish_when_idle(&m->loop) < 0)
-                swap_record_publish(m);
+                swap_record_publish(&m->swap, &m->publish, m->config->mode, &node);
 }
 
 void swap_record_save(Manager *m) {

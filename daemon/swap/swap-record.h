@@ -44,6 +44,6 @@ void swap_record_save_step(Manager *m);
 void swap_record_changed(Manager *m);
 /* The status document and the metrics file, written now (the loop calls
  * it once idle after a save asked for it). */
-void swap_record_publish(Manager *m);
+void swap_record_publish(const SwapMachine *s, SwapPublish *p, SwapMode mode, const SwapNodeView *node);
 /* STATUS= for the current state. */
 void swap_status_update(const SwapMachine *s, const SwapFollow *f);

@@ -160,7 +160,7 @@ void swap_report_blockers(Manager *m, const char *build, const NodeBlockers *b) 
         }
         swap_record_message(&m->swap, "blocked: %s", joined);
         if (m->config->mode == SWAP_MODE_OBSERVE)
-                observe_report_would_refuse(m, joined);
+                observe_report_would_refuse(&m->swap, joined);
 }
 
 void swap_report_unloaded(Manager *m, const char *build, char *const *removed, char *const *kept) {

@@ -11,8 +11,10 @@
  * step's action: an action changes the node) or, outside a dispatch, for
  * the one event the loop is handling (the loop's event number,
  * swap-loop.h): a value read at one wakeup is never reused at the next.
- * Without a running loop (the unit tests; a stop after the loop's end)
- * nothing is kept outside a step.
+ * News of the stack forgets it even within one event: the udev watch hands
+ * over several module uevents per wakeup, and each is judged on a read made
+ * after it (manager_stack_changed()). Without a running loop (the unit
+ * tests; a stop after the loop's end) nothing is kept outside a step.
  *
  * An action's safety re-checks are not the snapshot: the guard looks at the
  * stack again just before it acts and after (swap_snapshot_recheck(), a
@@ -21,6 +23,16 @@
 #include "node/node-ops.h"
 #include "swap/swap-loop.h"
 #include "swap/swap-step.h"
+
+/* How a file of swap/ reads the node: the step's snapshot, through the
+ * node operations, keyed to the loop's event. The manager hands it over
+ * (manager_node_view()); a function that reads the stack takes this, not
+ * the Manager. */
+typedef struct SwapNodeView {
+        SwapStep *step;
+        const NodeOps *ops;
+        const SwapLoop *loop;
+} SwapNodeView;
 
 /* The step's stack, borrowed (valid until the step or the event ends; do
  * not free, do not keep): 0, or the read's -errno. */
@@ -34,8 +46,8 @@ int swap_snapshot_stack_hooks(SwapStep *step, const NodeOps *ops, const SwapLoop
  * caller (node_stack_free()); never the step's snapshot. */
 int swap_snapshot_recheck(SwapStep *step, const NodeOps *ops, NodeStack **ret);
 
-/* The node changed (an action ran) or the step ended: the next question
- * reads the stack again. */
+/* The node changed (an action ran, a module uevent came) or the step
+ * ended: the next question reads the stack again. */
 void swap_snapshot_forget(SwapStep *step);
 
 /* manager_dispatch() brackets each step: a snapshot read in the same

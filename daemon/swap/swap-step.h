@@ -10,7 +10,8 @@
  * once per step (swap-record.c, the one writer): just before the action
  * changes the node (so a restart knows what it was about to do), or at the
  * step's end when the action changes nothing. What changes the record
- * after that save is the next step's to write.
+ * after that save is the next step's to write (or, when the chain ends
+ * there, written once after its last step: manager_dispatch()).
  *
  * A handler that is not a transition (the pin's refresh, an NVMe-oF
  * answer, nvidia_fs's arrival) is a step of its own: it saves once. */

@@ -3,7 +3,9 @@
 # ship: the house check's folder rules can fail. On a copy of the daemon's
 # sources it plants, one at a time, an include that closes a circle between
 # two folders, an include from the vocabulary leaf into a folder and a call
-# of the event loop in swap/, and expects house-check.py to fail on each,
+# of the event loop in swap/, a second reader of the stack, a second writer
+# of the state file, a state named outside the core and the Manager in a
+# converted header of swap/, and expects house-check.py to fail on each,
 # naming it; the unplanted copy must pass.
 #   house-check-canary.sh PYTHON HOUSE_CHECK_PY SOURCE_ROOT
 set -euo pipefail
@@ -16,7 +18,8 @@ check() {
                 --folder-cycles daemon --leaf daemon/vocabulary:daemon --no-loop-calls daemon/swap \
                 --only-callers read_stack:daemon:daemon/node,daemon/swap/swap-snapshot.c \
                 --only-callers state_file_write:daemon:daemon/publish/state-file.c,daemon/publish/state-file.h,daemon/swap/swap-record.c \
-                --only-names SWAP_STATE_:daemon:daemon/vocabulary,daemon/swap/swap-state.c,daemon/swap/swap-plan.c,daemon/swap/reconcile.c,daemon/swap/swap-status.c
+                --only-names SWAP_STATE_:daemon:daemon/vocabulary,daemon/swap/swap-state.c,daemon/swap/swap-plan.c,daemon/swap/reconcile.c,daemon/swap/swap-status.c \
+                --header-names Manager:daemon/swap:daemon/swap/manager-data.h,daemon/swap/stack-judge.h,daemon/swap/swap-actions.h,daemon/swap/swap-fabrics-report.h,daemon/swap/swap-fabrics.h,daemon/swap/swap-lifecycle.h,daemon/swap/swap-pin.h,daemon/swap/swap-record.h,daemon/swap/swap-report.h
 }
 
 fresh() {
@@ -90,3 +93,10 @@ fresh
 plant daemon/manager-signals.c 'static int planted_state(Manager *m) { return m->swap.state == SWAP_STATE_SWAPPED; }'
 expect "a state named outside the core" \
         'daemon/manager-signals.c:'
+
+# A prototype under swap/ takes the owners it uses: the Manager in a
+# converted header (pod-end.h) is named.
+fresh
+plant daemon/swap/pod-end.h 'SwapEvent pod_end_planted(Manager *m);'
+expect "the Manager in a converted header" \
+        'daemon/swap/pod-end.h:'

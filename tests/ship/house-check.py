@@ -39,6 +39,10 @@
     under DIR only the ALLOWED files or folders call NAME (as f( or ->f( ,
     comments aside): the module stack is read by the step's snapshot only,
     the state file written by the record's one writer only;
+  * what headers name (--header-names PREFIX:DIR:ALLOWED[,ALLOWED...]):
+    under DIR only the ALLOWED headers name an identifier starting with
+    PREFIX: no prototype under swap/ takes the Manager, but those of the
+    headers not converted yet (a list that only shrinks);
   * names with one home (--only-names PREFIX:DIR:ALLOWED[,ALLOWED...]):
     under DIR only the ALLOWED files or folders name an identifier that
     starts with PREFIX (comments aside): the states (SWAP_STATE_*) are named
@@ -52,6 +56,7 @@
                  [--no-include-up ROOT:PATTERN]... [--allow-include FILE:HEADER]...
                  [--no-loop-calls DIR]... [--only-callers NAME:DIR:ALLOWED[,ALLOWED...]]...
                  [--only-names PREFIX:DIR:ALLOWED[,ALLOWED...]]...
+                 [--header-names PREFIX:DIR:ALLOWED[,ALLOWED...]]...
                  [--folder-cycles DIR]... [--leaf FOLDER:ROOT]...
 
 Exit 0 when all hold, 1 with one line per breach.
@@ -253,10 +258,10 @@ def loop_calls(root, folders):
     return bad
 
 
-def only_callers(root, specs, prefix=False):
+def only_callers(root, specs, prefix=False, exts=('.c', '.h')):
     """One line per call of NAME (prefix: per identifier starting with NAME)
     under DIR outside its ALLOWED files and folders (paths from the source
-    root), comments aside."""
+    root), comments aside; only files ending in one of exts."""
     bad = []
     for spec in specs:
         name, folder, allowed = spec.split(':', 2)
@@ -265,7 +270,7 @@ def only_callers(root, specs, prefix=False):
         for d, dirs, names in os.walk(os.path.join(root, folder)):
             dirs.sort()
             for n in sorted(names):
-                if not n.endswith(('.c', '.h')):
+                if not n.endswith(exts):
                     continue
                 p = os.path.join(d, n)
                 rel = os.path.relpath(p, root)
@@ -277,8 +282,9 @@ def only_callers(root, specs, prefix=False):
                 code = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', code)
                 for m in call.finditer(code):
                     if prefix:
-                        bad.append('%s:%d: %s: only %s name %s*' % (rel, code.count('\n', 0, m.start()) + 1,
-                                                                   m.group(0), ', '.join(allowed), name))
+                        bad.append('%s:%d: %s: only %s name %s*%s' % (rel, code.count('\n', 0, m.start()) + 1,
+                                                                     m.group(0), ', '.join(allowed), name,
+                                                                     ' in a header' if exts == ('.h',) else ''))
                     else:
                         bad.append('%s:%d: %s(): only %s call it' % (rel, code.count('\n', 0, m.start()) + 1,
                                                                      name, ', '.join(allowed)))
@@ -500,6 +506,9 @@ def main():
     ap.add_argument('--only-names', action='append', default=[],
                     help='PREFIX:DIR:ALLOWED[,ALLOWED...]: under DIR only the ALLOWED files or folders name an '
                          'identifier starting with PREFIX')
+    ap.add_argument('--header-names', action='append', default=[],
+                    help='PREFIX:DIR:ALLOWED[,ALLOWED...]: under DIR only the ALLOWED headers name an identifier '
+                         'starting with PREFIX (its prototypes take other types)')
     ap.add_argument('--folder-cycles', action='append', default=[],
                     help='folder (from the source root) whose folders must not include each other in a circle '
                          '(its top files being one more folder)')
@@ -549,6 +558,11 @@ def main():
     bad += callers
     named = only_callers(a.source_root, a.only_names, prefix=True)
     bad += named
+    in_headers = only_callers(a.source_root, a.header_names, prefix=True, exts=('.h',))
+    bad += in_headers
+    if a.header_names and not in_headers:
+        print('house: in headers only: %s' % '; '.join('%s* in %s' % (s.split(':', 2)[0], s.split(':', 2)[2])
+                                                       for s in a.header_names))
     if a.only_names and not named:
         print('house: one home each: %s' % '; '.join('%s* in %s' % (s.split(':', 2)[0], s.split(':', 2)[2])
                                                      for s in a.only_names))

@@ -18,6 +18,8 @@
 #include "manager-dispatch.h"
 #include "manager.h"
 #include "publish/message-ids.h"
+#include "swap/pod-end.h"
+#include "swap/stack-judge.h"
 #include "swap/swap-report.h"
 #include "util/strv.h"
 
@@ -460,4 +462,78 @@ Test(swap_actions, the_record_of_the_build_goes_to_its_unload) {
         /* The notice of the unload, and a warning naming the module that stayed. */
         cr_assert_eq(entries(SWAPGUARD_MESSAGE_UNLOADED), 2);
         cr_assert(log_has("nvme_keyring: held by nvmet"), "the module that stayed is not named");
+}
+
+/* Seen under TCG with a pod ended with RESTORE_DRIVER_ON_POD_TERMINATION:
+ * its cleanup removed nvme, then nvme_core, and the udev watch handed both
+ * uevents over in one wakeup, one event of the loop. The second was judged
+ * on the stack read for the first (nvme_core still there): no removal seen,
+ * "swapped" with no NVMe driver at all. Each uevent is judged on the stack
+ * as it is after it. */
+static int two_removals_in_one_wakeup(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        script.nvme = NODE_ORIGIN_ABSENT;
+        manager_uevent(m, UDEV_WATCH_MODULE_REMOVE, "nvme");
+        script.nvme_core = NODE_ORIGIN_ABSENT;
+        manager_uevent(m, UDEV_WATCH_MODULE_REMOVE, "nvme_core");
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+Test(swap_actions, each_module_removal_of_one_wakeup_sees_the_stack_after_it) {
+        sd_event_source *defer = NULL;
+
+        manager->swap.state = SWAP_STATE_SWAPPED;
+        script.nvme_core = script.nvme = NODE_ORIGIN_NVIDIA;
+        cr_assert_eq(sd_event_add_defer(manager->event, &defer, two_removals_in_one_wakeup, manager), 0);
+        cr_assert_eq(sd_event_loop(manager->event), 0);
+        sd_event_source_unref(defer);
+        cr_assert_str_eq(calls(), "restore", "the stack's removal went unseen: calls '%s'", calls());
+        cr_assert_eq(manager->swap.state, SWAP_STATE_RESTORED, "state %s with no NVMe driver loaded",
+                     swap_state_to_string(manager->swap.state));
+}
+
+/* The same end by another way: whatever hid the removal (a uevent lost or
+ * judged too early), the stack's settled look says "nothing loaded" while
+ * the state says swapped: that is its removal, and the in-tree stack goes
+ * back. With the build loaded, the look says nothing. */
+Test(swap_actions, a_settled_look_at_no_stack_while_swapped_is_its_removal) {
+        manager->swap.state = SWAP_STATE_SWAPPED;
+        script.nvme_core = script.nvme = NODE_ORIGIN_NVIDIA;
+        cr_assert_eq(stack_judge_run(manager), _SWAP_EVENT_INVALID, "a loaded build taken for a removal");
+        script.nvme_core = script.nvme = NODE_ORIGIN_ABSENT;
+        /* A first look (the scripted stack changed without a uevent: the
+         * judge would wait for quiet first) */
+        manager->stack.settle = (StackSettleState) {};
+        SwapEvent ev = stack_judge_run(manager);
+        cr_assert_eq(ev, SWAP_EVENT_STACK_GONE, "the settled look said %s", swap_event_to_string(ev));
+        manager_dispatch(manager, ev);
+        cr_assert_str_eq(calls(), "restore");
+        cr_assert_eq(manager->swap.state, SWAP_STATE_RESTORED);
+}
+
+/* The pod's end, its wait over: the container took its build out itself,
+ * and nothing of the stack is left while the state still says swapped (the
+ * removal's uevents not judged yet): the in-tree stack goes back now. */
+Test(swap_actions, a_pod_end_that_finds_no_stack_at_all_puts_the_in_tree_one_back) {
+        manager->swap.state = SWAP_STATE_SWAPPED;
+        script.nvme_core = script.nvme = NODE_ORIGIN_ABSENT;
+        manager->follow.pod_end.container_id = strdup("0123456789abcdef");
+        cr_assert_not_null(manager->follow.pod_end.container_id);
+        SwapNodeView node = manager_node_view(manager);
+        SwapEvent ev = pod_end_waited(&manager->follow.pod_end, &manager->swap, &node);
+        cr_assert_eq(ev, SWAP_EVENT_STACK_GONE, "the pod's end said %s", swap_event_to_string(ev));
+        manager_dispatch(manager, ev);
+        cr_assert_str_eq(calls(), "restore");
+        cr_assert_eq(manager->swap.state, SWAP_STATE_RESTORED);
+}
+
+/* ... and with the in-tree stack there (its cleanup loaded it), nothing. */
+Test(swap_actions, a_pod_end_that_finds_the_in_tree_stack_does_nothing) {
+        manager->swap.state = SWAP_STATE_SWAPPED;
+        manager->follow.pod_end.container_id = strdup("0123456789abcdef");
+        cr_assert_not_null(manager->follow.pod_end.container_id);
+        SwapNodeView node = manager_node_view(manager);
+        cr_assert_eq(pod_end_waited(&manager->follow.pod_end, &manager->swap, &node), _SWAP_EVENT_INVALID);
+        cr_assert_str_eq(calls(), "");
 }

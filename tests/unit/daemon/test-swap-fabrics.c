@@ -412,7 +412,7 @@ Test(swap_fabrics, after_the_load_back_pending_and_lost_are_told_and_kept) {
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_LOST, "given up after the load"), 1);
         /* The next connect at the pending one's next try, on CLOCK_BOOTTIME. */
         cr_assert(swap_loop_armed(&manager->loop, SWAP_TIMER_FABRICS_RETRY));
-        status = swap_fabrics_status(manager);
+        status = swap_fabrics_status(&manager->swap);
         cr_assert_not_null(status);
         cr_assert_not_null(strstr(status, "NVMe-oF: 1 back, 1 pending (next try in "), "%s", status);
         cr_assert_not_null(strstr(status, "s), 1 lost"), "%s", status);
@@ -437,7 +437,7 @@ Test(swap_fabrics, after_the_load_back_pending_and_lost_are_told_and_kept) {
         answer("connect", 0, NULL, CONN(2, "back", ""));
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, "connected again on a later try as nvme2"), 1);
         free(status);
-        status = swap_fabrics_status(manager);
+        status = swap_fabrics_status(&manager->swap);
         cr_assert_str_eq(status, "NVMe-oF: 2 back, 0 pending, 1 lost");
 }
 
