@@ -80,18 +80,6 @@ check_data() {
 	umount "$FAB_MNT"
 }
 
-# wait_journal SECONDS NAME [FIELD=VALUE]...: such an entry (asserted).
-wait_journal() {
-	local deadline=$((SECONDS + $1)) name=$2
-	shift 2
-	while [ $SECONDS -lt $deadline ]; do
-		sg_journal_entries "$name" "$@" >/dev/null && { vm_pass "journal: $name entry with $*"; return 0; }
-		vm_nap 0.5
-	done
-	vm_fail "journal: no $name entry with $* within the wait"
-	journalctl -u "$SG_UNIT" -u nvme-swapguard-fabrics -o cat --no-pager -q | tail -n 30 | sed 's/^/#   /'
-	return 1
-}
 nvmet_unexport() { rm -f "$NVMET_CFS/ports/1/subsystems/$NVMET_NQN"; }
 nvmet_export() { ln -s "$NVMET_CFS/subsystems/$NVMET_NQN" "$NVMET_CFS/ports/1/subsystems/$NVMET_NQN"; }
 # A new driver container (build with nvme_tcp) that unloads the build loaded now.

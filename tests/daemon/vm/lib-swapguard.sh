@@ -358,6 +358,21 @@ sg_wait_state() {
 	return 1
 }
 
+# wait_journal SECONDS KIND [FIELD=VALUE...]: an entry the daemon writes when
+# someone else's work answers (the NVMe-oF unit's connect, after the swap
+# is reported): a deadline that only catches its absence, never a race.
+wait_journal() {
+	local deadline=$((SECONDS + $1)) name=$2
+	shift 2
+	while [ $SECONDS -lt $deadline ]; do
+		sg_journal_entries "$name" "$@" >/dev/null && { vm_pass "journal: $name entry with $*"; return 0; }
+		vm_nap 0.5
+	done
+	vm_fail "journal: no $name entry with $* within the wait"
+	journalctl -u "$SG_UNIT" -u nvme-swapguard-fabrics -o cat --no-pager -q | tail -n 30 | sed 's/^/#   /'
+	return 1
+}
+
 sg_journal_text() { journalctl -u "$SG_UNIT" --no-pager -q -o cat; }
 
 # sg_journal_entries KIND [FIELD=VALUE...]: the MESSAGE of every entry with
