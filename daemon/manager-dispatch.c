@@ -101,7 +101,7 @@ void manager_apply_state(Manager *m) {
 
 /* Entering plan->next from old on ev: every effect of the plan, in this
  * order (the journal's), one call each. */
-static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapPlan *p) {
+static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapContext *ctx, const SwapPlan *p) {
         if (swap_plan_has(p, SWAP_EFFECT_FORGET_FAILURE)) {
                 free(m->swap.failure);
                 m->swap.failure = NULL;
@@ -141,7 +141,7 @@ static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapPlan *p) {
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_GDS))
                 lifecycle_report_gds(m);
         if (swap_plan_has(p, SWAP_EFFECT_CHECK_BUILD_GONE))
-                lifecycle_check_build_gone(m);
+                lifecycle_check_build_gone(&m->swap, ctx);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_NO_BUILD))
                 lifecycle_report_no_build(driver_container_id(&m->follow.container), ev);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_REPAIRING))
@@ -184,7 +184,7 @@ static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) 
         if (p.next < 0)
                 return _SWAP_EVENT_INVALID; /* the event means nothing here */
         *ret_nothing = false;
-        enter(m, old, ev, &p);
+        enter(m, old, ev, &ctx, &p);
         swap_status_update(&m->swap, &m->follow);
         log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
                   swap_state_to_string(p.next), swap_action_to_string(p.action));

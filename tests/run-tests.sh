@@ -74,6 +74,7 @@ for line in open(sys.argv[1]).read().splitlines():
         print(f"  {int(secs) // 60:3d} min {int(secs) % 60:02d} s  {name}")
 counts = {"passed": 0, "failed": 0, "skipped": 0}
 tests = []
+failed = []
 for path in sys.argv[2:]:
     try:
         lines = open(path).read().splitlines()
@@ -89,6 +90,7 @@ for path in sys.argv[2:]:
             counts["skipped"] += 1
         else:
             counts["failed"] += 1
+            failed.append((path, t))
         duration = float(t.get("duration") or 0)
         log_total += duration
         # "project:suite / test" (meson's name; its log has no suite field)
@@ -104,26 +106,18 @@ if tests:
 # it: its failed checks ("not ok" lines of the VM cases and fake-node
 # scripts, a VM boot's sequence verdict, Criterion's failed assertions,
 # sanitizer reports) and its last lines.
-for path in sys.argv[2:]:
-    try:
-        lines = open(path).read().splitlines()
-    except OSError:
-        continue
-    for line in lines:
-        t = json.loads(line)
-        if t.get("result") in ("OK", "EXPECTEDFAIL", "SKIP"):
-            continue
-        out = [re.sub(r"\x1b\[[0-9;]*m", "", l.rstrip("\r")) for l in (t.get("stdout") or "").splitlines()]
-        print(f"\nrun-tests: why {t.get('name', '?')} failed ({t.get('result')}, {path}):")
-        marks = [l for l in out if "not ok - " in l or "# sequence: passed:" in l or "[FAIL]" in l or ": error:" in l
-                 or "Assertion" in l or "ERROR: AddressSanitizer" in l or "runtime error:" in l]
-        for l in marks[:30]:
-            print(f"  | {l[:300]}")
-        if len(marks) > 30:
-            print(f"  | ... {len(marks) - 30} more")
-        print("  its last lines:")
-        for l in out[-25:]:
-            print(f"  > {l[:300]}")
+for path, t in failed:
+    out = [re.sub(r"\x1b\[[0-9;]*m", "", l.rstrip("\r")) for l in (t.get("stdout") or "").splitlines()]
+    print(f"\nrun-tests: why {t.get('name', '?')} failed ({t.get('result')}, {path}):")
+    marks = [l for l in out if "not ok - " in l or "# sequence: passed:" in l or "[FAIL]" in l or ": error:" in l
+             or "Assertion" in l or "ERROR: AddressSanitizer" in l or "runtime error:" in l]
+    for l in marks[:30]:
+        print(f"  | {l[:300]}")
+    if len(marks) > 30:
+        print(f"  | ... {len(marks) - 30} more")
+    print("  its last lines:")
+    for l in out[-25:]:
+        print(f"  > {l[:300]}")
 print(f'\nrun-tests: {counts["passed"]} passed, {counts["failed"]} failed, {counts["skipped"]} skipped')
 PY
 rm -f "${TMPDIR:-/tmp}/run-tests-steps.$$"

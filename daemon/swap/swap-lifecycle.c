@@ -351,20 +351,12 @@ void lifecycle_note_build_container(SwapMachine *s, const SwapFollow *f) {
         }
 }
 
-void lifecycle_check_build_gone(Manager *m) {
-        /* No out-of-tree build any more (checked by the context next time). */
-        SwapContextInputs in = { .config = m->config, .follow = &m->follow, .swap = &m->swap,
-                                 .ready_present = m->ready_present };
-        SwapNodeView node = manager_node_view(m);
-        SwapContext ctx;
-
-        if (swap_read_context(&in, &node, &ctx) < 0)
-                return;
-        swap_context_noted(&m->follow, &ctx);
-        if (!ctx.replacement_loaded) {
-                free(m->swap.record.build_container_id);
-                m->swap.record.build_container_id = NULL;
-                m->swap.record.build_modules = strv_free(m->swap.record.build_modules);
+void lifecycle_check_build_gone(SwapMachine *s, const SwapContext *ctx) {
+        /* No out-of-tree build any more: the step's context says so. */
+        if (!ctx->replacement_loaded) {
+                free(s->record.build_container_id);
+                s->record.build_container_id = NULL;
+                s->record.build_modules = strv_free(s->record.build_modules);
         }
 }
 

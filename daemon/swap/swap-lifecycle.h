@@ -35,7 +35,7 @@ void lifecycle_load_no_build(Manager *m, const char *module, const char *reason)
  * once none is loaded; no-build and repairing said. */
 void lifecycle_note_build_container(SwapMachine *s, const SwapFollow *f);
 void lifecycle_report_gds(Manager *m);
-void lifecycle_check_build_gone(Manager *m);
+void lifecycle_check_build_gone(SwapMachine *s, const SwapContext *ctx);
 void lifecycle_report_no_build(const char *container_id, SwapEvent ev);
 void lifecycle_report_repairing(SwapMachine *s, const char *container_id, SwapEvent ev);
 /* The unload of an earlier build was refused: why the new container's
