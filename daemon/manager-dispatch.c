@@ -192,6 +192,27 @@ static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) 
         return swap_actions_run(m, p.action);
 }
 
+/* The status document is for people and `oc swapguard status`, never read
+ * back on a restart (the state file is): it is written when the loop is
+ * otherwise idle, so once after a whole chain of transitions and after the
+ * module calls they ran, not before them (a swap used to rewrite it and
+ * read the stack for it at every one of some 15 transitions, each time an
+ * atomic write with two fsyncs). Written at once without a loop (tests) and
+ * when stopping (the loop dispatches nothing after its exit). */
+static void publish_soon(Manager *m) {
+        SwapNodeView node = manager_node_view(m);
+
+        if (m->swap.stopping || swap_loop_publish_when_idle(&m->loop) < 0)
+                swap_record_publish(&m->swap, &m->publish, m->config->mode, &node);
+}
+
+void manager_save(Manager *m, SwapSave how) {
+        if (!swap_record_save_due(&m->step, how))
+                return;
+        swap_record_save(&m->swap, &m->follow, m->config->mode, &m->step);
+        publish_soon(m);
+}
+
 void manager_dispatch(Manager *m, SwapEvent ev) {
         /* after_save: the last step's action saved just before it changed
          * the node, so what it noted since is the next step's to write. A
@@ -207,14 +228,14 @@ void manager_dispatch(Manager *m, SwapEvent ev) {
                 ev = step(m, ev, &acted, &nothing);
                 if (!nothing) {
                         after_save = m->step.saved;
-                        swap_record_save_step(m);
+                        manager_save(m, SWAP_SAVE_STEP);
                 }
                 swap_step_end(&m->step, name);
                 if (nothing)
                         break; /* no transition: nothing new to save or tell */
         }
         if (after_save)
-                swap_record_save(m);
+                manager_save(m, SWAP_SAVE_NOW);
         if (nothing)
                 return;
         swap_status_update(&m->swap, &m->follow);

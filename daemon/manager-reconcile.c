@@ -89,7 +89,7 @@ void manager_reconcile(Manager *m) {
         m->swap.state = d.state;
         m->swap.started = true;
         manager_apply_state(m);
-        swap_record_save(m);
+        manager_save(m, SWAP_SAVE_NOW);
         if (d.event >= 0)
                 manager_dispatch(m, d.event);
         swap_status_update(&m->swap, &m->follow);

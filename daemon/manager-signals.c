@@ -50,7 +50,7 @@ int manager_stop(Manager *m, int exit_code) {
         manager_dispatch(m, SWAP_EVENT_STOP_REQUESTED);
         (void) sd_notify(0, "STATUS=stopping");
         (void) reload_block_remove();
-        swap_record_save(m);
+        manager_save(m, SWAP_SAVE_NOW);
         manager_labels_stop(m); /* no labels of a node nobody guards */
         return sd_event_exit(m->event, exit_code);
 }
@@ -104,7 +104,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         /* ... and the stack is judged again, as after a module uevent (one
          * lost, or none at all: a fake root's kernel sends none). */
         manager_stack_changed(m);
-        swap_pin_refresh(m);
+        swap_pin_refresh(m->pin, m->usage, &m->swap, &m->follow, &m->loop);
         swap_status_update(&m->swap, &m->follow);
         manager_labels_update(m); /* NodeLabelsDirectory= may have changed */
         return 0;

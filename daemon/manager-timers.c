@@ -152,6 +152,10 @@ static uint64_t event_number(void *userdata) {
         return n + 1; /* the first iteration is 0: never "none" */
 }
 
+static void loop_save(void *userdata, SwapSave how) {
+        manager_save(userdata, how);
+}
+
 void manager_timers_init(Manager *m) {
         m->loop = (SwapLoop) {
                 .arm = timer_arm,
@@ -160,6 +164,7 @@ void manager_timers_init(Manager *m) {
                 .now = loop_now,
                 .publish_when_idle = publish_when_idle,
                 .event_number = event_number,
+                .save = loop_save,
                 .userdata = m,
         };
 }

@@ -79,6 +79,11 @@ static int on_container_exit(sd_event_source *s, int fd, uint32_t revents, void 
         return 0;
 }
 
+/* The pin matched to the namespaces' use now (swap-pin.h). */
+static void pin_refresh(Manager *m) {
+        swap_pin_refresh(m->pin, m->usage, &m->swap, &m->follow, &m->loop);
+}
+
 static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid) {
         int r;
 
@@ -102,7 +107,7 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
         /* Again at the start (a store seen late, a rescan, a use begun since
          * the create): what we tell the container must be true now. */
         if (m->swap.started)
-                swap_pin_refresh(m);
+                pin_refresh(m);
         pin_holder_driver_container(m->pin, c->id, c->pod_name, true);
         lifecycle_container_followed(m);
         if (!m->swap.started)
@@ -125,7 +130,7 @@ static bool want_container(const ContainerIdentity *c, void *userdata) {
         bool wanted = driver_container_wanted(m->config, c);
 
         if (wanted && m->swap.started)
-                swap_pin_refresh(m);
+                pin_refresh(m);
         return wanted;
 }
 
@@ -190,11 +195,11 @@ static int on_recheck(sd_event_source *s, void *userdata) {
                 /* The mount watch may come first, and the unload lets go of
                  * the pin without a word: match the pin (and say UNPINNED)
                  * at the moment the use ended, not after the unload. */
-                swap_pin_refresh(m);
+                pin_refresh(m);
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
         } else if (swap_state_driver_settled(m->swap.state) && m->swap.record.missing_namespaces) {
                 swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
-                swap_record_changed(m);
+                manager_save(m, SWAP_SAVE_CHANGED);
                 swap_status_update(&m->swap, &m->follow);
                 manager_labels_update(m); /* GDS-ready once every namespace is back */
         }
@@ -221,7 +226,7 @@ static void on_usage(UsageWatch *w, void *userdata) {
 
         if (!m->swap.started)
                 return;
-        swap_pin_refresh(m);
+        pin_refresh(m);
         schedule_recheck(m);
 }
 
@@ -454,7 +459,7 @@ int manager_start(Manager *m) {
         manager_stack_changed(m);
         swap_fabrics_start(m); /* a record left pending: asked for, READY=1 does not wait */
         /* Pinned again before READY=1: no window after it claims to be up (only the one while we were down). */
-        swap_pin_refresh(m);
+        pin_refresh(m);
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_STARTED,
                      &(ReportFields) { .state = swap_state_to_string(m->swap.state),
                                        .container_id = swap_record_container_id(&m->follow, &m->swap) },

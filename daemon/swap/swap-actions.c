@@ -217,12 +217,12 @@ static SwapEvent action_unload(Manager *m) {
         at_ready = swap_moment_unload_at(m->config, &m->follow) == UNLOAD_AT_DRIVER_READY;
         if (at_ready && m->ops->prepare_load)
                 prepare_load(m);
-        swap_record_save_step(m); /* what goes is on disk before it goes */
+        swap_loop_save(&m->loop, SWAP_SAVE_STEP); /* what goes is on disk before it goes */
         r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
         node_changed(m);
         if (!at_ready && m->ops->prepare_load && r >= 0 && u->outcome == NODE_UNLOAD_REMOVED)
                 (void) m->ops->prepare_load(m->ops->userdata, NULL, -EBADF, NULL);
-        swap_pin_refresh(m); /* the unload let go of the pin: take it again if still in use */
+        swap_pin_refresh(m->pin, m->usage, &m->swap, &m->follow, &m->loop); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
                 swap_fabrics_unload_over(m, false);
                 log_error_errno(r, "Cannot unload the %s NVMe stack: %m", build);
@@ -303,7 +303,7 @@ static SwapEvent action_load(Manager *m) {
                 swap_report_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
-        swap_record_save_step(m);
+        swap_loop_save(&m->loop, SWAP_SAVE_STEP);
         r = m->ops->load_from(m->ops->userdata, root_fd >= 0 ? in_root : tree, root_fd, modules,
                               m->config->load_timeout_sec, &l);
         node_changed(m);
@@ -366,7 +366,7 @@ static int remove_partial_replacement(Manager *m, char **ret_why) {
         log_info("Removing the half-loaded out-of-tree NVMe stack before restoring the in-tree one.");
         r = m->ops->unload(m->ops->userdata, m->swap.record.build_modules, &u);
         node_changed(m);
-        swap_pin_refresh(m);
+        swap_pin_refresh(m->pin, m->usage, &m->swap, &m->follow, &m->loop);
         if (r < 0)
                 return r;
         r = u->outcome == NODE_UNLOAD_REMOVED || u->outcome == NODE_UNLOAD_NOT_LOADED ||
@@ -386,7 +386,7 @@ static SwapEvent action_restore(Manager *m) {
         int r;
 
         /* The restoring state is on disk before anything changes. */
-        swap_record_save_step(m);
+        swap_loop_save(&m->loop, SWAP_SAVE_STEP);
         /* Let the in-tree stack come back whatever way the library loads it. */
         r = reload_block_remove();
         if (r < 0)

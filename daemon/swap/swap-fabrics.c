@@ -245,7 +245,7 @@ SwapFabricsNext swap_fabrics_result(Manager *m, const char *verb, const FabricsR
         }
         status = swap_fabrics_status(&m->swap);
         report_status_fabrics(status);
-        swap_record_changed(m);
+        swap_loop_save(&m->loop, SWAP_SAVE_CHANGED);
         swap_status_update(&m->swap, &m->follow);
         ask(m);
         return next;

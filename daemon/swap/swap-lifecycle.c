@@ -337,7 +337,7 @@ void lifecycle_nvfs_changed(Manager *m) {
         if (!swap_state_build_loaded(m->swap.state))
                 return;
         lifecycle_report_gds(m);
-        swap_record_changed(m);
+        swap_loop_save(&m->loop, SWAP_SAVE_CHANGED);
 }
 
 void lifecycle_note_build_container(SwapMachine *s, const SwapFollow *f) {

@@ -21,6 +21,16 @@ typedef enum SwapTimer {
         _SWAP_TIMER_MAX,
 } SwapTimer;
 
+/* How news for the state file is saved (swap-record.h has the one writer;
+ * the manager, which owns the step, decides when it runs). */
+typedef enum SwapSave {
+        SWAP_SAVE_NOW,     /* outside a dispatch step (the start, the stop): now */
+        SWAP_SAVE_STEP,    /* the step's one save: now, unless this step saved; an action's
+                            * just before it changes the node */
+        SWAP_SAVE_CHANGED, /* news for the record: the open step saves it (or the next one,
+                            * once this one saved); outside a step, now */
+} SwapSave;
+
 typedef struct SwapLoop {
         /* Arms t (again, if armed) to fire at when_usec on its clock: 0 or -errno. */
         int (*arm)(void *userdata, SwapTimer t, uint64_t when_usec);
@@ -37,6 +47,10 @@ typedef struct SwapLoop {
          * handles one), 0 when it is handling none: what the step's
          * snapshot is keyed by outside a dispatch (swap-snapshot.h). */
         uint64_t (*event_number)(void *userdata);
+        /* The record saved (SwapSave says when), then the status document
+         * asked for: what an action or a handler of swap/ noted reaches the
+         * state file through the manager, which knows the step. */
+        void (*save)(void *userdata, SwapSave how);
         void *userdata;
 } SwapLoop;
 
@@ -65,6 +79,10 @@ static inline uint64_t swap_loop_event_number(const SwapLoop *l) {
         return l->event_number ? l->event_number(l->userdata) : 0;
 }
 
+static inline void swap_loop_save(const SwapLoop *l, SwapSave how) {
+        if (l->save)
+                l->save(l->userdata, how);
+}
 /* Whether there is a loop at all. */
 static inline bool swap_loop_present(const SwapLoop *l) {
         return l->arm != NULL;

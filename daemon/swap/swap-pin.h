@@ -8,6 +8,13 @@
  * after each of our own unloads (which let go of the pin when they find
  * every namespace free). */
 
-#include "swap/manager-data.h"
+#include "swap/swap-follow.h"
+#include "swap/swap-loop.h"
+#include "swap/swap-machine.h"
 
-void swap_pin_refresh(Manager *m);
+typedef struct PinHolder PinHolder;
+typedef struct UsageWatch UsageWatch;
+
+/* pin and usage are the manager's (it creates them at start); the record's
+ * pins change in s, saved through the loop's table. */
+void swap_pin_refresh(PinHolder *pin, UsageWatch *usage, SwapMachine *s, const SwapFollow *f, const SwapLoop *loop);

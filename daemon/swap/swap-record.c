@@ -83,53 +83,40 @@ void swap_record_publish(const SwapMachine *s, SwapPublish *p, SwapMode mode, co
                 log_warning_errno(r, "Cannot write the status document " STATUS_DOCUMENT_FILE ", ignoring: %m");
 }
 
-/* The status document is for people and `oc swapguard status`, never read
- * back on a restart (the state file is): it is written when the loop is
- * otherwise idle, so once after a whole chain of transitions and after the
- * module calls they ran, not before them (a swap used to rewrite it and
- * read the stack for it at every one of some 15 transitions, each time an
- * atomic write with two fsyncs). Written at once without a loop (tests) and
- * when stopping (the loop dispatches nothing after its exit). */
-static void schedule_publish(Manager *m) {
-        SwapNodeView node = manager_node_view(m);
-
-        if (m->swap.stopping || swap_loop_publish_when_idle(&m->loop) < 0)
-                swap_record_publish(&m->swap, &m->publish, m->config->mode, &node);
-}
-
-void swap_record_save(Manager *m) {
-        const ContainerIdentity *c = m->follow.container.identity;
+void swap_record_save(SwapMachine *s, const SwapFollow *f, SwapMode mode, SwapStep *step) {
+        const ContainerIdentity *c = f->container.identity;
         int r;
 
-        if (m->swap.record.state != m->swap.state)
-                m->swap.record.since_usec = now_realtime_usec();
-        m->swap.record.state = m->swap.state;
-        m->swap.record.mode = m->config->mode;
-        free(m->swap.record.container_id);
-        free(m->swap.record.pod_name);
-        m->swap.record.container_id = c ? strdup(c->id) : NULL;
-        m->swap.record.pod_name = c ? strdup(c->pod_name) : NULL;
-        m->swap.record.container_pid = m->follow.container.pid;
+        if (s->record.state != s->state)
+                s->record.since_usec = now_realtime_usec();
+        s->record.state = s->state;
+        s->record.mode = mode;
+        free(s->record.container_id);
+        free(s->record.pod_name);
+        s->record.container_id = c ? strdup(c->id) : NULL;
+        s->record.pod_name = c ? strdup(c->pod_name) : NULL;
+        s->record.container_pid = f->container.pid;
         /* At once, whatever the cost: a restart resumes from this file, and
          * what an unload is about to take out must be in it before. */
-        r = state_file_write(&m->swap.record);
+        r = state_file_write(&s->record);
         if (r < 0)
                 log_warning_errno(r, "Cannot write the state file " STATE_FILE ", ignoring: %m");
-        if (m->step.open) {
-                m->step.saved = true;
-                m->step.writes++;
+        if (step->open) {
+                step->saved = true;
+                step->writes++;
         }
-        schedule_publish(m);
 }
 
-void swap_record_save_step(Manager *m) {
-        if (!m->step.open || !m->step.saved)
-                swap_record_save(m);
-}
-
-void swap_record_changed(Manager *m) {
-        if (!m->step.open)
-                swap_record_save(m);
+bool swap_record_save_due(const SwapStep *step, SwapSave how) {
+        switch (how) {
+        case SWAP_SAVE_STEP:
+                return !step->open || !step->saved;
+        case SWAP_SAVE_CHANGED:
+                return !step->open;
+        case SWAP_SAVE_NOW:
+        default:
+                return true;
+        }
 }
 
 void swap_status_update(const SwapMachine *s, const SwapFollow *f) {

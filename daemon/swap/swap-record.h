@@ -6,10 +6,17 @@
  * namespaces seen then, the ready deadline, the last message) and the
  * one-line STATUS= that systemctl status shows. */
 
+#include <stdbool.h>
 #include <stdint.h>
 
-#include "swap/manager-data.h"
+#include "swap/swap-follow.h"
+#include "swap/swap-loop.h"
+#include "swap/swap-machine.h"
+#include "swap/swap-publish.h"
+#include "swap/swap-snapshot.h"
+#include "swap/swap-step.h"
 #include "util/macro.h"
+#include "vocabulary/swap-vocabulary.h"
 
 /* CLOCK_REALTIME in µs: the clock of the state file's timestamps. */
 uint64_t now_realtime_usec(void);
@@ -28,20 +35,20 @@ void swap_record_restore_noted(SwapMachine *s, const char *container_id, SwapEve
 void swap_record_forget_swap(SwapMachine *s);
 
 /* The state file's one writer (swap-step.h): the record, from the current
- * state and container, written once per step.
- *   swap_record_save()                outside a dispatch step (the start's
- *                                     reconcile, the stop): now;
- *   swap_record_save_step()           the step's one save: now, unless this
- *                                     step saved; an action calls it just
- *                                     before it changes the node,
- *                                     manager_dispatch() at the step's end;
- *   swap_record_changed()             news for the record: the open step
- *                                     saves it (or the next one, once this
- *                                     one saved); outside a step, now.
- * Each asks for the status document's write once the loop is idle. */
-void swap_record_save(Manager *m);
-void swap_record_save_step(Manager *m);
-void swap_record_changed(Manager *m);
+ * state and container, written now; an open step is marked saved. When it
+ * runs is the manager's (manager_save(), which then asks for the status
+ * document once the loop is idle): a file of swap/ asks for a save through
+ * the loop's table (swap_loop_save(), swap-loop.h). */
+void swap_record_save(SwapMachine *s, const SwapFollow *f, SwapMode mode, SwapStep *step);
+/* Whether a save asked for as `how` writes now:
+ *   SWAP_SAVE_NOW      outside a dispatch step (the start's reconcile, the
+ *                      stop): yes;
+ *   SWAP_SAVE_STEP     the step's one save: yes, unless this step saved; an
+ *                      action asks just before it changes the node,
+ *                      manager_dispatch() at the step's end;
+ *   SWAP_SAVE_CHANGED  news for the record: the open step saves it (or the
+ *                      next one, once this one saved); outside a step, yes. */
+bool swap_record_save_due(const SwapStep *step, SwapSave how);
 /* The status document and the metrics file, written now (the loop calls
  * it once idle after a save asked for it). */
 void swap_record_publish(const SwapMachine *s, SwapPublish *p, SwapMode mode, const SwapNodeView *node);

@@ -417,7 +417,7 @@ Test(swap_fabrics, after_the_load_back_pending_and_lost_are_told_and_kept) {
         cr_assert_not_null(strstr(status, "NVMe-oF: 1 back, 1 pending (next try in "), "%s", status);
         cr_assert_not_null(strstr(status, "s), 1 lost"), "%s", status);
 
-        swap_record_save(manager);
+        manager_save(manager, SWAP_SAVE_NOW);
         s = state_file();
         cr_assert_eq(s->fabrics->n, 3);
         cr_assert_eq(s->fabrics->items[0].outcome, NODE_FABRICS_RECONNECTED);
