@@ -111,7 +111,8 @@ static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapContext *ct
         if (swap_plan_has(p, SWAP_EFFECT_LOG_TRANSITION))
                 swap_report_transition(old, p->next, ev);
         if (swap_plan_has(p, SWAP_EFFECT_FABRICS_CONNECT))
-                swap_fabrics_connect(m, "after the driver container's load");
+                swap_fabrics_connect(&m->fabrics, &m->swap, &m->follow, &m->loop,
+                                     "after the driver container's load");
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_CONTAINER_SEEN))
                 swap_report_container_seen(m);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_SWAPPED))

@@ -7,6 +7,7 @@
 #include "publish/log.h"
 #include "watch/fabrics-watch.h"
 #include "swap/swap-fabrics.h"
+#include "swap/swap-record.h"
 
 #define CAPTURE_RETRY_USEC (60ULL * 1000000ULL)
 
@@ -45,11 +46,23 @@ static void recheck_later(Manager *m) {
         (void) sd_event_source_set_enabled(m->sources->capture_retry, SD_EVENT_ONESHOT);
 }
 
+SwapFabricsNext manager_fabrics_answered(Manager *m, const char *verb, const FabricsResult *res, const char *error) {
+        SwapFabricsNext next;
+
+        next = swap_fabrics_result(&m->fabrics, &m->swap, &m->follow, &m->loop, verb, res, error);
+        /* The answer changed the record: saved first (outside a step: now),
+         * then STATUS= from it, then what was wanted meanwhile is asked. */
+        manager_save(m, SWAP_SAVE_CHANGED);
+        swap_status_update(&m->swap, &m->follow);
+        swap_fabrics_ask_wanted(&m->fabrics, &m->swap, &m->follow, &m->loop);
+        return next;
+}
+
 static void on_fabrics(FabricsWatch *w, const char *verb, const FabricsResult *res, const char *error,
                        void *userdata) {
         Manager *m = userdata;
 
-        switch (swap_fabrics_result(m, verb, res, error)) {
+        switch (manager_fabrics_answered(m, verb, res, error)) {
         case SWAP_FABRICS_NEXT_RECHECK:
                 recheck(m);
                 break;

@@ -42,7 +42,9 @@ static int on_stack_judge(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static int on_fabrics_retry(sd_event_source *s, uint64_t usec, void *userdata) {
-        swap_fabrics_retry_due(userdata);
+        Manager *m = userdata;
+
+        swap_fabrics_retry_due(&m->fabrics, &m->swap, &m->follow, &m->loop);
         return 0;
 }
 

@@ -335,7 +335,7 @@ Manager *manager_free(Manager *m) {
                 sd_event_source_disable_unref(m->sources->sig_int);
                 sd_event_source_disable_unref(m->sources->sig_hup);
         }
-        swap_fabrics_free(m); /* a capture or a connect still running goes on in its own unit */
+        swap_fabrics_free(&m->fabrics, &m->loop); /* a capture or a connect still running goes on in its own unit */
         if (m->sources) {
                 sd_event_source_disable_unref(m->sources->deadline);
                 sd_event_source_disable_unref(m->sources->recheck);
@@ -457,7 +457,8 @@ int manager_start(Manager *m) {
          * mid-repair, with nvme_core back but not nvme: tests/faults, row
          * kill:repairing) sends no uevent: judge it as after one. */
         manager_stack_changed(m);
-        swap_fabrics_start(m); /* a record left pending: asked for, READY=1 does not wait */
+        /* A record left pending: asked for, READY=1 does not wait. */
+        swap_fabrics_start(&m->fabrics, &m->swap, &m->follow, &m->loop);
         /* Pinned again before READY=1: no window after it claims to be up (only the one while we were down). */
         pin_refresh(m);
         report_event(LOG_INFO, SWAPGUARD_MESSAGE_STARTED,

@@ -156,7 +156,8 @@ SwapEvent stack_judge_run(Manager *m) {
                 goto finish;
         }
         h = stack_health_check(stack, swap_modules_wanted(m->config, &m->swap));
-        if (!stack_health_broken(h) || swap_fabrics_only_node(m, h)) {
+        if (!stack_health_broken(h) ||
+            swap_fabrics_only_node(&(SwapNodeView) { .step = &m->step, .ops = m->ops, .loop = &m->loop }, h)) {
                 if (m->stack.settle.suspect_at || m->stack.settle.reported_in_use)
                         log_info("The NVMe stack works now (%s).", stack_settle_why_to_string(d.why));
                 stack_settle_reset(&m->stack.settle);

@@ -93,7 +93,8 @@ static const char *record_before_unload(Manager *m, int *ret_fabrics) {
                 node_namespaces_free(m->swap.record.namespaces_before);
                 m->swap.record.namespaces_before = ns;
         }
-        *ret_fabrics = swap_fabrics_before_unload(m); /* the connections it drops, captured first */
+        /* the connections it drops, captured first */
+        *ret_fabrics = swap_fabrics_before_unload(&m->fabrics, &m->swap, &m->follow, m->ops);
         return build;
 }
 
@@ -115,7 +116,8 @@ static SwapEvent unload_outcome(Manager *m, const NodeUnloadResult *u, const cha
                 lifecycle_report_earlier_blocked(m, &u->blockers);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         case NODE_UNLOAD_FAILED_RESTORED:
-                swap_fabrics_connect(m, "after the failed unload"); /* a transport may have gone */
+                /* a transport may have gone */
+                swap_fabrics_connect(&m->fabrics, &m->swap, &m->follow, &m->loop, "after the failed unload");
                 swap_report_failure(m, u->failed_module,
                                     "Unloading %s failed (%s); the modules removed before it were put back.",
                                     u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
@@ -141,7 +143,7 @@ static SwapEvent unload_waits_for_capture(Manager *m, const char *build) {
                 return SWAP_EVENT_UNLOAD_REFUSED;
         }
         node_blockers_free(b);
-        swap_fabrics_capture(m);
+        swap_fabrics_capture(&m->fabrics, &m->swap, &m->follow, &m->loop);
         if (m->swap.last_blockers && streq(m->swap.last_blockers, WAITING_FOR_CAPTURE))
                 return SWAP_EVENT_UNLOAD_REFUSED;
         free(m->swap.last_blockers);
@@ -224,12 +226,13 @@ static SwapEvent action_unload(Manager *m) {
                 (void) m->ops->prepare_load(m->ops->userdata, NULL, -EBADF, NULL);
         swap_pin_refresh(m->pin, m->usage, &m->swap, &m->follow, &m->loop); /* the unload let go of the pin: take it again if still in use */
         if (r < 0) {
-                swap_fabrics_unload_over(m, false);
+                swap_fabrics_unload_over(&m->fabrics, &m->swap, &m->follow, &m->loop, false);
                 log_error_errno(r, "Cannot unload the %s NVMe stack: %m", build);
                 return SWAP_EVENT_UNLOAD_FAILED;
         }
-        swap_fabrics_unload_over(m, u->outcome == NODE_UNLOAD_REMOVED || u->outcome == NODE_UNLOAD_FAILED_RESTORED ||
-                                            u->outcome == NODE_UNLOAD_FAILED_UNRESTORED);
+        swap_fabrics_unload_over(&m->fabrics, &m->swap, &m->follow, &m->loop,
+                                 u->outcome == NODE_UNLOAD_REMOVED || u->outcome == NODE_UNLOAD_FAILED_RESTORED ||
+                                         u->outcome == NODE_UNLOAD_FAILED_UNRESTORED);
         ev = unload_outcome(m, u, build);
         node_unload_result_free(u);
         return ev;
@@ -279,7 +282,7 @@ static SwapEvent action_load(Manager *m) {
         }
         /* lifecycle: stack modules come only from the container's
          * tree: none there is not a swap, whatever the host's tree has. */
-        if (lifecycle_tree_lacks_build(m, tree) || swap_fabrics_tree_lacks_transport(m, tree))
+        if (lifecycle_tree_lacks_build(m, tree) || swap_fabrics_tree_lacks_transport(&m->follow, &m->swap, tree))
                 return SWAP_EVENT_LOAD_NO_BUILD;
         if (lifecycle_modules_to_load(m, &modules) < 0) {
                 swap_report_failure(m, NULL, "Out of memory.");
@@ -338,7 +341,8 @@ static SwapEvent action_load(Manager *m) {
         }
         swap_report_loaded(m, l, tree);
         node_load_result_free(l);
-        swap_fabrics_connect(m, "after the load"); /* through the container's transports */
+        /* through the container's transports */
+        swap_fabrics_connect(&m->fabrics, &m->swap, &m->follow, &m->loop, "after the load");
         return SWAP_EVENT_LOAD_DONE;
 }
 
@@ -417,7 +421,8 @@ static SwapEvent action_restore(Manager *m) {
         if (l->would) /* observe (node-ops-observe.c) */
                 observe_report_would_restore(&m->swap, &m->follow, l);
         else if (ev == SWAP_EVENT_RESTORE_DONE)
-                swap_fabrics_connect(m, "after the restore"); /* through the in-tree transports */
+                /* through the in-tree transports */
+                swap_fabrics_connect(&m->fabrics, &m->swap, &m->follow, &m->loop, "after the restore");
         node_load_result_free(l);
         return ev;
 }

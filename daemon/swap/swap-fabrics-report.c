@@ -52,20 +52,19 @@ static void fields_clear(Fields *f) {
         f->n = 0;
 }
 
-static ReportFields report_fields(const Manager *m, const NodeFabricsConnection *c, Fields *x) {
+static ReportFields report_fields(const SwapMachine *s, const SwapFollow *follow, const NodeFabricsConnection *c,
+                                  Fields *x) {
         fields_fill(x, c);
-        return (ReportFields) { .state = swap_state_to_string(m->swap.state), .device = c->controller,
-                                .container_id = swap_record_container_id(&m->follow, &m->swap), .extra = x->items };
+        return (ReportFields) { .state = swap_state_to_string(s->state), .device = c->controller,
+                                .container_id = swap_record_container_id(follow, s), .extra = x->items };
 }
 
-void swap_fabrics_report_drop(Manager *m, const NodeFabrics *f) {
-        const bool observe = m->ops->observe;
-
-        if (!f || (m->fabrics.drop_said && f == m->swap.record.fabrics))
+void swap_fabrics_report_drop(const SwapMachine *s, const SwapFollow *follow, bool observe, const NodeFabrics *f) {
+        if (!f)
                 return;
         for (size_t i = 0; i < f->n; i++) {
                 Fields x = {};
-                ReportFields rf = report_fields(m, &f->items[i], &x);
+                ReportFields rf = report_fields(s, follow, &f->items[i], &x);
 
                 report_event(LOG_NOTICE, SWAPGUARD_MESSAGE_FABRICS_DROP, &rf,
                              observe ? "Observe: %s: would be disconnected by the unload and connected again after "
@@ -75,8 +74,6 @@ void swap_fabrics_report_drop(Manager *m, const NodeFabrics *f) {
                              f->items[i].description ?: "?");
                 fields_clear(&x);
         }
-        if (f == m->swap.record.fabrics)
-                m->fabrics.drop_said = true;
 }
 
 static int dup_or_null(const char *s, char **ret) {
@@ -106,7 +103,7 @@ static int connection_set(NodeFabricsConnection *x, const FabricsResultConnectio
                         c->subsysnqn ?: "?") < 0 ? -ENOMEM : 0;
 }
 
-void swap_fabrics_record_captured(Manager *m, const FabricsResult *res) {
+void swap_fabrics_record_captured(SwapMachine *s, const FabricsResult *res) {
         NodeFabrics *f = calloc(1, sizeof(*f));
 
         for (size_t i = 0; f && i < res->n_connections; i++) {
@@ -124,9 +121,8 @@ void swap_fabrics_record_captured(Manager *m, const FabricsResult *res) {
         }
         if (!f)
                 log_oom();
-        node_fabrics_free(m->swap.record.fabrics);
-        m->swap.record.fabrics = f && f->n > 0 ? f : node_fabrics_free(f);
-        m->fabrics.drop_said = false;
+        node_fabrics_free(s->record.fabrics);
+        s->record.fabrics = f && f->n > 0 ? f : node_fabrics_free(f);
 }
 
 static bool same(const char *a, const char *b) {
@@ -175,9 +171,10 @@ static int connection_update(NodeFabricsConnection *x, const FabricsResultConnec
         return 0;
 }
 
-static void report_one(Manager *m, const NodeFabricsConnection *c, const char *after, bool quiet, uint64_t now) {
+static void report_one(const SwapMachine *s, const SwapFollow *follow, const NodeFabricsConnection *c,
+                       const char *after, bool quiet, uint64_t now) {
         Fields x = {};
-        ReportFields rf = report_fields(m, c, &x);
+        ReportFields rf = report_fields(s, follow, c, &x);
         const char *d = c->description ?: "?";
 
         switch (c->outcome) {
@@ -213,25 +210,26 @@ static void report_one(Manager *m, const NodeFabricsConnection *c, const char *a
         fields_clear(&x);
 }
 
-void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const char *after, bool quiet) {
+void swap_fabrics_record_connected(SwapMachine *s, const SwapFollow *follow, const FabricsResult *res,
+                                   const char *after, bool quiet) {
         const uint64_t now = now_realtime_usec();
         size_t back, pending, lost;
 
-        if (!m->swap.record.fabrics && res->n_connections > 0) {
-                m->swap.record.fabrics = calloc(1, sizeof(NodeFabrics));
-                if (!m->swap.record.fabrics) {
+        if (!s->record.fabrics && res->n_connections > 0) {
+                s->record.fabrics = calloc(1, sizeof(NodeFabrics));
+                if (!s->record.fabrics) {
                         log_oom();
                         return;
                 }
         }
         for (size_t i = 0; i < res->n_connections; i++) {
                 const FabricsResultConnection *c = &res->connections[i];
-                NodeFabricsConnection *x = find(m->swap.record.fabrics, c);
+                NodeFabricsConnection *x = find(s->record.fabrics, c);
 
                 if (c->outcome == FABRICS_RESULT_CAPTURED)
                         continue;
                 if (!x) {
-                        x = node_fabrics_add(m->swap.record.fabrics);
+                        x = node_fabrics_add(s->record.fabrics);
                         if (!x || connection_set(x, c) < 0) {
                                 log_oom();
                                 return;
@@ -241,16 +239,16 @@ void swap_fabrics_record_connected(Manager *m, const FabricsResult *res, const c
                         log_oom();
                         return;
                 }
-                report_one(m, x, after, quiet, now);
+                report_one(s, follow, x, after, quiet, now);
         }
         fabrics_result_count(res, &back, &pending, &lost);
         if (quiet && pending == 0 && lost == 0) {
                 /* a tidying connect: nothing was dropped, nothing to show */
-                m->swap.record.fabrics = node_fabrics_free(m->swap.record.fabrics);
+                s->record.fabrics = node_fabrics_free(s->record.fabrics);
                 return;
         }
         if (pending + lost > 0)
-                swap_record_message(&m->swap, "%zu NVMe over Fabrics connections not back %s (%zu pending, %zu lost)",
+                swap_record_message(s, "%zu NVMe over Fabrics connections not back %s (%zu pending, %zu lost)",
                                     pending + lost, after, pending, lost);
 }
 

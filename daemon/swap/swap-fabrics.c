@@ -35,228 +35,234 @@ static uint64_t boottime_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-static void ask(Manager *m);
-
 /* The next connect in delay_usec (CLOCK_BOOTTIME: a suspended node's
  * sleep counts, as the kernel's own reconnect_delay timer does not care
  * either way, and the targets' deadlines are wall-clock). The timer's
  * handler (the manager's) calls swap_fabrics_retry_due(). */
-static void retry_in(Manager *m, uint64_t delay_usec) {
+static void retry_in(const SwapLoop *loop, uint64_t delay_usec) {
         int r;
 
-        r = swap_loop_arm(&m->loop, SWAP_TIMER_FABRICS_RETRY, boottime_usec() + delay_usec);
+        r = swap_loop_arm(loop, SWAP_TIMER_FABRICS_RETRY, boottime_usec() + delay_usec);
         if (r < 0)
                 log_warning_errno(r, "Cannot arm the NVMe-oF retry timer: the pending connections wait for "
                                      "the next load, restore or start: %m");
 }
 
-static void retry_cancel(Manager *m) {
-        swap_loop_disarm(&m->loop, SWAP_TIMER_FABRICS_RETRY);
+static void retry_cancel(const SwapLoop *loop) {
+        swap_loop_disarm(loop, SWAP_TIMER_FABRICS_RETRY);
 }
 
-void swap_fabrics_retry_due(Manager *m) {
-        swap_fabrics_connect(m, "on a later try");
+void swap_fabrics_retry_due(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop) {
+        swap_fabrics_connect(fab, s, follow, loop, "on a later try");
 }
 
 /* What was wanted while another request was awaited, capture first (an
  * unload waits on it). */
-static void ask(Manager *m) {
+void swap_fabrics_ask_wanted(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop) {
         const char *after;
         int r;
 
-        if (!m->fabrics.watch || fabrics_watch_busy(m->fabrics.watch) || m->swap.stopping)
+        if (!fab->watch || fabrics_watch_busy(fab->watch) || s->stopping)
                 return;
-        if (m->fabrics.capture_wanted) {
-                r = fabrics_watch_request(m->fabrics.watch, "capture", FABRICS_CAPTURE_DEADLINE_USEC);
+        if (fab->capture_wanted) {
+                r = fabrics_watch_request(fab->watch, "capture", FABRICS_CAPTURE_DEADLINE_USEC);
                 if (r >= 0) {
-                        m->fabrics.capture_wanted = false;
+                        fab->capture_wanted = false;
                         log_info("Asked " FABRICS_UNIT ".service to capture the node's NVMe over Fabrics "
                                  "connections before the unload; the unload waits for its answer.");
                         return;
                 }
-                m->fabrics.capture_wanted = false;
-                m->fabrics.capture_failed = true;
+                fab->capture_wanted = false;
+                fab->capture_failed = true;
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
-                             &(ReportFields) { .state = swap_state_to_string(m->swap.state),
-                                               .container_id = swap_record_container_id(&m->follow, &m->swap) },
+                             &(ReportFields) { .state = swap_state_to_string(s->state),
+                                               .container_id = swap_record_container_id(follow, s) },
                              "Cannot ask " FABRICS_UNIT ".service for the capture: cannot write "
                              WATCH_FABRICS_REQUEST " (%s). Not unloading; tried again later.", strerror(-r));
                 return;
         }
-        after = m->fabrics.connect_after;
+        after = fab->connect_after;
         if (!after)
                 return;
-        r = fabrics_watch_request(m->fabrics.watch, "connect", FABRICS_CONNECT_DEADLINE_USEC);
+        r = fabrics_watch_request(fab->watch, "connect", FABRICS_CONNECT_DEADLINE_USEC);
         if (r < 0) {
                 log_warning_errno(r, "Cannot ask " FABRICS_UNIT ".service to connect the NVMe over Fabrics "
                                      "connections %s: cannot write " WATCH_FABRICS_REQUEST ": %m. Tried again later.",
                                   after);
-                retry_in(m, RETRY_NO_ANSWER_USEC);
+                retry_in(loop, RETRY_NO_ANSWER_USEC);
         }
 }
 
-int swap_fabrics_before_unload(Manager *m) {
+int swap_fabrics_before_unload(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const NodeOps *ops) {
         NodeFabrics *f = NULL;
         int r;
 
-        if (!m->ops->fabrics_read)
+        if (!ops->fabrics_read)
                 return 0;
-        r = m->ops->fabrics_read(m->ops->userdata, &f);
+        r = ops->fabrics_read(ops->userdata, &f);
         if (r < 0)
                 return r; /* the caller does not unload: nothing could reconnect them */
         if (f->n == 0) {
                 node_fabrics_free(f);
                 return 0;
         }
-        if (m->ops->observe) {
+        if (ops->observe) {
                 /* Observe changes nothing: no capture, said as it would be. */
-                swap_fabrics_report_drop(m, f);
+                swap_fabrics_report_drop(s, follow, true, f);
                 node_fabrics_free(f);
                 return 0;
         }
-        if (!m->fabrics.watch) {
+        if (!fab->watch) {
                 node_fabrics_free(f);
                 return -ENOTCONN; /* no capture can be asked for: nothing could connect them again */
         }
         node_fabrics_free(f);
-        if (m->fabrics.captured) {
-                swap_fabrics_report_drop(m, m->swap.record.fabrics);
+        if (fab->captured) {
+                /* Said once per capture, however often the unload is tried. */
+                if (s->record.fabrics && !fab->drop_said) {
+                        swap_fabrics_report_drop(s, follow, false, s->record.fabrics);
+                        fab->drop_said = true;
+                }
                 return 0;
         }
         return 1;
 }
 
-void swap_fabrics_capture(Manager *m) {
-        if (!m->fabrics.watch || streq_ptr(fabrics_watch_busy(m->fabrics.watch), "capture"))
+void swap_fabrics_capture(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop) {
+        if (!fab->watch || streq_ptr(fabrics_watch_busy(fab->watch), "capture"))
                 return;
-        m->fabrics.capture_wanted = true;
-        ask(m);
+        fab->capture_wanted = true;
+        swap_fabrics_ask_wanted(fab, s, follow, loop);
 }
 
-static void connect_as(Manager *m, const char *after, bool quiet) {
+static void connect_as(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop,
+                       const char *after, bool quiet) {
         /* Observe too: a record an enforce instance left names what the
          * node lost; connecting it takes nothing from the node. */
-        if (!m->fabrics.watch)
+        if (!fab->watch)
                 return;
-        retry_cancel(m);
+        retry_cancel(loop);
         /* quiet only while every connect wanted is the tidying one */
-        m->fabrics.connect_quiet = quiet && (!m->fabrics.connect_after || m->fabrics.connect_quiet);
-        if (!m->fabrics.connect_after || !streq(m->fabrics.connect_after, after)) {
-                free(m->fabrics.connect_after);
-                m->fabrics.connect_after = strdup(after);
-                if (!m->fabrics.connect_after) {
+        fab->connect_quiet = quiet && (!fab->connect_after || fab->connect_quiet);
+        if (!fab->connect_after || !streq(fab->connect_after, after)) {
+                free(fab->connect_after);
+                fab->connect_after = strdup(after);
+                if (!fab->connect_after) {
                         log_oom();
                         return;
                 }
         }
         /* The one awaited may have run before what `after` names (a load). */
-        if (streq_ptr(fabrics_watch_busy(m->fabrics.watch), "connect"))
-                m->fabrics.connect_again = true;
-        ask(m);
+        if (streq_ptr(fabrics_watch_busy(fab->watch), "connect"))
+                fab->connect_again = true;
+        swap_fabrics_ask_wanted(fab, s, follow, loop);
 }
 
-void swap_fabrics_unload_over(Manager *m, bool dropped) {
-        bool captured = m->fabrics.captured;
+void swap_fabrics_unload_over(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop,
+                              bool dropped) {
+        bool captured = fab->captured;
 
-        m->fabrics.captured = false;
+        fab->captured = false;
         if (!captured || dropped)
                 return;
         /* Nothing dropped: the connect finds them live and empties the record. */
-        connect_as(m, "after the unload that did not happen", true);
+        connect_as(fab, s, follow, loop, "after the unload that did not happen", true);
 }
 
-void swap_fabrics_connect(Manager *m, const char *after) {
-        connect_as(m, after, false);
+void swap_fabrics_connect(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop,
+                          const char *after) {
+        connect_as(fab, s, follow, loop, after, false);
 }
 
-void swap_fabrics_start(Manager *m) {
-        _cleanup_free_ char *record = NULL, *status = swap_fabrics_status(&m->swap);
+void swap_fabrics_start(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop) {
+        _cleanup_free_ char *record = NULL, *status = swap_fabrics_status(s);
 
         report_status_fabrics(status); /* what the previous instance knew, until the next answer */
 
-        if (!m->fabrics.watch || host_path(WATCH_FABRICS_RECORD, &record) < 0 ||
+        if (!fab->watch || host_path(WATCH_FABRICS_RECORD, &record) < 0 ||
             path_exists(record) <= 0)
                 return;
         /* Unloaded: the load or the restore to come connects. */
-        if (swap_state_driver_to_come(m->swap.state)) {
+        if (swap_state_driver_to_come(s->state)) {
                 log_info("NVMe over Fabrics record %s found: its connections are connected again after the load "
                          "or the restore.", record);
                 return;
         }
-        swap_fabrics_connect(m, "on start");
+        swap_fabrics_connect(fab, s, follow, loop, "on start");
 }
 
-static SwapFabricsNext capture_answered(Manager *m, const FabricsResult *res, const char *error) {
+static SwapFabricsNext capture_answered(SwapFabrics *fab, SwapMachine *s, const SwapFollow *follow,
+                                        const FabricsResult *res, const char *error) {
         if (!res || error) {
-                m->fabrics.capture_failed = true;
+                fab->capture_failed = true;
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
-                             &(ReportFields) { .state = swap_state_to_string(m->swap.state),
-                                               .container_id = swap_record_container_id(&m->follow, &m->swap) },
+                             &(ReportFields) { .state = swap_state_to_string(s->state),
+                                               .container_id = swap_record_container_id(follow, s) },
                              "No capture of the NVMe over Fabrics connections: %s. Not unloading (it would drop "
                              "them with nothing to connect them again); tried again in %llu s.",
                              error ?: "no answer", (unsigned long long) (RETRY_NO_ANSWER_USEC / 1000000ULL));
-                swap_record_message(&m->swap, "waiting: no answer from " FABRICS_UNIT ".service to the capture (journalctl "
+                swap_record_message(s, "waiting: no answer from " FABRICS_UNIT ".service to the capture (journalctl "
                                        "-u " FABRICS_UNIT ")");
                 return SWAP_FABRICS_NEXT_RECHECK_LATER;
         }
-        if (m->fabrics.capture_failed)
+        if (fab->capture_failed)
                 log_info(FABRICS_UNIT ".service answered the capture now.");
-        m->fabrics.capture_failed = false;
-        m->fabrics.captured = true;
-        swap_fabrics_record_captured(m, res);
+        fab->capture_failed = false;
+        fab->captured = true;
+        swap_fabrics_record_captured(s, res);
+        fab->drop_said = false; /* the new list is told as dropped at the unload */
         return SWAP_FABRICS_NEXT_RECHECK;
 }
 
-static void connect_answered(Manager *m, const FabricsResult *res, const char *error) {
-        const char *after = m->fabrics.connect_after ?: "";
+static void connect_answered(SwapFabrics *fab, SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop,
+                             const FabricsResult *res, const char *error) {
+        const char *after = fab->connect_after ?: "";
         uint64_t delay;
 
         if (!res || (error && res->n_connections == 0)) {
                 report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
-                             &(ReportFields) { .state = swap_state_to_string(m->swap.state),
-                                               .container_id = swap_record_container_id(&m->follow, &m->swap) },
+                             &(ReportFields) { .state = swap_state_to_string(s->state),
+                                               .container_id = swap_record_container_id(follow, s) },
                              "No connect of the NVMe over Fabrics connections %s: %s. Asked again in %llu s.",
                              after, error ?: "no answer", (unsigned long long) (RETRY_NO_ANSWER_USEC / 1000000ULL));
-                retry_in(m, RETRY_NO_ANSWER_USEC);
+                retry_in(loop, RETRY_NO_ANSWER_USEC);
                 return;
         }
-        swap_fabrics_record_connected(m, res, after, m->fabrics.connect_quiet);
+        swap_fabrics_record_connected(s, follow, res, after, fab->connect_quiet);
         delay = fabrics_result_next_delay(res, now_realtime_usec(), RETRY_MAX_USEC);
         if (delay != UINT64_MAX)
-                retry_in(m, delay);
+                retry_in(loop, delay);
 }
 
-SwapFabricsNext swap_fabrics_result(Manager *m, const char *verb, const FabricsResult *res, const char *error) {
+SwapFabricsNext swap_fabrics_result(SwapFabrics *fab, SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop,
+                                    const char *verb, const FabricsResult *res, const char *error) {
         SwapFabricsNext next = SWAP_FABRICS_NEXT_NONE;
         _cleanup_free_ char *status = NULL;
 
         if (streq_ptr(verb, "capture"))
-                next = capture_answered(m, res, error);
+                next = capture_answered(fab, s, follow, res, error);
         else {
-                connect_answered(m, res, error);
-                if (m->fabrics.connect_again) {
-                        m->fabrics.connect_again = false;
-                        retry_cancel(m);
+                connect_answered(fab, s, follow, loop, res, error);
+                if (fab->connect_again) {
+                        fab->connect_again = false;
+                        retry_cancel(loop);
                 } else {
-                        free(m->fabrics.connect_after);
-                        m->fabrics.connect_after = NULL;
-                        m->fabrics.connect_quiet = false;
+                        free(fab->connect_after);
+                        fab->connect_after = NULL;
+                        fab->connect_quiet = false;
                 }
         }
-        status = swap_fabrics_status(&m->swap);
+        status = swap_fabrics_status(s);
         report_status_fabrics(status);
-        swap_loop_save(&m->loop, SWAP_SAVE_CHANGED);
-        swap_status_update(&m->swap, &m->follow);
-        ask(m);
         return next;
 }
 
-void swap_fabrics_free(Manager *m) {
-        fabrics_watch_free(m->fabrics.watch);
-        m->fabrics.watch = NULL;
-        retry_cancel(m);
-        free(m->fabrics.connect_after);
-        m->fabrics.connect_after = NULL;
+void swap_fabrics_free(SwapFabrics *fab, const SwapLoop *loop) {
+        fabrics_watch_free(fab->watch);
+        fab->watch = NULL;
+        retry_cancel(loop);
+        free(fab->connect_after);
+        fab->connect_after = NULL;
 }
 
 /* The first transport of `needed` that tree (openable) has no build of. */
@@ -267,45 +273,53 @@ static const char *missing_in(const char *tree, char *const *needed) {
         return NULL;
 }
 
-static void report_no_transport(Manager *m, const char *module, const NodeFabrics *f) {
+static void report_no_transport(const SwapMachine *s, const SwapFollow *follow, const char *module,
+                                const NodeFabrics *f) {
         _cleanup_free_ char *which = NULL;
         char **lines = NULL;
-        const char *id = swap_record_container_id(&m->follow, &m->swap);
+        const char *id = swap_record_container_id(follow, s);
 
         for (size_t i = 0; i < f->n; i++)
                 (void) strv_extend(&lines, f->items[i].description ?: "?");
         which = strv_join(lines, "; ");
         strv_free(lines);
-        m->follow.build_ruled_out = true;
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_FABRICS_NO_TRANSPORT,
-                     &(ReportFields) { .state = swap_state_to_string(m->swap.state), .module = module, .container_id = id },
+                     &(ReportFields) { .state = swap_state_to_string(s->state), .module = module, .container_id = id },
                      "Driver container %.12s has no build of %s, which the node's NVMe over Fabrics connections need "
                      "(%s): not a swap, the in-tree NVMe stack stays. Fix: a driver image whose NVMe build ships %s, "
                      "or disconnect those connections before the swap.",
                      id ?: "?", module, which ?: "?", module);
-        swap_record_message(&m->swap, "no-build: the container has no build of %s, which the NVMe over Fabrics "
+}
+
+/* The build is ruled out for a transport it lacks: told, then kept (the
+ * follow's decision, the record's message). */
+static void rule_out(SwapFollow *follow, SwapMachine *s, const char *module, const NodeFabrics *f) {
+        report_no_transport(s, follow, module, f);
+        follow->build_ruled_out = true;
+        swap_record_message(s, "no-build: the container has no build of %s, which the NVMe over Fabrics "
                                "connections need", module);
 }
 
-void swap_fabrics_container_followed(Manager *m, const char *tree, TreeBuild build) {
+void swap_fabrics_container_followed(SwapFollow *follow, SwapMachine *s, const NodeOps *ops, const char *tree,
+                                     TreeBuild build) {
         NodeFabrics *f = NULL;
         const char *module;
 
         /* Only a tree that holds a build already can be judged (a sources
          * build is compiled later: the check before the load decides then). */
-        if (build != TREE_BUILD_PRESENT || m->follow.build_ruled_out || !tree || !m->ops->fabrics_read ||
-            m->ops->fabrics_read(m->ops->userdata, &f) < 0)
+        if (build != TREE_BUILD_PRESENT || follow->build_ruled_out || !tree || !ops->fabrics_read ||
+            ops->fabrics_read(ops->userdata, &f) < 0)
                 return;
         module = missing_in(tree, f->transports);
         if (module)
-                report_no_transport(m, module, f);
+                rule_out(follow, s, module, f);
         node_fabrics_free(f);
 }
 
-bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree) {
+bool swap_fabrics_tree_lacks_transport(SwapFollow *follow, SwapMachine *s, const char *tree) {
         _cleanup_free_ char *path = NULL;
         _cleanup_strv_free_ char **needed = NULL;
-        const NodeFabrics *f = m->swap.record.fabrics;
+        const NodeFabrics *f = s->record.fabrics;
         const char *module;
 
         /* The connections are down by now: the capture named them. */
@@ -320,11 +334,11 @@ bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree) {
         module = missing_in(path, needed);
         if (!module)
                 return false;
-        report_no_transport(m, module, f);
+        rule_out(follow, s, module, f);
         return true;
 }
 
-bool swap_fabrics_only_node(Manager *m, StackHealth h) {
+bool swap_fabrics_only_node(const SwapNodeView *node, StackHealth h) {
         const NodeStack *stack = NULL;
         const NodeModule *fabrics;
         unsigned pci = 1;
@@ -333,9 +347,9 @@ bool swap_fabrics_only_node(Manager *m, StackHealth h) {
          * nvme removed behind our back on a node with drives (their
          * functions then unbound, still there) stays a broken stack, and so
          * does any node whose bus cannot be read. */
-        if (h.what != STACK_CORE_WITHOUT_NVME || !m->ops->nvme_pci_functions ||
-            m->ops->nvme_pci_functions(m->ops->userdata, &pci) < 0 || pci > 0 ||
-            swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
+        if (h.what != STACK_CORE_WITHOUT_NVME || !node->ops->nvme_pci_functions ||
+            node->ops->nvme_pci_functions(node->ops->userdata, &pci) < 0 || pci > 0 ||
+            swap_snapshot_stack(node->step, node->ops, node->loop, &stack) < 0)
                 return false;
         fabrics = node_stack_find(stack, "nvme_fabrics");
         return fabrics && fabrics->origin != NODE_ORIGIN_ABSENT;

@@ -19,33 +19,44 @@
 #include <stdbool.h>
 
 #include "container/driver-env.h"
+#include "node/node-ops.h"
 #include "swap/stack-health.h"
-#include "swap/manager-data.h"
+#include "swap/swap-fabrics-data.h"
+#include "swap/swap-follow.h"
+#include "swap/swap-loop.h"
+#include "swap/swap-machine.h"
+#include "swap/swap-snapshot.h"
 #include "watch/fabrics-result.h"
+
+/* The requests (capture, connect) take their own owner, fab, which they
+ * write; the state and the container they only read, for stopping and for
+ * the reports (s, follow); the loop's table arms the next try. */
 
 /* Before an unload: 0 when it may go ahead (no live connection, or their
  * capture answered: then said once which ones it drops), 1 when it must
  * wait for a capture (swap_fabrics_capture(); the answer re-checks through
  * the manager), -errno when the live connections cannot be read (the
  * caller must not unload: safety first). Observe: read and said, 0. */
-int swap_fabrics_before_unload(Manager *m);
+int swap_fabrics_before_unload(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const NodeOps *ops);
 /* Asks for the capture (once while one is awaited). Only when nothing
  * blocks the unload otherwise: a capture is of the connections live at the
  * moment the unload goes ahead, not of those of an hour before. */
-void swap_fabrics_capture(Manager *m);
+void swap_fabrics_capture(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop);
 /* The unload that swap_fabrics_before_unload() allowed is over; dropped:
  * it removed the stack (false: refused or failed and put back, nothing
  * dropped: the record the capture wrote is tidied by a quiet connect). */
-void swap_fabrics_unload_over(Manager *m, bool dropped);
+void swap_fabrics_unload_over(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop,
+                              bool dropped);
 /* Asks for a connect of what the record names, through the transports
  * loaded now; `after` is said in the journal ("after the load"). */
-void swap_fabrics_connect(Manager *m, const char *after);
+void swap_fabrics_connect(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop,
+                          const char *after);
 /* The pending connections' next try is due (SWAP_TIMER_FABRICS_RETRY). */
-void swap_fabrics_retry_due(Manager *m);
+void swap_fabrics_retry_due(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop);
 /* Start: a record left with pending connections while a stack is loaded is
  * connected now (asked for; READY=1 never waits for it); while unloaded the
  * load or the restore to come connects. */
-void swap_fabrics_start(Manager *m);
+void swap_fabrics_start(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop);
 
 typedef enum SwapFabricsNext {
         SWAP_FABRICS_NEXT_NONE,
@@ -53,21 +64,30 @@ typedef enum SwapFabricsNext {
         SWAP_FABRICS_NEXT_RECHECK_LATER, /* a capture got no answer: the unload is tried again later */
 } SwapFabricsNext;
 
-/* An answer of the unit (or its absence: res NULL, error says why). */
-SwapFabricsNext swap_fabrics_result(Manager *m, const char *verb, const FabricsResult *res, const char *error);
+/* An answer of the unit (or its absence: res NULL, error says why): told,
+ * written into the record (s) and STATUS='s NVMe-oF part. The caller then
+ * has the record saved (it changed) and STATUS= said, and asks for what
+ * was wanted meanwhile: swap_fabrics_ask_wanted(). */
+SwapFabricsNext swap_fabrics_result(SwapFabrics *fab, SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop,
+                                    const char *verb, const FabricsResult *res, const char *error);
+/* What was wanted while another request was awaited is asked for now,
+ * capture first (an unload waits on it). */
+void swap_fabrics_ask_wanted(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop);
 /* STATUS='s NVMe-oF part ("NVMe-oF: 1 back, 1 pending (next try in 8s)"),
  * NULL when the record names no connection. */
 char *swap_fabrics_status(const SwapMachine *s);
-void swap_fabrics_free(Manager *m);
+void swap_fabrics_free(SwapFabrics *fab, const SwapLoop *loop);
 
 /* A newly followed container whose tree (openable path) already holds an
  * NVMe build: a transport the node's connections need missing there rules
- * the build out (no-build), before anything is unloaded. */
-void swap_fabrics_container_followed(Manager *m, const char *tree, TreeBuild build);
+ * the build out (no-build: follow and the record's message), before
+ * anything is unloaded. */
+void swap_fabrics_container_followed(SwapFollow *follow, SwapMachine *s, const NodeOps *ops, const char *tree,
+                                     TreeBuild build);
 /* Before a load from tree (host path): the same check against what the
  * capture named (the connections are down by then). True: reported, ruled out. */
-bool swap_fabrics_tree_lacks_transport(Manager *m, const char *tree);
+bool swap_fabrics_tree_lacks_transport(SwapFollow *follow, SwapMachine *s, const char *tree);
 /* nvme_core without nvme is a fabrics-only node, not a broken stack, when
  * nvme_fabrics is loaded and the node has no NVMe PCI function at all (found
  * in the VM, layout none: the daemon "repaired" such a node by loading nvme). */
-bool swap_fabrics_only_node(Manager *m, StackHealth h);
+bool swap_fabrics_only_node(const SwapNodeView *node, StackHealth h);

@@ -192,7 +192,7 @@ void lifecycle_container_followed(Manager *m) {
         m->follow.env = driver_env_decide(m->follow.container.identity->env, build);
         m->follow.build_ruled_out = m->follow.env.build_ruled_out;
         report_environment(m, build);
-        swap_fabrics_container_followed(m, tree, build); /* a transport it lacks */
+        swap_fabrics_container_followed(&m->follow, &m->swap, m->ops, tree, build); /* a transport it lacks */
         swap_moment_decide(&m->follow, &m->swap, m->config, &node);
 }
 
@@ -414,7 +414,8 @@ SwapEvent lifecycle_stack_settled(Manager *m) {
         if (swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) < 0)
                 return _SWAP_EVENT_INVALID;
         h = stack_health_check(stack, swap_modules_wanted(m->config, &m->swap));
-        if (!stack_health_broken(h) || swap_fabrics_only_node(m, h))
+        if (!stack_health_broken(h) ||
+            swap_fabrics_only_node(&(SwapNodeView) { .step = &m->step, .ops = m->ops, .loop = &m->loop }, h))
                 return _SWAP_EVENT_INVALID;
         lifecycle_report_broken(m, h);
         return SWAP_EVENT_STACK_BROKEN;

@@ -362,10 +362,10 @@ Test(swap_fabrics, a_silent_unit_keeps_the_stack_and_names_its_journal) {
          * the capture's answer is a failure with no result. */
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
-        cr_assert_eq(swap_fabrics_result(manager, "capture", NULL,
-                                         "nvme-swapguard-fabrics.service did not answer the capture request (token 1) "
-                                         "within 60 s: not installed, failed or stuck; see journalctl -u "
-                                         "nvme-swapguard-fabrics"),
+        cr_assert_eq(manager_fabrics_answered(manager, "capture", NULL,
+                                              "nvme-swapguard-fabrics.service did not answer the capture request "
+                                              "(token 1) within 60 s: not installed, failed or stuck; see "
+                                              "journalctl -u nvme-swapguard-fabrics"),
                      SWAP_FABRICS_NEXT_RECHECK_LATER);
         cr_assert_eq(manager->swap.state, SWAP_STATE_BLOCKED);
         cr_assert_str_eq(calls(), "fabrics_read", "unloaded without a capture: %s", calls());
@@ -397,7 +397,7 @@ Test(swap_fabrics, after_the_load_back_pending_and_lost_are_told_and_kept) {
                                    ", \"give_up_at_usec\": %" PRIu64),
                  now + UINT64_C(10000000), now + UINT64_C(600000000));
         snprintf(lost, sizeof(lost), CONN(3, "lost", ", \"error_kind\": \"no-answer\", \"errno\": 11"));
-        swap_fabrics_connect(manager, "after the load");
+        swap_fabrics_connect(&manager->fabrics, &manager->swap, &manager->follow, &manager->loop, "after the load");
         cr_assert_str_eq(request(&token), "connect");
         {
                 char all[1600];
@@ -433,7 +433,7 @@ Test(swap_fabrics, after_the_load_back_pending_and_lost_are_told_and_kept) {
         state_file_free(s);
 
         /* The retry: the pending one back; the others stay as they were. */
-        swap_fabrics_connect(manager, "on a later try");
+        swap_fabrics_connect(&manager->fabrics, &manager->swap, &manager->follow, &manager->loop, "on a later try");
         answer("connect", 0, NULL, CONN(2, "back", ""));
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_RECONNECTED, "connected again on a later try as nvme2"), 1);
         free(status);
@@ -442,7 +442,7 @@ Test(swap_fabrics, after_the_load_back_pending_and_lost_are_told_and_kept) {
 }
 
 Test(swap_fabrics, a_failed_unit_is_told_and_asked_again) {
-        swap_fabrics_connect(manager, "after the restore");
+        swap_fabrics_connect(&manager->fabrics, &manager->swap, &manager->follow, &manager->loop, "after the restore");
         answer("connect", 1, "cannot take the lock /run/nvme-swapguard-fabrics/lock", "");
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_UNIT_FAILED,
                                   "connect failed: cannot take the lock /run/nvme-swapguard-fabrics/lock (journalctl -u "
@@ -454,7 +454,7 @@ Test(swap_fabrics, a_failed_unit_is_told_and_asked_again) {
 Test(swap_fabrics, a_stale_answer_is_not_taken_for_the_awaited_one) {
         _cleanup_free_ char *dst = NULL;
 
-        swap_fabrics_connect(manager, "after the load");
+        swap_fabrics_connect(&manager->fabrics, &manager->swap, &manager->follow, &manager->loop, "after the load");
         cr_assert_eq(host_path("/run/nvme-swapguard-fabrics/result.json", &dst), 0);
         cr_assert_eq(write_file_atomic(dst, "{\"token\": 1, \"verb\": \"connect\", \"exit\": 0, \"connections\": []}",
                                        0644),
@@ -471,10 +471,10 @@ Test(swap_fabrics, a_start_with_a_record_asks_for_a_connect_when_a_stack_is_load
         cr_assert_eq(host_path("/run/nvme-swapguard-fabrics/record.json", &record), 0);
         cr_assert_eq(write_file_atomic(record, "{\"version\": 2}", 0644), 0);
         manager->swap.state = SWAP_STATE_UNLOADED_WAITING_DRIVER;
-        swap_fabrics_start(manager);
+        swap_fabrics_start(&manager->fabrics, &manager->swap, &manager->follow, &manager->loop);
         cr_assert_str_eq(request(&token), "", "connect asked for without a transport");
         manager->swap.state = SWAP_STATE_SWAPPED;
-        swap_fabrics_start(manager);
+        swap_fabrics_start(&manager->fabrics, &manager->swap, &manager->follow, &manager->loop);
         cr_assert_str_eq(request(&token), "connect");
 }
 
@@ -494,7 +494,7 @@ Test(swap_fabrics, a_container_tree_without_the_transport_is_no_build_before_any
 
         make_tree("/c/lib/modules/6.1", (const char *const[]) { "nvme-core.ko", "nvme.ko", "nvme-fabrics.ko", NULL });
         cr_assert_eq(host_path("/c/lib/modules/6.1", &path), 0);
-        swap_fabrics_container_followed(manager, path, TREE_BUILD_PRESENT);
+        swap_fabrics_container_followed(&manager->follow, &manager->swap, manager->ops, path, TREE_BUILD_PRESENT);
         cr_assert(manager->follow.build_ruled_out);
         cr_assert_str_eq(calls(), "fabrics_read", "%s", calls());
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_NO_TRANSPORT,
@@ -509,20 +509,21 @@ Test(swap_fabrics, a_container_tree_with_the_transport_is_a_swap) {
 
         make_tree("/c/lib/modules/6.1", (const char *const[]) { "nvme-core.ko", "nvme.ko", "nvme-tcp.ko", NULL });
         cr_assert_eq(host_path("/c/lib/modules/6.1", &path), 0);
-        swap_fabrics_container_followed(manager, path, TREE_BUILD_PRESENT);
+        swap_fabrics_container_followed(&manager->follow, &manager->swap, manager->ops, path, TREE_BUILD_PRESENT);
         cr_assert_not(manager->follow.build_ruled_out);
         /* A tree not built yet (sources mode) is not judged here. */
-        swap_fabrics_container_followed(manager, path, TREE_BUILD_ABSENT);
+        swap_fabrics_container_followed(&manager->follow, &manager->swap, manager->ops, path, TREE_BUILD_ABSENT);
         cr_assert_str_eq(calls(), "fabrics_read", "%s", calls());
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_NO_TRANSPORT, NULL), 0);
 }
 
 Test(swap_fabrics, before_a_load_the_capture_decides_the_transports) {
         make_tree("/c/lib/modules/6.1", (const char *const[]) { "nvme-core.ko", "nvme.ko", NULL });
-        cr_assert_not(swap_fabrics_tree_lacks_transport(manager, "/c/lib/modules/6.1"), "nothing captured");
+        cr_assert_not(swap_fabrics_tree_lacks_transport(&manager->follow, &manager->swap, "/c/lib/modules/6.1"),
+                      "nothing captured");
         manager_dispatch(manager, SWAP_EVENT_CONTAINER_STARTED);
         answer("capture", 0, NULL, CONN(1, "captured", ""));
-        cr_assert(swap_fabrics_tree_lacks_transport(manager, "/c/lib/modules/6.1"));
+        cr_assert(swap_fabrics_tree_lacks_transport(&manager->follow, &manager->swap, "/c/lib/modules/6.1"));
         cr_assert(manager->follow.build_ruled_out);
 }
 
@@ -533,7 +534,7 @@ Test(swap_fabrics, observe_reads_and_says_would_without_a_capture) {
         manager = manager_free(manager);
         cr_assert_eq(node_ops_observe_new(&scripted_ops, &observe), 0);
         start_manager(observe);
-        cr_assert_eq(swap_fabrics_before_unload(manager), 0);
+        cr_assert_eq(swap_fabrics_before_unload(&manager->fabrics, &manager->swap, &manager->follow, manager->ops), 0);
         cr_assert_str_eq(calls(), "fabrics_read", "%s", calls());
         cr_assert_str_eq(request(&token), "", "observe asked for a capture");
         cr_assert_eq(entries_with(SWAPGUARD_MESSAGE_FABRICS_DROP,
