@@ -73,9 +73,6 @@ SwapFabricsNext swap_fabrics_result(SwapFabrics *fab, SwapMachine *s, const Swap
 /* What was wanted while another request was awaited is asked for now,
  * capture first (an unload waits on it). */
 void swap_fabrics_ask_wanted(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop);
-/* STATUS='s NVMe-oF part ("NVMe-oF: 1 back, 1 pending (next try in 8s)"),
- * NULL when the record names no connection. */
-char *swap_fabrics_status(const SwapMachine *s);
 void swap_fabrics_free(SwapFabrics *fab, const SwapLoop *loop);
 
 /* A newly followed container whose tree (openable path) already holds an
