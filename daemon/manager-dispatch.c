@@ -9,6 +9,7 @@
 #include "manager-sources.h"
 #include "modules/module-stack.h"
 #include "publish/log.h"
+#include "publish/message-ids.h"
 #include "swap/pod-end.h"
 #include "swap/reload-block.h"
 #include "swap/stack-judge.h"
@@ -17,6 +18,7 @@
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-metrics.h"
+#include "swap/swap-note.h"
 #include "swap/swap-plan.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
@@ -36,10 +38,12 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         m->sources->deadline = sd_event_source_disable_unref(m->sources->deadline);
         log_warning("No ready file %s within ReadyTimeoutSec=%llu.", m->config->ready_file,
                     (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
-        if (swap_state_waits_for_ready(m->swap.state) && !swap_state_is_unloaded(m->swap.state))
-                swap_report_failure(m, NULL,
-                                    "The driver container did not become ready within %llu s; nothing was changed.",
-                                    (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
+        if (swap_state_waits_for_ready(m->swap.state) && !swap_state_is_unloaded(m->swap.state)) {
+                swap_note_failure(&m->swap,
+                                  "The driver container did not become ready within %llu s; nothing was changed.",
+                                  (unsigned long long) (m->config->ready_timeout_usec / 1000000ULL));
+                swap_report_failure(&m->swap, &m->follow, NULL);
+        }
         manager_dispatch(m, SWAP_EVENT_READY_TIMEOUT);
         return 0;
 }
@@ -99,8 +103,49 @@ void manager_apply_state(Manager *m) {
         apply_rails(m, swap_plan_rails(m->swap.state, m->ops->observe));
 }
 
+/* The namespaces back after a swap or a restore: compared once, the
+ * missing ones noted, then told. */
+static void tell_namespaces(Manager *m, const char *what) {
+        SwapNodeView node = manager_node_view(m);
+
+        if (swap_note_namespaces(&m->swap, &node))
+                swap_report_namespaces(&m->swap, &m->follow, SWAPGUARD_MESSAGE_NAMESPACES_BACK, what);
+}
+
+/* Swapped: the step's stack with its GDS hooks (which the report says),
+ * told, then noted (the builds, the message), then the namespaces. */
+static void tell_swapped(Manager *m, const char *by) {
+        const NodeStack *stack = NULL;
+        int r;
+
+        r = swap_snapshot_stack_hooks(&m->step, m->ops, &m->loop, &stack);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the module stack for the swap report: %m");
+                return;
+        }
+        swap_report_swapped(&m->swap, &m->follow, stack, by);
+        swap_note_swapped(&m->swap, stack, by);
+        tell_namespaces(m, "After the swap");
+}
+
+/* Restored: told, noted, then the builds of the step's stack (kept as they
+ * were when it cannot be read) and the namespaces. A rehearsed restore
+ * (observe) said "would restore" instead (observe-report.c). */
+static void tell_restored(Manager *m, SwapEvent ev) {
+        const NodeStack *stack = NULL;
+
+        if (m->swap.restore_rehearsed)
+                return;
+        swap_report_restored(&m->swap, &m->follow, ev);
+        swap_note_restored(&m->swap, ev);
+        if (swap_snapshot_stack(&m->step, m->ops, &m->loop, &stack) >= 0)
+                swap_note_builds(&m->swap, stack);
+        tell_namespaces(m, "After the restore");
+}
+
 /* Entering plan->next from old on ev: every effect of the plan, in this
- * order (the journal's), one call each. */
+ * order (the journal's), one call each (a report whose moment changes
+ * the record: the report and its note, swap-note.h). */
 static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapContext *ctx, const SwapPlan *p) {
         if (swap_plan_has(p, SWAP_EFFECT_FORGET_FAILURE)) {
                 free(m->swap.failure);
@@ -114,20 +159,24 @@ static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapContext *ct
                 swap_fabrics_connect(&m->fabrics, &m->swap, &m->follow, &m->loop,
                                      "after the driver container's load");
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_CONTAINER_SEEN))
-                swap_report_container_seen(m);
+                swap_report_container_seen(&m->swap, &m->follow);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_SWAPPED))
-                swap_report_swapped(m, p->swapped_by_us ? "loaded by nvme-swapguard from the driver container"
-                                                        : "loaded by the driver container");
+                tell_swapped(m, p->swapped_by_us ? "loaded by nvme-swapguard from the driver container"
+                                                 : "loaded by the driver container");
         if (swap_plan_has(p, SWAP_EFFECT_NOTE_RESTORE))
                 swap_record_restore_noted(&m->swap, swap_record_container_id(&m->follow, &m->swap), p->restore_cause);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_RESTORED))
-                swap_report_restored(m, ev);
+                tell_restored(m, ev);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_STOP_FAILED))
                 swap_report_stop_restored(&m->swap, swap_record_container_id(&m->follow, &m->swap), false);
-        if (swap_plan_has(p, SWAP_EFFECT_REPORT_GAVE_UP))
-                swap_report_gave_up(m, ev);
-        if (swap_plan_has(p, SWAP_EFFECT_REPORT_STOP_RESTORED))
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_GAVE_UP)) {
+                swap_note_gave_up(&m->swap, ev);
+                swap_report_gave_up(&m->swap, &m->follow);
+        }
+        if (swap_plan_has(p, SWAP_EFFECT_REPORT_STOP_RESTORED)) {
                 swap_report_stop_restored(&m->swap, swap_record_container_id(&m->follow, &m->swap), true);
+                swap_note_stop_restored(&m->swap);
+        }
         if (swap_plan_has(p, SWAP_EFFECT_FORGET_SWAP))
                 swap_record_forget_swap(&m->swap);
         swap_metrics_entered(&m->publish, p->effects);

@@ -33,6 +33,7 @@
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
+#include "swap/swap-note.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
 #include "swap/swap-snapshot.h"
@@ -198,7 +199,10 @@ static int on_recheck(sd_event_source *s, void *userdata) {
                 pin_refresh(m);
                 manager_dispatch(m, SWAP_EVENT_USAGE_CHANGED);
         } else if (swap_state_driver_settled(m->swap.state) && m->swap.record.missing_namespaces) {
-                swap_report_namespaces(m, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
+                SwapNodeView node = manager_node_view(m);
+
+                if (swap_note_namespaces(&m->swap, &node))
+                        swap_report_namespaces(&m->swap, &m->follow, SWAPGUARD_MESSAGE_NAMESPACES_BACK, "Later");
                 manager_save(m, SWAP_SAVE_CHANGED);
                 swap_status_update(&m->swap, &m->follow);
                 manager_labels_update(m); /* GDS-ready once every namespace is back */

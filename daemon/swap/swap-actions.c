@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
+#include "swap/swap-metrics.h"
 #include "swap/swap-moment.h"
+#include "swap/swap-note.h"
 #include "swap/swap-pin.h"
 #include "swap/swap-record.h"
 #include "swap/swap-report.h"
@@ -56,6 +59,25 @@ static void record_driverless_nvme(Manager *m, char *const *loaded) {
             !m->ops->nvme_driverless || m->ops->nvme_driverless(m->ops->userdata, &driverless) < 0 || !driverless)
                 return;
         (void) strv_extend(&m->swap.record.modules_before, "nvme");
+}
+
+/* An action failed: the why noted in the record, then told. */
+static void note_and_tell_failure(Manager *m, const char *module, const char *fmt, ...) _printf_(3, 4);
+static void note_and_tell_failure(Manager *m, const char *module, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        swap_note_failurev(&m->swap, fmt, ap);
+        va_end(ap);
+        swap_report_failure(&m->swap, &m->follow, module);
+}
+
+/* A refused unload: the blockers counted and noted (their processes, for a
+ * re-check when one exits), and told when they are not those said last. */
+static void note_and_tell_blockers(Manager *m, const char *build, const NodeBlockers *b) {
+        swap_metrics_blockers(&m->publish, b);
+        if (swap_note_blockers(&m->swap, m->config->mode, b))
+                swap_report_blockers(&m->swap, &m->follow, m->config->mode, build, b);
 }
 
 /* The daemon changed the node: what the step read of it is past. */
@@ -104,7 +126,8 @@ static SwapEvent unload_outcome(Manager *m, const NodeUnloadResult *u, const cha
         case NODE_UNLOAD_NOT_LOADED:
                 free(m->swap.last_blockers);
                 m->swap.last_blockers = NULL;
-                swap_report_unloaded(m, build, u->removed, u->kept);
+                swap_report_unloaded(&m->swap, &m->follow, build, u->removed, u->kept);
+                swap_note_unloaded(&m->swap, u->removed);
                 return SWAP_EVENT_UNLOAD_DONE;
         case NODE_UNLOAD_WOULD_REMOVE: /* observe (node-ops-observe.c) */
                 free(m->swap.last_blockers);
@@ -112,20 +135,20 @@ static SwapEvent unload_outcome(Manager *m, const NodeUnloadResult *u, const cha
                 observe_report_would_unload(&m->swap, &m->follow, build, u->removed);
                 return SWAP_EVENT_UNLOAD_WOULD;
         case NODE_UNLOAD_REFUSED:
-                swap_report_blockers(m, build, &u->blockers);
+                note_and_tell_blockers(m, build, &u->blockers);
                 lifecycle_report_earlier_blocked(m, &u->blockers);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         case NODE_UNLOAD_FAILED_RESTORED:
                 /* a transport may have gone */
                 swap_fabrics_connect(&m->fabrics, &m->swap, &m->follow, &m->loop, "after the failed unload");
-                swap_report_failure(m, u->failed_module,
-                                    "Unloading %s failed (%s); the modules removed before it were put back.",
-                                    u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
+                note_and_tell_failure(m, u->failed_module,
+                                      "Unloading %s failed (%s); the modules removed before it were put back.",
+                                      u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
                 return SWAP_EVENT_UNLOAD_FAILED;
         default:
-                swap_report_failure(m, u->failed_module,
-                                    "Unloading %s failed (%s) and putting the stack back failed too.",
-                                    u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
+                note_and_tell_failure(m, u->failed_module,
+                                      "Unloading %s failed (%s) and putting the stack back failed too.",
+                                      u->failed_module ?: "the stack", strerror(u->failed_errno ?: EIO));
                 return SWAP_EVENT_UNLOAD_FAILED_UNRESTORED;
         }
 }
@@ -137,7 +160,7 @@ static SwapEvent unload_waits_for_capture(Manager *m, const char *build) {
 
         /* In use: said as always, and no capture yet (it would be stale by the time the use ends). */
         if (m->ops->check_usage(m->ops->userdata, &b) >= 0 && b->n > 0) {
-                swap_report_blockers(m, build, b);
+                note_and_tell_blockers(m, build, b);
                 lifecycle_report_earlier_blocked(m, b);
                 node_blockers_free(b);
                 return SWAP_EVENT_UNLOAD_REFUSED;
@@ -200,11 +223,11 @@ static SwapEvent action_unload(Manager *m) {
         build = record_before_unload(m, &r);
         if (r < 0) {
                 /* Connections nobody could bring back: not a swap. */
-                swap_report_failure(m, NULL,
-                                    "Cannot record the node's NVMe over Fabrics connections before the unload (%s): "
-                                    "not unloading the %s NVMe stack, it would drop them with nothing to reconnect "
-                                    "them.",
-                                    strerror(-r), build);
+                note_and_tell_failure(m, NULL,
+                                      "Cannot record the node's NVMe over Fabrics connections before the unload (%s): "
+                                      "not unloading the %s NVMe stack, it would drop them with nothing to reconnect "
+                                      "them.",
+                                      strerror(-r), build);
                 return SWAP_EVENT_UNLOAD_FAILED;
         }
         if (r > 0) /* the capture is awaited: blocked on it, its answer re-checks */
@@ -249,7 +272,7 @@ static SwapEvent action_recheck(Manager *m) {
         }
         if (b->n > 0) {
                 m->fabrics.captured = false; /* in use again: the unload to come captures anew */
-                swap_report_blockers(m, loaded_build(m), b);
+                note_and_tell_blockers(m, loaded_build(m), b);
                 lifecycle_report_earlier_blocked(m, b);
                 node_blockers_free(b);
                 return SWAP_EVENT_UNLOAD_REFUSED;
@@ -267,17 +290,17 @@ static SwapEvent action_load(Manager *m) {
         int r;
 
         if (!driver_container_followed(&m->follow.container) || m->follow.container.pid <= 0) {
-                swap_report_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
+                note_and_tell_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
         r = host_kernel_release(&release);
         if (r < 0) {
-                swap_report_failure(m, NULL, "Cannot tell the running kernel's release: %s.", strerror(-r));
+                note_and_tell_failure(m, NULL, "Cannot tell the running kernel's release: %s.", strerror(-r));
                 return SWAP_EVENT_LOAD_FAILED;
         }
         r = driver_container_module_tree(&m->follow.container, release, &tree);
         if (r < 0) {
-                swap_report_failure(m, NULL, "Out of memory.");
+                note_and_tell_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
         /* lifecycle: stack modules come only from the container's
@@ -285,7 +308,7 @@ static SwapEvent action_load(Manager *m) {
         if (lifecycle_tree_lacks_build(m, tree) || swap_fabrics_tree_lacks_transport(&m->follow, &m->swap, tree))
                 return SWAP_EVENT_LOAD_NO_BUILD;
         if (lifecycle_modules_to_load(m, &modules) < 0) {
-                swap_report_failure(m, NULL, "Out of memory.");
+                note_and_tell_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
         /* trust: the container's root as an fd, confirmed through its pidfd
@@ -294,16 +317,16 @@ static SwapEvent action_load(Manager *m) {
          * file inside the tree). */
         r = open_container_root(m, &root_fd);
         if (r == -ESRCH) {
-                swap_report_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
+                note_and_tell_failure(m, NULL, "The driver container is gone: nothing to load its build from.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
         if (r < 0) {
-                swap_report_failure(m, NULL, "Cannot open the driver container's root /proc/%d/root: %s.",
-                                    (int) m->follow.container.pid, strerror(-r));
+                note_and_tell_failure(m, NULL, "Cannot open the driver container's root /proc/%d/root: %s.",
+                                      (int) m->follow.container.pid, strerror(-r));
                 return SWAP_EVENT_LOAD_FAILED;
         }
         if (root_fd >= 0 && asprintf(&in_root, "lib/modules/%s", release) < 0) {
-                swap_report_failure(m, NULL, "Out of memory.");
+                note_and_tell_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
         swap_loop_save(&m->loop, SWAP_SAVE_STEP);
@@ -311,7 +334,7 @@ static SwapEvent action_load(Manager *m) {
                               m->config->load_timeout_sec, &l);
         node_changed(m);
         if (r < 0) {
-                swap_report_failure(m, NULL, "Cannot load the NVMe stack from %s: %s.", tree, strerror(-r));
+                note_and_tell_failure(m, NULL, "Cannot load the NVMe stack from %s: %s.", tree, strerror(-r));
                 return SWAP_EVENT_LOAD_FAILED;
         }
         if (l->failed_module && l->failed_errno == ENOPKG) {
@@ -322,15 +345,15 @@ static SwapEvent action_load(Manager *m) {
         }
         if (l->failed_module && l->failed_errno == ETIMEDOUT) {
                 /* Name the knob: a slow node wants a longer deadline, a hostile tree does not. */
-                swap_report_failure(m, l->failed_module,
-                                    "Loading from %s ran past its deadline (LoadTimeoutSec=%u): %s.", tree,
-                                    m->config->load_timeout_sec, l->failed_reason ?: "");
+                note_and_tell_failure(m, l->failed_module,
+                                      "Loading from %s ran past its deadline (LoadTimeoutSec=%u): %s.", tree,
+                                      m->config->load_timeout_sec, l->failed_reason ?: "");
                 node_load_result_free(l);
                 return SWAP_EVENT_LOAD_FAILED;
         }
         if (l->failed_module) {
-                swap_report_failure(m, l->failed_module, "Loading %s from %s failed: %s (%s).", l->failed_module,
-                                    tree, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
+                note_and_tell_failure(m, l->failed_module, "Loading %s from %s failed: %s (%s).", l->failed_module,
+                                      tree, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
                 node_load_result_free(l);
                 return SWAP_EVENT_LOAD_FAILED;
         }
@@ -339,7 +362,8 @@ static SwapEvent action_load(Manager *m) {
                 node_load_result_free(l);
                 return SWAP_EVENT_LOAD_WOULD;
         }
-        swap_report_loaded(m, l, tree);
+        swap_note_loaded(&m->swap, l);
+        swap_report_loaded(l, tree);
         node_load_result_free(l);
         /* through the container's transports */
         swap_fabrics_connect(&m->fabrics, &m->swap, &m->follow, &m->loop, "after the load");
@@ -397,24 +421,25 @@ static SwapEvent action_restore(Manager *m) {
                 log_warning_errno(r, "Cannot remove the reload block " RELOAD_BLOCK_PATH ", ignoring: %m");
         r = remove_partial_replacement(m, &why);
         if (r < 0) {
-                swap_report_failure(m, NULL,
-                                    "Cannot remove the half-loaded out-of-tree NVMe stack before restoring the "
-                                    "in-tree one: %s%s.",
-                                    why && *why ? why : strerror(-r),
-                                    why && *why ? "; it stays loaded and keeps driving the namespaces" : "");
+                note_and_tell_failure(m, NULL,
+                                      "Cannot remove the half-loaded out-of-tree NVMe stack before restoring the "
+                                      "in-tree one: %s%s.",
+                                      why && *why ? why : strerror(-r),
+                                      why && *why ? "; it stays loaded and keeps driving the namespaces" : "");
                 return SWAP_EVENT_RESTORE_FAILED;
         }
         r = m->ops->restore(m->ops->userdata, swap_modules_wanted(m->config, &m->swap), &l);
         node_changed(m);
         if (r < 0) {
-                swap_report_failure(m, NULL, "Cannot restore the in-tree NVMe stack: %s. The node has no NVMe driver.",
-                                    strerror(-r));
+                note_and_tell_failure(m, NULL,
+                                      "Cannot restore the in-tree NVMe stack: %s. The node has no NVMe driver.",
+                                      strerror(-r));
                 return SWAP_EVENT_RESTORE_FAILED;
         }
         if (l->failed_module) {
-                swap_report_failure(m, l->failed_module,
-                                    "Restoring the in-tree %s failed: %s (%s). The node may have no NVMe driver.",
-                                    l->failed_module, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
+                note_and_tell_failure(m, l->failed_module,
+                                      "Restoring the in-tree %s failed: %s (%s). The node may have no NVMe driver.",
+                                      l->failed_module, l->failed_reason ?: "", strerror(l->failed_errno ?: EIO));
                 ev = SWAP_EVENT_RESTORE_FAILED;
         }
         m->swap.restore_rehearsed = l->would;
@@ -446,7 +471,7 @@ SwapEvent swap_actions_run(Manager *m, SwapAction a) {
                 m->stack.restore_gave_up = ev == SWAP_EVENT_RESTORE_FAILED;
                 return ev;
         case SWAP_ACTION_REPORT_RELOAD:
-                swap_report_reload(m);
+                swap_report_reload(&m->swap, &m->follow);
                 return _SWAP_EVENT_INVALID;
         case SWAP_ACTION_REPORT_STALE_READY:
                 lifecycle_report_stale_ready(m);
