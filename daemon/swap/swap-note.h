@@ -6,10 +6,9 @@
  * moment learned is written here, by a call of its own that the caller
  * makes beside the report: the builds loaded, the namespaces still
  * missing, the blockers and their processes, the failure, the record's
- * last message. Kept apart from swap-record.c, which is the record's writer
- * (the state file, STATUS=) and still takes the Manager for the step's
- * save: these take only the SwapMachine they change, in memory, and the
- * step saves it. */
+ * last message. Kept apart from swap-record.c, the record's writer (the
+ * state file once per step, when the manager saves; STATUS=): these change
+ * only the SwapMachine, in memory, and the step's save writes it. */
 
 #include <stdarg.h>
 #include <stdbool.h>
