@@ -147,6 +147,8 @@ static void tell_restored(Manager *m, SwapEvent ev) {
  * order (the journal's), one call each (a report whose moment changes
  * the record: the report and its note, swap-note.h). */
 static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapContext *ctx, const SwapPlan *p) {
+        SwapNodeView node = manager_node_view(m);
+
         if (swap_plan_has(p, SWAP_EFFECT_FORGET_FAILURE)) {
                 free(m->swap.failure);
                 m->swap.failure = NULL;
@@ -189,7 +191,7 @@ static void enter(Manager *m, SwapState old, SwapEvent ev, const SwapContext *ct
         if (swap_plan_has(p, SWAP_EFFECT_NOTE_BUILD_CONTAINER))
                 lifecycle_note_build_container(&m->swap, &m->follow);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_GDS))
-                lifecycle_report_gds(m);
+                lifecycle_report_gds(&m->swap, &m->follow, m->config, &node);
         if (swap_plan_has(p, SWAP_EFFECT_CHECK_BUILD_GONE))
                 lifecycle_check_build_gone(&m->swap, ctx);
         if (swap_plan_has(p, SWAP_EFFECT_REPORT_NO_BUILD))
@@ -221,7 +223,7 @@ static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) 
         /* The ready file's event may still be queued behind this one (it
          * was removed during an unload that took seconds): what the table
          * decides on must be true now. */
-        if (m->ready_present && !lifecycle_ready_counts(m))
+        if (m->ready_present && !lifecycle_ready_counts(&m->follow, m->config))
                 m->ready_present = false;
         *ret_nothing = true;
         if (manager_read_context(m, &ctx) < 0)

@@ -6,6 +6,7 @@
 
 #include "manager-dispatch.h"
 #include "manager-labels.h"
+#include "manager-lifecycle.h"
 #include "manager-reconcile.h"
 #include "node/node-ops.h"
 #include "publish/log.h"
@@ -13,7 +14,6 @@
 #include "swap/observe-report.h"
 #include "swap/reconcile.h"
 #include "swap/swap-context.h"
-#include "swap/swap-lifecycle.h"
 #include "swap/swap-record.h"
 #include "swap/swap-state.h"
 #include "util/strv.h"
@@ -37,7 +37,7 @@ void manager_reconcile(Manager *m) {
          * new container's start over an earlier build from a restart of the
          * daemon, and what that build's unload takes out. */
         state_file_keep_build(&m->swap.record, previous);
-        lifecycle_container_followed(m);
+        manager_container_followed(m);
         if (manager_read_context(m, &ctx) < 0) {
                 /* Cannot see the modules: do nothing rather than guess. */
                 m->swap.state = reconcile_blind();
@@ -96,6 +96,6 @@ void manager_reconcile(Manager *m) {
         /* A restart while swapped: the GDS hooks' match as it is now (the
          * node labels' gds-ready, the metrics), not unknown until nvidia_fs
          * next comes or goes. */
-        lifecycle_nvfs_changed(m);
+        manager_nvfs_changed(m);
         manager_labels_update(m);
 }

@@ -17,6 +17,7 @@
 #include "manager-sources.h"
 #include "manager-fabrics.h"
 #include "manager-labels.h"
+#include "manager-lifecycle.h"
 #include "manager-reader.h"
 #include "manager-reconcile.h"
 #include "manager-signals.h"
@@ -68,7 +69,7 @@ static void container_exited(Manager *m, const char *why) {
                 return;
         log_info("Driver container %.12s is gone (%s).", m->follow.container.identity->id, why);
         pod_end_container_exited(&m->follow, &m->swap, &m->loop);
-        lifecycle_container_exited(m);
+        lifecycle_container_exited(&m->follow, m->config);
         pin_holder_driver_container(m->pin, m->follow.container.identity->id, m->follow.container.identity->pod_name, false);
         driver_container_forget(&m->follow.container);
         if (m->swap.started)
@@ -110,7 +111,7 @@ static void container_running(Manager *m, const ContainerIdentity *c, pid_t pid)
         if (m->swap.started)
                 pin_refresh(m);
         pin_holder_driver_container(m->pin, c->id, c->pod_name, true);
-        lifecycle_container_followed(m);
+        manager_container_followed(m);
         if (!m->swap.started)
                 return;
         manager_dispatch(m, SWAP_EVENT_CONTAINER_STARTED);
@@ -165,7 +166,7 @@ static void on_ready(PathWatch *w, bool exists, void *userdata) {
         Manager *m = userdata;
 
         /* Only one made for the followed container counts; one removed since is gone. */
-        if (exists && !lifecycle_ready_counts(m) && !m->follow.ready_stale)
+        if (exists && !lifecycle_ready_counts(&m->follow, m->config) && !m->follow.ready_stale)
                 exists = false;
         if (!exists) {
                 if (m->ready_present || m->follow.ready_stale)
@@ -254,7 +255,7 @@ static void rescan_all(Manager *m) {
         log_warning("Kernel uevents were lost (ENOBUFS): rescanning modules, containers and devices.");
         (void) container_store_rescan(m->sources->store);
         manager_stack_changed(m); /* a lost module uevent may hide a broken stack */
-        lifecycle_nvfs_changed(m);  /* ... or nvidia_fs coming or going */
+        manager_nvfs_changed(m);  /* ... or nvidia_fs coming or going */
         manager_labels_update(m);
         if (manager_read_context(m, &ctx) < 0)
                 return;
@@ -278,13 +279,13 @@ void manager_uevent(Manager *m, UdevWatchEvent ev, const char *name) {
                         manager_stack_changed(m);
                         module_added(m, name);
                 } else if (streq(name, "nvidia_fs")) {
-                        lifecycle_nvfs_changed(m); /* the GDS hook generation may change */
+                        manager_nvfs_changed(m); /* the GDS hook generation may change */
                         manager_labels_update(m);
                 }
                 break;
         case UDEV_WATCH_MODULE_REMOVE:
                 if (streq(name, "nvidia_fs")) {
-                        lifecycle_nvfs_changed(m); /* the GDS hook generation may change */
+                        manager_nvfs_changed(m); /* the GDS hook generation may change */
                         manager_labels_update(m);
                 }
                 if (!nvme_stack_module(name))
@@ -348,7 +349,7 @@ Manager *manager_free(Manager *m) {
                 manager_reader_free(m);
         }
         manager_timers_free(m);
-        lifecycle_free(m);
+        lifecycle_free(&m->follow, &m->loop);
         sd_event_unref(m->event);
         driver_container_forget(&m->follow.container);
         config_free(m->config);

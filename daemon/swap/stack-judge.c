@@ -175,7 +175,7 @@ SwapEvent stack_judge_run(Manager *m) {
                 arm(m, x.now + STACK_SETTLE_IN_USE_USEC);
                 goto finish;
         }
-        lifecycle_report_broken(m, h);
+        lifecycle_report_broken(&m->swap, &m->follow, h);
         stack_settle_reset(&m->stack.settle);
         ev = SWAP_EVENT_STACK_BROKEN;
 finish:

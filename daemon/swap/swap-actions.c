@@ -136,7 +136,7 @@ static SwapEvent unload_outcome(Manager *m, const NodeUnloadResult *u, const cha
                 return SWAP_EVENT_UNLOAD_WOULD;
         case NODE_UNLOAD_REFUSED:
                 note_and_tell_blockers(m, build, &u->blockers);
-                lifecycle_report_earlier_blocked(m, &u->blockers);
+                lifecycle_report_earlier_blocked(&m->swap, &m->follow, &u->blockers);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         case NODE_UNLOAD_FAILED_RESTORED:
                 /* a transport may have gone */
@@ -161,7 +161,7 @@ static SwapEvent unload_waits_for_capture(Manager *m, const char *build) {
         /* In use: said as always, and no capture yet (it would be stale by the time the use ends). */
         if (m->ops->check_usage(m->ops->userdata, &b) >= 0 && b->n > 0) {
                 note_and_tell_blockers(m, build, b);
-                lifecycle_report_earlier_blocked(m, b);
+                lifecycle_report_earlier_blocked(&m->swap, &m->follow, b);
                 node_blockers_free(b);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         }
@@ -273,7 +273,7 @@ static SwapEvent action_recheck(Manager *m) {
         if (b->n > 0) {
                 m->fabrics.captured = false; /* in use again: the unload to come captures anew */
                 note_and_tell_blockers(m, loaded_build(m), b);
-                lifecycle_report_earlier_blocked(m, b);
+                lifecycle_report_earlier_blocked(&m->swap, &m->follow, b);
                 node_blockers_free(b);
                 return SWAP_EVENT_UNLOAD_REFUSED;
         }
@@ -305,9 +305,10 @@ static SwapEvent action_load(Manager *m) {
         }
         /* lifecycle: stack modules come only from the container's
          * tree: none there is not a swap, whatever the host's tree has. */
-        if (lifecycle_tree_lacks_build(m, tree) || swap_fabrics_tree_lacks_transport(&m->follow, &m->swap, tree))
+        if (lifecycle_tree_lacks_build(&m->swap, &m->follow, m->config, tree) ||
+            swap_fabrics_tree_lacks_transport(&m->follow, &m->swap, tree))
                 return SWAP_EVENT_LOAD_NO_BUILD;
-        if (lifecycle_modules_to_load(m, &modules) < 0) {
+        if (lifecycle_modules_to_load(&m->swap, &m->follow, m->config, &modules) < 0) {
                 note_and_tell_failure(m, NULL, "Out of memory.");
                 return SWAP_EVENT_LOAD_FAILED;
         }
@@ -339,7 +340,7 @@ static SwapEvent action_load(Manager *m) {
         }
         if (l->failed_module && l->failed_errno == ENOPKG) {
                 /* The library: a stack module the container's tree lacks. */
-                lifecycle_load_no_build(m, l->failed_module, l->failed_reason ?: "not in the container's tree");
+                lifecycle_load_no_build(&m->swap, &m->follow, l->failed_module, l->failed_reason ?: "not in the container's tree");
                 node_load_result_free(l);
                 return SWAP_EVENT_LOAD_NO_BUILD;
         }
@@ -474,7 +475,7 @@ SwapEvent swap_actions_run(Manager *m, SwapAction a) {
                 swap_report_reload(&m->swap, &m->follow);
                 return _SWAP_EVENT_INVALID;
         case SWAP_ACTION_REPORT_STALE_READY:
-                lifecycle_report_stale_ready(m);
+                lifecycle_report_stale_ready(&m->swap, &m->follow, m->config);
                 return _SWAP_EVENT_INVALID;
         default:
                 return _SWAP_EVENT_INVALID;

@@ -23,6 +23,7 @@
 #include "host/host-root.h"
 #include "manager-dispatch.h"
 #include "manager-fabrics.h"
+#include "manager-lifecycle.h"
 #include "manager.h"
 #include "publish/log.h"
 #include "publish/message-ids.h"
@@ -30,7 +31,6 @@
 #include "publish/status-document.h"
 #include "swap/swap-fabrics-report.h"
 #include "swap/swap-fabrics.h"
-#include "swap/swap-lifecycle.h"
 #include "swap/swap-record.h"
 #include "util/fileio.h"
 #include "util/strv.h"
@@ -577,14 +577,14 @@ Test(swap_fabrics, the_state_file_round_trips_the_connections) {
 Test(swap_fabrics, a_fabrics_only_node_is_not_a_broken_stack) {
         script.nvme = NODE_ORIGIN_ABSENT;
         script.nvme_fabrics = NODE_ORIGIN_IN_TREE;
-        cr_assert_eq(lifecycle_stack_settled(manager), _SWAP_EVENT_INVALID);
+        cr_assert_eq(manager_stack_settled(manager), _SWAP_EVENT_INVALID);
         script.pci = 2;
-        cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
+        cr_assert_eq(manager_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
         script.pci = -1;
-        cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
+        cr_assert_eq(manager_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
         script.pci = 0;
         script.nvme_fabrics = NODE_ORIGIN_ABSENT; /* nvme_core alone: broken */
-        cr_assert_eq(lifecycle_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
+        cr_assert_eq(manager_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
 }
 
 /* Safety first: connections that cannot be read are not dropped. */
