@@ -317,3 +317,11 @@ void manager_stack_changed(Manager *m) {
         pod_end_stack_changed(&m->follow.pod_end, &m->loop); /* the ended container's cleanup may be at work */
         stack_judge_changed(&m->stack, &m->loop);
 }
+
+SwapEvent manager_judge_stack(Manager *m) {
+        return stack_judge_run(&m->stack, &m->swap,
+                               &(StackJudgeInputs) { .follow = &m->follow,
+                                                     .ready_present = m->ready_present,
+                                                     .config = m->config,
+                                                     .node = manager_node_view(m) });
+}

@@ -19,6 +19,9 @@ void manager_apply_state(Manager *m);
 /* A stack module came or went (or may have: a reload, a lost uevent): the
  * stack is judged once the change settled (stack-judge.c). */
 void manager_stack_changed(Manager *m);
+/* The stack judged, its settle's timer fired (stack-judge.c, with the
+ * Manager's owners): the event to dispatch, or _SWAP_EVENT_INVALID. */
+SwapEvent manager_judge_stack(Manager *m);
 /* The record saved as `how` says (swap-loop.h's SwapSave; the writer is
  * swap-record.c), then the status document asked for once the loop is
  * idle. The loop's table hands it to swap/ (swap_loop_save()). */

@@ -34,7 +34,7 @@ static int on_pod_end(sd_event_source *s, uint64_t usec, void *userdata) {
  * loads: stack-judge.c), not in the middle of someone's work. */
 static int on_stack_judge(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        SwapEvent ev = stack_judge_run(m);
+        SwapEvent ev = manager_judge_stack(m);
 
         if (ev >= 0)
                 manager_dispatch(m, ev);

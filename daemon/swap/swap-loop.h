@@ -3,7 +3,8 @@
 
 /* What the swap asks of the event loop, which only the manager owns
  * (manager-timers.c): its timers, armed and disarmed by name, the loop's
- * clock, and the status document's write once the loop is idle. No file of
+ * clock, the status document's write once the loop is idle, and the
+ * record's save (the manager knows the step it belongs to). No file of
  * swap/ creates or holds an event source: a timer that fires is the
  * manager's handler, which calls the swap's function for it and dispatches
  * what that returns. A manager without a loop (the unit tests') has a zero

@@ -19,7 +19,7 @@ check() {
                 --only-callers read_stack:daemon:daemon/node,daemon/swap/swap-snapshot.c \
                 --only-callers state_file_write:daemon:daemon/publish/state-file.c,daemon/publish/state-file.h,daemon/swap/swap-record.c \
                 --only-names SWAP_STATE_:daemon:daemon/vocabulary,daemon/swap/swap-state.c,daemon/swap/swap-plan.c,daemon/swap/reconcile.c,daemon/swap/swap-status.c \
-                --header-names Manager:daemon/swap:daemon/swap/manager-data.h,daemon/swap/stack-judge.h,daemon/swap/swap-actions.h
+                --header-names Manager:daemon/swap:daemon/swap/manager-data.h,daemon/swap/swap-actions.h
 }
 
 fresh() {

@@ -501,12 +501,12 @@ Test(swap_actions, each_module_removal_of_one_wakeup_sees_the_stack_after_it) {
 Test(swap_actions, a_settled_look_at_no_stack_while_swapped_is_its_removal) {
         manager->swap.state = SWAP_STATE_SWAPPED;
         script.nvme_core = script.nvme = NODE_ORIGIN_NVIDIA;
-        cr_assert_eq(stack_judge_run(manager), _SWAP_EVENT_INVALID, "a loaded build taken for a removal");
+        cr_assert_eq(manager_judge_stack(manager), _SWAP_EVENT_INVALID, "a loaded build taken for a removal");
         script.nvme_core = script.nvme = NODE_ORIGIN_ABSENT;
         /* A first look (the scripted stack changed without a uevent: the
          * judge would wait for quiet first) */
         manager->stack.settle = (StackSettleState) {};
-        SwapEvent ev = stack_judge_run(manager);
+        SwapEvent ev = manager_judge_stack(manager);
         cr_assert_eq(ev, SWAP_EVENT_STACK_GONE, "the settled look said %s", swap_event_to_string(ev));
         manager_dispatch(manager, ev);
         cr_assert_str_eq(calls(), "restore");
