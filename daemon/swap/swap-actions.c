@@ -271,7 +271,7 @@ static SwapEvent action_recheck(Manager *m) {
                 return SWAP_EVENT_UNLOAD_REFUSED;
         }
         if (b->n > 0) {
-                m->fabrics.captured = false; /* in use again: the unload to come captures anew */
+                swap_fabrics_capture_stale(&m->fabrics);
                 note_and_tell_blockers(m, loaded_build(m), b);
                 lifecycle_report_earlier_blocked(&m->swap, &m->follow, b);
                 node_blockers_free(b);

@@ -257,6 +257,10 @@ SwapFabricsNext swap_fabrics_result(SwapFabrics *fab, SwapMachine *s, const Swap
         return next;
 }
 
+void swap_fabrics_capture_stale(SwapFabrics *fab) {
+        fab->captured = false;
+}
+
 void swap_fabrics_free(SwapFabrics *fab, const SwapLoop *loop) {
         fabrics_watch_free(fab->watch);
         fab->watch = NULL;

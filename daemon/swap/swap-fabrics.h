@@ -73,6 +73,9 @@ SwapFabricsNext swap_fabrics_result(SwapFabrics *fab, SwapMachine *s, const Swap
 /* What was wanted while another request was awaited is asked for now,
  * capture first (an unload waits on it). */
 void swap_fabrics_ask_wanted(SwapFabrics *fab, const SwapMachine *s, const SwapFollow *follow, const SwapLoop *loop);
+/* The namespaces are in use again: the capture answered is stale by the
+ * time the use ends, so the unload to come captures anew. */
+void swap_fabrics_capture_stale(SwapFabrics *fab);
 void swap_fabrics_free(SwapFabrics *fab, const SwapLoop *loop);
 
 /* A newly followed container whose tree (openable path) already holds an

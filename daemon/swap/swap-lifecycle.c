@@ -21,7 +21,6 @@
 #include "swap/swap-lifecycle.h"
 #include "swap/swap-snapshot.h"
 #include "swap/swap-record.h"
-#include "swap/swap-report.h"
 #include "util/fileio.h"
 #include "util/strv.h"
 
