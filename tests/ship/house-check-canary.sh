@@ -7,19 +7,19 @@
 # of the state file, a state named outside the core and the Manager in a
 # converted header of swap/, and expects house-check.py to fail on each,
 # naming it; the unplanted copy must pass.
-#   house-check-canary.sh PYTHON HOUSE_CHECK_PY SOURCE_ROOT
+#   house-check-canary.sh PYTHON HOUSE_CHECK_PY SOURCE_ROOT RULE...
+# RULE...: the house test's own rules on the daemon's sources
+# (tests/ship/meson.build's house_source_rules), so the canary checks the
+# rules as they are, not a copy of them.
 set -euo pipefail
 python=$1 script=$2 src=$3
+shift 3
+rules=("$@")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 check() {
-        "$python" "$script" --source-root "$work/src" --component daemon \
-                --folder-cycles daemon --leaf daemon/vocabulary:daemon --no-loop-calls daemon/swap \
-                --only-callers read_stack:daemon:daemon/node,daemon/swap/swap-snapshot.c \
-                --only-callers state_file_write:daemon:daemon/publish/state-file.c,daemon/publish/state-file.h,daemon/swap/swap-record.c \
-                --only-names SWAP_STATE_:daemon:daemon/vocabulary,daemon/swap/swap-state.c,daemon/swap/swap-plan.c,daemon/swap/reconcile.c,daemon/swap/swap-status.c \
-                --header-names Manager:daemon/swap:daemon/swap/manager-data.h,daemon/swap/swap-actions.h
+        "$python" "$script" --source-root "$work/src" "${rules[@]}"
 }
 
 fresh() {
