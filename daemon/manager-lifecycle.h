@@ -6,8 +6,7 @@
  * its owners, in the order the journal and the record have always had: a
  * newly followed container (the lifecycle, then NVMe-oF's transports, then
  * UnloadAt=auto's moment), nvidia_fs's news (the GDS report, then the
- * record's save), the stack judged at once (its health, NVMe-oF's
- * fabrics-only node, the report). */
+ * record's save). */
 
 #include "swap/manager-data.h"
 
@@ -17,9 +16,3 @@
 void manager_container_followed(Manager *m);
 /* nvidia_fs was loaded or removed: the GDS generation check again (swapped). */
 void manager_nvfs_changed(Manager *m);
-/* Judges the stack now, at once: reports a broken stack and returns
- * SWAP_EVENT_STACK_BROKEN for the manager to dispatch, else
- * _SWAP_EVENT_INVALID. (The daemon judges through stack-judge.c, which
- * waits for someone else's load in progress and confirms first; the unit
- * tests judge at once through this.) */
-SwapEvent manager_stack_settled(Manager *m);

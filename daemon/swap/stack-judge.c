@@ -154,7 +154,7 @@ SwapEvent stack_judge_run(SwapStack *st, SwapMachine *s, const StackJudgeInputs 
         }
         h = stack_health_check(stack, swap_modules_wanted(in->config, s));
         if (!stack_health_broken(h) ||
-            swap_fabrics_only_node(&in->node, h)) {
+            swap_fabrics_only_node(in->node.ops, stack, h)) {
                 if (st->settle.suspect_at || st->settle.reported_in_use)
                         log_info("The NVMe stack works now (%s).", stack_settle_why_to_string(d.why));
                 stack_settle_reset(&st->settle);

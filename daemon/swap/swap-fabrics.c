@@ -342,8 +342,7 @@ bool swap_fabrics_tree_lacks_transport(SwapFollow *follow, SwapMachine *s, const
         return true;
 }
 
-bool swap_fabrics_only_node(const SwapNodeView *node, StackHealth h) {
-        const NodeStack *stack = NULL;
+bool swap_fabrics_only_node(const NodeOps *ops, const NodeStack *stack, StackHealth h) {
         const NodeModule *fabrics;
         unsigned pci = 1;
 
@@ -351,9 +350,8 @@ bool swap_fabrics_only_node(const SwapNodeView *node, StackHealth h) {
          * nvme removed behind our back on a node with drives (their
          * functions then unbound, still there) stays a broken stack, and so
          * does any node whose bus cannot be read. */
-        if (h.what != STACK_CORE_WITHOUT_NVME || !node->ops->nvme_pci_functions ||
-            node->ops->nvme_pci_functions(node->ops->userdata, &pci) < 0 || pci > 0 ||
-            swap_snapshot_stack(node->step, node->ops, node->loop, &stack) < 0)
+        if (h.what != STACK_CORE_WITHOUT_NVME || !ops->nvme_pci_functions ||
+            ops->nvme_pci_functions(ops->userdata, &pci) < 0 || pci > 0)
                 return false;
         fabrics = node_stack_find(stack, "nvme_fabrics");
         return fabrics && fabrics->origin != NODE_ORIGIN_ABSENT;

@@ -90,4 +90,4 @@ bool swap_fabrics_tree_lacks_transport(SwapFollow *follow, SwapMachine *s, const
 /* nvme_core without nvme is a fabrics-only node, not a broken stack, when
  * nvme_fabrics is loaded and the node has no NVMe PCI function at all (found
  * in the VM, layout none: the daemon "repaired" such a node by loading nvme). */
-bool swap_fabrics_only_node(const SwapNodeView *node, StackHealth h);
+bool swap_fabrics_only_node(const NodeOps *ops, const NodeStack *stack, StackHealth h);

@@ -574,17 +574,34 @@ Test(swap_fabrics, the_state_file_round_trips_the_connections) {
  * a node with no NVMe PCI function is a fabrics-only node, not a stack to
  * repair by loading nvme; with NVMe PCI functions (nvme removed behind our
  * back), or a bus that cannot be seen, it is broken. */
+/* The daemon's judge of the stack, its settle's timer fired, with no one at
+ * work on modules: a first look at a broken stack waits to confirm it (the
+ * step's snapshot is forgotten, as a new event of the loop would), and
+ * once the confirmation's window is over the second look judges. */
+static SwapEvent judge_settled(void) {
+        SwapEvent ev;
+
+        manager->stack.settle = (StackSettleState) {};
+        swap_snapshot_forget(&manager->step); /* the script changed since the last read */
+        ev = manager_judge_stack(manager);
+        if (ev >= 0 || manager->stack.settle.suspect_at == 0)
+                return ev; /* judged at the first look: not broken */
+        manager->stack.settle.suspect_at = 1; /* CLOCK_MONOTONIC: long over */
+        swap_snapshot_forget(&manager->step);
+        return manager_judge_stack(manager);
+}
+
 Test(swap_fabrics, a_fabrics_only_node_is_not_a_broken_stack) {
         script.nvme = NODE_ORIGIN_ABSENT;
         script.nvme_fabrics = NODE_ORIGIN_IN_TREE;
-        cr_assert_eq(manager_stack_settled(manager), _SWAP_EVENT_INVALID);
+        cr_assert_eq(judge_settled(), _SWAP_EVENT_INVALID);
         script.pci = 2;
-        cr_assert_eq(manager_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
+        cr_assert_eq(judge_settled(), SWAP_EVENT_STACK_BROKEN);
         script.pci = -1;
-        cr_assert_eq(manager_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
+        cr_assert_eq(judge_settled(), SWAP_EVENT_STACK_BROKEN);
         script.pci = 0;
         script.nvme_fabrics = NODE_ORIGIN_ABSENT; /* nvme_core alone: broken */
-        cr_assert_eq(manager_stack_settled(manager), SWAP_EVENT_STACK_BROKEN);
+        cr_assert_eq(judge_settled(), SWAP_EVENT_STACK_BROKEN);
 }
 
 /* Safety first: connections that cannot be read are not dropped. */
