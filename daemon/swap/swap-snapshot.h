@@ -35,7 +35,10 @@ typedef struct SwapNodeView {
 } SwapNodeView;
 
 /* The step's stack, borrowed (valid until the step or the event ends; do
- * not free, do not keep): 0, or the read's -errno. */
+ * not free, do not keep): 0, or the read's -errno. Outside both (no loop
+ * running: the start's reconcile, the stop, the unit tests) the next read
+ * frees it: a function holding it passes it on to what it calls, never
+ * lets a callee ask again (swap_fabrics_only_node() takes the judge's). */
 int swap_snapshot_stack(SwapStep *step, const NodeOps *ops, const SwapLoop *loop, const NodeStack **ret);
 /* The same with the GDS hooks, for what reports them: added to the step's
  * stack from /proc/kallsyms (ops->read_hooks), not a second read of the
