@@ -99,6 +99,12 @@ typedef struct NodeLoadResult {
         bool would;              /* observe: nothing was loaded; `loaded` is what would be */
 } NodeLoadResult;
 
+/* What came from the tree asked for. An ops table that does not sort what
+ * it loaded (tests' fakes): everything it names. */
+static inline char **node_load_result_from_tree(const NodeLoadResult *l) {
+        return l->from_tree || l->from_host || l->already ? l->from_tree : l->loaded;
+}
+
 typedef struct NodeNamespace {
         char *name;     /* nvme0n1 */
         char *serial;

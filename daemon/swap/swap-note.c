@@ -53,8 +53,7 @@ void swap_note_swapped(SwapMachine *s, const NodeStack *stack, const char *by) {
 }
 
 void swap_note_restored(SwapMachine *s, SwapEvent ev) {
-        /* The reason is what started the restore, as the report says it. */
-        swap_record_message(s, "restored after %s", swap_event_to_string(s->restore_cause) ?: swap_event_to_string(ev));
+        swap_record_message(s, "restored after %s", swap_restore_why(s, ev));
 }
 
 void swap_note_stop_restored(SwapMachine *s) {
@@ -101,10 +100,8 @@ void swap_note_loaded(SwapMachine *s, const NodeLoadResult *l) {
         char **from_tree = NULL;
 
         /* Recorded at load: which modules are this build's, whatever their
-         * role (stack, shared like nvme_auth): its unload takes them out.
-         * An ops table that does not sort what it loaded (tests' fakes):
-         * everything it names came from the tree asked for. */
-        if (l && strv_copy(l->from_tree || l->from_host || l->already ? l->from_tree : l->loaded, &from_tree) >= 0) {
+         * role (stack, shared like nvme_auth): its unload takes them out. */
+        if (l && strv_copy(node_load_result_from_tree(l), &from_tree) >= 0) {
                 strv_free(s->record.build_modules);
                 s->record.build_modules = from_tree;
         }

@@ -56,6 +56,10 @@ void swap_record_restore_noted(SwapMachine *s, const char *container_id, SwapEve
         s->restore_container = container_id ? strdup(container_id) : NULL;
 }
 
+const char *swap_restore_why(const SwapMachine *s, SwapEvent ev) {
+        return swap_event_to_string(s->restore_cause) ?: swap_event_to_string(ev);
+}
+
 void swap_record_forget_swap(SwapMachine *s) {
         free(s->failure);
         s->failure = NULL;

@@ -31,6 +31,9 @@ void swap_record_forget_blockers(SwapMachine *s);
 /* What sent us to restoring (the step's plan decides it), and the container
  * it was for (often gone by the time restored is said). */
 void swap_record_restore_noted(SwapMachine *s, const char *container_id, SwapEvent cause);
+/* Why the restore that ended with ev (restore-done) ran: what started it,
+ * else ev. The report and the record's message say the same. */
+const char *swap_restore_why(const SwapMachine *s, SwapEvent ev);
 /* Back to idle: forget the failure and what the last swap took away. */
 void swap_record_forget_swap(SwapMachine *s);
 

@@ -132,7 +132,7 @@ void swap_report_container_seen(const SwapMachine *s, const SwapFollow *f) {
 
 void swap_report_restored(const SwapMachine *s, const SwapFollow *f, SwapEvent ev) {
         /* ev is restore-done; the reason is what started the restore. */
-        const char *why = swap_event_to_string(s->restore_cause) ?: swap_event_to_string(ev);
+        const char *why = swap_restore_why(s, ev);
 
         report_event(LOG_WARNING, SWAPGUARD_MESSAGE_RESTORED,
                      &(ReportFields) { .state = "restored", .origin = "in-tree",
@@ -170,9 +170,7 @@ char *swap_load_describe(const NodeLoadResult *l, const char *tree) {
 
         if (!l)
                 return NULL;
-        /* An ops table that does not sort what it loaded (tests' fakes):
-         * everything it names came from the tree asked for. */
-        ours = join_or_null(l->from_tree || l->from_host || l->already ? l->from_tree : l->loaded);
+        ours = join_or_null(node_load_result_from_tree(l));
         host = join_or_null(l->from_host);
         already = join_or_null(l->already);
         replaced = join_or_null(l->replaced);
