@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 
+#include "manager-actions.h"
 #include "manager-dispatch.h"
 #include "manager-labels.h"
 #include "manager-sources.h"
@@ -13,7 +14,6 @@
 #include "swap/pod-end.h"
 #include "swap/reload-block.h"
 #include "swap/stack-judge.h"
-#include "swap/swap-actions.h"
 #include "swap/swap-context.h"
 #include "swap/swap-fabrics.h"
 #include "swap/swap-lifecycle.h"
@@ -241,7 +241,7 @@ static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) 
         log_debug("Event %s in %s: -> %s, action %s.", swap_event_to_string(ev), swap_state_to_string(old),
                   swap_state_to_string(p.next), swap_action_to_string(p.action));
         *acted = *acted || p.action != SWAP_ACTION_NONE;
-        return swap_actions_run(m, p.action);
+        return manager_act(m, p.action);
 }
 
 /* The status document is for people and `oc swapguard status`, never read

@@ -8,7 +8,7 @@
  * swap's files return events; only this loop (and the tests that script
  * the guard) feeds them to the table. */
 
-#include "swap/manager-data.h"
+#include "manager-data.h"
 #include "swap/swap-context.h"
 
 /* Feeds ev, and the outcomes of the actions it leads to, through the table. */

@@ -6,7 +6,7 @@
  * fed again through the dispatch once a capture answered (at once) or got
  * no answer (a minute later: the unload asks again). */
 
-#include "swap/manager-data.h"
+#include "manager-data.h"
 #include "swap/swap-fabrics.h"
 #include "watch/fabrics-result.h"
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "swap/manager-data.h"
+#include "manager-data.h"
 
 /* Its data: ManagerLabels, with the other sources (manager-sources.h). */
 

@@ -8,7 +8,7 @@
  * UnloadAt=auto's moment), nvidia_fs's news (the GDS report, then the
  * record's save). */
 
-#include "swap/manager-data.h"
+#include "manager-data.h"
 
 /* A container is now followed (or the record it is judged against was just
  * read at start): decide and report, once per container; m->ready_present

@@ -9,7 +9,7 @@
  * file. */
 
 #include "sandbox/privileged-reader.h"
-#include "swap/manager-data.h"
+#include "manager-data.h"
 
 /* Watches r's end (privileged_reader_end_fd()) on the manager's loop. r
  * outlives m. -errno when it cannot be watched. */

@@ -8,6 +8,6 @@
  * once, by manager_start(), after the event sources are added (their first
  * look found the container and the ready file) and before READY=1. */
 
-#include "swap/manager-data.h"
+#include "manager-data.h"
 
 void manager_reconcile(Manager *m);

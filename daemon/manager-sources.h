@@ -7,7 +7,7 @@
  * the privileged reader's end, the swap's timers and the status document's
  * idle write (manager-timers.c) and the capture's retry (manager-fabrics.c). Only the manager's own
  * files (manager*.c) hold and read them; the swap's owners
- * (swap/manager-data.h) see an opaque pointer, so no file of swap/ can
+ * (manager-data.h) see an opaque pointer, so no file of swap/ can
  * reach a source. The pin and its usage watch stay with the swap's pin
  * (swap/swap-pin.c). */
 
@@ -16,7 +16,7 @@
 
 #include "container/container-store.h"
 #include "sandbox/privileged-reader.h"
-#include "swap/manager-data.h"
+#include "manager-data.h"
 #include "watch/mount-tables.h"
 #include "watch/mount-watch.h"
 #include "watch/path-watch.h"

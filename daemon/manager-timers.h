@@ -6,7 +6,7 @@
  * source is made at its first arm and kept, re-armed in place; its handler
  * calls the swap's function for it and dispatches what that returns. */
 
-#include "swap/manager-data.h"
+#include "manager-data.h"
 
 /* Fills m->loop for m->event. */
 void manager_timers_init(Manager *m);

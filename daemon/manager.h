@@ -6,7 +6,7 @@
  * (signals, container store, scopes, udev, ready file, mount table, the
  * ready deadline, the pidfd of the driver container). It turns events into
  * swap_state_next() calls, runs the actions through NodeOps and reports.
- * Its data: swap/manager-data.h; its dispatch loop: manager-dispatch.h. */
+ * Its data: manager-data.h; its dispatch loop: manager-dispatch.h. */
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>

@@ -8,7 +8,8 @@
  * at start, with what a switch of mode found. */
 
 #include "node/node-ops.h"
-#include "swap/manager-data.h"
+#include "swap/swap-follow.h"
+#include "swap/swap-machine.h"
 #include "publish/state-file.h"
 
 void observe_report_would_unload(SwapMachine *s, const SwapFollow *f, const char *build, char *const *removed);

@@ -28,7 +28,9 @@
 
 #include "publish/log.h"
 #include "publish/report.h"
-#include "swap/manager-data.h"
+#include "swap/swap-follow.h"
+#include "swap/swap-loop.h"
+#include "swap/swap-machine.h"
 #include "swap/pod-end.h"
 #include "swap/swap-snapshot.h"
 #include "swap/swap-record.h"

@@ -7,7 +7,11 @@
  * last swap, and the file written after each chain of transitions (with
  * the status document) and every SWAP_METRICS_REFRESH_USEC besides. */
 
-#include "swap/manager-data.h"
+#include "node/node-ops.h"
+#include "swap/swap-loop.h"
+#include "swap/swap-machine.h"
+#include "swap/swap-publish.h"
+#include "swap/swap-snapshot.h"
 #include "swap/swap-plan.h"
 
 /* The file's modification time is the only sign of life the exporter can

@@ -95,8 +95,8 @@ expect "a state named outside the core" \
         'daemon/manager-signals.c:'
 
 # A prototype under swap/ takes the owners it uses: the Manager in a
-# converted header (pod-end.h) is named.
+# header under swap/ (pod-end.h) is named.
 fresh
 plant daemon/swap/pod-end.h 'SwapEvent pod_end_planted(Manager *m);'
-expect "the Manager in a converted header" \
+expect "the Manager in a header under swap/" \
         'daemon/swap/pod-end.h:'

@@ -41,8 +41,8 @@
     the state file written by the record's one writer only;
   * what headers name (--header-names PREFIX:DIR:ALLOWED[,ALLOWED...]):
     under DIR only the ALLOWED headers name an identifier starting with
-    PREFIX: no prototype under swap/ takes the Manager, but those of the
-    headers not converted yet (a list that only shrinks);
+    PREFIX (an empty list: none does): no prototype under swap/ takes the
+    Manager;
   * names with one home (--only-names PREFIX:DIR:ALLOWED[,ALLOWED...]):
     under DIR only the ALLOWED files or folders name an identifier that
     starts with PREFIX (comments aside): the states (SWAP_STATE_*) are named
@@ -282,9 +282,10 @@ def only_callers(root, specs, prefix=False, exts=('.c', '.h')):
                 code = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', code)
                 for m in call.finditer(code):
                     if prefix:
-                        bad.append('%s:%d: %s: only %s name %s*%s' % (rel, code.count('\n', 0, m.start()) + 1,
-                                                                     m.group(0), ', '.join(allowed), name,
-                                                                     ' in a header' if exts == ('.h',) else ''))
+                        who = ('only %s name' % ', '.join(allowed)) if allowed else ('nothing under %s names' % folder)
+                        bad.append('%s:%d: %s: %s %s*%s' % (rel, code.count('\n', 0, m.start()) + 1,
+                                                           m.group(0), who, name,
+                                                           ' in a header' if exts == ('.h',) else ''))
                     else:
                         bad.append('%s:%d: %s(): only %s call it' % (rel, code.count('\n', 0, m.start()) + 1,
                                                                      name, ', '.join(allowed)))
@@ -561,8 +562,9 @@ def main():
     in_headers = only_callers(a.source_root, a.header_names, prefix=True, exts=('.h',))
     bad += in_headers
     if a.header_names and not in_headers:
-        print('house: in headers only: %s' % '; '.join('%s* in %s' % (s.split(':', 2)[0], s.split(':', 2)[2])
-                                                       for s in a.header_names))
+        print('house: in headers: %s' % '; '.join('%s* in %s' % (s.split(':', 2)[0], s.split(':', 2)[2] or
+                                                                 'no header under ' + s.split(':', 2)[1])
+                                                  for s in a.header_names))
     if a.only_names and not named:
         print('house: one home each: %s' % '; '.join('%s* in %s' % (s.split(':', 2)[0], s.split(':', 2)[2])
                                                      for s in a.only_names))

@@ -10,11 +10,11 @@
  *   m->stack    the stack's health: settle, refused restore  swap-stack.h
  *   m->publish  the metrics and the status document's write  swap-publish.h
  *   m->fabrics  NVMe over Fabrics requests                   swap-fabrics-data.h
- * A file of swap/ that needs one owner takes that owner (or a const view
- * of it), not the Manager; those that still take Manager * read several.
- * Data only, below those files: they return what happened (an event) and
- * only the manager dispatches (manager-dispatch.h), so no file here calls
- * back up into the manager. */
+ * The manager's own (daemon/, beside manager.c): no file of swap/ sees
+ * it. Each takes the owners it reads and writes (or a const view of
+ * them), and returns what happened (an event, an action's outcome); only
+ * the manager dispatches (manager-dispatch.h), so nothing calls back up
+ * into the manager. */
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
