@@ -212,7 +212,8 @@ int manager_read_context(Manager *m, SwapContext *ret) {
 
 /* One step (swap/swap-step.h): the snapshot of the node (read once, the
  * first time anything asks), the table's plan, the entry's effects and
- * reports, the action, and the state file saved once: by the action just
+ * reports, the action and what came of it noted and told
+ * (manager-actions.c), and the state file saved once: by the action just
  * before it changes the node, else here at the step's end. The action's
  * outcome is the next step's event. */
 static SwapEvent step(Manager *m, SwapEvent ev, bool *acted, bool *ret_nothing) {
